@@ -1,0 +1,88 @@
+# mbs — build, test, bench, install.  `make` builds libmbs.a and ./sim.
+#   make test          every test, ending with "N passed, N failed"
+#   make test SAN=1    the same under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make bench         every benchmark (key: value lines)
+#   make install PREFIX=/usr/local
+#   make deps          installs the Debian packages the build and tests need
+
+ifeq ($(origin CC),default)
+  CC := gcc
+endif
+PREFIX  ?= /usr/local
+XML_CFLAGS := $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2)
+XML_LIBS   := $(shell pkg-config --libs libxml-2.0 2>/dev/null || echo -lxml2)
+WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-unused-function
+ifeq ($(SAN),1)
+  BUILD := build-san
+  OPT   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+  LDSAN := -fsanitize=address,undefined
+  SIM   := $(BUILD)/sim
+else
+  SIM   := sim
+  BUILD := build
+  # The default build is the fast one: users get it with a bare `make`.
+  OPT   ?= -O3 -march=native -fno-math-errno -fno-trapping-math -g
+  LDSAN :=
+endif
+CPPFLAGS := -Iinclude -D_POSIX_C_SOURCE=200809L $(XML_CFLAGS)
+CFLAGS_ALL := $(WARN) $(OPT) $(CFLAGS)
+LIBS    := $(XML_LIBS) -llapacke -lopenblas -lm
+TESTLIBS := -lcjson
+
+LIB_SRC := $(sort $(wildcard src/*/*.c))
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIB     := $(BUILD)/libmbs.a
+TEST_SRC := $(sort $(wildcard tests/test_*.c))
+TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+TEST_COMMON := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
+BENCH_SRC := $(sort $(wildcard tools/bench_*.c))
+BENCH_BIN := $(BENCH_SRC:tools/%.c=$(BUILD)/tools/%)
+HEADERS := $(wildcard include/*.h include/mbs/*.h src/*.h src/*/*.h tests/*.h)
+
+.PHONY: all test bench bench-dynamics install deps clean
+all: $(LIB) $(SIM)
+
+$(BUILD)/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(SIM): $(BUILD)/tools/sim.o $(LIB)
+	$(CC) $(CFLAGS_ALL) $(LDSAN) $< $(LIB) $(LIBS) -o $@
+
+# the allocation test routes the library's allocator calls through counters
+$(BUILD)/tests/test_noalloc: TEST_LDFLAGS := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc
+$(BUILD)/tests/%: tests/%.c $(TEST_COMMON) $(LIB) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(LDSAN) $(TEST_LDFLAGS) -DMBS_SOURCE_DIR='"$(CURDIR)"' $< $(TEST_COMMON) $(LIB) $(TESTLIBS) $(LIBS) -o $@
+
+$(BUILD)/tools/bench_%: tools/bench_%.c $(LIB) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(LDSAN) -DMBS_SOURCE_DIR='"$(CURDIR)"' $< $(LIB) $(LIBS) -o $@
+
+test: $(TEST_BIN) $(SIM)
+	@sh tests/run_all.sh $(TEST_BIN)
+
+bench: bench-dynamics
+
+bench-dynamics: $(BUILD)/tools/bench_dynamics
+	$(BUILD)/tools/bench_dynamics
+
+install: $(LIB)
+	install -d $(DESTDIR)$(PREFIX)/include/mbs $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 include/mbs.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 include/mbs/*.h $(DESTDIR)$(PREFIX)/include/mbs/
+	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/
+	sed -e 's|@PREFIX@|$(PREFIX)|' mbs.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/mbs.pc
+
+DEBS := build-essential pkg-config libopenblas-dev liblapacke-dev libxml2-dev libinih-dev libcjson-dev
+deps:
+	@missing=""; for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then echo "installing:$$missing"; apt-get update -qq && \
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; else echo "deps: all present"; fi
+
+clean:
+	rm -rf build build-san sim

@@ -1,0 +1,12 @@
+/* mbs.h — umbrella header of the mbs rigid-body engine. */
+#ifndef MBS_H
+#define MBS_H
+
+#include "mbs/error.h"
+#include "mbs/model.h"
+#include "mbs/dynamics.h"
+#include "mbs/liegroup.h"
+
+#define MBS_VERSION "0.1.0"
+
+#endif

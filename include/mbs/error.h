@@ -1,0 +1,37 @@
+/* mbs/error.h — how the library reports failure.
+ * The library never prints, exits or aborts on bad input: a function that can fail returns
+ * a non-zero code and, when the caller passes an mbs_error, fills it with a message that
+ * names the file, the line and the element or field at fault. */
+#ifndef MBS_ERROR_H
+#define MBS_ERROR_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+    MBS_OK = 0,
+    MBS_ERR_IO = 1,        /* file missing or unreadable */
+    MBS_ERR_PARSE = 2,     /* not well-formed input */
+    MBS_ERR_MODEL = 3,     /* well-formed but physically or structurally invalid */
+    MBS_ERR_ARG = 4,       /* bad argument from the caller */
+    MBS_ERR_NOMEM = 5
+};
+
+#define MBS_ERROR_MSG_LEN 512
+#define MBS_WARNING_LEN 2048
+
+typedef struct mbs_error {
+    int code;                          /* MBS_OK when nothing went wrong */
+    char msg[MBS_ERROR_MSG_LEN];       /* "file:line: element: what is wrong" */
+    int nwarnings;                     /* warnings collected on success (e.g. inertia triangle inequality) */
+    char warnings[MBS_WARNING_LEN];    /* one warning per line, truncated when full */
+} mbs_error;
+
+/* Resets an error record to "no error, no warnings". */
+void mbs_error_clear(mbs_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,133 @@
+/* mbs/model.h — the immutable multibody model (kinematic tree, joints, inertias, frames)
+ * and the per-thread data that every algorithm works in.
+ *
+ * Bodies are numbered 0..nbodies-1 in depth-first order of the tree (a parent always has a
+ * smaller index than its children); body i is moved by joint i, and "joint" and "body"
+ * share an index. Parent -1 is the world. Frames (every URDF link, every joint) are named
+ * placements attached to a body. */
+#ifndef MBS_MODEL_H
+#define MBS_MODEL_H
+
+#include "error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mbs_model mbs_model;
+typedef struct mbs_data mbs_data;
+
+typedef enum mbs_joint_type {
+    MBS_JOINT_REVOLUTE = 0,   /* nq = nv = 1, rotation about an axis (also URDF continuous) */
+    MBS_JOINT_PRISMATIC = 1,  /* nq = nv = 1, translation along an axis */
+    MBS_JOINT_FREEFLYER = 2,  /* nq = 7 [x y z qx qy qz qw], nv = 6 [v w] in the body frame */
+    MBS_JOINT_PLANAR = 3      /* nq = 4 [x y cos sin], nv = 3 [vx vy wz] in the body frame; plane normal = axis */
+} mbs_joint_type;
+
+typedef enum mbs_frame_type {
+    MBS_FRAME_BODY = 0,        /* a link that is a moving body (its frame) */
+    MBS_FRAME_FIXED_LINK = 1,  /* a link merged into its parent by a fixed joint */
+    MBS_FRAME_JOINT = 2,       /* a moving joint's frame (coincides with the child body) */
+    MBS_FRAME_FIXED_JOINT = 3, /* a fixed joint */
+    MBS_FRAME_OP = 4           /* added by the caller (mbs_model_add_frame) */
+} mbs_frame_type;
+
+/* ---- loading ---- */
+
+typedef struct mbs_urdf_options {
+    int floating_base;   /* 1: free-flyer joint "root_joint" on the root link; 0: root fixed to the world */
+    int strict;          /* 1: inertias violating the triangle inequality are errors, not warnings */
+} mbs_urdf_options;
+
+/* Loads a URDF file. Returns NULL on failure with err filled (err may be NULL). Warnings
+ * (e.g. physically impossible inertias) are left in err->warnings on success. */
+mbs_model *mbs_model_from_urdf(const char *path, int floating_base, mbs_error *err);
+mbs_model *mbs_model_from_urdf_opts(const char *path, const mbs_urdf_options *opt, mbs_error *err);
+/* Same, from a string in memory; `name` is used in messages in place of a file name. */
+mbs_model *mbs_model_from_urdf_string(const char *xml, const char *name, const mbs_urdf_options *opt,
+                                      mbs_error *err);
+void mbs_model_free(mbs_model *m);
+
+/* ---- building a model by hand (what the URDF loader itself uses) ----
+ * mbs_model_new, then add joints parent-first, add inertias and frames, then
+ * mbs_model_finalize, which must succeed before the model is used. Rotations R are 3x3
+ * column-major and map the child frame to the parent frame. */
+mbs_model *mbs_model_new(const char *name);
+/* Adds a moving joint and its body under `parent` (-1 = world). `axis` is the rotation or
+ * translation axis (revolute, prismatic) or the plane normal (planar); ignored for a
+ * free-flyer. Returns the new body index, or -1 with err filled. */
+int mbs_model_add_joint(mbs_model *m, int parent, mbs_joint_type type, const char *name,
+                        const double R[9], const double p[3], const double axis[3], mbs_error *err);
+/* Adds a rigid inertia to body b (-1 = world: kept only for the total mass): mass, centre
+ * of mass `com` in the body frame, and the 3x3 rotational inertia `Ic` about the centre of
+ * mass in body axes. Several calls accumulate exactly (fixed-joint merging). */
+int mbs_model_add_inertia(mbs_model *m, int b, double mass, const double com[3], const double Ic[9],
+                          mbs_error *err);
+/* Adds a named frame on body b (-1 = world) at placement (R, p) in the body frame.
+ * Returns the frame id. */
+int mbs_model_add_frame(mbs_model *m, const char *name, int b, const double R[9], const double p[3],
+                        mbs_frame_type type, mbs_error *err);
+/* Names the body moved by joint j (the URDF link); the joint name is used when unset. */
+int mbs_model_set_body_name(mbs_model *m, int j, const char *name);
+/* Sets the limits of joint j (per coordinate arrays of its nq / nv, any may be NULL). */
+void mbs_model_set_limits(mbs_model *m, int j, const double *lower, const double *upper,
+                          const double *velocity, const double *effort, const double *damping,
+                          const double *friction);
+/* Checks the tree (every moving subtree has mass, inertias are valid), assigns q and v
+ * indices and precomputes what the algorithms need. Returns MBS_OK or an error code. */
+int mbs_model_finalize(mbs_model *m, mbs_error *err);
+
+/* An n-link serial chain of revolute joints (a pendulum hanging along -z): uniform rods of
+ * the given length and mass, joints about y (alternating y and x when alternate_axes),
+ * an optional free-flyer root body before the first joint, and a frame "tip" at the end. */
+typedef struct mbs_chain_options {
+    double link_length, link_mass;
+    int floating;
+    int alternate_axes;
+} mbs_chain_options;
+mbs_model *mbs_model_chain(int n, const mbs_chain_options *opt, mbs_error *err); /* opt NULL: 0.1 m, 1 kg, fixed, alternating */
+
+/* ---- queries ---- */
+const char *mbs_model_name(const mbs_model *m);
+int    mbs_model_nq(const mbs_model *m);
+int    mbs_model_nv(const mbs_model *m);
+int    mbs_model_njoints(const mbs_model *m);      /* moving joints (= bodies), root_joint included */
+int    mbs_model_nbodies(const mbs_model *m);
+const char *mbs_joint_name(const mbs_model *m, int j);
+const char *mbs_body_name(const mbs_model *m, int j); /* the URDF link moved by joint j */
+int    mbs_joint_id(const mbs_model *m, const char *name); /* -1 when absent */
+mbs_joint_type mbs_joint_type_of(const mbs_model *m, int j);
+int    mbs_joint_parent(const mbs_model *m, int j);    /* -1 = world */
+int    mbs_joint_idx_q(const mbs_model *m, int j);
+int    mbs_joint_idx_v(const mbs_model *m, int j);
+int    mbs_joint_nq(const mbs_model *m, int j);
+int    mbs_joint_nv(const mbs_model *m, int j);
+/* Per-coordinate limits as parsed (NaN-free; unbounded = -/+INFINITY). Arrays of nq / nv. */
+const double *mbs_model_lower_limits(const mbs_model *m);
+const double *mbs_model_upper_limits(const mbs_model *m);
+const double *mbs_model_velocity_limits(const mbs_model *m);
+const double *mbs_model_effort_limits(const mbs_model *m);
+const double *mbs_model_damping(const mbs_model *m);
+const double *mbs_model_friction(const mbs_model *m);
+int    mbs_model_nframes(const mbs_model *m);
+int    mbs_frame_id(const mbs_model *m, const char *name);   /* -1 when absent; links before joints */
+const char *mbs_frame_name(const mbs_model *m, int f);
+int    mbs_frame_body(const mbs_model *m, int f);             /* -1 = world */
+mbs_frame_type mbs_frame_type_of(const mbs_model *m, int f);
+/* Placement of frame f in its body's frame (R column-major, frame -> body). */
+void   mbs_frame_local_placement(const mbs_model *m, int f, double R[9], double p[3]);
+double mbs_model_mass(const mbs_model *m);                  /* every inertia, world-fixed ones included */
+/* Mass, centre of mass (body frame) and rotational inertia about it (body axes) of body b. */
+void   mbs_body_inertia(const mbs_model *m, int b, double *mass, double com[3], double Ic[9]);
+const double *mbs_model_gravity(const mbs_model *m);
+void   mbs_model_set_gravity(mbs_model *m, const double g[3]);
+
+/* ---- data ---- */
+/* Allocates every buffer the algorithms need; after this no algorithm allocates. */
+mbs_data *mbs_data_new(const mbs_model *m);
+void   mbs_data_free(mbs_data *d);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

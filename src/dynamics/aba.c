@@ -1,0 +1,171 @@
+/* aba.c — the articulated-body algorithm (Featherstone, RBDA table 7.1), in body frames.
+ * Its backward pass also leaves the articulated inertias that mbs_abi_solve reuses. */
+#include "../internal.h"
+#include "aba.h"
+#include "joint.h"
+
+/* IAp += X* Ia X⁻¹: an articulated inertia of a child expressed in its parent, with
+ * X = (R, p) the child's placement. Blocks: Ia = [[A B] [Bᵀ C]] acting on [v; w]. */
+static void add_inertia_to_parent(const double R[9], const double p[3], const double Ia[36], double IAp[36])
+{
+    double A[9], B[9], C[9], T[9];
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++) {
+            A[i + 3 * j] = Ia[i + 6 * j];
+            B[i + 3 * j] = Ia[i + 6 * (j + 3)];
+            C[i + 3 * j] = Ia[(i + 3) + 6 * (j + 3)];
+        }
+    /* rotate: X' = R X Rᵀ */
+    double *blk[3] = {A, B, C};
+    for (int b = 0; b < 3; b++) {
+        m3_mul(R, blk[b], T);
+        for (int j = 0; j < 3; j++)
+            for (int i = 0; i < 3; i++)
+                blk[b][i + 3 * j] = T[i] * R[j] + T[i + 3] * R[j + 3] + T[i + 6] * R[j + 6];
+    }
+    /* translate, P = [p]x: B'' = B - A P, C'' = C + P B - (B - A P)ᵀ P, A'' = A */
+    double P[9] = {0, p[2], -p[1], -p[2], 0, p[0], p[1], -p[0], 0};
+    double AP[9], B2[9], PB[9], B2tP[9];
+    m3_mul(A, P, AP);
+    for (int k = 0; k < 9; k++) B2[k] = B[k] - AP[k];
+    m3_mul(P, B, PB);
+    m3t_mul(B2, P, B2tP);
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++) {
+            IAp[i + 6 * j] += A[i + 3 * j];
+            IAp[i + 6 * (j + 3)] += B2[i + 3 * j];
+            IAp[(j + 3) + 6 * i] += B2[i + 3 * j];
+            IAp[(i + 3) + 6 * (j + 3)] += C[i + 3 * j] + PB[i + 3 * j] - B2tP[i + 3 * j];
+        }
+}
+
+/* Inverse of the small SPD matrix D (n <= 6, leading dimension 6) by Cholesky, into Di. */
+static void small_spd_inverse(int n, const double *D, double *Di)
+{
+    double L[36];
+    memcpy(L, D, sizeof L);
+    for (int j = 0; j < n; j++) {
+        double s = L[j + 6 * j];
+        for (int k = 0; k < j; k++) s -= L[j + 6 * k] * L[j + 6 * k];
+        s = sqrt(s);
+        L[j + 6 * j] = s;
+        for (int i = j + 1; i < n; i++) {
+            double t = L[i + 6 * j];
+            for (int k = 0; k < j; k++) t -= L[i + 6 * k] * L[j + 6 * k];
+            L[i + 6 * j] = t / s;
+        }
+    }
+    for (int c = 0; c < n; c++) {
+        double x[6] = {0};
+        x[c] = 1;
+        for (int i = 0; i < n; i++) {
+            for (int k = 0; k < i; k++) x[i] -= L[i + 6 * k] * x[k];
+            x[i] /= L[i + 6 * i];
+        }
+        for (int i = n - 1; i >= 0; i--) {
+            for (int k = i + 1; k < n; k++) x[i] -= L[k + 6 * i] * x[k];
+            x[i] /= L[i + 6 * i];
+        }
+        for (int i = 0; i < n; i++) Di[i + 6 * c] = x[i];
+    }
+}
+
+void mbs_aba_passes(const mbs_model *m, mbs_data *d, const double *q, const double *v, const double *tau,
+                    const double *fext, double *ddq)
+{
+    double a0[6];
+    gravity_motion(m, a0);
+    /* pass 1: placements, velocities, bias accelerations c_i (kept in d->a) and bias forces */
+    for (int i = 0; i < m->nbodies; i++) {
+        const mbs_body *b = &m->bodies[i];
+        double *R = d->liR + 9 * i, *p = d->lip + 3 * i, *IA = d->IA + 36 * i;
+        joint_placement(b, q + b->idx_q, R, p);
+        inertia_matrix(b->mass, b->h, b->Io, IA);
+        double *vi = d->v + 6 * i, *ci = d->a + 6 * i, *pA = d->f + 6 * i;
+        if (!v) {
+            memset(vi, 0, 6 * sizeof(double));
+            memset(ci, 0, 6 * sizeof(double));
+            memset(pA, 0, 6 * sizeof(double));
+            continue;
+        }
+        double vJ[6], h[6];
+        joint_motion(b, m->S + 6 * b->idx_v, v + b->idx_v, vJ);
+        if (b->parent < 0) memcpy(vi, vJ, sizeof vJ);
+        else {
+            se3_actinv_motion(R, p, d->v + 6 * b->parent, vi);
+            for (int k = 0; k < 6; k++) vi[k] += vJ[k];
+        }
+        motion_cross(vi, vJ, ci);
+        inertia_mul(b->mass, b->h, b->Io, vi, h);
+        force_cross(vi, h, pA);
+        if (fext)
+            for (int k = 0; k < 6; k++) pA[k] -= fext[6 * i + k];
+    }
+    /* pass 2: articulated inertias and bias forces, leaves first */
+    for (int i = m->nbodies - 1; i >= 0; i--) {
+        const mbs_body *b = &m->bodies[i];
+        const double *S = m->S + 6 * b->idx_v;
+        double *IA = d->IA + 36 * i, *U = d->U + 6 * b->idx_v, *Di = d->Dab + 36 * i;
+        double *u = d->u + b->idx_v, *pA = d->f + 6 * i;
+        int n = b->nv;
+        for (int k = 0; k < n; k++) m6_mulv(IA, S + 6 * k, U + 6 * k);
+        if (n == 1) Di[0] = 1.0 / sdot(S, U);
+        else {
+            double Dm[36];
+            for (int c = 0; c < n; c++)
+                for (int r = 0; r < n; r++) Dm[r + 6 * c] = sdot(S + 6 * r, U + 6 * c);
+            small_spd_inverse(n, Dm, Di);
+        }
+        for (int k = 0; k < n; k++) u[k] = (tau ? tau[b->idx_v + k] : 0.0) - sdot(S + 6 * k, pA);
+        if (b->parent < 0) continue;
+        /* Ia = IA - U D⁻¹ Uᵀ ; pa = pA + Ia c + U D⁻¹ u */
+        double Ia[36], pa[6], UD[36], Du[6], t[6];
+        for (int k = 0; k < n; k++)
+            for (int r = 0; r < 6; r++) {
+                double s = 0;
+                for (int l = 0; l < n; l++) s += U[r + 6 * l] * Di[l + 6 * k];
+                UD[r + 6 * k] = s;
+            }
+        for (int c = 0; c < 6; c++)
+            for (int r = 0; r < 6; r++) {
+                double s = IA[r + 6 * c];
+                for (int k = 0; k < n; k++) s -= UD[r + 6 * k] * U[c + 6 * k];
+                Ia[r + 6 * c] = s;
+            }
+        m6_mulv(Ia, d->a + 6 * i, pa);
+        for (int k = 0; k < 6; k++) pa[k] += pA[k];
+        dinv_mul(b, Di, u, Du);
+        for (int k = 0; k < n; k++)
+            for (int r = 0; r < 6; r++) pa[r] += U[r + 6 * k] * Du[k];
+        add_inertia_to_parent(d->liR + 9 * i, d->lip + 3 * i, Ia, d->IA + 36 * b->parent);
+        se3_act_force(d->liR + 9 * i, d->lip + 3 * i, pa, t);
+        for (int k = 0; k < 6; k++) d->f[6 * b->parent + k] += t[k];
+    }
+    d->abi_ready = 1;
+    if (!ddq) return;
+    /* pass 3: accelerations, root first */
+    for (int i = 0; i < m->nbodies; i++) {
+        const mbs_body *b = &m->bodies[i];
+        const double *S = m->S + 6 * b->idx_v, *U = d->U + 6 * b->idx_v, *Di = d->Dab + 36 * i;
+        double *ai = d->a + 6 * i, ap[6], r[6];
+        se3_actinv_motion(d->liR + 9 * i, d->lip + 3 * i, b->parent < 0 ? a0 : d->a + 6 * b->parent, ap);
+        for (int k = 0; k < 6; k++) ai[k] += ap[k];
+        for (int k = 0; k < b->nv; k++) r[k] = d->u[b->idx_v + k] - sdot(U + 6 * k, ai);
+        dinv_mul(b, Di, r, ddq + b->idx_v);
+        double aJ[6];
+        joint_motion(b, S, ddq + b->idx_v, aJ);
+        for (int k = 0; k < 6; k++) ai[k] += aJ[k];
+    }
+}
+
+void mbs_aba_fext(const mbs_model *m, mbs_data *d, const double *q, const double *v,
+                  const double *tau, const double *fext, double *ddq)
+{
+    mbs_aba_passes(m, d, q, v, tau, fext, ddq);
+}
+
+void mbs_aba(const mbs_model *m, mbs_data *d, const double *q, const double *v, const double *tau,
+             double *ddq)
+{
+    mbs_aba_passes(m, d, q, v, tau, NULL, ddq);
+}

@@ -1,0 +1,89 @@
+/* internal.h — the layout of mbs_model and mbs_data, shared by the library's files only. */
+#ifndef MBS_INTERNAL_H
+#define MBS_INTERNAL_H
+
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "mbs.h"
+
+/* One moving body and the joint that moves it. */
+typedef struct mbs_body {
+    int parent;                 /* body index, -1 = world */
+    mbs_joint_type type;
+    int idx_q, idx_v, nq, nv;
+    int axis_id;                /* 0, 1, 2 when the axis is +x, +y, +z (fast paths), else -1 */
+    double axis[3];             /* unit axis (revolute, prismatic) or plane normal (planar) */
+    double plane[6];            /* planar: in-plane unit vectors t1, t2 with t1 x t2 = axis */
+    double Rt[9], pt[3];        /* joint frame in the parent body frame (the tree transform) */
+    double mass, h[3], Io[9];   /* inertia: mass, first moment m·c and rotational inertia about the body origin */
+    double lower[7], upper[7];  /* position limits per coordinate */
+    double vlimit[6], effort[6], damping[6], friction[6];
+    int last;                   /* last body index of the subtree rooted here */
+    int nv_subtree;             /* dofs in the subtree, this joint's included */
+    char *joint_name, *link_name;
+} mbs_body;
+
+typedef struct mbs_frame {
+    char *name;
+    int body;                   /* -1 = world */
+    mbs_frame_type type;
+    double R[9], p[3];          /* placement in the body frame */
+} mbs_frame;
+
+struct mbs_model {
+    char *name;
+    int nbodies, nq, nv, nframes;
+    int cap_bodies, cap_frames;
+    mbs_body *bodies;
+    mbs_frame *frames;
+    double world_mass;          /* inertia fixed to the world (counts in the total mass only) */
+    double gravity[3];
+    int finalized;
+    /* per coordinate, filled by finalize */
+    double *S;                  /* 6 x nv motion subspace columns in body frames (constant) */
+    int *dof_body;              /* body of each dof */
+    int *dof_parent;            /* λ(k): the dof that precedes k towards the root, -1 at the root */
+    double *lower, *upper;      /* nq */
+    double *vlimit, *effort, *damping, *friction; /* nv */
+};
+
+struct mbs_data {
+    int nb, nv;
+    /* kinematics (body frames unless prefixed o: world) */
+    double *liR, *lip;          /* 9 x nb, 3 x nb: body i in its parent */
+    double *oR, *op;            /* 9 x nb, 3 x nb: body i in the world */
+    double *v, *a;              /* 6 x nb: spatial velocity and acceleration in body frames */
+    double *f;                  /* 6 x nb: forces (RNEA), bias forces (ABA) */
+    /* mass matrix and its factor */
+    double *M;                  /* nv x nv scratch mass matrix */
+    double *L;                  /* nv x nv: Lᵀ D L factor (strict lower part of row k: L(k, λ^j(k))) */
+    double *D, *Dinv;           /* nv */
+    double *Ic;                 /* 16 x nb composite inertias (mass, h[3], Io[9] + pad) */
+    double *F;                  /* 6 x nv scratch force columns */
+    /* articulated bodies */
+    double *IA;                 /* 36 x nb articulated inertias */
+    double *U;                  /* 6 x nv: IA S */
+    double *Dab;                /* 36 x nb: inverse of the joint-space articulated inertia (nv_i x nv_i) */
+    double *u;                  /* nv */
+    int abi_ready;
+    /* Jacobians */
+    double *J;                  /* 6 x nv world-frame motion subspace columns */
+    /* derivatives: 6 x nv columns each, 36 x nb matrices */
+    double *dVdq, *dAdq, *dAdv, *dFdq, *dFdv, *dFda;
+    double *ov, *oa, *of, *oh;  /* 6 x nb world-frame quantities */
+    double *oYc;                /* 16 x nb world composite inertias */
+    double *oBc;                /* 36 x nb world composite B matrices */
+    /* scratch vectors */
+    double *tmp_nv[4];
+    double *tmp_nvnv;           /* nv x nv */
+    double *M2;                 /* nv x nv */
+    double *rows;               /* nv x 3nv row-major right-hand sides */
+    double *tmp_6nv;            /* 6 x nv */
+};
+
+/* Allocation helpers that never fail silently: they return NULL and the caller reports. */
+char *mbs_strdup(const char *s);
+
+#endif

@@ -1,0 +1,64 @@
+/* data.c — one allocation holds every buffer an algorithm needs, so no algorithm allocates. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../internal.h"
+
+/* Carves aligned arrays of doubles out of one block; the first pass only counts. */
+typedef struct carver { double *base; size_t used; } carver;
+
+static double *carve(carver *c, size_t n)
+{
+    double *p = c->base ? c->base + c->used : NULL;
+    c->used += (n + 7) & ~(size_t)7;   /* 64-byte alignment for every array */
+    return p;
+}
+
+static void layout(carver *c, mbs_data *d, int nb, int nv)
+{
+    size_t b = (size_t)nb, v = (size_t)(nv ? nv : 1);
+    d->liR = carve(c, 9 * b); d->lip = carve(c, 3 * b);
+    d->oR = carve(c, 9 * b); d->op = carve(c, 3 * b);
+    d->v = carve(c, 6 * b); d->a = carve(c, 6 * b); d->f = carve(c, 6 * b);
+    d->M = carve(c, v * v); d->L = carve(c, v * v);
+    d->D = carve(c, v); d->Dinv = carve(c, v);
+    d->Ic = carve(c, 16 * b); d->F = carve(c, 6 * v);
+    d->IA = carve(c, 36 * b); d->U = carve(c, 6 * v); d->Dab = carve(c, 36 * b); d->u = carve(c, v);
+    d->J = carve(c, 6 * v);
+    d->dVdq = carve(c, 6 * v); d->dAdq = carve(c, 6 * v); d->dAdv = carve(c, 6 * v);
+    d->dFdq = carve(c, 6 * v); d->dFdv = carve(c, 6 * v); d->dFda = carve(c, 6 * v);
+    d->ov = carve(c, 6 * b); d->oa = carve(c, 6 * b); d->of = carve(c, 6 * b); d->oh = carve(c, 6 * b);
+    d->oYc = carve(c, 16 * b); d->oBc = carve(c, 36 * b);
+    for (int k = 0; k < 4; k++) d->tmp_nv[k] = carve(c, v);
+    d->tmp_nvnv = carve(c, v * v);
+    d->M2 = carve(c, v * v);
+    d->rows = carve(c, 3 * v * v);
+    d->tmp_6nv = carve(c, 6 * v);
+}
+
+mbs_data *mbs_data_new(const mbs_model *m)
+{
+    if (!m || !m->finalized) return NULL;
+    mbs_data *d = calloc(1, sizeof *d);
+    if (!d) return NULL;
+    d->nb = m->nbodies;
+    d->nv = m->nv;
+    carver c = {NULL, 0};
+    layout(&c, d, d->nb, d->nv);
+    size_t bytes = c.used * sizeof(double);
+    bytes = (bytes + 63) & ~(size_t)63;
+    double *block = aligned_alloc(64, bytes ? bytes : 64);
+    if (!block) { free(d); return NULL; }
+    memset(block, 0, bytes);
+    c.base = block;
+    c.used = 0;
+    layout(&c, d, d->nb, d->nv);
+    return d;
+}
+
+void mbs_data_free(mbs_data *d)
+{
+    if (!d) return;
+    free(d->liR);   /* the first carved array is the block */
+    free(d);
+}

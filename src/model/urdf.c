@@ -1,0 +1,776 @@
+/* urdf.c — loads a URDF robot description into an mbs_model through the model builder.
+ *
+ * Three phases: read every <link> and <joint> into plain records (numbers checked on the
+ * way), connect them into a tree (unknown names, second parents, cycles, roots), then walk
+ * the tree depth-first and call the builder: moving joints become bodies, fixed joints are
+ * merged into the parent body, every link and joint becomes a named frame.
+ *
+ * Sibling joints are visited in strcmp order of their names, not file order: that is the
+ * order Pinocchio gets from urdfdom (its joints live in a std::map), and matching it keeps
+ * the q and v layout identical to the reference vectors. */
+#include <errno.h>
+#include <limits.h>
+#include <locale.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/hash.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#include "mbs/model.h"
+#include "../spatial/spatial.h"
+#include "error_internal.h"
+
+/* No XML_PARSE_NOENT / XML_PARSE_DTDLOAD: external entities are never read; no
+ * XML_PARSE_HUGE: libxml2 keeps its entity-amplification limits; NOERROR / NOWARNING:
+ * libxml2 never prints, its message goes into mbs_error instead. */
+#define URDF_XML_OPTIONS (XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES)
+
+typedef enum urdf_joint_kind {
+    URDF_REVOLUTE, URDF_CONTINUOUS, URDF_PRISMATIC, URDF_PLANAR, URDF_FLOATING, URDF_FIXED
+} urdf_joint_kind;
+
+static const struct {
+    const char *name;
+    urdf_joint_kind kind;
+    mbs_joint_type type;
+} joint_kinds[] = {
+    {"revolute", URDF_REVOLUTE, MBS_JOINT_REVOLUTE},   {"continuous", URDF_CONTINUOUS, MBS_JOINT_REVOLUTE},
+    {"prismatic", URDF_PRISMATIC, MBS_JOINT_PRISMATIC}, {"planar", URDF_PLANAR, MBS_JOINT_PLANAR},
+    {"floating", URDF_FLOATING, MBS_JOINT_FREEFLYER},  {"fixed", URDF_FIXED, MBS_JOINT_REVOLUTE}, /* type unused */
+};
+
+typedef struct urdf_link {
+    xmlChar *name;
+    const xmlNode *node;
+    int parent_joint;           /* -1 for the root */
+    int first_child;            /* first child joint in visiting order, -1 for a leaf */
+    int has_inertia;
+    double mass, com[3], Ic[9]; /* centre of mass and inertia about it, in the link frame */
+    int body;                   /* where the link ends up: body (-1 world) ... */
+    double R[9], p[3];          /* ... and its placement in that body's frame */
+} urdf_link;
+
+typedef struct urdf_joint {
+    xmlChar *name, *parent_name, *child_name;
+    const xmlNode *node;
+    urdf_joint_kind kind;
+    mbs_joint_type type;
+    int parent, child;          /* link indices */
+    int next_sibling;           /* next child joint of the same parent link, -1 at the end */
+    double R[9], p[3];          /* joint frame (= child link frame) in the parent link frame */
+    double axis[3];
+    double lower, upper, velocity, effort, damping, friction;
+} urdf_joint;
+
+typedef struct urdf_ctx {
+    const char *file;           /* path or name shown in messages */
+    const mbs_urdf_options *opt;
+    mbs_error *err;
+    const char *kind;           /* element the messages talk about: "robot", "link", "joint" */
+    const char *owner;          /* its name, NULL when not known yet */
+    xmlDoc *doc;
+    xmlChar *robot_name;
+    urdf_link *links;
+    urdf_joint *joints;
+    int nlinks, njoints;
+    xmlHashTable *link_ids, *joint_ids; /* name -> index + 1 */
+    mbs_model *m;
+} urdf_ctx;
+
+/* ---- messages ---- */
+
+/* Fills the error as "file:line: kind 'owner': what"; returns -1 so callers can `return fail(...)`. */
+__attribute__((format(printf, 4, 5)))
+static int fail(urdf_ctx *c, const xmlNode *n, int code, const char *fmt, ...)
+{
+    char what[MBS_ERROR_MSG_LEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    long line = n ? xmlGetLineNo(n) : 0;
+    if (c->owner)
+        mbs_fail(c->err, code, "%s:%ld: %s '%s': %s", c->file, line, c->kind, c->owner, what);
+    else
+        mbs_fail(c->err, code, "%s:%ld: %s: %s", c->file, line, c->kind, what);
+    return -1;
+}
+
+/* A builder call failed: keep its message and code, add where in the file it came from. */
+static int builder_failed(urdf_ctx *c, const xmlNode *n)
+{
+    char msg[MBS_ERROR_MSG_LEN];
+    memcpy(msg, c->err->msg, sizeof msg);
+    msg[sizeof msg - 1] = 0;
+    return fail(c, n, c->err->code ? c->err->code : MBS_ERR_NOMEM, "%s", msg);
+}
+
+static void set_owner(urdf_ctx *c, const char *kind, const xmlChar *name)
+{
+    c->kind = kind;
+    c->owner = (const char *)name;
+}
+
+/* ---- reading elements and attributes ---- */
+
+/* First child element with this local name (namespaces are ignored on purpose: Drake's
+ * URDFs put a default namespace on <robot>). */
+static const xmlNode *child_element(const xmlNode *n, const char *name)
+{
+    for (const xmlNode *k = n->children; k; k = k->next)
+        if (k->type == XML_ELEMENT_NODE && strcmp((const char *)k->name, name) == 0) return k;
+    return NULL;
+}
+
+static int is_element(const xmlNode *n, const char *name)
+{
+    return n->type == XML_ELEMENT_NODE && strcmp((const char *)n->name, name) == 0;
+}
+
+/* A required string attribute (caller frees with xmlFree), NULL with the error filled. */
+static xmlChar *required_attr(urdf_ctx *c, const xmlNode *n, const char *key)
+{
+    xmlChar *s = xmlGetProp(n, BAD_CAST key);
+    if (!s) fail(c, n, MBS_ERR_MODEL, "<%s> is missing attribute '%s'", (const char *)n->name, key);
+    return s;
+}
+
+static int is_space(char ch)
+{
+    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
+}
+
+/* The one number parser: exactly `count` finite, whitespace-separated numbers from
+ * attribute `key` of n. Returns 1 when read, 0 when absent and not required (out is left
+ * untouched), -1 on error. strtod runs in the C locale (see load_doc). */
+static int read_numbers(urdf_ctx *c, const xmlNode *n, const char *key, int count, double *out, int required)
+{
+    xmlChar *value = xmlGetProp(n, BAD_CAST key);
+    if (!value) {
+        if (!required) return 0;
+        return fail(c, n, MBS_ERR_MODEL, "<%s> is missing attribute '%s'", (const char *)n->name, key);
+    }
+    const char *s = (const char *)value;
+    int got = 0, status = 1;
+    for (;;) {
+        while (is_space(*s)) s++;
+        if (!*s) break;
+        char *end;
+        double x = strtod(s, &end);
+        if (end == s || (*end && !is_space(*end))) {
+            status = fail(c, n, MBS_ERR_MODEL, "<%s> attribute %s=\"%s\": not a number", (const char *)n->name, key,
+                          (const char *)value);
+            break;
+        }
+        if (!isfinite(x)) {
+            status = fail(c, n, MBS_ERR_MODEL, "<%s> attribute %s=\"%s\": value is not finite", (const char *)n->name,
+                          key, (const char *)value);
+            break;
+        }
+        if (got < count) out[got] = x;
+        got++;
+        s = end;
+    }
+    if (status == 1 && got != count)
+        status = fail(c, n, MBS_ERR_MODEL, "<%s> attribute %s=\"%s\": expected %d number%s, got %d", (const char *)n->name,
+                      key, (const char *)value, count, count > 1 ? "s" : "", got);
+    xmlFree(value);
+    return status;
+}
+
+/* <origin xyz rpy> under n (both default to zero): R = Rz(yaw) Ry(pitch) Rx(roll). */
+static int read_origin(urdf_ctx *c, const xmlNode *n, double R[9], double p[3])
+{
+    double rpy[3] = {0, 0, 0};
+    memset(p, 0, 3 * sizeof(double));
+    const xmlNode *o = child_element(n, "origin");
+    if (o && (read_numbers(c, o, "xyz", 3, p, 0) < 0 || read_numbers(c, o, "rpy", 3, rpy, 0) < 0)) return -1;
+    m3_from_rpy(rpy[0], rpy[1], rpy[2], R);
+    return 0;
+}
+
+/* ---- inertia checks ---- */
+
+/* Eigenvalues of a symmetric 3x3 matrix in increasing order (trigonometric closed form). */
+static void sym3_eigenvalues(const double A[9], double ev[3])
+{
+    double xy = A[3], xz = A[6], yz = A[7];
+    double off = xy * xy + xz * xz + yz * yz;
+    double q = (A[0] + A[4] + A[8]) / 3;
+    double dx = A[0] - q, dy = A[4] - q, dz = A[8] - q;
+    double p2 = dx * dx + dy * dy + dz * dz + 2 * off;
+    if (off == 0 || p2 == 0) {
+        /* Diagonal: the diagonal itself, sorted, exact. */
+        double a = A[0], b = A[4], d = A[8], t;
+        if (a > b) { t = a; a = b; b = t; }
+        if (b > d) { t = b; b = d; d = t; }
+        if (a > b) { t = a; a = b; b = t; }
+        ev[0] = a; ev[1] = b; ev[2] = d;
+        return;
+    }
+    double p = sqrt(p2 / 6);
+    /* r = det((A - qI) / p) / 2 lies in [-1, 1] up to round-off. */
+    double det = dx * (dy * dz - yz * yz) - xy * (xy * dz - yz * xz) + xz * (xy * yz - dy * xz);
+    double r = det / (2 * p * p * p);
+    r = r < -1 ? -1 : (r > 1 ? 1 : r);
+    double phi = acos(r) / 3;
+    ev[2] = q + 2 * p * cos(phi);
+    ev[0] = q + 2 * p * cos(phi + 2.0943951023931957); /* + 2π/3 */
+    ev[1] = 3 * q - ev[0] - ev[2];
+}
+
+/* Rejects an inertia that is not positive semi-definite; flags one whose principal
+ * moments break the triangle inequality (no rigid body has them) as a warning, or as an
+ * error when the caller asked for strict loading. */
+static int check_inertia(urdf_ctx *c, const xmlNode *n, const double I[9])
+{
+    double ev[3];
+    sym3_eigenvalues(I, ev);
+    /* Tolerances relative to the trace absorb round-off in the six decimal inputs. */
+    double trace = fabs(I[0] + I[4] + I[8]);
+    if (ev[0] < -1e-12 * trace)
+        return fail(c, n, MBS_ERR_MODEL, "inertia is not positive semi-definite (principal moments %g %g %g)", ev[0],
+                    ev[1], ev[2]);
+    if (ev[2] > ev[0] + ev[1] + 1e-9 * trace) {
+        if (c->opt->strict)
+            return fail(c, n, MBS_ERR_MODEL, "inertia violates the triangle inequality (principal moments %g %g %g)",
+                        ev[0], ev[1], ev[2]);
+        mbs_warn(c->err, "%s:%ld: link '%s': inertia violates the triangle inequality (principal moments %g %g %g)",
+                 c->file, xmlGetLineNo(n), c->owner, ev[0], ev[1], ev[2]);
+    }
+    return 0;
+}
+
+/* Ic' = R Ic Rᵀ. */
+static void rotate_inertia(const double R[9], const double Ic[9], double out[9])
+{
+    double Rt[9], T[9];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) Rt[i + 3 * j] = R[j + 3 * i];
+    m3_mul(Ic, Rt, T);
+    m3_mul(R, T, out);
+}
+
+/* ---- links ---- */
+
+/* <inertial>: <origin> (com, and the axes the inertia is given in), <mass value>,
+ * optional <inertia ixx ixy ixz iyy iyz izz> (zero by default, as in Drake's files). */
+static int read_inertial(urdf_ctx *c, urdf_link *l, const xmlNode *n)
+{
+    double R[9], I[9] = {0};
+    if (read_origin(c, n, R, l->com) < 0) return -1;
+    const xmlNode *mass = child_element(n, "mass");
+    if (!mass) return fail(c, n, MBS_ERR_MODEL, "<inertial> has no <mass>");
+    if (read_numbers(c, mass, "value", 1, &l->mass, 1) < 0) return -1;
+    if (l->mass < 0) return fail(c, mass, MBS_ERR_MODEL, "negative mass %g", l->mass);
+    const xmlNode *in = child_element(n, "inertia");
+    if (in) {
+        static const char *keys[6] = {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"};
+        static const int at[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
+        for (int k = 0; k < 6; k++) {
+            double x;
+            if (read_numbers(c, in, keys[k], 1, &x, 1) < 0) return -1;
+            I[at[k][0] + 3 * at[k][1]] = I[at[k][1] + 3 * at[k][0]] = x;
+        }
+        if (check_inertia(c, in, I) < 0) return -1;
+    }
+    rotate_inertia(R, I, l->Ic);
+    l->has_inertia = 1;
+    return 0;
+}
+
+static int read_link(urdf_ctx *c, const xmlNode *n, int i)
+{
+    urdf_link *l = &c->links[i];
+    l->node = n;
+    l->parent_joint = l->first_child = -1;
+    set_owner(c, "link", NULL);
+    if (!(l->name = required_attr(c, n, "name"))) return -1;
+    set_owner(c, "link", l->name);
+    if (xmlHashLookup(c->link_ids, l->name)) return fail(c, n, MBS_ERR_MODEL, "duplicate link name");
+    if (xmlHashAddEntry(c->link_ids, l->name, (void *)(intptr_t)(i + 1)) != 0)
+        return fail(c, n, MBS_ERR_NOMEM, "out of memory");
+    const xmlNode *inertial = child_element(n, "inertial");
+    return inertial ? read_inertial(c, l, inertial) : 0;
+}
+
+/* ---- joints ---- */
+
+static int read_joint_type(urdf_ctx *c, urdf_joint *j, const xmlNode *n)
+{
+    xmlChar *type = required_attr(c, n, "type");
+    if (!type) return -1;
+    int found = 0;
+    for (size_t k = 0; k < sizeof joint_kinds / sizeof joint_kinds[0]; k++)
+        if (strcmp((const char *)type, joint_kinds[k].name) == 0) {
+            j->kind = joint_kinds[k].kind;
+            j->type = joint_kinds[k].type;
+            found = 1;
+        }
+    if (!found) fail(c, n, MBS_ERR_MODEL, "unknown joint type '%s'", (const char *)type);
+    xmlFree(type);
+    return found ? 0 : -1;
+}
+
+/* <parent link="..."/> or <child link="..."/>: the link name, resolved once all links are read. */
+static xmlChar *read_link_ref(urdf_ctx *c, const xmlNode *n, const char *which)
+{
+    const xmlNode *e = child_element(n, which);
+    if (!e) {
+        fail(c, n, MBS_ERR_MODEL, "missing <%s> element", which);
+        return NULL;
+    }
+    return required_attr(c, e, "link");
+}
+
+/* <axis xyz> (default x), which must not be zero for the joints that use it. */
+static int read_axis(urdf_ctx *c, urdf_joint *j, const xmlNode *n)
+{
+    j->axis[0] = 1; j->axis[1] = j->axis[2] = 0;
+    const xmlNode *a = child_element(n, "axis");
+    if (!a || j->kind == URDF_FIXED || j->kind == URDF_FLOATING) return 0;
+    if (read_numbers(c, a, "xyz", 3, j->axis, 0) < 0) return -1;
+    /* The same threshold as mbs_model_add_joint, so the file-and-line message wins. */
+    if (!(sqrt(v3_dot(j->axis, j->axis)) > 1e-12)) return fail(c, a, MBS_ERR_MODEL, "axis has zero length");
+    return 0;
+}
+
+/* <limit lower upper velocity effort> and <dynamics damping friction>. Following the URDF
+ * spec, lower and upper default to 0 when <limit> is given; without <limit>, or on a
+ * continuous joint, the position is unbounded. Absent velocity and effort mean no limit. */
+static int read_limits(urdf_ctx *c, urdf_joint *j, const xmlNode *n)
+{
+    j->lower = -INFINITY; j->upper = INFINITY;
+    j->velocity = j->effort = INFINITY;
+    j->damping = j->friction = 0;
+    const xmlNode *lim = child_element(n, "limit");
+    if (lim) {
+        double lo = 0, up = 0;
+        if (read_numbers(c, lim, "lower", 1, &lo, 0) < 0 || read_numbers(c, lim, "upper", 1, &up, 0) < 0 ||
+            read_numbers(c, lim, "velocity", 1, &j->velocity, 0) < 0 ||
+            read_numbers(c, lim, "effort", 1, &j->effort, 0) < 0)
+            return -1;
+        if (j->kind == URDF_REVOLUTE || j->kind == URDF_PRISMATIC) {
+            if (lo > up) return fail(c, lim, MBS_ERR_MODEL, "lower limit %g is above upper limit %g", lo, up);
+            j->lower = lo;
+            j->upper = up;
+        }
+    }
+    const xmlNode *dyn = child_element(n, "dynamics");
+    if (dyn && (read_numbers(c, dyn, "damping", 1, &j->damping, 0) < 0 ||
+                read_numbers(c, dyn, "friction", 1, &j->friction, 0) < 0))
+        return -1;
+    return 0;
+}
+
+static int read_joint(urdf_ctx *c, const xmlNode *n, int i)
+{
+    urdf_joint *j = &c->joints[i];
+    j->node = n;
+    j->parent = j->child = j->next_sibling = -1;
+    set_owner(c, "joint", NULL);
+    if (!(j->name = required_attr(c, n, "name"))) return -1;
+    set_owner(c, "joint", j->name);
+    if (xmlHashLookup(c->joint_ids, j->name)) return fail(c, n, MBS_ERR_MODEL, "duplicate joint name");
+    if (xmlHashAddEntry(c->joint_ids, j->name, (void *)(intptr_t)(i + 1)) != 0)
+        return fail(c, n, MBS_ERR_NOMEM, "out of memory");
+    if (read_joint_type(c, j, n) < 0 || read_origin(c, n, j->R, j->p) < 0) return -1;
+    if (!(j->parent_name = read_link_ref(c, n, "parent")) || !(j->child_name = read_link_ref(c, n, "child")))
+        return -1;
+    if (read_axis(c, j, n) < 0 || read_limits(c, j, n) < 0) return -1;
+    return 0;
+}
+
+/* ---- the tree ---- */
+
+static int link_index(const urdf_ctx *c, const xmlChar *name)
+{
+    return (int)(intptr_t)xmlHashLookup(c->link_ids, name) - 1;
+}
+
+/* Inserts joint k among the children of link l, keeping strcmp order of names (Pinocchio's). */
+static void insert_child(urdf_ctx *c, int l, int k)
+{
+    int *at = &c->links[l].first_child;
+    while (*at != -1 && xmlStrcmp(c->joints[*at].name, c->joints[k].name) < 0) at = &c->joints[*at].next_sibling;
+    c->joints[k].next_sibling = *at;
+    *at = k;
+}
+
+/* Resolves link names and gives each child link its (single) parent joint. */
+static int connect_joints(urdf_ctx *c)
+{
+    for (int k = 0; k < c->njoints; k++) {
+        urdf_joint *j = &c->joints[k];
+        set_owner(c, "joint", j->name);
+        j->parent = link_index(c, j->parent_name);
+        j->child = link_index(c, j->child_name);
+        if (j->parent < 0)
+            return fail(c, j->node, MBS_ERR_MODEL, "unknown link '%s' in <parent>", (const char *)j->parent_name);
+        if (j->child < 0)
+            return fail(c, j->node, MBS_ERR_MODEL, "unknown link '%s' in <child>", (const char *)j->child_name);
+        urdf_link *l = &c->links[j->child];
+        if (l->parent_joint >= 0)
+            return fail(c, j->node, MBS_ERR_MODEL, "link '%s' has two parent joints ('%s' and '%s')",
+                        (const char *)l->name, (const char *)c->joints[l->parent_joint].name, (const char *)j->name);
+        l->parent_joint = k;
+        insert_child(c, j->parent, k);
+    }
+    return 0;
+}
+
+static int parent_link(const urdf_ctx *c, int l)
+{
+    int j = c->links[l].parent_joint;
+    return j < 0 ? -1 : c->joints[j].parent;
+}
+
+/* Every link has at most one parent, so walking up from any link either reaches a root or
+ * loops. state: 0 unseen, 1 on the current walk, 2 known to reach a root. */
+static int check_cycles(urdf_ctx *c)
+{
+    char *state = calloc((size_t)c->nlinks + 1, 1);
+    if (!state) return fail(c, NULL, MBS_ERR_NOMEM, "out of memory");
+    int status = 0;
+    for (int l = 0; l < c->nlinks && status == 0; l++) {
+        int x = l;
+        while (x != -1 && state[x] == 0) {
+            state[x] = 1;
+            x = parent_link(c, x);
+        }
+        if (x != -1 && state[x] == 1) {
+            const urdf_joint *j = &c->joints[c->links[x].parent_joint];
+            set_owner(c, "joint", j->name);
+            status = fail(c, j->node, MBS_ERR_MODEL, "the joints form a cycle through link '%s'",
+                          (const char *)c->links[x].name);
+        }
+        for (int y = l; y != -1 && state[y] == 1; y = parent_link(c, y)) state[y] = 2;
+    }
+    free(state);
+    return status;
+}
+
+/* The single link that is nobody's child, or -1 with the error filled. */
+static int find_root(urdf_ctx *c, const xmlNode *robot)
+{
+    int root = -1;
+    for (int l = 0; l < c->nlinks; l++) {
+        if (c->links[l].parent_joint >= 0) continue;
+        if (root >= 0) {
+            set_owner(c, "link", c->links[l].name);
+            return fail(c, c->links[l].node, MBS_ERR_MODEL, "two root links '%s' and '%s' (links that are no joint's child)",
+                        (const char *)c->links[root].name, (const char *)c->links[l].name);
+        }
+        root = l;
+    }
+    if (root < 0) {
+        set_owner(c, "robot", c->robot_name);
+        return fail(c, robot, MBS_ERR_MODEL, "no root link (the robot has no <link>)");
+    }
+    return root;
+}
+
+/* ---- building the model ---- */
+
+/* Adds link l's inertia to the body it ended on, expressed in that body's frame. */
+static int add_link_inertia(urdf_ctx *c, const urdf_link *l)
+{
+    if (!l->has_inertia) return 0;
+    double com[3], Ic[9];
+    m3_mulv(l->R, l->com, com);
+    for (int k = 0; k < 3; k++) com[k] += l->p[k];
+    rotate_inertia(l->R, l->Ic, Ic);
+    if (mbs_model_add_inertia(c->m, l->body, l->mass, com, Ic, c->err) != MBS_OK) return builder_failed(c, l->node);
+    return 0;
+}
+
+static int add_frame(urdf_ctx *c, const xmlChar *name, int body, const double R[9], const double p[3],
+                     mbs_frame_type type, const xmlNode *n)
+{
+    if (mbs_model_add_frame(c->m, (const char *)name, body, R, p, type, c->err) < 0) return builder_failed(c, n);
+    return 0;
+}
+
+/* The root link: on a free-flyer "root_joint" (floating base) or on the world. */
+static int attach_root(urdf_ctx *c, int root)
+{
+    urdf_link *l = &c->links[root];
+    m3_identity(l->R);
+    memset(l->p, 0, sizeof l->p);
+    l->body = -1;
+    set_owner(c, "link", l->name);
+    if (c->opt->floating_base) {
+        if (xmlHashLookup(c->joint_ids, BAD_CAST "root_joint"))
+            return fail(c, l->node, MBS_ERR_MODEL, "a joint is already named 'root_joint', the floating base's name");
+        l->body = mbs_model_add_joint(c->m, -1, MBS_JOINT_FREEFLYER, "root_joint", NULL, NULL, NULL, c->err);
+        if (l->body < 0) return builder_failed(c, l->node);
+        if (mbs_model_set_body_name(c->m, l->body, (const char *)l->name) != MBS_OK)
+            return fail(c, l->node, MBS_ERR_NOMEM, "out of memory");
+        if (add_frame(c, BAD_CAST "root_joint", l->body, NULL, NULL, MBS_FRAME_JOINT, l->node) < 0) return -1;
+    }
+    mbs_frame_type type = c->opt->floating_base ? MBS_FRAME_BODY : MBS_FRAME_FIXED_LINK;
+    if (add_frame(c, l->name, l->body, NULL, NULL, type, l->node) < 0) return -1;
+    return add_link_inertia(c, l);
+}
+
+/* A moving joint: a new body under the parent link's body. */
+static int attach_moving(urdf_ctx *c, const urdf_joint *j, urdf_link *l, int parent_body, const double R[9],
+                         const double p[3])
+{
+    l->body = mbs_model_add_joint(c->m, parent_body, j->type, (const char *)j->name, R, p, j->axis, c->err);
+    if (l->body < 0) return builder_failed(c, j->node);
+    if (mbs_model_set_body_name(c->m, l->body, (const char *)l->name) != MBS_OK)
+        return fail(c, j->node, MBS_ERR_NOMEM, "out of memory");
+    double lower[7], upper[7], vel[6], eff[6], damp[6], fric[6];
+    for (int k = 0; k < 7; k++) { lower[k] = j->lower; upper[k] = j->upper; }
+    for (int k = 0; k < 6; k++) { vel[k] = j->velocity; eff[k] = j->effort; damp[k] = j->damping; fric[k] = j->friction; }
+    /* Multi-coordinate joints (planar, floating) keep unbounded positions. */
+    int one = j->type == MBS_JOINT_REVOLUTE || j->type == MBS_JOINT_PRISMATIC;
+    mbs_model_set_limits(c->m, l->body, one ? lower : NULL, one ? upper : NULL, vel, eff, damp, fric);
+    m3_identity(l->R);
+    memset(l->p, 0, sizeof l->p);
+    if (add_frame(c, j->name, l->body, NULL, NULL, MBS_FRAME_JOINT, j->node) < 0) return -1;
+    return add_frame(c, l->name, l->body, NULL, NULL, MBS_FRAME_BODY, l->node);
+}
+
+/* Joint k and its child link, the parent link being placed already. */
+static int attach_joint(urdf_ctx *c, int k)
+{
+    const urdf_joint *j = &c->joints[k];
+    const urdf_link *pl = &c->links[j->parent];
+    urdf_link *l = &c->links[j->child];
+    double R[9], p[3];
+    /* The joint frame in the parent body = the parent link's placement ∘ the joint origin. */
+    se3_compose(pl->R, pl->p, j->R, j->p, R, p);
+    set_owner(c, "joint", j->name);
+    if (j->kind != URDF_FIXED) {
+        if (attach_moving(c, j, l, pl->body, R, p) < 0) return -1;
+    } else {
+        l->body = pl->body;
+        memcpy(l->R, R, sizeof l->R);
+        memcpy(l->p, p, sizeof l->p);
+        if (add_frame(c, j->name, l->body, R, p, MBS_FRAME_FIXED_JOINT, j->node) < 0 ||
+            add_frame(c, l->name, l->body, R, p, MBS_FRAME_FIXED_LINK, l->node) < 0)
+            return -1;
+    }
+    set_owner(c, "link", l->name);
+    return add_link_inertia(c, l);
+}
+
+/* Depth-first, parents before children as the builder requires; iterative (climbing back
+ * through parent joints) so that a very deep chain cannot overflow the stack. */
+static int attach_tree(urdf_ctx *c, int root)
+{
+    int k = c->links[root].first_child;
+    while (k != -1) {
+        if (attach_joint(c, k) < 0) return -1;
+        int below = c->links[c->joints[k].child].first_child;
+        if (below != -1) {
+            k = below;
+            continue;
+        }
+        while (k != -1 && c->joints[k].next_sibling == -1) k = c->links[c->joints[k].parent].parent_joint;
+        if (k != -1) k = c->joints[k].next_sibling;
+    }
+    return 0;
+}
+
+static int build_model(urdf_ctx *c, int root)
+{
+    c->m = mbs_model_new(c->robot_name ? (const char *)c->robot_name : NULL);
+    if (!c->m) return fail(c, NULL, MBS_ERR_NOMEM, "out of memory");
+    if (attach_root(c, root) < 0 || attach_tree(c, root) < 0) return -1;
+    if (mbs_model_finalize(c->m, c->err) != MBS_OK) {
+        char msg[MBS_ERROR_MSG_LEN];
+        memcpy(msg, c->err->msg, sizeof msg);
+    msg[sizeof msg - 1] = 0;
+        mbs_fail(c->err, c->err->code, "%s: %s", c->file, msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- the document ---- */
+
+static int count_elements(const xmlNode *robot, const char *name)
+{
+    int n = 0;
+    for (const xmlNode *k = robot->children; k; k = k->next) n += is_element(k, name);
+    return n;
+}
+
+/* Reads every <link>, then every <joint>; anything else (visual, transmission, gazebo ...)
+ * is ignored. */
+static int read_robot(urdf_ctx *c, const xmlNode *robot)
+{
+    c->nlinks = count_elements(robot, "link");
+    c->njoints = count_elements(robot, "joint");
+    c->links = calloc((size_t)c->nlinks + 1, sizeof *c->links);
+    c->joints = calloc((size_t)c->njoints + 1, sizeof *c->joints);
+    c->link_ids = xmlHashCreate(c->nlinks + 1);
+    c->joint_ids = xmlHashCreate(c->njoints + 1);
+    if (!c->links || !c->joints || !c->link_ids || !c->joint_ids) return fail(c, robot, MBS_ERR_NOMEM, "out of memory");
+    int nl = 0, nj = 0;
+    for (const xmlNode *k = robot->children; k; k = k->next)
+        if (is_element(k, "link") && read_link(c, k, nl++) < 0) return -1;
+    for (const xmlNode *k = robot->children; k; k = k->next)
+        if (is_element(k, "joint") && read_joint(c, k, nj++) < 0) return -1;
+    return 0;
+}
+
+/* Parses with a private parser context so that the error (message and line) is read from
+ * it, not from libxml2's global state, and nothing is printed. */
+static int parse_xml(urdf_ctx *c, const char *buf, int len)
+{
+    xmlInitParser();
+    xmlParserCtxt *px = xmlNewParserCtxt();
+    if (!px) {
+        mbs_fail(c->err, MBS_ERR_NOMEM, "%s: out of memory", c->file);
+        return -1;
+    }
+    c->doc = xmlCtxtReadMemory(px, buf, len, c->file, NULL, URDF_XML_OPTIONS);
+    if (!c->doc) {
+        const xmlError *e = xmlCtxtGetLastError(px);
+        char what[MBS_ERROR_MSG_LEN] = "not well-formed";
+        if (e && e->message) snprintf(what, sizeof what, "%s", e->message);
+        size_t n = strlen(what);
+        while (n > 0 && (what[n - 1] == '\n' || what[n - 1] == ' ')) what[--n] = 0;
+        mbs_fail(c->err, MBS_ERR_PARSE, "%s:%d: not a valid XML document: %s", c->file, e ? e->line : 0, what);
+    }
+    xmlFreeParserCtxt(px);
+    return c->doc ? 0 : -1;
+}
+
+static int load(urdf_ctx *c, const char *buf, int len)
+{
+    if (parse_xml(c, buf, len) < 0) return -1;
+    const xmlNode *robot = xmlDocGetRootElement(c->doc);
+    set_owner(c, "robot", NULL);
+    if (!robot || !is_element(robot, "robot"))
+        return fail(c, robot, MBS_ERR_MODEL, "no <robot> root element (found <%s>)",
+                    robot ? (const char *)robot->name : "nothing");
+    c->robot_name = xmlGetProp(robot, BAD_CAST "name");
+    set_owner(c, "robot", c->robot_name);
+    if (read_robot(c, robot) < 0 || connect_joints(c) < 0 || check_cycles(c) < 0) return -1;
+    int root = find_root(c, robot);
+    if (root < 0) return -1;
+    return build_model(c, root);
+}
+
+static void free_ctx(urdf_ctx *c)
+{
+    for (int i = 0; c->links && i < c->nlinks; i++) xmlFree(c->links[i].name);
+    for (int i = 0; c->joints && i < c->njoints; i++) {
+        xmlFree(c->joints[i].name);
+        xmlFree(c->joints[i].parent_name);
+        xmlFree(c->joints[i].child_name);
+    }
+    free(c->links);
+    free(c->joints);
+    if (c->link_ids) xmlHashFree(c->link_ids, NULL);
+    if (c->joint_ids) xmlHashFree(c->joint_ids, NULL);
+    xmlFree(c->robot_name);
+    if (c->doc) xmlFreeDoc(c->doc);
+}
+
+/* Runs the whole load in the C numeric locale (URDF numbers use a '.' whatever the
+ * caller's locale) and hands the caller a fresh error record. */
+static mbs_model *load_buffer(const char *buf, size_t len, const char *file, const mbs_urdf_options *opt,
+                              mbs_error *err)
+{
+    static const mbs_urdf_options defaults = {0, 0};
+    mbs_error e;
+    mbs_error_clear(&e);
+    urdf_ctx c;
+    memset(&c, 0, sizeof c);
+    c.file = file;
+    c.opt = opt ? opt : &defaults;
+    c.err = &e;
+    if (len > INT_MAX) {
+        mbs_fail(&e, MBS_ERR_IO, "%s: file too large", file);
+    } else {
+        locale_t cloc = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+        locale_t old = cloc ? uselocale(cloc) : (locale_t)0;
+        int status = load(&c, buf, (int)len);
+        if (cloc) {
+            uselocale(old);
+            freelocale(cloc);
+        }
+        if (status < 0) {
+            mbs_model_free(c.m);
+            c.m = NULL;
+        }
+    }
+    free_ctx(&c);
+    if (err) *err = e;
+    return c.m;
+}
+
+/* Reads a whole file; NULL with an MBS_ERR_IO message on failure. */
+static char *read_file(const char *path, size_t *len, mbs_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        char why[128] = "";
+        if (strerror_r(errno, why, sizeof why) != 0) snprintf(why, sizeof why, "error %d", errno);
+        mbs_fail(err, MBS_ERR_IO, "%s: cannot open: %s", path, why);
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap) break;
+        char *bigger = realloc(buf, 2 * cap);
+        if (!bigger) { free(buf); buf = NULL; break; }
+        buf = bigger;
+        cap *= 2;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (!buf || bad) {
+        free(buf);
+        mbs_fail(err, buf ? MBS_ERR_IO : MBS_ERR_NOMEM, "%s: cannot read the file", path);
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
+mbs_model *mbs_model_from_urdf_opts(const char *path, const mbs_urdf_options *opt, mbs_error *err)
+{
+    mbs_error_clear(err);
+    if (!path) {
+        mbs_fail(err, MBS_ERR_ARG, "mbs_model_from_urdf: NULL path");
+        return NULL;
+    }
+    size_t len = 0;
+    char *buf = read_file(path, &len, err);
+    if (!buf) return NULL;
+    mbs_model *m = load_buffer(buf, len, path, opt, err);
+    free(buf);
+    return m;
+}
+
+mbs_model *mbs_model_from_urdf(const char *path, int floating_base, mbs_error *err)
+{
+    mbs_urdf_options opt = {floating_base, 0};
+    return mbs_model_from_urdf_opts(path, &opt, err);
+}
+
+mbs_model *mbs_model_from_urdf_string(const char *xml, const char *name, const mbs_urdf_options *opt,
+                                      mbs_error *err)
+{
+    mbs_error_clear(err);
+    if (!xml) {
+        mbs_fail(err, MBS_ERR_ARG, "mbs_model_from_urdf_string: NULL string");
+        return NULL;
+    }
+    return load_buffer(xml, strlen(xml), name ? name : "<string>", opt, err);
+}

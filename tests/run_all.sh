@@ -1,0 +1,20 @@
+#!/bin/sh
+# Runs every test binary given; each prints "<name>: N passed, N failed" as its last line.
+# Sums them and ends with the total; fails when any test failed or any binary crashed.
+pass=0; fail=0; crashed=""
+for t in "$@"; do
+    out=$("$t" 2>&1); rc=$?
+    printf '%s\n' "$out" | grep -E 'FAIL|passed, .* failed' 
+    line=$(printf '%s\n' "$out" | grep -E '^[^ ]+: [0-9]+ passed, [0-9]+ failed$' | tail -n 1)
+    if [ -z "$line" ]; then
+        printf '%s\n' "$out" | tail -n 20
+        crashed="$crashed $(basename "$t")"; fail=$((fail + 1)); continue
+    fi
+    p=$(printf '%s' "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')
+    f=$(printf '%s' "$line" | sed -E 's/.* ([0-9]+) failed$/\1/')
+    pass=$((pass + p)); fail=$((fail + f))
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then crashed="$crashed $(basename "$t")"; fail=$((fail + 1)); fi
+done
+[ -n "$crashed" ] && echo "crashed or exited non-zero:$crashed"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

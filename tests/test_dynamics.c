@@ -1,0 +1,321 @@
+/* test_dynamics.c — identities between the Featherstone algorithms on random trees:
+ * RNEA∘ABA = id, CRBA columns from RNEA, M SPD and its solvers against LAPACK, external
+ * forces through Jacobians, energy balance, frame Jacobians and drift against finite
+ * differences. */
+#include <lapacke.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "testmodels.h"
+
+#define NTREES 12
+static const int sizes[NTREES] = {1, 2, 3, 5, 8, 13, 4, 7, 10, 16, 24, 31};
+
+typedef struct ctx {
+    mbs_model *m;
+    mbs_data *d;
+    int nq, nv;
+    double *q, *v, *a, *tau, *x, *y, *M, *M2;
+} ctx;
+
+static ctx make(int k)
+{
+    ctx c;
+    c.m = tm_random_tree(sizes[k], k % 2 == 0, 1000 + (unsigned long long)k);
+    c.d = mbs_data_new(c.m);
+    c.nq = mbs_model_nq(c.m);
+    c.nv = mbs_model_nv(c.m);
+    size_t nv = (size_t)c.nv, nq = (size_t)c.nq;
+    c.q = calloc(nq, sizeof(double));
+    c.v = calloc(nv, sizeof(double));
+    c.a = calloc(nv, sizeof(double));
+    c.tau = calloc(nv, sizeof(double));
+    c.x = calloc(nv * nv + nq, sizeof(double));
+    c.y = calloc(nv * nv + nq, sizeof(double));
+    c.M = calloc(nv * nv, sizeof(double));
+    c.M2 = calloc(nv * nv, sizeof(double));
+    unsigned long long s = 77 + (unsigned long long)k;
+    tm_random_state(c.m, &s, c.q, c.v, c.a, c.tau);
+    return c;
+}
+
+static void drop(ctx *c)
+{
+    free(c->q); free(c->v); free(c->a); free(c->tau); free(c->x); free(c->y); free(c->M); free(c->M2);
+    mbs_data_free(c->d);
+    mbs_model_free(c->m);
+}
+
+static void test_rnea_aba_identity(void)
+{
+    for (int k = 0; k < NTREES; k++) {
+        ctx c = make(k);
+        mbs_aba(c.m, c.d, c.q, c.v, c.tau, c.x);
+        mbs_rnea(c.m, c.d, c.q, c.v, c.x, c.y);
+        CHECK_CLOSE(c.y, c.tau, c.nv, 1e-10, "rnea(aba(tau)) = tau");
+        drop(&c);
+    }
+}
+
+static void test_crba_columns(void)
+{
+    for (int k = 0; k < NTREES; k++) {
+        ctx c = make(k);
+        mbs_crba(c.m, c.d, c.q, c.M);
+        double *g = c.y, *e = c.a, *zero = c.v, *col = c.x;
+        mbs_gravity(c.m, c.d, c.q, g);
+        for (int j = 0; j < c.nv; j++) zero[j] = 0;
+        for (int i = 0; i < c.nv; i++) {
+            for (int j = 0; j < c.nv; j++) e[j] = (i == j);
+            mbs_rnea(c.m, c.d, c.q, zero, e, col);
+            for (int j = 0; j < c.nv; j++) col[j] -= g[j];
+            CHECK_CLOSE(c.M + (size_t)c.nv * i, col, c.nv, 1e-11, "M column = rnea(q,0,e_i) - g");
+        }
+        double asym = 0;
+        for (int i = 0; i < c.nv; i++)
+            for (int j = 0; j < c.nv; j++) asym = fmax(asym, fabs(c.M[i + c.nv * j] - c.M[j + c.nv * i]));
+        CHECK(asym == 0, "M not exactly symmetric: %g", asym);
+        memcpy(c.M2, c.M, sizeof(double) * (size_t)c.nv * c.nv);
+        CHECK(LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', c.nv, c.M2, c.nv) == 0, "M not positive definite");
+        drop(&c);
+    }
+}
+
+static void test_solvers_against_lapack(void)
+{
+    for (int k = 0; k < NTREES; k++) {
+        ctx c = make(k);
+        int nv = c.nv, nrhs = 3;
+        double *B = calloc((size_t)nv * nrhs, sizeof(double)), *X = calloc((size_t)nv * nrhs, sizeof(double));
+        unsigned long long s = 5;
+        for (int i = 0; i < nv * nrhs; i++) B[i] = tm_uniform(&s, -1, 1);
+        mbs_crba(c.m, c.d, c.q, c.M);
+        memcpy(c.M2, c.M, sizeof(double) * (size_t)nv * nv);
+        memcpy(X, B, sizeof(double) * (size_t)nv * nrhs);
+        CHECK(LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', nv, nrhs, c.M2, nv, X, nv) == 0, "dposv failed");
+        /* LTDL */
+        double *Y = calloc((size_t)nv * nrhs, sizeof(double));
+        memcpy(Y, B, sizeof(double) * (size_t)nv * nrhs);
+        CHECK(mbs_ltdl(c.m, c.d, c.M) == MBS_OK, "ltdl failed");
+        mbs_ltdl_solve(c.m, c.d, Y, nrhs, nv);
+        CHECK_CLOSE(Y, X, nv * nrhs, 1e-9, "LTDL solve = LAPACK solve");
+        /* ABI, several columns at once and one at a time */
+        memcpy(Y, B, sizeof(double) * (size_t)nv * nrhs);
+        mbs_abi_factor(c.m, c.d, c.q);
+        mbs_abi_solve(c.m, c.d, Y, nrhs, nv);
+        CHECK_CLOSE(Y, X, nv * nrhs, 1e-9, "ABI solve = LAPACK solve");
+        mbs_abi(c.m, c.d, c.q, B, Y);
+        CHECK_CLOSE(Y, X, nv, 1e-9, "mbs_abi = LAPACK solve");
+        /* ABA with zero velocity and gravity-free torque equals M⁻¹ (τ - g) */
+        free(B); free(X); free(Y);
+        drop(&c);
+    }
+}
+
+/* Σ_i J_iᵀ f_i for body forces given in body frames, through the world Jacobian columns. */
+static void jacobian_transpose_forces(ctx *c, const double *fext, double *out)
+{
+    int nb = mbs_model_nbodies(c->m);
+    double *J = calloc(6 * (size_t)c->nv, sizeof(double));
+    mbs_compute_joint_jacobians(c->m, c->d, c->q);
+    for (int k = 0; k < c->nv; k++) out[k] = 0;
+    for (int i = 0; i < nb; i++) {
+        double R[9], p[3], fw[6];
+        mbs_body_placement(c->m, c->d, i, R, p);
+        /* world force at the world origin: f' = R f, n' = R n + p x R f */
+        for (int r = 0; r < 3; r++) {
+            fw[r] = R[r] * fext[6 * i] + R[r + 3] * fext[6 * i + 1] + R[r + 6] * fext[6 * i + 2];
+            fw[3 + r] = R[r] * fext[6 * i + 3] + R[r + 3] * fext[6 * i + 4] + R[r + 6] * fext[6 * i + 5];
+        }
+        double t[3] = {p[1] * fw[2] - p[2] * fw[1], p[2] * fw[0] - p[0] * fw[2], p[0] * fw[1] - p[1] * fw[0]};
+        for (int r = 0; r < 3; r++) fw[3 + r] += t[r];
+        char name[32];
+        snprintf(name, sizeof name, "body%d", i);
+        mbs_frame_jacobian_fk(c->m, c->d, mbs_frame_id(c->m, name), NULL, MBS_WORLD, J, 6);
+        for (int k = 0; k < c->nv; k++) {
+            double s = 0;
+            for (int r = 0; r < 6; r++) s += J[6 * k + r] * fw[r];
+            out[k] += s;
+        }
+    }
+    free(J);
+}
+
+static void test_external_forces(void)
+{
+    for (int k = 0; k < NTREES; k++) {
+        ctx c = make(k);
+        int nb = mbs_model_nbodies(c.m);
+        double *fext = calloc(6 * (size_t)nb, sizeof(double)), *jt = calloc((size_t)c.nv, sizeof(double));
+        unsigned long long s = 9;
+        for (int i = 0; i < 6 * nb; i++) fext[i] = tm_uniform(&s, -1, 1);
+        jacobian_transpose_forces(&c, fext, jt);
+        mbs_rnea(c.m, c.d, c.q, c.v, c.a, c.x);
+        mbs_rnea_fext(c.m, c.d, c.q, c.v, c.a, fext, c.y);
+        for (int i = 0; i < c.nv; i++) c.y[i] += jt[i];
+        CHECK_CLOSE(c.y, c.x, c.nv, 1e-10, "rnea_fext = rnea - J^T f");
+        /* aba with fext = aba with τ + Jᵀ f */
+        mbs_aba_fext(c.m, c.d, c.q, c.v, c.tau, fext, c.x);
+        for (int i = 0; i < c.nv; i++) c.y[i] = c.tau[i] + jt[i];
+        mbs_aba(c.m, c.d, c.q, c.v, c.y, c.M2);
+        CHECK_CLOSE(c.x, c.M2, c.nv, 1e-10, "aba_fext = aba(tau + J^T f)");
+        free(fext); free(jt);
+        drop(&c);
+    }
+}
+
+/* E(q ⊕ s) for a tangent step s. */
+static double energy_at(ctx *c, const double *q, const double *v)
+{
+    return mbs_kinetic_energy(c->m, c->d, q, v) + mbs_potential_energy(c->m, c->d, q);
+}
+
+static void test_energy(void)
+{
+    for (int k = 0; k < NTREES; k++) {
+        ctx c = make(k);
+        int nv = c.nv, nq = c.nq;
+        /* KE = ½ vᵀ M v */
+        mbs_crba(c.m, c.d, c.q, c.M);
+        double ke = 0;
+        for (int i = 0; i < nv; i++)
+            for (int j = 0; j < nv; j++) ke += 0.5 * c.v[i] * c.M[i + nv * j] * c.v[j];
+        double ke2 = mbs_kinetic_energy(c.m, c.d, c.q, c.v);
+        CHECK(fabs(ke - ke2) <= 1e-12 * fmax(1, ke), "KE %g vs vMv/2 %g", ke2, ke);
+        /* dE/dt = vᵀ τ along q̈ = aba(q, v, τ), central differences on the group */
+        double *ddq = c.a, *qp = c.x, *qm = c.x + nq, *vp = c.y, *vm = c.y + nv, *st = c.M2;
+        mbs_aba(c.m, c.d, c.q, c.v, c.tau, ddq);
+        double h = 1e-5;
+        for (int i = 0; i < nv; i++) st[i] = h * c.v[i] + 0.5 * h * h * ddq[i];
+        mbs_integrate(c.m, c.q, st, qp);
+        for (int i = 0; i < nv; i++) st[i] = -h * c.v[i] + 0.5 * h * h * ddq[i];
+        mbs_integrate(c.m, c.q, st, qm);
+        for (int i = 0; i < nv; i++) { vp[i] = c.v[i] + h * ddq[i]; vm[i] = c.v[i] - h * ddq[i]; }
+        double rate = (energy_at(&c, qp, vp) - energy_at(&c, qm, vm)) / (2 * h), power = 0;
+        for (int i = 0; i < nv; i++) power += c.v[i] * c.tau[i];
+        CHECK(fabs(rate - power) <= 1e-6 * fmax(1, fabs(power)), "dE/dt %.10g vs v.tau %.10g", rate, power);
+        /* ∂PE/∂q = g(q) */
+        double *g = c.tau;
+        mbs_gravity(c.m, c.d, c.q, g);
+        for (int i = 0; i < nv; i++) {
+            for (int j = 0; j < nv; j++) st[j] = (i == j) * h;
+            mbs_integrate(c.m, c.q, st, qp);
+            st[i] = -h;
+            mbs_integrate(c.m, c.q, st, qm);
+            double dpe = (mbs_potential_energy(c.m, c.d, qp) - mbs_potential_energy(c.m, c.d, qm)) / (2 * h);
+            CHECK(fabs(dpe - g[i]) <= 1e-6 * fmax(1, fabs(g[i])), "dPE/dq_%d %.10g vs g %.10g", i, dpe, g[i]);
+        }
+        drop(&c);
+    }
+}
+
+/* ω such that R1 ≈ exp(2h ω) R0 (world axes). */
+static void angular_rate(const double R0[9], const double R1[9], double h, double w[3])
+{
+    double A[9] = {0};   /* A = R1 R0ᵀ */
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            for (int k = 0; k < 3; k++) A[i + 3 * j] += R1[i + 3 * k] * R0[j + 3 * k];
+    w[0] = (A[5] - A[7]) / (4 * h);
+    w[1] = (A[6] - A[2]) / (4 * h);
+    w[2] = (A[1] - A[3]) / (4 * h);
+}
+
+static void test_frame_jacobians(void)
+{
+    for (int k = 0; k < NTREES; k++) {
+        ctx c = make(k);
+        int nv = c.nv, nq = c.nq, nb = mbs_model_nbodies(c.m);
+        double *J = calloc(6 * (size_t)nv, sizeof(double)), *J2 = calloc(6 * (size_t)nv, sizeof(double));
+        double *st = c.M2, *qp = c.x, *qm = c.x + nq;
+        double off[3] = {0.05, -0.1, 0.2}, h = 1e-6;
+        for (int i = 0; i < nb; i++) {
+            char name[32];
+            snprintf(name, sizeof name, "body%d", i);
+            int f = mbs_frame_id(c.m, name);
+            for (int ref = 0; ref < 3; ref++) {
+                double jv[6] = {0}, vel[6];
+                mbs_frame_jacobian(c.m, c.d, c.q, f, off, (mbs_reference_frame)ref, J, 6);
+                for (int col = 0; col < nv; col++)
+                    for (int r = 0; r < 6; r++) jv[r] += J[6 * col + r] * c.v[col];
+                mbs_forward_kinematics(c.m, c.d, c.q, c.v, NULL);
+                mbs_frame_velocity(c.m, c.d, f, off, (mbs_reference_frame)ref, vel);
+                CHECK_CLOSE(jv, vel, 6, 1e-12, "J v = frame velocity");
+            }
+            /* LOCAL_WORLD_ALIGNED velocity against finite differences of the placement */
+            double R0[9], p0[3], R1[9], p1[3], fd[6], vel[6];
+            for (int j = 0; j < nv; j++) st[j] = h * c.v[j];
+            mbs_integrate(c.m, c.q, st, qp);
+            for (int j = 0; j < nv; j++) st[j] = -h * c.v[j];
+            mbs_integrate(c.m, c.q, st, qm);
+            mbs_frame_placement(c.m, c.d, qm, f, R0, p0);
+            mbs_frame_placement(c.m, c.d, qp, f, R1, p1);
+            for (int r = 0; r < 3; r++) {
+                double o0 = R0[r] * off[0] + R0[r + 3] * off[1] + R0[r + 6] * off[2];
+                double o1 = R1[r] * off[0] + R1[r + 3] * off[1] + R1[r + 6] * off[2];
+                fd[r] = ((p1[r] + o1) - (p0[r] + o0)) / (2 * h);
+            }
+            angular_rate(R0, R1, h, fd + 3);
+            mbs_forward_kinematics(c.m, c.d, c.q, c.v, NULL);
+            mbs_frame_velocity(c.m, c.d, f, off, MBS_LOCAL_WORLD_ALIGNED, vel);
+            CHECK_CLOSE(fd, vel, 6, 1e-6, "frame velocity vs finite differences");
+            /* J̇ v against d/dt (J_lwa v) along q ⊕ t v */
+            double dd[6], jp[6] = {0}, jm[6] = {0};
+            mbs_frame_jdot_v(c.m, c.d, c.q, c.v, f, off, MBS_LOCAL_WORLD_ALIGNED, dd);
+            double hh = 1e-5;
+            for (int j = 0; j < nv; j++) st[j] = hh * c.v[j];
+            mbs_integrate(c.m, c.q, st, qp);
+            for (int j = 0; j < nv; j++) st[j] = -hh * c.v[j];
+            mbs_integrate(c.m, c.q, st, qm);
+            mbs_frame_jacobian(c.m, c.d, qp, f, off, MBS_LOCAL_WORLD_ALIGNED, J, 6);
+            mbs_frame_jacobian(c.m, c.d, qm, f, off, MBS_LOCAL_WORLD_ALIGNED, J2, 6);
+            for (int col = 0; col < nv; col++)
+                for (int r = 0; r < 6; r++) { jp[r] += J[6 * col + r] * c.v[col]; jm[r] += J2[6 * col + r] * c.v[col]; }
+            for (int r = 0; r < 6; r++) fd[r] = (jp[r] - jm[r]) / (2 * hh);
+            CHECK_CLOSE(dd, fd, 6, 1e-6, "Jdot v (LWA) vs finite differences");
+            /* classical acceleration = J a + J̇ v */
+            double acc[6], ja[6] = {0};
+            mbs_frame_jacobian(c.m, c.d, c.q, f, off, MBS_LOCAL, J, 6);
+            mbs_frame_jdot_v(c.m, c.d, c.q, c.v, f, off, MBS_LOCAL, dd);
+            mbs_forward_kinematics(c.m, c.d, c.q, c.v, c.a);
+            mbs_frame_classical_acceleration(c.m, c.d, f, off, MBS_LOCAL, acc);
+            for (int col = 0; col < nv; col++)
+                for (int r = 0; r < 6; r++) ja[r] += J[6 * col + r] * c.a[col];
+            for (int r = 0; r < 6; r++) ja[r] += dd[r];
+            CHECK_CLOSE(acc, ja, 6, 1e-10, "classical acceleration (LOCAL) = J a + Jdot v");
+        }
+        free(J); free(J2);
+        drop(&c);
+    }
+}
+
+static void test_center_of_mass(void)
+{
+    for (int k = 0; k < NTREES; k++) {
+        ctx c = make(k);
+        double com[3], vcom[3], c0[3], c1[3], fd[3], h = 1e-6;
+        double *st = c.M2, *qp = c.x, *qm = c.x + c.nq;
+        mbs_center_of_mass(c.m, c.d, c.q, c.v, com, vcom);
+        for (int j = 0; j < c.nv; j++) st[j] = h * c.v[j];
+        mbs_integrate(c.m, c.q, st, qp);
+        for (int j = 0; j < c.nv; j++) st[j] = -h * c.v[j];
+        mbs_integrate(c.m, c.q, st, qm);
+        mbs_center_of_mass(c.m, c.d, qp, NULL, c1, NULL);
+        mbs_center_of_mass(c.m, c.d, qm, NULL, c0, NULL);
+        for (int r = 0; r < 3; r++) fd[r] = (c1[r] - c0[r]) / (2 * h);
+        CHECK_CLOSE(vcom, fd, 3, 1e-6, "com velocity vs finite differences");
+        drop(&c);
+    }
+}
+
+int main(void)
+{
+    RUN(test_rnea_aba_identity);
+    RUN(test_crba_columns);
+    RUN(test_solvers_against_lapack);
+    RUN(test_external_forces);
+    RUN(test_energy);
+    RUN(test_frame_jacobians);
+    RUN(test_center_of_mass);
+    return check_summary("test_dynamics");
+}

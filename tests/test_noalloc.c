@@ -1,0 +1,94 @@
+/* test_noalloc.c — after mbs_data_new, no algorithm of the library calls the allocator.
+ * The test is linked with -Wl,--wrap for malloc, calloc, realloc and aligned_alloc, so every
+ * call the library makes goes through the counters below (this works under the sanitizers too). */
+#include <stdlib.h>
+
+#include "check.h"
+#include "testmodels.h"
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t k, size_t n);
+void *__real_realloc(void *p, size_t n);
+void *__real_aligned_alloc(size_t a, size_t n);
+static long allocations;
+void *__wrap_malloc(size_t n) { allocations++; return __real_malloc(n); }
+void *__wrap_calloc(size_t k, size_t n) { allocations++; return __real_calloc(k, n); }
+void *__wrap_realloc(void *p, size_t n) { allocations++; return __real_realloc(p, n); }
+void *__wrap_aligned_alloc(size_t a, size_t n) { allocations++; return __real_aligned_alloc(a, n); }
+
+static void exercise(mbs_model *m)
+{
+    int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
+    size_t n2 = (size_t)nv * nv;
+    mbs_data *d = mbs_data_new(m);
+    CHECK(allocations > 0, "the wrapper does not see the library's allocations");
+    double *q = calloc((size_t)nq, 8), *q2 = calloc((size_t)nq, 8), *v = calloc((size_t)nv, 8);
+    double *a = calloc((size_t)nv, 8), *out = calloc((size_t)nv + nq, 8), *M = calloc(n2, 8);
+    double *D1 = calloc(n2, 8), *D2 = calloc(n2, 8), *D3 = calloc(n2, 8), *J = calloc(6 * (size_t)nv, 8);
+    double *fext = calloc(6 * (size_t)mbs_model_nbodies(m), 8);
+    unsigned long long seed = 3;
+    tm_random_state(m, &seed, q, v, a, NULL);
+    mbs_random_configuration(m, &seed, q2);
+    double R[9], p[3], o6[6], c[3], vc[3];
+    long before = allocations;
+    mbs_forward_kinematics(m, d, q, v, a);
+    mbs_frame_placement(m, d, q, 0, R, p);
+    mbs_frame_velocity(m, d, 0, NULL, MBS_LOCAL, o6);
+    mbs_frame_classical_acceleration(m, d, 0, NULL, MBS_LOCAL, o6);
+    mbs_compute_joint_jacobians(m, d, q);
+    mbs_frame_jacobian(m, d, q, 0, NULL, MBS_LOCAL_WORLD_ALIGNED, J, 6);
+    mbs_frame_jdot_v(m, d, q, v, 0, NULL, MBS_LOCAL, o6);
+    mbs_rnea(m, d, q, v, a, out);
+    mbs_rnea_fext(m, d, q, v, a, fext, out);
+    mbs_gravity(m, d, q, out);
+    mbs_nonlinear_effects(m, d, q, v, out);
+    mbs_crba(m, d, q, M);
+    mbs_ltdl(m, d, M);
+    mbs_ltdl_solve(m, d, out, 1, nv);
+    mbs_aba(m, d, q, v, a, out);
+    mbs_aba_fext(m, d, q, v, a, fext, out);
+    mbs_abi_factor(m, d, q);
+    mbs_abi_solve(m, d, M, nv, nv);
+    mbs_abi(m, d, q, a, out);
+    mbs_kinetic_energy(m, d, q, v);
+    mbs_potential_energy(m, d, q);
+    mbs_center_of_mass(m, d, q, v, c, vc);
+    mbs_rnea_derivatives(m, d, q, v, a, D1, D2, D3);
+    mbs_aba_derivatives(m, d, q, v, a, out, D1, D2, D3);
+    mbs_integrate(m, q, v, q2);
+    mbs_difference(m, q, q2, out);
+    mbs_interpolate(m, q, q2, 0.3, q2);
+    mbs_dintegrate(m, q, v, MBS_ARG0, D1);
+    mbs_dintegrate(m, q, v, MBS_ARG1, D1);
+    mbs_ddifference(m, q, q2, MBS_ARG0, D1);
+    mbs_ddifference(m, q, q2, MBS_ARG1, D1);
+    mbs_normalize(m, q2);
+    CHECK(allocations == before, "%s: %ld allocations after mbs_data_new", mbs_model_name(m), allocations - before);
+    free(q); free(q2); free(v); free(a); free(out); free(M); free(D1); free(D2); free(D3); free(J); free(fext);
+    mbs_data_free(d);
+}
+
+static void test_robots(void)
+{
+    static const char *files[] = {"urdf/solo12.urdf", "urdf/romeo.urdf", "urdf/robosimian.urdf"};
+    for (int k = 0; k < 3; k++) {
+        mbs_model *m = mbs_model_from_urdf(tm_path(files[k]), 1, NULL);
+        CHECK(m != NULL, "cannot load %s", files[k]);
+        if (m) exercise(m);
+        mbs_model_free(m);
+    }
+}
+
+static void test_random_tree(void)
+{
+    mbs_model *m = tm_random_tree(12, 1, 5);
+    exercise(m);
+    mbs_model_free(m);
+}
+
+int main(void)
+{
+    RUN(test_robots);
+    RUN(test_random_tree);
+    return check_summary("test_noalloc");
+}

@@ -1,0 +1,646 @@
+/* test_urdf.c — the URDF loader: the reference robots load with Pinocchio's joint layout,
+ * fixed joints merge exactly, and every kind of bad input fails with a message naming the
+ * file, line and element (and never prints, never crashes, never fetches). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <libxml/parser.h>
+
+#include "check.h"
+#include "testmodels.h"
+#include "mbs.h"
+#include "../src/internal.h" /* joint placements (Rt, pt) have no public query */
+
+#define REF_URDF MBS_SOURCE_DIR "/../shared/reference/urdf/"
+#define BAD_DIR MBS_SOURCE_DIR "/tests/data/urdf_bad/"
+
+static const mbs_urdf_options FLOATING = {1, 0}, FIXED = {0, 0}, STRICT = {1, 1};
+
+static mbs_model *load_string(const char *xml, const mbs_urdf_options *opt, mbs_error *err)
+{
+    return mbs_model_from_urdf_string(xml, "t.urdf", opt, err);
+}
+
+/* Loading must fail with `code` and a message holding both fragments (the second may be NULL). */
+static void expect_fail_at(const char *xml, int code, const char *frag1, const char *frag2, int line)
+{
+    mbs_error err;
+    mbs_model *m = load_string(xml, &FLOATING, &err);
+    CHECK(m == NULL, "line %d: loaded although it should fail", line);
+    mbs_model_free(m);
+    CHECK(err.code == code, "line %d: code %d, expected %d (%s)", line, err.code, code, err.msg);
+    CHECK(strstr(err.msg, frag1) != NULL, "line %d: message '%s' lacks '%s'", line, err.msg, frag1);
+    CHECK(!frag2 || strstr(err.msg, frag2) != NULL, "line %d: message '%s' lacks '%s'", line, err.msg, frag2);
+    CHECK(strncmp(err.msg, "t.urdf", 6) == 0, "line %d: message '%s' does not start with the file name", line, err.msg);
+}
+#define EXPECT_FAIL(xml, code, f1, f2) expect_fail_at(xml, code, f1, f2, __LINE__)
+
+/* A robot of two links, `a` (root, 1 kg) and `b` (1 kg), joined by joint `j`; the macros
+ * splice a bad piece into one place. */
+#define LINK_A "<link name='a'><inertial><mass value='1'/><inertia ixx='1' ixy='0' ixz='0' iyy='1' iyz='0' izz='1'/></inertial></link>"
+#define LINK_B "<link name='b'><inertial><mass value='1'/></inertial></link>"
+#define JOINT_J(type, inner) "<joint name='j' type='" type "'><parent link='a'/><child link='b'/>" inner "</joint>"
+#define ROBOT(body) "<robot name='r'>" body "</robot>"
+
+/* ---- reference robots ---- */
+
+static mbs_joint_type pinocchio_type(const char *t)
+{
+    if (strcmp(t, "JointModelFreeFlyer") == 0) return MBS_JOINT_FREEFLYER;
+    if (strcmp(t, "JointModelPlanar") == 0) return MBS_JOINT_PLANAR;
+    if (strncmp(t, "JointModelP", 11) == 0) return MBS_JOINT_PRISMATIC;
+    return MBS_JOINT_REVOLUTE;
+}
+
+/* Joint names, order, types, parents, idx_q / idx_v, nq, nv, total mass and frame names
+ * as Pinocchio has them in the reference vectors. */
+static void check_against_json(const char *robot)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s%s.urdf", REF_URDF, robot);
+    mbs_error err;
+    mbs_model *m = mbs_model_from_urdf(path, 1, &err);
+    CHECK(m != NULL, "%s: %s", robot, err.msg);
+    cJSON *js = tm_reference_vectors(robot);
+    CHECK(js != NULL, "%s: cannot read its reference vectors", robot);
+    if (!m || !js) { mbs_model_free(m); cJSON_Delete(js); return; }
+    CHECK(mbs_model_nq(m) == cJSON_GetObjectItem(js, "nq")->valueint, "%s: nq %d", robot, mbs_model_nq(m));
+    CHECK(mbs_model_nv(m) == cJSON_GetObjectItem(js, "nv")->valueint, "%s: nv %d", robot, mbs_model_nv(m));
+    double mass = cJSON_GetObjectItem(js, "total_mass")->valuedouble;
+    CHECK(fabs(mbs_model_mass(m) - mass) <= 1e-12 * mass, "%s: mass %.17g vs %.17g", robot, mbs_model_mass(m), mass);
+    const cJSON *joints = cJSON_GetObjectItem(js, "joints");
+    CHECK(mbs_model_njoints(m) == cJSON_GetArraySize(joints), "%s: %d joints", robot, mbs_model_njoints(m));
+    int j = 0;
+    for (const cJSON *e = joints ? joints->child : NULL; e && j < mbs_model_njoints(m); e = e->next, j++) {
+        const char *name = cJSON_GetObjectItem(e, "name")->valuestring;
+        const char *parent = cJSON_GetObjectItem(e, "parent")->valuestring;
+        CHECK(strcmp(mbs_joint_name(m, j), name) == 0, "%s: joint %d is %s, expected %s", robot, j, mbs_joint_name(m, j),
+              name);
+        int pj = mbs_joint_parent(m, j);
+        CHECK(strcmp(pj < 0 ? "universe" : mbs_joint_name(m, pj), parent) == 0, "%s: parent of %s", robot, name);
+        CHECK(mbs_joint_type_of(m, j) == pinocchio_type(cJSON_GetObjectItem(e, "type")->valuestring), "%s: type of %s",
+              robot, name);
+        CHECK(mbs_joint_idx_q(m, j) == cJSON_GetObjectItem(e, "idx_q")->valueint, "%s: idx_q of %s", robot, name);
+        CHECK(mbs_joint_idx_v(m, j) == cJSON_GetObjectItem(e, "idx_v")->valueint, "%s: idx_v of %s", robot, name);
+        CHECK(mbs_joint_nq(m, j) == cJSON_GetObjectItem(e, "nq")->valueint, "%s: nq of %s", robot, name);
+        CHECK(mbs_joint_nv(m, j) == cJSON_GetObjectItem(e, "nv")->valueint, "%s: nv of %s", robot, name);
+    }
+    const cJSON *frames = cJSON_GetObjectItem(js, "frame_names");
+    for (const cJSON *e = frames ? frames->child : NULL; e; e = e->next)
+        CHECK(mbs_frame_id(m, e->valuestring) >= 0, "%s: no frame %s", robot, e->valuestring);
+    cJSON_Delete(js);
+    mbs_model_free(m);
+}
+
+static void test_reference_layouts(void)
+{
+    check_against_json("solo12");
+    check_against_json("romeo");
+    check_against_json("robosimian");
+}
+
+static void test_solo12(void)
+{
+    mbs_error err;
+    mbs_model *m = mbs_model_from_urdf(REF_URDF "solo12.urdf", 1, &err);
+    CHECK(m != NULL, "solo12: %s", err.msg);
+    if (!m) return;
+    CHECK(err.code == 0 && err.nwarnings == 0, "solo12: code %d, %d warnings", err.code, err.nwarnings);
+    CHECK(mbs_model_nq(m) == 19 && mbs_model_nv(m) == 18, "solo12 nq %d nv %d", mbs_model_nq(m), mbs_model_nv(m));
+    CHECK(mbs_model_njoints(m) == 13, "solo12 has %d joints", mbs_model_njoints(m));
+    static const char *names[13] = {"root_joint", "FL_HAA", "FL_HFE", "FL_KFE", "FR_HAA", "FR_HFE", "FR_KFE",
+                                    "HL_HAA", "HL_HFE", "HL_KFE", "HR_HAA", "HR_HFE", "HR_KFE"};
+    for (int j = 0; j < 13 && j < mbs_model_njoints(m); j++)
+        CHECK(strcmp(mbs_joint_name(m, j), names[j]) == 0, "joint %d is %s", j, mbs_joint_name(m, j));
+    CHECK(mbs_joint_type_of(m, 0) == MBS_JOINT_FREEFLYER, "root_joint is not a free-flyer");
+    CHECK(strcmp(mbs_body_name(m, 0), "base_link") == 0, "body 0 is %s", mbs_body_name(m, 0));
+    CHECK(mbs_joint_id(m, "FR_KFE") == 6, "FR_KFE at %d", mbs_joint_id(m, "FR_KFE"));
+    int foot = mbs_frame_id(m, "FL_FOOT");
+    CHECK(foot >= 0, "no FL_FOOT frame");
+    CHECK(mbs_frame_type_of(m, foot) == MBS_FRAME_FIXED_LINK, "FL_FOOT is not a merged link");
+    CHECK(mbs_frame_body(m, foot) == mbs_joint_id(m, "FL_KFE"), "FL_FOOT is on body %d", mbs_frame_body(m, foot));
+    CHECK(mbs_frame_id(m, "no_such_frame") == -1, "an absent frame was found");
+    int kfe = mbs_frame_id(m, "FL_KFE");
+    CHECK(kfe >= 0 && mbs_frame_type_of(m, kfe) == MBS_FRAME_JOINT, "FL_KFE joint frame");
+    mbs_model_free(m);
+
+    m = mbs_model_from_urdf(REF_URDF "solo12.urdf", 0, &err);
+    CHECK(m != NULL, "fixed solo12: %s", err.msg);
+    if (!m) return;
+    CHECK(mbs_model_nq(m) == 12 && mbs_model_nv(m) == 12, "fixed solo12 nq %d nv %d", mbs_model_nq(m), mbs_model_nv(m));
+    CHECK(mbs_joint_parent(m, 0) == -1 && strcmp(mbs_joint_name(m, 0), "FL_HAA") == 0, "fixed solo12 first joint");
+    int base = mbs_frame_id(m, "base_link");
+    CHECK(base >= 0 && mbs_frame_body(m, base) == -1, "fixed base_link should be on the world");
+    CHECK(fabs(mbs_model_mass(m) - 2.5000027900000004) < 1e-12, "fixed solo12 mass %.17g", mbs_model_mass(m));
+    mbs_model_free(m);
+}
+
+static void test_romeo_warnings(void)
+{
+    mbs_error err;
+    mbs_model *m = mbs_model_from_urdf(REF_URDF "romeo.urdf", 1, &err);
+    CHECK(m != NULL, "romeo: %s", err.msg);
+    CHECK(err.code == 0, "romeo code %d", err.code);
+    CHECK(err.nwarnings == 2, "romeo: %d warnings:\n%s", err.nwarnings, err.warnings);
+    CHECK(strstr(err.warnings, "RShoulderYawLink") && strstr(err.warnings, "RElbowYawLink"), "romeo warnings: %s",
+          err.warnings);
+    CHECK(strstr(err.warnings, "romeo.urdf:") && strstr(err.warnings, "triangle inequality"), "romeo warnings: %s",
+          err.warnings);
+    mbs_model_free(m);
+
+    m = mbs_model_from_urdf_opts(REF_URDF "romeo.urdf", &STRICT, &err);
+    CHECK(m == NULL, "strict romeo loaded");
+    mbs_model_free(m);
+    CHECK(err.code == MBS_ERR_MODEL && strstr(err.msg, "triangle inequality") && strstr(err.msg, "romeo.urdf:"),
+          "strict romeo: %d %s", err.code, err.msg);
+}
+
+static void test_drake_models(void)
+{
+    mbs_error err;
+    mbs_model *m = mbs_model_from_urdf_opts(REF_URDF "compass_gait.urdf", &FIXED, &err);
+    CHECK(m != NULL, "compass gait: %s", err.msg);
+    if (m) {
+        CHECK(mbs_model_njoints(m) == 2, "compass gait has %d joints", mbs_model_njoints(m));
+        CHECK(mbs_joint_type_of(m, 0) == MBS_JOINT_PLANAR, "compass gait joint 0 is not planar");
+        CHECK(mbs_joint_nq(m, 0) == 4 && mbs_joint_nv(m, 0) == 3, "planar nq %d nv %d", mbs_joint_nq(m, 0),
+              mbs_joint_nv(m, 0));
+        CHECK(mbs_model_nq(m) == 5 && mbs_model_nv(m) == 4, "compass gait nq %d nv %d", mbs_model_nq(m), mbs_model_nv(m));
+        CHECK(fabs(mbs_model_mass(m) - 20) < 1e-12, "compass gait mass %g", mbs_model_mass(m));
+        /* the left leg is welded to the hip: its 5 kg lands on the planar body at z = -0.5 */
+        double mass, com[3];
+        mbs_body_inertia(m, 0, &mass, com, NULL);
+        CHECK(fabs(mass - 15) < 1e-12 && fabs(com[2] + 0.5 / 3) < 1e-12, "hip body mass %g com z %g", mass, com[2]);
+        mbs_model_free(m);
+    }
+    m = mbs_model_from_urdf(REF_URDF "compass_gait.urdf", 1, &err);
+    CHECK(m != NULL && mbs_model_nq(m) == 12, "floating compass gait: %s", err.msg);
+    mbs_model_free(m);
+    m = mbs_model_from_urdf(REF_URDF "rimless_wheel.urdf", 1, &err);
+    CHECK(m != NULL, "rimless wheel: %s", err.msg);
+    if (m) CHECK(mbs_model_nq(m) == 7 && mbs_frame_id(m, "spoke8") >= 0, "rimless wheel nq %d", mbs_model_nq(m));
+    mbs_model_free(m);
+}
+
+/* ---- a hand-made tree with a fixed chain ---- */
+
+/* Siblings are listed z_arm before a_side: the loader must visit a_side first (name order). */
+static const char *chain_urdf =
+    "<?xml version='1.0'?>\n"
+    "<robot name='chain' xmlns='https://example.org/ns'>\n"
+    "  <link name='base'><inertial><mass value='2'/>\n"
+    "    <inertia ixx='1' ixy='0' ixz='0' iyy='1' iyz='0' izz='1'/></inertial></link>\n"
+    "  <joint name='z_arm' type='revolute'><parent link='base'/><child link='arm'/>\n"
+    "    <origin xyz='0 0 1'/><axis xyz='0 0 2'/>\n"
+    "    <limit lower='-1' upper='1.5' velocity='2' effort='3'/><dynamics damping='0.5' friction='0.25'/></joint>\n"
+    "  <link name='arm'><inertial><origin xyz='0.5 0 0'/><mass value='1'/>\n"
+    "    <inertia ixx='0.1' ixy='0' ixz='0' iyy='0.2' iyz='0' izz='0.3'/></inertial>\n"
+    "    <visual><geometry><mesh filename='package://x/arm.stl'/></geometry><material name='red'/></visual></link>\n"
+    "  <joint name='weld1' type='fixed'><parent link='arm'/><child link='plate'/>\n"
+    "    <origin xyz='1 0 0' rpy='0 0 1.5707963267948966'/></joint>\n"
+    "  <link name='plate'><inertial><origin xyz='0.1 0 0'/><mass value='3'/>\n"
+    "    <inertia ixx='0.4' ixy='0.01' ixz='0' iyy='0.5' iyz='0' izz='0.6'/></inertial></link>\n"
+    "  <joint name='weld2' type='fixed'><parent link='plate'/><child link='tip'/><origin xyz='0 2 0'/></joint>\n"
+    "  <link name='tip'><inertial><mass value='1'/></inertial></link>\n"
+    "  <joint name='slide' type='prismatic'><parent link='tip'/><child link='slider'/>\n"
+    "    <origin xyz='0 0 0.5'/><axis xyz='1 0 0'/></joint>\n"
+    "  <link name='slider'><inertial><mass value='1'/>\n"
+    "    <inertia ixx='0.01' ixy='0' ixz='0' iyy='0.01' iyz='0' izz='0.01'/></inertial></link>\n"
+    "  <joint name='a_side' type='continuous'><parent link='base'/><child link='side'/>\n"
+    "    <origin xyz='0 1 0'/><axis xyz='0 1 0'/><limit effort='7' velocity='8'/></joint>\n"
+    "  <link name='side'><inertial><mass value='0.5'/></inertial><collision/></link>\n"
+    "  <transmission name='t'><joint name='z_arm'/></transmission>\n"
+    "  <gazebo reference='arm'><mu1>0.5</mu1></gazebo>\n"
+    "</robot>\n";
+
+static void check_frame(const mbs_model *m, const char *name, mbs_frame_type type, int body, const double R[9],
+                        const double p[3])
+{
+    int f = mbs_frame_id(m, name);
+    CHECK(f >= 0, "no frame %s", name);
+    if (f < 0) return;
+    CHECK(mbs_frame_type_of(m, f) == type, "frame %s has type %d", name, (int)mbs_frame_type_of(m, f));
+    CHECK(mbs_frame_body(m, f) == body, "frame %s on body %d, expected %d", name, mbs_frame_body(m, f), body);
+    double Rf[9], pf[3];
+    mbs_frame_local_placement(m, f, Rf, pf);
+    CHECK_CLOSE(Rf, R, 9, 1e-15, name);
+    CHECK_CLOSE(pf, p, 3, 1e-15, name);
+}
+
+static void test_fixed_chain(void)
+{
+    mbs_error err;
+    mbs_model *m = load_string(chain_urdf, &FLOATING, &err);
+    CHECK(m != NULL, "chain: %s", err.msg);
+    if (!m) return;
+    CHECK(mbs_model_njoints(m) == 4 && mbs_model_nq(m) == 10 && mbs_model_nv(m) == 9, "chain: %d joints nq %d nv %d",
+          mbs_model_njoints(m), mbs_model_nq(m), mbs_model_nv(m));
+    static const char *order[4] = {"root_joint", "a_side", "z_arm", "slide"};
+    static const int parent[4] = {-1, 0, 0, 2};
+    for (int j = 0; j < 4; j++) {
+        CHECK(strcmp(mbs_joint_name(m, j), order[j]) == 0, "chain joint %d is %s", j, mbs_joint_name(m, j));
+        CHECK(mbs_joint_parent(m, j) == parent[j], "chain joint %d parent %d", j, mbs_joint_parent(m, j));
+    }
+    CHECK(strcmp(mbs_model_name(m), "chain") == 0 && strcmp(mbs_body_name(m, 2), "arm") == 0, "names");
+    CHECK(fabs(mbs_model_mass(m) - 8.5) < 1e-15, "chain mass %.17g", mbs_model_mass(m));
+
+    /* arm (1 kg at (0.5,0,0)) + plate (3 kg, rotated 90° about z, at (1,0.1,0)) + tip (1 kg at (-1,0,0)):
+     * com = (0.5, 0.06, 0); Ic = sum of rotated Ic + parallel-axis terms about that com, by hand. */
+    double mass, com[3], Ic[9];
+    mbs_body_inertia(m, 2, &mass, com, Ic);
+    const double com_ref[3] = {0.5, 0.06, 0};
+    const double Ic_ref[9] = {0.612, -0.16, 0, -0.16, 3.6, 0, 0, 0, 3.912};
+    CHECK(fabs(mass - 5) < 1e-15, "merged mass %.17g", mass);
+    CHECK_CLOSE(com, com_ref, 3, 1e-14, "merged com");
+    CHECK_CLOSE(Ic, Ic_ref, 9, 1e-13, "merged inertia");
+
+    const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, Rz[9] = {0, 1, 0, -1, 0, 0, 0, 0, 1}, o[3] = {0, 0, 0};
+    const double p_plate[3] = {1, 0, 0}, p_tip[3] = {-1, 0, 0};
+    check_frame(m, "plate", MBS_FRAME_FIXED_LINK, 2, Rz, p_plate);
+    check_frame(m, "weld1", MBS_FRAME_FIXED_JOINT, 2, Rz, p_plate);
+    check_frame(m, "tip", MBS_FRAME_FIXED_LINK, 2, Rz, p_tip);
+    check_frame(m, "weld2", MBS_FRAME_FIXED_JOINT, 2, Rz, p_tip);
+    check_frame(m, "arm", MBS_FRAME_BODY, 2, I3, o);
+    check_frame(m, "z_arm", MBS_FRAME_JOINT, 2, I3, o);
+    check_frame(m, "base", MBS_FRAME_BODY, 0, I3, o);
+    check_frame(m, "root_joint", MBS_FRAME_JOINT, 0, I3, o);
+    check_frame(m, "slider", MBS_FRAME_BODY, 3, I3, o);
+    CHECK(mbs_model_nframes(m) == 12, "chain has %d frames", mbs_model_nframes(m));
+
+    /* slide hangs off the merged tip: its placement composes the fixed chain */
+    const mbs_body *b = &m->bodies[3];
+    const double p_slide[3] = {-1, 0, 0.5}, x[3] = {1, 0, 0}, z[3] = {0, 0, 1};
+    CHECK_CLOSE(b->Rt, Rz, 9, 1e-15, "slide rotation");
+    CHECK_CLOSE(b->pt, p_slide, 3, 1e-15, "slide position");
+    CHECK_CLOSE(b->axis, x, 3, 0, "slide axis");
+    CHECK_CLOSE(m->bodies[2].axis, z, 3, 0, "z_arm axis (normalised)");
+
+    const double *lo = mbs_model_lower_limits(m), *up = mbs_model_upper_limits(m);
+    CHECK(lo[8] == -1 && up[8] == 1.5, "z_arm limits %g %g", lo[8], up[8]);
+    CHECK(mbs_model_velocity_limits(m)[7] == 2 && mbs_model_effort_limits(m)[7] == 3, "z_arm velocity / effort");
+    CHECK(mbs_model_damping(m)[7] == 0.5 && mbs_model_friction(m)[7] == 0.25, "z_arm dynamics");
+    CHECK(lo[7] == -INFINITY && up[7] == INFINITY, "continuous a_side is bounded: %g %g", lo[7], up[7]);
+    CHECK(mbs_model_effort_limits(m)[6] == 7 && mbs_model_velocity_limits(m)[6] == 8, "a_side effort / velocity");
+    CHECK(lo[9] == -INFINITY && up[9] == INFINITY && mbs_model_damping(m)[8] == 0, "slide without <limit>");
+    mbs_model_free(m);
+
+    m = load_string(chain_urdf, &FIXED, &err);
+    CHECK(m != NULL, "fixed chain: %s", err.msg);
+    if (!m) return;
+    CHECK(mbs_model_njoints(m) == 3 && mbs_model_nq(m) == 3, "fixed chain: %d joints", mbs_model_njoints(m));
+    check_frame(m, "base", MBS_FRAME_FIXED_LINK, -1, I3, o);
+    CHECK(fabs(mbs_model_mass(m) - 8.5) < 1e-15, "fixed chain mass %.17g (the base counts)", mbs_model_mass(m));
+    const double p_side[3] = {0, 1, 0};
+    CHECK_CLOSE(m->bodies[0].pt, p_side, 3, 0, "a_side placement on the world");
+    mbs_model_free(m);
+}
+
+/* A link fixed to a fixed-base root stays on the world; a point mass and a zero inertia load. */
+static void test_world_links(void)
+{
+    mbs_error err;
+    mbs_model *m = load_string(ROBOT(LINK_A LINK_B "<link name='c'><inertial><mass value='0.25'/></inertial></link>"
+                                     "<joint name='f' type='fixed'><parent link='a'/><child link='c'/>"
+                                     "<origin xyz='0 0 3' rpy='0.1 0.2 0.3'/></joint>" JOINT_J("prismatic", "")),
+                               &FIXED, &err);
+    CHECK(m != NULL, "world links: %s", err.msg);
+    if (!m) return;
+    int c = mbs_frame_id(m, "c");
+    CHECK(c >= 0 && mbs_frame_body(m, c) == -1 && mbs_frame_type_of(m, c) == MBS_FRAME_FIXED_LINK, "c on world");
+    double R[9], p[3];
+    mbs_frame_local_placement(m, c, R, p);
+    /* Rz(0.3) Ry(0.2) Rx(0.1), column-major */
+    double cr = cos(0.1), sr = sin(0.1), cp = cos(0.2), sp = sin(0.2), cy = cos(0.3), sy = sin(0.3);
+    const double Rref[9] = {cy * cp, sy * cp, -sp, cy * sp * sr - sy * cr, sy * sp * sr + cy * cr, cp * sr,
+                            cy * sp * cr + sy * sr, sy * sp * cr - cy * sr, cp * cr};
+    const double p_ref[3] = {0, 0, 3};
+    CHECK_CLOSE(R, Rref, 9, 1e-15, "rpy");
+    CHECK_CLOSE(p, p_ref, 3, 0, "xyz");
+    CHECK(fabs(mbs_model_mass(m) - 2.25) < 1e-15, "mass %g", mbs_model_mass(m));
+    CHECK(mbs_model_njoints(m) == 1 && mbs_joint_type_of(m, 0) == MBS_JOINT_PRISMATIC, "one prismatic joint");
+    int j = mbs_frame_id(m, "j");
+    CHECK(j >= 0 && mbs_frame_type_of(m, j) == MBS_FRAME_JOINT && mbs_frame_body(m, j) == 0, "joint frame j");
+    CHECK(mbs_frame_id(m, "f") >= 0 && mbs_frame_type_of(m, mbs_frame_id(m, "f")) == MBS_FRAME_FIXED_JOINT, "frame f");
+    mbs_model_free(m);
+
+    /* <inertial> origin rotates the inertia into the link frame: Rz(90°) swaps ixx and iyy */
+    m = load_string(ROBOT("<link name='a'><inertial><origin xyz='1 2 3' rpy='0 0 1.5707963267948966'/><mass value='2'/>"
+                          "<inertia ixx='1' ixy='0' ixz='0' iyy='2' iyz='0' izz='3'/></inertial></link>"),
+                    &FLOATING, &err);
+    CHECK(m != NULL, "rotated inertial: %s", err.msg);
+    if (!m) return;
+    double mass, com[3], Ic[9];
+    mbs_body_inertia(m, 0, &mass, com, Ic);
+    const double c_ref[3] = {1, 2, 3}, I_ref[9] = {2, 0, 0, 0, 1, 0, 0, 0, 3};
+    CHECK_CLOSE(com, c_ref, 3, 1e-15, "inertial com");
+    CHECK_CLOSE(Ic, I_ref, 9, 1e-15, "inertial rotation");
+    mbs_model_free(m);
+}
+
+/* ---- bad input ---- */
+
+static void test_io_and_xml_errors(void)
+{
+    mbs_error err;
+    mbs_model *m = mbs_model_from_urdf(BAD_DIR "does_not_exist.urdf", 1, &err);
+    CHECK(m == NULL && err.code == MBS_ERR_IO, "missing file: %d %s", err.code, err.msg);
+    CHECK(strstr(err.msg, "does_not_exist.urdf") && strstr(err.msg, "cannot open"), "missing file: %s", err.msg);
+    m = mbs_model_from_urdf(BAD_DIR, 1, &err);
+    CHECK(m == NULL && err.code == MBS_ERR_IO, "directory: %d %s", err.code, err.msg);
+
+    EXPECT_FAIL("<robot name='r'>\n<link name='a'>\n</robot>", MBS_ERR_PARSE, "t.urdf:3:", "not a valid XML");
+    EXPECT_FAIL("this is not XML", MBS_ERR_PARSE, "t.urdf:1:", NULL);
+    EXPECT_FAIL("", MBS_ERR_PARSE, "t.urdf", NULL);
+    m = mbs_model_from_urdf(BAD_DIR "not_xml.urdf", 1, &err);
+    CHECK(m == NULL && err.code == MBS_ERR_PARSE && strstr(err.msg, "not_xml.urdf:2:"), "not_xml file: %s", err.msg);
+    EXPECT_FAIL("<?xml version='1.0'?>\n<sdf><model/></sdf>", MBS_ERR_MODEL, "t.urdf:2: robot: no <robot> root element",
+                "<sdf>");
+    m = mbs_model_from_urdf_string(NULL, "x", NULL, &err);
+    CHECK(m == NULL && err.code == MBS_ERR_ARG, "NULL string");
+}
+
+static void test_structure_errors(void)
+{
+    EXPECT_FAIL(ROBOT(""), MBS_ERR_MODEL, "no root link", NULL);
+    EXPECT_FAIL(ROBOT(LINK_A LINK_B), MBS_ERR_MODEL, "two root links 'a' and 'b'", NULL);
+    EXPECT_FAIL(ROBOT(LINK_A LINK_B JOINT_J("revolute", "")
+                      "<joint name='k' type='revolute'><parent link='b'/><child link='a'/></joint>"),
+                MBS_ERR_MODEL, "cycle", NULL);
+    /* a cycle next to a proper root */
+    EXPECT_FAIL(ROBOT("<link name='root'><inertial><mass value='1'/></inertial></link>" LINK_A LINK_B
+                      JOINT_J("revolute", "") "<joint name='k' type='revolute'><parent link='b'/><child link='a'/></joint>"),
+                MBS_ERR_MODEL, "cycle through link", NULL);
+    EXPECT_FAIL(ROBOT(LINK_A "<joint name='k' type='fixed'><parent link='a'/><child link='a'/></joint>"), MBS_ERR_MODEL,
+                "joint 'k'", "cycle");
+    EXPECT_FAIL(ROBOT(LINK_A LINK_B "<joint name='j' type='revolute'><parent link='x'/><child link='b'/></joint>"),
+                MBS_ERR_MODEL, "joint 'j': unknown link 'x' in <parent>", NULL);
+    EXPECT_FAIL(ROBOT(LINK_A LINK_B "<joint name='j' type='revolute'><parent link='a'/><child link='y'/></joint>"),
+                MBS_ERR_MODEL, "joint 'j': unknown link 'y' in <child>", NULL);
+    EXPECT_FAIL(ROBOT(LINK_A LINK_B "<link name='c'/>" JOINT_J("revolute", "")
+                      "<joint name='k' type='revolute'><parent link='c'/><child link='b'/></joint>"),
+                MBS_ERR_MODEL, "link 'b' has two parent joints ('j' and 'k')", NULL);
+    EXPECT_FAIL(ROBOT(LINK_A LINK_A), MBS_ERR_MODEL, "link 'a': duplicate link name", NULL);
+    EXPECT_FAIL(ROBOT(LINK_A LINK_B "<link name='c'/>" JOINT_J("revolute", "")
+                      "<joint name='j' type='revolute'><parent link='a'/><child link='c'/></joint>"),
+                MBS_ERR_MODEL, "joint 'j': duplicate joint name", NULL);
+    EXPECT_FAIL(ROBOT(LINK_A LINK_B "<joint name='root_joint' type='revolute'><parent link='a'/><child link='b'/></joint>"),
+                MBS_ERR_MODEL, "root_joint", NULL);
+    /* the builder's finalize finds the massless moving subtree; the file name is prepended */
+    EXPECT_FAIL(ROBOT(LINK_A "<link name='b'/>" JOINT_J("revolute", "")), MBS_ERR_MODEL, "t.urdf: ", "massless");
+    EXPECT_FAIL(ROBOT(LINK_A "<link name='b'><inertial><mass value='0'/></inertial></link>" JOINT_J("revolute", "")),
+                MBS_ERR_MODEL, "'b'", "massless");
+}
+
+static void test_value_errors(void)
+{
+    EXPECT_FAIL("<robot name='r'>\n" LINK_A "\n<link name='b'>\n<inertial><mass value='-1'/></inertial></link>\n</robot>",
+                MBS_ERR_MODEL, "t.urdf:4: link 'b': negative mass", NULL);
+    EXPECT_FAIL(ROBOT("<link name='a'><inertial><mass value='1'/>"
+                      "<inertia ixx='1' ixy='2' ixz='0' iyy='1' iyz='0' izz='1'/></inertial></link>"),
+                MBS_ERR_MODEL, "link 'a': inertia is not positive semi-definite", NULL);
+    EXPECT_FAIL(ROBOT("<link name='a'><inertial><mass value='1'/>"
+                      "<inertia ixx='-1' ixy='0' ixz='0' iyy='-1' iyz='0' izz='-1'/></inertial></link>"),
+                MBS_ERR_MODEL, "positive semi-definite", NULL);
+    EXPECT_FAIL(ROBOT(LINK_A LINK_B JOINT_J("ball", "")), MBS_ERR_MODEL, "joint 'j': unknown joint type 'ball'", NULL);
+    EXPECT_FAIL(ROBOT(LINK_A LINK_B JOINT_J("revolute", "<axis xyz='0 0 0'/>")), MBS_ERR_MODEL,
+                "joint 'j': axis has zero length", NULL);
+    EXPECT_FAIL(ROBOT(LINK_A LINK_B JOINT_J("planar", "<axis xyz='0 0 0'/>")), MBS_ERR_MODEL, "zero length", NULL);
+    EXPECT_FAIL(ROBOT(LINK_A LINK_B JOINT_J("revolute", "<limit lower='1' upper='0'/>")), MBS_ERR_MODEL,
+                "lower limit", NULL);
+    /* numbers: not finite, malformed, wrong count */
+    EXPECT_FAIL(ROBOT(LINK_A LINK_B JOINT_J("revolute", "<origin xyz='0 nan 0'/>")), MBS_ERR_MODEL,
+                "joint 'j': <origin> attribute xyz=\"0 nan 0\"", "not finite");
+    EXPECT_FAIL(ROBOT(LINK_A LINK_B JOINT_J("revolute", "<origin rpy='0 0 inf'/>")), MBS_ERR_MODEL, "not finite", NULL);
+    EXPECT_FAIL(ROBOT(LINK_A LINK_B JOINT_J("revolute", "<origin xyz='0 0 1e999'/>")), MBS_ERR_MODEL, "not finite", NULL);
+    EXPECT_FAIL(ROBOT(LINK_A "<link name='b'><inertial><mass value='NaN'/></inertial></link>" JOINT_J("revolute", "")),
+                MBS_ERR_MODEL, "link 'b': <mass> attribute value=\"NaN\"", "not finite");
+    EXPECT_FAIL(ROBOT(LINK_A LINK_B JOINT_J("revolute", "<origin xyz='1.2.3 0 0'/>")), MBS_ERR_MODEL, "not a number",
+                NULL);
+    EXPECT_FAIL(ROBOT(LINK_A LINK_B JOINT_J("revolute", "<axis xyz='abc 0 1'/>")), MBS_ERR_MODEL, "<axis>",
+                "not a number");
+    EXPECT_FAIL(ROBOT(LINK_A LINK_B JOINT_J("revolute", "<axis xyz='0,0,1'/>")), MBS_ERR_MODEL, "not a number", NULL);
+    EXPECT_FAIL(ROBOT(LINK_A LINK_B JOINT_J("revolute", "<origin xyz='1 2'/>")), MBS_ERR_MODEL, "expected 3 numbers, got 2",
+                NULL);
+    EXPECT_FAIL(ROBOT(LINK_A LINK_B JOINT_J("revolute", "<origin rpy='1 2 3 4'/>")), MBS_ERR_MODEL,
+                "expected 3 numbers, got 4", NULL);
+    EXPECT_FAIL(ROBOT(LINK_A LINK_B JOINT_J("revolute", "<origin xyz=''/>")), MBS_ERR_MODEL, "got 0", NULL);
+    EXPECT_FAIL(ROBOT(LINK_A LINK_B JOINT_J("revolute", "<limit effort='1 2'/>")), MBS_ERR_MODEL, "expected 1 number,",
+                NULL);
+    EXPECT_FAIL(ROBOT(LINK_A "<link name='b'><inertial><mass value='1'/>"
+                             "<inertia ixx='1' ixy='0' ixz='0' iyy='1' iyz='0x' izz='1'/></inertial></link>"
+                             JOINT_J("revolute", "")),
+                MBS_ERR_MODEL, "iyz", "not a number");
+}
+
+static void test_missing_attributes(void)
+{
+    EXPECT_FAIL(ROBOT("<link><inertial><mass value='1'/></inertial></link>"), MBS_ERR_MODEL,
+                "link: <link> is missing attribute 'name'", NULL);
+    EXPECT_FAIL(ROBOT(LINK_A LINK_B "<joint type='fixed'><parent link='a'/><child link='b'/></joint>"), MBS_ERR_MODEL,
+                "<joint> is missing attribute 'name'", NULL);
+    EXPECT_FAIL(ROBOT(LINK_A LINK_B "<joint name='j'><parent link='a'/><child link='b'/></joint>"), MBS_ERR_MODEL,
+                "joint 'j': <joint> is missing attribute 'type'", NULL);
+    EXPECT_FAIL(ROBOT(LINK_A LINK_B "<joint name='j' type='fixed'><parent/><child link='b'/></joint>"), MBS_ERR_MODEL,
+                "<parent> is missing attribute 'link'", NULL);
+    EXPECT_FAIL(ROBOT(LINK_A LINK_B "<joint name='j' type='fixed'><parent link='a'/><child name='b'/></joint>"),
+                MBS_ERR_MODEL, "<child> is missing attribute 'link'", NULL);
+    EXPECT_FAIL(ROBOT(LINK_A LINK_B "<joint name='j' type='fixed'><parent link='a'/></joint>"), MBS_ERR_MODEL,
+                "missing <child> element", NULL);
+    EXPECT_FAIL(ROBOT("<link name='a'><inertial><mass/></inertial></link>"), MBS_ERR_MODEL,
+                "link 'a': <mass> is missing attribute 'value'", NULL);
+    EXPECT_FAIL(ROBOT("<link name='a'><inertial><origin xyz='0 0 0'/></inertial></link>"), MBS_ERR_MODEL,
+                "<inertial> has no <mass>", NULL);
+    EXPECT_FAIL(ROBOT("<link name='a'><inertial><mass value='1'/><inertia ixx='1' ixy='0' ixz='0' iyy='1' izz='1'/>"
+                      "</inertial></link>"),
+                MBS_ERR_MODEL, "<inertia> is missing attribute 'iyz'", NULL);
+}
+
+/* A physically impossible inertia (principal moments 1, 1, 3) is a warning, or an error when strict. */
+static void test_triangle_inequality(void)
+{
+    const char *xml = "<robot name='r'>\n<link name='a'>\n<inertial><mass value='1'/>\n"
+                      "<inertia ixx='1' ixy='0' ixz='0' iyy='1' iyz='0' izz='3'/></inertial></link>\n</robot>";
+    mbs_error err;
+    mbs_model *m = load_string(xml, &FLOATING, &err);
+    CHECK(m != NULL && err.code == 0, "triangle warning only: %s", err.msg);
+    CHECK(err.nwarnings == 1 && strstr(err.warnings, "t.urdf:4: link 'a':") && strstr(err.warnings, "triangle inequality"),
+          "warning: %s", err.warnings);
+    mbs_model_free(m);
+    m = load_string(xml, &STRICT, &err);
+    CHECK(m == NULL && err.code == MBS_ERR_MODEL && strstr(err.msg, "t.urdf:4: link 'a': inertia violates the triangle"),
+          "strict: %s", err.msg);
+    mbs_model_free(m);
+    /* a thin rod (1, 1, 0) is exactly on the boundary and a point mass has none: both are fine */
+    m = load_string(ROBOT("<link name='a'><inertial><mass value='1'/><inertia ixx='1' ixy='0' ixz='0' iyy='1' iyz='0' "
+                          "izz='0'/></inertial></link>"),
+                    &STRICT, &err);
+    CHECK(m != NULL && err.nwarnings == 0, "rod: %s", err.msg);
+    mbs_model_free(m);
+    /* the same rod, tilted: off-diagonal terms, eigenvalues by the closed form */
+    m = load_string(ROBOT("<link name='a'><inertial><mass value='1'/><inertia ixx='1' ixy='0' ixz='0' iyy='0.5' iyz='0.5' "
+                          "izz='0.5'/></inertial></link>"),
+                    &STRICT, &err);
+    CHECK(m != NULL && err.nwarnings == 0, "tilted rod: %s", err.msg);
+    mbs_model_free(m);
+    m = load_string(ROBOT("<link name='a'><inertial><mass value='1'/><inertia ixx='0' ixy='0' ixz='0' iyy='0' iyz='0' "
+                          "izz='0'/></inertial></link>"),
+                    &STRICT, &err);
+    CHECK(m != NULL && err.nwarnings == 0, "point mass: %s", err.msg);
+    mbs_model_free(m);
+}
+
+/* ---- hostile XML ---- */
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+#define LOL_DTD                                                                                                        \
+    "<?xml version='1.0'?>\n<!DOCTYPE robot [\n"                                                                        \
+    " <!ENTITY lol 'lol'>\n"                                                                                           \
+    " <!ENTITY lol1 '&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;'>\n"                                           \
+    " <!ENTITY lol2 '&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;'>\n"                                 \
+    " <!ENTITY lol3 '&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;'>\n"                                 \
+    " <!ENTITY lol4 '&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;'>\n"                                 \
+    " <!ENTITY lol5 '&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;'>\n"                                 \
+    " <!ENTITY lol6 '&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;'>\n"                                 \
+    " <!ENTITY lol7 '&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;'>\n"                                 \
+    " <!ENTITY lol8 '&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;'>\n"                                 \
+    " <!ENTITY lol9 '&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;'>\n"                                 \
+    "]>\n"
+
+/* Runs f with stderr sent to a temporary file; returns how many bytes were printed. */
+static long stderr_bytes_during(void (*f)(void))
+{
+    fflush(stderr);
+    int saved = dup(2);
+    FILE *tmp = tmpfile();
+    if (saved < 0 || !tmp) {
+        if (tmp) fclose(tmp);
+        if (saved >= 0) close(saved);
+        f();
+        return 0;
+    }
+    dup2(fileno(tmp), 2);
+    f();
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    fseek(tmp, 0, SEEK_END);
+    long n = ftell(tmp);
+    fclose(tmp);
+    return n;
+}
+
+static void billion_laughs(void)
+{
+    static const char *bombs[2] = {LOL_DTD "<robot name='r'>" LINK_A "&lol9;</robot>",
+                                   LOL_DTD "<robot name='&lol9;'>" LINK_A "</robot>"};
+    for (int k = 0; k < 2; k++) {
+        mbs_error err;
+        double t0 = now();
+        mbs_model *m = load_string(bombs[k], &FLOATING, &err);
+        double dt = now() - t0;
+        CHECK(m == NULL && err.code == MBS_ERR_PARSE, "bomb %d: loaded or wrong code %d (%s)", k, err.code, err.msg);
+        CHECK(strncmp(err.msg, "t.urdf:", 7) == 0, "bomb %d: %s", k, err.msg);
+        CHECK(dt < 1.0, "bomb %d took %.2f s", k, dt);
+        mbs_model_free(m);
+    }
+}
+
+static void parse_errors_quietly(void)
+{
+    mbs_error err;
+    mbs_model *m = load_string("<robot name='r'><link name='a'></robot>", &FLOATING, &err);
+    mbs_model_free(m);
+    m = load_string(ROBOT("<link name='a'><inertial><mass value='1'/><inertia ixx='1' ixy='0' ixz='0' iyy='1' iyz='0' "
+                          "izz='3'/></inertial></link>"),
+                    &FLOATING, &err);
+    mbs_model_free(m);
+}
+
+static void test_entity_bomb(void)
+{
+    long printed = stderr_bytes_during(billion_laughs);
+    CHECK(printed == 0, "the entity bomb printed %ld bytes on stderr", printed);
+    printed = stderr_bytes_during(parse_errors_quietly);
+    CHECK(printed == 0, "a parse error printed %ld bytes on stderr", printed);
+}
+
+static int entity_loads;
+static xmlExternalEntityLoader default_loader;
+
+/* Counts every attempt libxml2 makes to open an external resource. */
+static xmlParserInputPtr counting_loader(const char *url, const char *id, xmlParserCtxtPtr ctxt)
+{
+    entity_loads++;
+    return default_loader(url, id, ctxt);
+}
+
+static void test_external_entity(void)
+{
+    default_loader = xmlGetExternalEntityLoader();
+    xmlSetExternalEntityLoader(counting_loader);
+    mbs_error err;
+    /* xxe.urdf gives link c (welded to the 1 kg root) an external entity holding a 1 kg <inertial> */
+    mbs_model *m = mbs_model_from_urdf(BAD_DIR "xxe.urdf", 1, &err);
+    CHECK(m != NULL, "xxe.urdf: %s", err.msg);
+    if (m) CHECK(fabs(mbs_model_mass(m) - 1) < 1e-15, "the external entity was expanded: mass %g", mbs_model_mass(m));
+    mbs_model_free(m);
+    /* the same from a string, with an absolute file:// URL */
+    char xml[1024];
+    snprintf(xml, sizeof xml,
+             "<!DOCTYPE robot [<!ENTITY xxe SYSTEM 'file://%s'>]>\n<robot name='r'>" LINK_A "<link name='c'>&xxe;</link>"
+             "<joint name='w' type='fixed'><parent link='a'/><child link='c'/></joint></robot>",
+             BAD_DIR "xxe_payload.xml");
+    m = load_string(xml, &FLOATING, &err);
+    CHECK(m != NULL, "xxe string: %s", err.msg);
+    if (m) CHECK(fabs(mbs_model_mass(m) - 1) < 1e-15, "the external entity was expanded: mass %g", mbs_model_mass(m));
+    mbs_model_free(m);
+    /* an external entity in an attribute is not well-formed XML */
+    snprintf(xml, sizeof xml, "<!DOCTYPE robot [<!ENTITY xxe SYSTEM '/etc/hostname'>]>\n<robot name='&xxe;'>" LINK_A
+             "</robot>");
+    m = load_string(xml, &FLOATING, &err);
+    CHECK(m == NULL && err.code == MBS_ERR_PARSE, "entity in attribute: %d %s", err.code, err.msg);
+    mbs_model_free(m);
+    CHECK(entity_loads == 0, "libxml2 tried to load %d external entities", entity_loads);
+    xmlSetExternalEntityLoader(default_loader);
+}
+
+/* Internal entities in attributes are plain XML and expand. */
+static void test_internal_entity(void)
+{
+    mbs_error err;
+    mbs_model *m = load_string("<!DOCTYPE robot [<!ENTITY m '2.5'>]>\n"
+                               ROBOT("<link name='a'><inertial><mass value='&m;'/></inertial></link>"),
+                               &FLOATING, &err);
+    CHECK(m != NULL && fabs(mbs_model_mass(m) - 2.5) < 1e-15, "entity mass: %s", err.msg);
+    mbs_model_free(m);
+}
+
+int main(void)
+{
+    RUN(test_reference_layouts);
+    RUN(test_solo12);
+    RUN(test_romeo_warnings);
+    RUN(test_drake_models);
+    RUN(test_fixed_chain);
+    RUN(test_world_links);
+    RUN(test_io_and_xml_errors);
+    RUN(test_structure_errors);
+    RUN(test_value_errors);
+    RUN(test_missing_attributes);
+    RUN(test_triangle_inequality);
+    RUN(test_entity_bomb);
+    RUN(test_external_entity);
+    RUN(test_internal_entity);
+    return check_summary("test_urdf");
+}

@@ -1,0 +1,129 @@
+/* testmodels.c — models and random states shared by the tests. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cjson/cJSON.h>
+
+#include "testmodels.h"
+
+#ifndef MBS_SOURCE_DIR
+#define MBS_SOURCE_DIR "."
+#endif
+
+double tm_uniform(unsigned long long *seed, double lo, double hi)
+{
+    /* splitmix64 */
+    unsigned long long z = (*seed += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return lo + (hi - lo) * (double)(z >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* A random rotation from a random unit quaternion. */
+static void random_rotation(unsigned long long *s, double R[9])
+{
+    double q[4], n = 0;
+    for (int k = 0; k < 4; k++) { q[k] = tm_uniform(s, -1, 1); n += q[k] * q[k]; }
+    n = sqrt(n);
+    double x = q[0] / n, y = q[1] / n, z = q[2] / n, w = q[3] / n;
+    R[0] = 1 - 2 * (y * y + z * z); R[3] = 2 * (x * y - z * w);     R[6] = 2 * (x * z + y * w);
+    R[1] = 2 * (x * y + z * w);     R[4] = 1 - 2 * (x * x + z * z); R[7] = 2 * (y * z - x * w);
+    R[2] = 2 * (x * z - y * w);     R[5] = 2 * (y * z + x * w);     R[8] = 1 - 2 * (x * x + y * y);
+}
+
+mbs_model *tm_random_tree(int n, int floating, unsigned long long seed)
+{
+    unsigned long long s = seed;
+    mbs_model *m = mbs_model_new("random_tree");
+    int *par = malloc((size_t)n * sizeof(int));
+    int planar_done = 0;
+    for (int i = 0; i < n; i++) {
+        int parent = -1;
+        if (i > 0) {
+            /* any ancestor-or-self of the last body keeps the depth-first order */
+            int depth = 0;
+            for (int a = i - 1; a >= 0; a = par[a]) depth++;
+            int up = (int)tm_uniform(&s, 0, depth * 0.6);
+            parent = i - 1;
+            while (up-- > 0 && par[parent] >= 0) parent = par[parent];
+        }
+        par[i] = parent;
+        double R[9], p[3], axis[3];
+        random_rotation(&s, R);
+        for (int k = 0; k < 3; k++) { p[k] = tm_uniform(&s, -0.5, 0.5); axis[k] = tm_uniform(&s, -1, 1); }
+        mbs_joint_type t = MBS_JOINT_REVOLUTE;
+        double r = tm_uniform(&s, 0, 1);
+        if (i == 0 && floating) t = MBS_JOINT_FREEFLYER;
+        else if (!planar_done && i == n / 2) { t = MBS_JOINT_PLANAR; planar_done = 1; }
+        else if (r < 0.15) t = MBS_JOINT_PRISMATIC;
+        else if (r < 0.6) { axis[0] = axis[1] = axis[2] = 0; axis[(int)tm_uniform(&s, 0, 3)] = 1; }
+        char name[32];
+        snprintf(name, sizeof name, "joint%d", i);
+        int b = mbs_model_add_joint(m, parent, t, name, R, p, axis, NULL);
+        double Rc[9], com[3], Ic[9], d[3];
+        random_rotation(&s, Rc);
+        for (int k = 0; k < 3; k++) { com[k] = tm_uniform(&s, -0.3, 0.3); d[k] = tm_uniform(&s, 0.2, 1.0); }
+        /* principal moments from a positive mass distribution satisfy the triangle inequality */
+        double pm[3] = {d[1] + d[2], d[0] + d[2], d[0] + d[1]};
+        for (int c = 0; c < 3; c++)
+            for (int rr = 0; rr < 3; rr++) {
+                double x = 0;
+                for (int k = 0; k < 3; k++) x += Rc[rr + 3 * k] * pm[k] * 0.05 * Rc[c + 3 * k];
+                Ic[rr + 3 * c] = x;
+            }
+        mbs_model_add_inertia(m, b, tm_uniform(&s, 0.5, 2.0), com, Ic, NULL);
+        snprintf(name, sizeof name, "body%d", i);
+        double Rf[9], pf[3];
+        random_rotation(&s, Rf);
+        for (int k = 0; k < 3; k++) pf[k] = tm_uniform(&s, -0.2, 0.2);
+        mbs_model_add_frame(m, name, b, Rf, pf, MBS_FRAME_OP, NULL);
+    }
+    free(par);
+    mbs_error err;
+    if (mbs_model_finalize(m, &err) != MBS_OK) {
+        fprintf(stderr, "tm_random_tree: %s\n", err.msg);
+        mbs_model_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+void tm_random_state(const mbs_model *m, unsigned long long *seed, double *q, double *v, double *a, double *tau)
+{
+    int nv = mbs_model_nv(m);
+    if (q) mbs_random_configuration(m, seed, q);
+    for (int k = 0; k < nv; k++) {
+        if (v) v[k] = tm_uniform(seed, -1, 1);
+        if (a) a[k] = tm_uniform(seed, -1, 1);
+        if (tau) tau[k] = tm_uniform(seed, -1, 1);
+    }
+}
+
+const char *tm_path(const char *rel)
+{
+    static char buf[4096];
+    snprintf(buf, sizeof buf, "%s/%s", MBS_SOURCE_DIR, rel);
+    return buf;
+}
+
+cJSON *tm_reference_vectors(const char *robot)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/../shared/reference/vectors/%s.json", MBS_SOURCE_DIR, robot);
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = n > 0 ? malloc((size_t)n + 1) : NULL;
+    cJSON *root = NULL;
+    if (buf && fread(buf, 1, (size_t)n, f) == (size_t)n) {
+        buf[n] = 0;
+        root = cJSON_Parse(buf);
+    }
+    free(buf);
+    fclose(f);
+    return root;
+}

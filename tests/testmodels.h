@@ -1,0 +1,21 @@
+/* testmodels.h — models and random states shared by the tests. */
+#ifndef MBS_TESTMODELS_H
+#define MBS_TESTMODELS_H
+
+#include "mbs.h"
+
+/* Deterministic uniform draw in [lo, hi). */
+double tm_uniform(unsigned long long *seed, double lo, double hi);
+/* A random tree of n bodies built with the builder API: optional free-flyer root, then a
+ * mix of revolute (aligned and oblique axes), prismatic and one planar joint, random
+ * placements and valid random inertias; every body gets a frame named "body<i>". */
+mbs_model *tm_random_tree(int n, int floating, unsigned long long seed);
+/* Random q (via mbs_random_configuration) and v, a, tau uniform in [-1, 1]. */
+void tm_random_state(const mbs_model *m, unsigned long long *seed, double *q, double *v, double *a, double *tau);
+/* The Pinocchio reference vectors of a robot (../shared/reference/vectors/<robot>.json),
+ * parsed; NULL when missing or malformed. Free with cJSON_Delete. */
+struct cJSON *tm_reference_vectors(const char *robot);
+/* Path to a file of the source tree. */
+const char *tm_path(const char *rel);
+
+#endif

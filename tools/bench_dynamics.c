@@ -1,0 +1,188 @@
+/* bench_dynamics.c — median µs per call of the Featherstone layer on Solo, Romeo, Robosimian
+ * and on chains of 10 to 200 bodies. Same protocol as the Pinocchio figures in
+ * ../shared/reference/peer_timings.md: batches of 100 calls over 100 random states, the
+ * median over batches. Ends with `key: value` lines. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mbs.h"
+
+#ifndef MBS_SOURCE_DIR
+#define MBS_SOURCE_DIR "."
+#endif
+
+#define NSTATES 100
+#define NBATCH 300
+
+typedef struct bench {
+    const mbs_model *m;
+    mbs_data *d;
+    int nq, nv;
+    double *q, *v, *a, *tau;      /* NSTATES states */
+    double *out, *M, *D1, *D2, *D3;
+} bench;
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+enum { FK, JAC, RNEA, CRBA, ABA, ABI, LTDL, RNEA_D, ABA_D, INTEGRATE, DIFFERENCE, NALG };
+static const char *alg_names[NALG] = {"fk", "jacobians", "rnea", "crba", "aba", "abi", "ltdl",
+                                      "rnea_derivatives", "aba_derivatives", "integrate", "difference"};
+
+static void call(bench *b, int alg, int s)
+{
+    const double *q = b->q + (size_t)b->nq * s, *v = b->v + (size_t)b->nv * s;
+    const double *a = b->a + (size_t)b->nv * s, *tau = b->tau + (size_t)b->nv * s;
+    switch (alg) {
+    case FK: mbs_forward_kinematics(b->m, b->d, q, v, a); break;
+    case JAC: mbs_compute_joint_jacobians(b->m, b->d, q); break;
+    case RNEA: mbs_rnea(b->m, b->d, q, v, a, b->out); break;
+    case CRBA: mbs_crba(b->m, b->d, q, b->M); break;
+    case ABA: mbs_aba(b->m, b->d, q, v, tau, b->out); break;
+    case ABI: mbs_abi(b->m, b->d, q, tau, b->out); break;
+    case LTDL: /* factor the M of the previous CRBA call and solve one right-hand side */
+        mbs_ltdl(b->m, b->d, b->M);
+        memcpy(b->out, tau, sizeof(double) * (size_t)b->nv);
+        mbs_ltdl_solve(b->m, b->d, b->out, 1, b->nv);
+        break;
+    case RNEA_D: mbs_rnea_derivatives(b->m, b->d, q, v, a, b->D1, b->D2, b->D3); break;
+    case ABA_D: mbs_aba_derivatives(b->m, b->d, q, v, tau, b->out, b->D1, b->D2, b->D3); break;
+    case INTEGRATE: mbs_integrate(b->m, q, v, b->D1); break;
+    case DIFFERENCE: mbs_difference(b->m, q, b->q + (size_t)b->nq * ((s + 1) % NSTATES), b->out); break;
+    }
+}
+
+static double median_us(bench *b, int alg, int nbatch)
+{
+    double *t = malloc(sizeof(double) * (size_t)nbatch);
+    if (alg == LTDL) mbs_crba(b->m, b->d, b->q, b->M);
+    for (int s = 0; s < NSTATES; s++) call(b, alg, s);    /* warm-up */
+    for (int k = 0; k < nbatch; k++) {
+        double t0 = now();
+        for (int s = 0; s < NSTATES; s++) call(b, alg, s);
+        t[k] = (now() - t0) / NSTATES * 1e6;
+    }
+    qsort(t, (size_t)nbatch, sizeof(double), cmp);
+    double med = t[nbatch / 2];
+    free(t);
+    return med;
+}
+
+static void setup(bench *b, const mbs_model *m)
+{
+    b->m = m;
+    b->d = mbs_data_new(m);
+    b->nq = mbs_model_nq(m);
+    b->nv = mbs_model_nv(m);
+    size_t nq = (size_t)b->nq, nv = (size_t)b->nv;
+    b->q = malloc(sizeof(double) * nq * NSTATES);
+    b->v = malloc(sizeof(double) * nv * NSTATES);
+    b->a = malloc(sizeof(double) * nv * NSTATES);
+    b->tau = malloc(sizeof(double) * nv * NSTATES);
+    b->out = malloc(sizeof(double) * (nq + nv));
+    b->M = malloc(sizeof(double) * nv * nv);
+    b->D1 = malloc(sizeof(double) * (nv * nv + nq));
+    b->D2 = malloc(sizeof(double) * nv * nv);
+    b->D3 = malloc(sizeof(double) * nv * nv);
+    unsigned long long seed = 12345;
+    for (int s = 0; s < NSTATES; s++) {
+        mbs_random_configuration(m, &seed, b->q + nq * (size_t)s);
+        for (size_t k = 0; k < nv; k++) {
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            b->v[nv * (size_t)s + k] = (double)(seed >> 11) / 9007199254740992.0 * 2 - 1;
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            b->a[nv * (size_t)s + k] = (double)(seed >> 11) / 9007199254740992.0 * 2 - 1;
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            b->tau[nv * (size_t)s + k] = (double)(seed >> 11) / 9007199254740992.0 * 2 - 1;
+        }
+    }
+}
+
+static void teardown(bench *b)
+{
+    free(b->q); free(b->v); free(b->a); free(b->tau); free(b->out); free(b->M);
+    free(b->D1); free(b->D2); free(b->D3);
+    mbs_data_free(b->d);
+}
+
+int main(int argc, char **argv)
+{
+    int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    int nbatch = quick ? 30 : NBATCH;
+    static const char *robots[3] = {"solo12", "romeo", "robosimian"};
+    double res[3][NALG];
+    printf("# median microseconds per call, %d batches of %d calls over random states\n", nbatch, NSTATES);
+    printf("%-12s", "algorithm");
+    for (int r = 0; r < 3; r++) printf(" %12s", robots[r]);
+    printf("\n");
+    mbs_model *models[3];
+    for (int r = 0; r < 3; r++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/urdf/%s.urdf", MBS_SOURCE_DIR, robots[r]);
+        mbs_error err;
+        models[r] = mbs_model_from_urdf(path, 1, &err);
+        if (!models[r]) { fprintf(stderr, "bench_dynamics: %s\n", err.msg); return 1; }
+        bench b;
+        setup(&b, models[r]);
+        for (int alg = 0; alg < NALG; alg++) res[r][alg] = median_us(&b, alg, nbatch);
+        teardown(&b);
+    }
+    for (int alg = 0; alg < NALG; alg++) {
+        printf("%-18s", alg_names[alg]);
+        for (int r = 0; r < 3; r++) printf(" %8.3f", res[r][alg]);
+        printf("\n");
+    }
+    static const int sizes[] = {10, 20, 50, 100, 200};
+    enum { NS = sizeof sizes / sizeof *sizes };
+    double ch[NS][NALG];
+    printf("\n# chains (revolute, alternating y/x axes): us per call\n%-18s", "bodies");
+    for (int s = 0; s < NS; s++) printf(" %8d", sizes[s]);
+    printf("\n");
+    for (int s = 0; s < NS; s++) {
+        mbs_model *m = mbs_model_chain(sizes[s], NULL, NULL);
+        bench b;
+        setup(&b, m);
+        for (int alg = 0; alg < NALG; alg++)
+            ch[s][alg] = (alg == RNEA_D || alg == ABA_D) && sizes[s] > 100 ? -1 : median_us(&b, alg, nbatch / 3 + 1);
+        teardown(&b);
+        mbs_model_free(m);
+    }
+    for (int alg = 0; alg < NALG; alg++) {
+        printf("%-18s", alg_names[alg]);
+        for (int s = 0; s < NS; s++) printf(" %8.3f", ch[s][alg]);
+        printf("\n");
+    }
+    printf("\n");
+    for (int r = 0; r < 3; r++)
+        for (int alg = 0; alg < NALG; alg++) printf("%s_%s_us: %.3f\n", robots[r], alg_names[alg], res[r][alg]);
+    for (int s = 0; s < NS; s++) {
+        printf("chain%d_rnea_us: %.3f\n", sizes[s], ch[s][RNEA]);
+        printf("chain%d_aba_us: %.3f\n", sizes[s], ch[s][ABA]);
+        printf("chain%d_abi_us: %.3f\n", sizes[s], ch[s][ABI]);
+    }
+    /* growth exponent: least-squares slope of log(time) against log(bodies) */
+    static const int linear_algs[] = {FK, RNEA, ABA, ABI};
+    for (int k = 0; k < 4; k++) {
+        double sx = 0, sy = 0, sxx = 0, sxy = 0;
+        for (int s = 0; s < NS; s++) {
+            double x = log((double)sizes[s]), y = log(ch[s][linear_algs[k]]);
+            sx += x; sy += y; sxx += x * x; sxy += x * y;
+        }
+        printf("chain_%s_growth_exponent: %.3f\n", alg_names[linear_algs[k]], (NS * sxy - sx * sy) / (NS * sxx - sx * sx));
+    }
+    for (int r = 0; r < 3; r++) mbs_model_free(models[r]);
+    return 0;
+}
