@@ -19,40 +19,45 @@
 #include "joint.h"
 #include "ltdl.h"
 
-/* B = crf(v) Y − Y crm(v) + [m ↦ m ×* h], with Y the 6x6 inertia: since crf = −crmᵀ and Y
- * is symmetric, crf(v) Y − Y crm(v) = −(T + Tᵀ) with T = Y crm(v). */
-static void inertia_variation(const double Y[36], const double v[6], const double h[6], double B[36])
+/* B = crf(v) Y − Y crm(v) + [m ↦ m ×* Yv] has only two non-zero 3x3 blocks once expanded
+ * with Y = [[m 1, −[c̄]x], [[c̄]x, Io]] (c̄ = m c) and p = Y v = [p_l; p_a]:
+ *   B = [[0, [β]x], [0, B22]],  β = −2 p_l,
+ *   B22 = −([c̄]x[v]x + [v]x[c̄]x) − (Io[ω]x − [ω]xIo) − [p_a]x,
+ * so it is stored as 12 numbers (β, B22) and applied in a few products. */
+static void inertia_variation(const double Yc[13], const double v[6], const double p[6], double B[12])
 {
-    double C[36] = {0}, T[36];
-    const double *lin = v, *ang = v + 3;
-    /* crm(v) = [[ [w]x, [v]x ], [0, [w]x ]] */
-    double W[9] = {0, ang[2], -ang[1], -ang[2], 0, ang[0], ang[1], -ang[0], 0};
-    double V[9] = {0, lin[2], -lin[1], -lin[2], 0, lin[0], lin[1], -lin[0], 0};
-    for (int j = 0; j < 3; j++)
-        for (int i = 0; i < 3; i++) {
-            C[i + 6 * j] = W[i + 3 * j];
-            C[(i + 3) + 6 * (j + 3)] = W[i + 3 * j];
-            C[i + 6 * (j + 3)] = V[i + 3 * j];
-        }
-    for (int j = 0; j < 6; j++) m6_mulv(Y, C + 6 * j, T + 6 * j);
-    for (int j = 0; j < 6; j++)
-        for (int i = 0; i < 6; i++) B[i + 6 * j] = -(T[i + 6 * j] + T[j + 6 * i]);
-    /* m ×* h = [−[hf]x mw; −[hf]x mv − [hn]x mw] */
-    const double *hf = h, *hn = h + 3;
-    double Hf[9] = {0, hf[2], -hf[1], -hf[2], 0, hf[0], hf[1], -hf[0], 0};
-    double Hn[9] = {0, hn[2], -hn[1], -hn[2], 0, hn[0], hn[1], -hn[0], 0};
-    for (int j = 0; j < 3; j++)
-        for (int i = 0; i < 3; i++) {
-            B[i + 6 * (j + 3)] -= Hf[i + 3 * j];
-            B[(i + 3) + 6 * j] -= Hf[i + 3 * j];
-            B[(i + 3) + 6 * (j + 3)] -= Hn[i + 3 * j];
-        }
+    const double *cb = Yc + 1, *Io = Yc + 4, *lin = v, *w = v + 3;
+    double *B22 = B + 3;
+    for (int k = 0; k < 3; k++) B[k] = -2 * p[k];
+    /* [a]x[b]x + [b]x[a]x = a bᵀ + b aᵀ − 2 (a·b) 1 */
+    double cv = v3_dot(cb, lin);
+    double wx[3][3] = {{0, w[2], -w[1]}, {-w[2], 0, w[0]}, {w[1], -w[0], 0}};  /* columns of [ω]x */
+    for (int j = 0; j < 3; j++) {
+        double IoW[3], WIo[3];
+        m3_mulv(Io, wx[j], IoW);          /* column j of Io [ω]x */
+        v3_cross(w, Io + 3 * j, WIo);     /* column j of [ω]x Io */
+        for (int i = 0; i < 3; i++)
+            B22[i + 3 * j] = -(lin[i] * cb[j] + cb[i] * lin[j] - (i == j ? 2 * cv : 0.0)) - (IoW[i] - WIo[i]);
+    }
+    /* − [p_a]x */
+    B22[1] -= p[5]; B22[2] += p[4]; B22[3] += p[5]; B22[5] -= p[3]; B22[6] -= p[4]; B22[7] += p[3];
 }
 
-/* o = Bᵀ x for a 6x6 column-major B. */
-static inline void m6t_mulv(const double B[36], const double x[6], double o[6])
+/* o = B x */
+static inline void variation_mul(const double B[12], const double x[6], double o[6])
 {
-    for (int j = 0; j < 6; j++) o[j] = sdot(B + 6 * j, x);
+    v3_cross(B, x + 3, o);
+    m3_mulv(B + 3, x + 3, o + 3);
+}
+
+/* o = Bᵀ x = [0; −β × x_l + B22ᵀ x_a] */
+static inline void variation_tmul(const double B[12], const double x[6], double o[6])
+{
+    double t[3];
+    v3_cross(x, B, t);
+    m3t_mulv(B + 3, x + 3, o + 3);
+    o[0] = o[1] = o[2] = 0;
+    o[3] += t[0]; o[4] += t[1]; o[5] += t[2];
 }
 
 void mbs_rnea_derivatives(const mbs_model *m, mbs_data *d, const double *q, const double *v,
@@ -102,15 +107,14 @@ void mbs_rnea_derivatives(const mbs_model *m, mbs_data *d, const double *q, cons
     for (int i = 0; i < m->nbodies; i++) {
         const mbs_body *b = &m->bodies[i];
         const double *oR = d->oR + 9 * i, *op = d->op + 3 * i, *ov = d->ov + 6 * i, *oa = d->oa + 6 * i;
-        double *Yc = d->oYc + 16 * i, Y6[36], *oh = d->oh + 6 * i, *of = d->of + 6 * i, t[6];
+        double *Yc = d->oYc + 16 * i, *oh = d->oh + 6 * i, *of = d->of + 6 * i, t[6];
         Yc[0] = b->mass;
         inertia_act(oR, op, b->mass, b->h, b->Io, Yc + 1, Yc + 4);
         inertia_mul(Yc[0], Yc + 1, Yc + 4, ov, oh);
         inertia_mul(Yc[0], Yc + 1, Yc + 4, oa, of);
         force_cross(ov, oh, t);
         for (int r = 0; r < 6; r++) of[r] += t[r];
-        inertia_matrix(Yc[0], Yc + 1, Yc + 4, Y6);
-        inertia_variation(Y6, ov, oh, d->oBc + 36 * i);
+        inertia_variation(Yc, ov, oh, d->oBc + 12 * i);
     }
     if (dtau_da) memset(dtau_da, 0, sizeof(double) * (size_t)nv * nv);
     memset(dtau_dq, 0, sizeof(double) * (size_t)nv * nv);
@@ -118,17 +122,17 @@ void mbs_rnea_derivatives(const mbs_model *m, mbs_data *d, const double *q, cons
     /* backward pass: composite quantities and the derivative columns, leaves first */
     for (int i = m->nbodies - 1; i >= 0; i--) {
         const mbs_body *b = &m->bodies[i];
-        const double *Yc = d->oYc + 16 * i, *Bc = d->oBc + 36 * i, *Fc = d->of + 6 * i;
+        const double *Yc = d->oYc + 16 * i, *Bc = d->oBc + 12 * i, *Fc = d->of + 6 * i;
         for (int k = 0; k < b->nv; k++) {
             int col = b->idx_v + k;
             const double *Jk = d->J + 6 * col;
             double *dFda = d->dFda + 6 * col, *dFdv = d->dFdv + 6 * col, *dFdq = d->dFdq + 6 * col, t[6];
             inertia_mul(Yc[0], Yc + 1, Yc + 4, Jk, dFda);
             inertia_mul(Yc[0], Yc + 1, Yc + 4, d->dAdv + 6 * col, dFdv);
-            m6_mulv(Bc, Jk, t);
+            variation_mul(Bc, Jk, t);
             for (int r = 0; r < 6; r++) dFdv[r] += t[r];
             inertia_mul(Yc[0], Yc + 1, Yc + 4, d->dAdq + 6 * col, dFdq);
-            m6_mulv(Bc, d->dVdq + 6 * col, t);
+            variation_mul(Bc, d->dVdq + 6 * col, t);
             for (int r = 0; r < 6; r++) dFdq[r] += t[r];
         }
         /* rows of this joint, columns of its subtree (itself and descendants) */
@@ -147,7 +151,7 @@ void mbs_rnea_derivatives(const mbs_model *m, mbs_data *d, const double *q, cons
             int row = b->idx_v + k;
             const double *Jr = d->J + 6 * row, *r1 = d->dFda + 6 * row;
             double r2[6];
-            m6t_mulv(Bc, Jr, r2);
+            variation_tmul(Bc, Jr, r2);
             for (int col = m->dof_parent[b->idx_v]; col >= 0; col = m->dof_parent[col]) {
                 dtau_dq[row + (size_t)nv * col] = sdot(r1, d->dAdq + 6 * col) + sdot(r2, d->dVdq + 6 * col);
                 dtau_dv[row + (size_t)nv * col] = sdot(r1, d->dAdv + 6 * col) + sdot(r2, d->J + 6 * col);
@@ -163,9 +167,9 @@ void mbs_rnea_derivatives(const mbs_model *m, mbs_data *d, const double *q, cons
         }
         if (b->parent >= 0) {
             int pi = b->parent;
-            double *Yp = d->oYc + 16 * pi, *Bp = d->oBc + 36 * pi, *Fp = d->of + 6 * pi;
+            double *Yp = d->oYc + 16 * pi, *Bp = d->oBc + 12 * pi, *Fp = d->of + 6 * pi;
             for (int r = 0; r < 13; r++) Yp[r] += Yc[r];
-            for (int r = 0; r < 36; r++) Bp[r] += Bc[r];
+            for (int r = 0; r < 12; r++) Bp[r] += Bc[r];
             for (int r = 0; r < 6; r++) Fp[r] += Fc[r];
         }
     }
