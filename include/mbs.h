@@ -6,6 +6,8 @@
 #include "mbs/model.h"
 #include "mbs/dynamics.h"
 #include "mbs/liegroup.h"
+#include "mbs/contact.h"
+#include "mbs/step.h"
 
 #define MBS_VERSION "0.1.0"
 

@@ -61,6 +61,7 @@ struct mbs_data {
     double *L;                  /* nv x nv: Lᵀ D L factor (strict lower part of row k: L(k, λ^j(k))) */
     double *D, *Dinv;           /* nv */
     double *Ic;                 /* 16 x nb composite inertias (mass, h[3], Io[9] + pad) */
+    double *rR, *rp;            /* 9 x nb, 3 x nb: body i in the frame of its tree's root body (CRBA) */
     double *F;                  /* 6 x nv scratch force columns */
     /* articulated bodies */
     double *IA;                 /* 36 x nb articulated inertias */

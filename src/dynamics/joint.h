@@ -103,10 +103,12 @@ static inline void joint_world_columns(const mbs_body *b, const double *S, const
 {
     /* revolute: J = [op x w; w] with w = oR axis, a column of oR when the axis is x, y or z */
     if (b->type == MBS_JOINT_REVOLUTE) {
-        double *w = J + 3;
-        if (b->axis_id >= 0) memcpy(w, oR + 3 * b->axis_id, 3 * sizeof(double));
+        /* w is built in registers and stored once: reading back a half-written J stalls */
+        double w[3];
+        if (b->axis_id >= 0) { const double *c = oR + 3 * b->axis_id; w[0] = c[0]; w[1] = c[1]; w[2] = c[2]; }
         else m3_mulv(oR, b->axis, w);
         v3_cross(op, w, J);
+        J[3] = w[0]; J[4] = w[1]; J[5] = w[2];
         return;
     }
     for (int k = 0; k < b->nv; k++) se3_act_motion(oR, op, S + 6 * k, J + 6 * k);

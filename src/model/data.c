@@ -23,6 +23,7 @@ static void layout(carver *c, mbs_data *d, int nb, int nv)
     d->M = carve(c, v * v); d->L = carve(c, v * v);
     d->D = carve(c, v); d->Dinv = carve(c, v);
     d->Ic = carve(c, 16 * b); d->F = carve(c, 6 * v);
+    d->rR = carve(c, 9 * b); d->rp = carve(c, 3 * b);
     d->IA = carve(c, 36 * b); d->U = carve(c, 6 * v); d->Dab = carve(c, 36 * b); d->u = carve(c, v);
     d->J = carve(c, 6 * v);
     d->dVdq = carve(c, 6 * v); d->dAdq = carve(c, 6 * v); d->dAdv = carve(c, 6 * v);

@@ -1,0 +1,105 @@
+/* mbs/contact.h — the contact layer: an environment of planes and boxes, contact points on
+ * the robot, and the visco-elastic "anchor" contact model of Hammoud et al. 2022 (eq. 2):
+ * λ = −K (p − p0) − B (ṗ − ṗ0), unilateral, inside a Coulomb cone, with the anchor moved on
+ * slip (eq. 28). A system bundles a model, its data, the environment, the contacts and the
+ * state (q, v, τ, t) that the steppers advance. */
+#ifndef MBS_CONTACT_H
+#define MBS_CONTACT_H
+
+#include "model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MBS_MAX_PLANES 16
+#define MBS_MAX_BOXES 32
+#define MBS_NAME_LEN 64
+
+/* Contact material: stiffness and damping along the normal and the tangent directions, friction. */
+typedef struct mbs_material {
+    double k_normal, k_tangent;   /* N/m */
+    double b_normal, b_tangent;   /* N·s/m */
+    double mu;                    /* Coulomb friction coefficient */
+} mbs_material;
+
+/* The half-space n·x <= offset is solid (n is the outward unit normal). */
+typedef struct mbs_plane {
+    double normal[3], offset;
+    mbs_material material;
+} mbs_plane;
+
+/* A solid box: centre, orientation (R column-major, box -> world) and half sizes. */
+typedef struct mbs_box {
+    double center[3], R[9], half[3];
+    mbs_material material;
+} mbs_box;
+
+typedef struct mbs_environment {
+    int nplanes, nboxes;
+    mbs_plane planes[MBS_MAX_PLANES];
+    mbs_box boxes[MBS_MAX_BOXES];
+} mbs_environment;
+
+/* Deepest penetration of a sphere (radius 0 = a point) into the environment. Returns 1 when
+ * it penetrates, with the depth (> 0), the outward surface normal, the deepest point of the
+ * sphere and the material of the geometry touched. */
+int mbs_environment_query(const mbs_environment *env, const double center[3], double radius, double *depth,
+                          double normal[3], double point[3], const mbs_material **material);
+
+/* One contact point of the robot and its state. */
+typedef struct mbs_contact {
+    char name[MBS_NAME_LEN];
+    int frame;                    /* model frame the point is attached to */
+    double offset[3];             /* local offset in that frame */
+    double radius;                /* 0: a point; > 0: a sphere, touching at its deepest point */
+    /* state */
+    int active;                   /* 1 while in contact */
+    int slipping;                 /* 1 when the force was limited by the friction cone in the last update */
+    double p[3], dp[3];           /* world position and velocity of the contact point */
+    double p0[3], dp0[3];         /* anchor point and its velocity */
+    double normal[3];             /* outward surface normal at the contact */
+    double depth;                 /* penetration depth (>= 0) */
+    mbs_material material;        /* of the geometry touched */
+    double lambda[3];             /* world force the environment applies to the robot */
+} mbs_contact;
+
+typedef struct mbs_system {
+    const mbs_model *model;
+    mbs_data *data;
+    mbs_environment env;
+    int ncontacts, max_contacts;
+    mbs_contact *contacts;
+    int nq, nv, nbodies;
+    double t;
+    double *q, *v, *tau;          /* state and the torque applied during the next steps */
+    double *fext;                 /* 6 x nbodies: contact forces as body wrenches (body frame, origin) */
+} mbs_system;
+
+/* A system for model m (not owned) with room for `max_contacts` contact points. */
+mbs_system *mbs_system_new(const mbs_model *m, int max_contacts, mbs_error *err);
+void mbs_system_free(mbs_system *s);
+/* Adds a contact point on the named frame; returns its index or -1 with err filled. */
+int mbs_system_add_contact(mbs_system *s, const char *frame, const double offset[3], double radius,
+                           mbs_error *err);
+int mbs_system_add_plane(mbs_system *s, const double normal[3], double offset, const mbs_material *mat,
+                         mbs_error *err);
+int mbs_system_add_box(mbs_system *s, const double center[3], const double R[9], const double half[3],
+                       const mbs_material *mat, mbs_error *err);
+
+/* Force of every contact at (q, v) and the wrenches in s->fext.
+ * update = 1: the state changes as time advances — contacts that start penetrating get an
+ * anchor on the surface, separating or pulling contacts are released, and slipping
+ * contacts move their anchor so that the force lies on the friction-cone boundary (eq. 28).
+ * update = 0: the anchors and the active set stay as they are (for the intermediate
+ * stages of a multi-stage scheme); forces are still made unilateral and kept in the cone. */
+void mbs_contact_forces(mbs_system *s, const double *q, const double *v, int update);
+/* ddq = M⁻¹ (τ − h + Jᵀλ) at (q, v) with the contact forces of mbs_contact_forces. */
+void mbs_system_dynamics(mbs_system *s, const double *q, const double *v, int update, double *ddq);
+/* The Euclidean projection of a force λ onto the second-order cone ‖λ_t‖ <= μ λ_n about n. */
+void mbs_cone_project(const double lambda[3], const double normal[3], double mu, double out[3]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,129 @@
+/* contact.c — the anchor-point spring-damper contact model (Hammoud et al. 2022, eq. 2) with
+ * unilateral release, Coulomb cone and anchor slip (eq. 28). */
+#include "../internal.h"
+#include "../spatial/spatial.h"
+#include "mbs/contact.h"
+
+void mbs_cone_project(const double lambda[3], const double n[3], double mu, double out[3])
+{
+    double ln = v3_dot(lambda, n), t[3];
+    for (int k = 0; k < 3; k++) t[k] = lambda[k] - ln * n[k];
+    double lt = sqrt(v3_dot(t, t));
+    if (lt <= mu * ln) { memcpy(out, lambda, 3 * sizeof(double)); return; }   /* inside */
+    if (mu * lt <= -ln) { out[0] = out[1] = out[2] = 0; return; }            /* inside the polar cone */
+    double a = (mu * lt + ln) / (1 + mu * mu);                                /* new normal part */
+    for (int k = 0; k < 3; k++) out[k] = a * n[k] + (lt > 0 ? mu * a * t[k] / lt : 0.0);
+}
+
+/* λ = −K Δp − B Δṗ with K = k_n n nᵀ + k_t (1 − n nᵀ), and B alike. */
+static void spring_damper(const mbs_contact *c, double lambda[3])
+{
+    const mbs_material *mt = &c->material;
+    double dp[3], dv[3];
+    for (int k = 0; k < 3; k++) { dp[k] = c->p[k] - c->p0[k]; dv[k] = c->dp[k] - c->dp0[k]; }
+    double pn = v3_dot(dp, c->normal), vn = v3_dot(dv, c->normal);
+    for (int k = 0; k < 3; k++) {
+        double pt = dp[k] - pn * c->normal[k], vt = dv[k] - vn * c->normal[k];
+        lambda[k] = -(mt->k_normal * pn + mt->b_normal * vn) * c->normal[k] - mt->k_tangent * pt - mt->b_tangent * vt;
+    }
+}
+
+/* World position and velocity of the contact point and the environment below it. */
+static int locate(const mbs_system *s, mbs_contact *c, double *depth, double n[3], const mbs_material **mat)
+{
+    double R[9], pf[3], vel[6], ctr[3], pt[3];
+    mbs_frame_placement_fk(s->model, s->data, c->frame, R, pf);
+    m3_mulv(R, c->offset, ctr);
+    for (int k = 0; k < 3; k++) ctr[k] += pf[k];
+    int hit = mbs_environment_query(&s->env, ctr, c->radius, depth, n, pt, mat);
+    /* the touching point of a sphere is its deepest point; velocity of that body point */
+    double off[3];
+    if (hit) {
+        double d[3] = {pt[0] - pf[0], pt[1] - pf[1], pt[2] - pf[2]};
+        m3t_mulv(R, d, off);
+        memcpy(c->p, pt, sizeof pt);
+    } else {
+        memcpy(off, c->offset, sizeof off);
+        memcpy(c->p, ctr, sizeof ctr);
+    }
+    mbs_frame_velocity(s->model, s->data, c->frame, off, MBS_LOCAL_WORLD_ALIGNED, vel);
+    memcpy(c->dp, vel, 3 * sizeof(double));
+    return hit;
+}
+
+/* Adds the wrench of a world force applied at world point p to the body's fext (body frame). */
+static void add_wrench(mbs_system *s, int body, const double p[3], const double f[3])
+{
+    if (body < 0) return;
+    double R[9], o[3], fb[3], d[3], r[3], tq[3];
+    mbs_body_placement(s->model, s->data, body, R, o);
+    m3t_mulv(R, f, fb);
+    for (int k = 0; k < 3; k++) d[k] = p[k] - o[k];
+    m3t_mulv(R, d, r);
+    v3_cross(r, fb, tq);
+    double *w = s->fext + 6 * body;
+    for (int k = 0; k < 3; k++) { w[k] += fb[k]; w[3 + k] += tq[k]; }
+}
+
+void mbs_contact_forces(mbs_system *s, const double *q, const double *v, int update)
+{
+    mbs_forward_kinematics(s->model, s->data, q, v, NULL);
+    memset(s->fext, 0, 6 * (size_t)s->nbodies * sizeof(double));
+    for (int i = 0; i < s->ncontacts; i++) {
+        mbs_contact *c = &s->contacts[i];
+        double depth = 0, n[3] = {0, 0, 1};
+        const mbs_material *mat = NULL;
+        int hit = locate(s, c, &depth, n, &mat);
+        memset(c->lambda, 0, sizeof c->lambda);
+        c->slipping = 0;
+        if (update) {
+            if (!hit) c->active = 0;
+            else if (!c->active) {
+                /* first penetration: anchor on the surface right above the point, at rest */
+                c->active = 1;
+                for (int k = 0; k < 3; k++) { c->p0[k] = c->p[k] + depth * n[k]; c->dp0[k] = 0; }
+            }
+        }
+        if (!c->active) continue;
+        if (hit) {
+            memcpy(c->normal, n, sizeof n);
+            c->material = *mat;
+        }
+        c->depth = hit ? depth : 0;
+        double lam[3];
+        spring_damper(c, lam);
+        double ln = v3_dot(lam, c->normal);
+        if (ln <= 0 || !hit) {
+            /* a unilateral contact never pulls */
+            if (update) c->active = 0;
+            continue;
+        }
+        double t[3];
+        for (int k = 0; k < 3; k++) t[k] = lam[k] - ln * c->normal[k];
+        double lt = sqrt(v3_dot(t, t)), mu = c->material.mu;
+        if (lt > mu * ln) {
+            /* slip: keep the normal force the spring gives and scale the tangential part onto
+             * the cone boundary; with update, move the anchor so that the spring itself gives
+             * that force from now on (eq. 28), at the point's tangential velocity */
+            double sc = mu * ln / lt;
+            for (int k = 0; k < 3; k++) lam[k] = ln * c->normal[k] + sc * t[k];
+            c->slipping = 1;
+            if (update && c->material.k_tangent > 0) {
+                double dvn = v3_dot(c->dp, c->normal), dpn = v3_dot(c->p, c->normal), p0n = v3_dot(c->p0, c->normal);
+                for (int k = 0; k < 3; k++) {
+                    double pt_k = c->p[k] - dpn * c->normal[k];
+                    c->p0[k] = pt_k + sc * t[k] / c->material.k_tangent + p0n * c->normal[k];
+                    c->dp0[k] = c->dp[k] - dvn * c->normal[k];
+                }
+            }
+        }
+        memcpy(c->lambda, lam, sizeof lam);
+        add_wrench(s, mbs_frame_body(s->model, c->frame), c->p, lam);
+    }
+}
+
+void mbs_system_dynamics(mbs_system *s, const double *q, const double *v, int update, double *ddq)
+{
+    mbs_contact_forces(s, q, v, update);
+    mbs_aba_fext(s->model, s->data, q, v, s->tau, s->fext, ddq);
+}

@@ -1,0 +1,112 @@
+/* system.c — a model with its data, environment, contact points and state. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../internal.h"
+#include "../model/error_internal.h"
+#include "../spatial/spatial.h"
+#include "mbs/contact.h"
+
+mbs_system *mbs_system_new(const mbs_model *m, int max_contacts, mbs_error *err)
+{
+    if (!m || max_contacts < 0) { mbs_fail(err, MBS_ERR_ARG, "mbs_system_new: bad arguments"); return NULL; }
+    mbs_system *s = calloc(1, sizeof *s);
+    if (!s) { mbs_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
+    s->model = m;
+    s->nq = m->nq;
+    s->nv = m->nv;
+    s->nbodies = m->nbodies;
+    s->data = mbs_data_new(m);
+    s->contacts = calloc((size_t)(max_contacts ? max_contacts : 1), sizeof(mbs_contact));
+    s->q = calloc((size_t)s->nq + 1, sizeof(double));
+    s->v = calloc((size_t)s->nv + 1, sizeof(double));
+    s->tau = calloc((size_t)s->nv + 1, sizeof(double));
+    s->fext = calloc(6 * (size_t)s->nbodies + 1, sizeof(double));
+    if (!s->data || !s->contacts || !s->q || !s->v || !s->tau || !s->fext) {
+        mbs_system_free(s);
+        mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    s->ncontacts = 0;
+    s->max_contacts = max_contacts;
+    mbs_neutral(m, s->q);
+    return s;
+}
+
+void mbs_system_free(mbs_system *s)
+{
+    if (!s) return;
+    mbs_data_free(s->data);
+    free(s->contacts);
+    free(s->q);
+    free(s->v);
+    free(s->tau);
+    free(s->fext);
+    free(s);
+}
+
+int mbs_system_add_contact(mbs_system *s, const char *frame, const double offset[3], double radius,
+                           mbs_error *err)
+{
+    if (s->ncontacts >= s->max_contacts) {
+        mbs_fail(err, MBS_ERR_ARG, "contact '%s': more than the %d contacts the system was made for", frame,
+                 s->max_contacts);
+        return -1;
+    }
+    int f = mbs_frame_id(s->model, frame);
+    if (f < 0) {
+        mbs_fail(err, MBS_ERR_ARG, "contact: frame '%s' is not in model '%s'", frame, mbs_model_name(s->model));
+        return -1;
+    }
+    if (!(radius >= 0) || !isfinite(radius)) {
+        mbs_fail(err, MBS_ERR_ARG, "contact '%s': radius %g must be finite and >= 0", frame, radius);
+        return -1;
+    }
+    mbs_contact *c = &s->contacts[s->ncontacts];
+    memset(c, 0, sizeof *c);
+    snprintf(c->name, sizeof c->name, "%s", frame);
+    c->frame = f;
+    if (offset) memcpy(c->offset, offset, sizeof c->offset);
+    c->radius = radius;
+    c->normal[2] = 1;
+    return s->ncontacts++;
+}
+
+static int check_material(const mbs_material *mt, const char *what, mbs_error *err)
+{
+    const double x[5] = {mt->k_normal, mt->k_tangent, mt->b_normal, mt->b_tangent, mt->mu};
+    for (int k = 0; k < 5; k++)
+        if (!(x[k] >= 0) || !isfinite(x[k]))
+            return mbs_fail(err, MBS_ERR_ARG, "%s: stiffness, damping and friction must be finite and >= 0", what);
+    return MBS_OK;
+}
+
+int mbs_system_add_plane(mbs_system *s, const double normal[3], double offset, const mbs_material *mat,
+                         mbs_error *err)
+{
+    if (s->env.nplanes >= MBS_MAX_PLANES) return mbs_fail(err, MBS_ERR_ARG, "more than %d planes", MBS_MAX_PLANES);
+    double n = sqrt(v3_dot(normal, normal));
+    if (!(n > 0) || !isfinite(n) || !isfinite(offset)) return mbs_fail(err, MBS_ERR_ARG, "plane: bad normal or offset");
+    if (check_material(mat, "plane", err)) return err ? err->code : MBS_ERR_ARG;
+    mbs_plane *p = &s->env.planes[s->env.nplanes++];
+    for (int k = 0; k < 3; k++) p->normal[k] = normal[k] / n;
+    p->offset = offset;
+    p->material = *mat;
+    return MBS_OK;
+}
+
+int mbs_system_add_box(mbs_system *s, const double center[3], const double R[9], const double half[3],
+                       const mbs_material *mat, mbs_error *err)
+{
+    if (s->env.nboxes >= MBS_MAX_BOXES) return mbs_fail(err, MBS_ERR_ARG, "more than %d boxes", MBS_MAX_BOXES);
+    for (int k = 0; k < 3; k++)
+        if (!(half[k] > 0) || !isfinite(half[k]) || !isfinite(center[k]))
+            return mbs_fail(err, MBS_ERR_ARG, "box: half sizes must be > 0 and the centre finite");
+    if (check_material(mat, "box", err)) return err ? err->code : MBS_ERR_ARG;
+    mbs_box *b = &s->env.boxes[s->env.nboxes++];
+    memcpy(b->center, center, sizeof b->center);
+    if (R) memcpy(b->R, R, sizeof b->R); else m3_identity(b->R);
+    memcpy(b->half, half, sizeof b->half);
+    b->material = *mat;
+    return MBS_OK;
+}

@@ -1,0 +1,25 @@
+/* euler.c — explicit Euler as Hammoud et al. 2022, eq. 34: v⁺ = v + δt v̇,
+ * q⁺ = integrate(q, δt v + δt²/2 v̇). The baseline every stiff-contact scheme is measured against. */
+#include "steppers.h"
+
+static int init(mbs_stepper *st, mbs_error *err) { return mbs_step_buffers_init(st, 2, (size_t)st->sys->nv, err); }
+
+static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
+{
+    (void)stats;
+    mbs_system *s = st->sys;
+    double *ddq = mbs_step_buffer(st, 0), *dq = mbs_step_buffer(st, 1);
+    mbs_system_dynamics(s, s->q, s->v, 1, ddq);
+    for (int k = 0; k < s->nv; k++) {
+        dq[k] = dt * s->v[k] + 0.5 * dt * dt * ddq[k];
+        s->v[k] += dt * ddq[k];
+    }
+    mbs_integrate(s->model, s->q, dq, s->q);
+    s->t += dt;
+    return MBS_OK;
+}
+
+const mbs_stepper_type mbs_stepper_euler = {
+    "euler", "explicit Euler (eq. 34 of Hammoud et al.): the baseline; needs tiny steps with stiff contacts",
+    init, NULL, step, mbs_step_buffers_fini,
+};
