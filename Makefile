@@ -26,7 +26,7 @@ else
 endif
 CPPFLAGS := -Iinclude -D_POSIX_C_SOURCE=200809L $(XML_CFLAGS)
 CFLAGS_ALL := $(WARN) $(OPT) $(CFLAGS)
-LIBS    := $(XML_LIBS) -llapacke -lopenblas -lm
+LIBS    := $(XML_LIBS) -linih -llapacke -lopenblas -lm
 TESTLIBS := -lcjson
 
 LIB_SRC := $(sort $(wildcard src/*/*.c))
