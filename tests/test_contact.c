@@ -1,0 +1,243 @@
+/* test_contact.c — the contact layer and the explicit steppers: Coulomb friction on an
+ * incline (stick below tan θ = μ, slide with a = g (sin θ − μ cos θ) above), forces inside
+ * the cone, no energy gain while sliding, resting sag, and the convergence order of the
+ * explicit schemes on smooth problems. */
+#include <stdlib.h>
+
+#include "check.h"
+#include "testmodels.h"
+
+static const double corners[4][3] = {{0.1, 0.15, -0.2}, {-0.1, 0.15, -0.2}, {0.1, -0.15, -0.2}, {-0.1, -0.15, -0.2}};
+
+/* The free box on a plane through the origin tilted by θ about x, resting on its four bottom corners. */
+static mbs_system *box_on_incline(mbs_model **mo, double theta, double mu, double K, double B)
+{
+    mbs_error err;
+    *mo = mbs_model_from_urdf(tm_path("tests/models/free_box.urdf"), 1, &err);
+    if (!*mo) { fprintf(stderr, "%s\n", err.msg); return NULL; }
+    mbs_system *s = mbs_system_new(*mo, 4, &err);
+    double n[3] = {0, -sin(theta), cos(theta)};
+    mbs_material mat = {K, K, B, B, mu};
+    mbs_system_add_plane(s, n, 0, &mat, &err);
+    for (int k = 0; k < 4; k++) mbs_system_add_contact(s, "box", corners[k], 0, &err);
+    /* base frame rotated by θ about x, bottom face on the plane */
+    for (int k = 0; k < 3; k++) s->q[k] = 0.2 * n[k];
+    s->q[3] = sin(theta / 2); s->q[4] = 0; s->q[5] = 0; s->q[6] = cos(theta / 2);
+    return s;
+}
+
+/* Linear velocity of the box origin in world axes. */
+static void world_velocity(mbs_system *s, double w[3])
+{
+    double R[9], p[3];
+    mbs_forward_kinematics(s->model, s->data, s->q, NULL, NULL);
+    mbs_body_placement(s->model, s->data, 0, R, p);
+    for (int r = 0; r < 3; r++) w[r] = R[r] * s->v[0] + R[r + 3] * s->v[1] + R[r + 6] * s->v[2];
+}
+
+static int cone_ok(const mbs_system *s)
+{
+    for (int i = 0; i < s->ncontacts; i++) {
+        const mbs_contact *c = &s->contacts[i];
+        double ln = c->lambda[0] * c->normal[0] + c->lambda[1] * c->normal[1] + c->lambda[2] * c->normal[2];
+        double t2 = 0;
+        for (int k = 0; k < 3; k++) { double t = c->lambda[k] - ln * c->normal[k]; t2 += t * t; }
+        if (ln < 0 || sqrt(t2) > c->material.mu * ln * (1 + 1e-9) + 1e-12) return 0;
+    }
+    return 1;
+}
+
+static void run_incline(const char *stepper, double theta, double mu, double dt, double *accel, int *cone)
+{
+    mbs_model *m;
+    mbs_system *s = box_on_incline(&m, theta, mu, 1e5, 300);
+    mbs_error err;
+    mbs_stepper *st = mbs_stepper_new(stepper, s, NULL, 0, &err);
+    double down[3] = {0, -cos(theta), -sin(theta)}, w[3], v1 = 0, t1 = 0.3, t2 = 0.6;
+    *cone = 1;
+    int n = (int)lround(t2 / dt);
+    for (int k = 1; k <= n; k++) {
+        mbs_stepper_step(st, dt, NULL);
+        *cone &= cone_ok(s);
+        if (k == (int)lround(t1 / dt)) { world_velocity(s, w); v1 = w[0] * down[0] + w[1] * down[1] + w[2] * down[2]; }
+    }
+    world_velocity(s, w);
+    double v2 = w[0] * down[0] + w[1] * down[1] + w[2] * down[2];
+    *accel = (v2 - v1) / (t2 - t1);
+    mbs_stepper_free(st);
+    mbs_system_free(s);
+    mbs_model_free(m);
+}
+
+static void test_incline_stick_and_slide(void)
+{
+    const char *steppers[] = {"euler", "symplectic_euler", "rk4"};
+    for (int k = 0; k < 3; k++) {
+        double a, g = 9.81;
+        int cone;
+        double mu = 0.8, theta = atan(0.5 * mu);   /* tan θ < μ: sticks */
+        run_incline(steppers[k], theta, mu, 1e-4, &a, &cone);
+        CHECK(fabs(a) < 1e-3, "%s: box slides on a sticking incline, a = %g", steppers[k], a);
+        CHECK(cone, "%s: force left the friction cone (stick)", steppers[k]);
+        mu = 0.3; theta = atan(0.6);               /* tan θ > μ: slides */
+        run_incline(steppers[k], theta, mu, 1e-4, &a, &cone);
+        double expect = g * (sin(theta) - mu * cos(theta));
+        CHECK(fabs(a - expect) < 0.01 * expect, "%s: sliding acceleration %g, Coulomb %g", steppers[k], a, expect);
+        CHECK(cone, "%s: force left the friction cone (slide)", steppers[k]);
+    }
+}
+
+/* Kinetic + potential + elastic energy of the contact springs. */
+static double total_energy(mbs_system *s)
+{
+    double e = mbs_kinetic_energy(s->model, s->data, s->q, s->v) + mbs_potential_energy(s->model, s->data, s->q);
+    for (int i = 0; i < s->ncontacts; i++) {
+        const mbs_contact *c = &s->contacts[i];
+        if (!c->active) continue;
+        double d[3], dn = 0;
+        for (int k = 0; k < 3; k++) { d[k] = c->p[k] - c->p0[k]; dn += d[k] * c->normal[k]; }
+        double dt2 = 0;
+        for (int k = 0; k < 3; k++) { double t = d[k] - dn * c->normal[k]; dt2 += t * t; }
+        e += 0.5 * c->material.k_normal * dn * dn + 0.5 * c->material.k_tangent * dt2;
+    }
+    return e;
+}
+
+static void test_sliding_never_gains_energy(void)
+{
+    mbs_model *m;
+    mbs_system *s = box_on_incline(&m, 0, 0.4, 1e5, 300);
+    s->q[2] -= 3 * 9.81 / 4e5;   /* start at the resting sag */
+    mbs_error err;
+    mbs_stepper *st = mbs_stepper_new("rk4", s, NULL, 0, &err);
+    s->v[0] = 1.0;               /* sliding along x */
+    mbs_stepper_step(st, 1e-4, NULL);
+    double e = total_energy(s), e0 = e, worst = 0;
+    for (int k = 0; k < 3000; k++) {
+        mbs_stepper_step(st, 1e-4, NULL);
+        double e1 = total_energy(s);
+        worst = fmax(worst, e1 - e);
+        e = e1;
+    }
+    CHECK(worst <= 1e-6 * fabs(e0), "energy rose by %g J during a step while sliding", worst);
+    CHECK(e < e0 - 0.1, "sliding did not dissipate: %g -> %g", e0, e);
+    CHECK(fabs(s->v[0]) < 1e-3 || s->v[0] < 0.9, "box kept its speed");
+    mbs_stepper_free(st);
+    mbs_system_free(s);
+    mbs_model_free(m);
+}
+
+static void test_resting_sag(void)
+{
+    mbs_model *m;
+    double K = 1e5;
+    mbs_system *s = box_on_incline(&m, 0, 1.0, K, 300);
+    mbs_error err;
+    mbs_stepper *st = mbs_stepper_new("rk4", s, NULL, 0, &err);
+    for (int k = 0; k < 20000; k++) mbs_stepper_step(st, 1e-4, NULL);
+    double mass = mbs_model_mass(m), sag = 0.2 - s->q[2], expect = mass * 9.81 / (4 * K);
+    CHECK(fabs(sag - expect) < 1e-3 * expect, "resting sag %.9g, m g / 4K = %.9g", sag, expect);
+    double fz = 0;
+    for (int i = 0; i < 4; i++) fz += s->contacts[i].lambda[2];
+    CHECK(fabs(fz - mass * 9.81) < 1e-6 * mass * 9.81, "contact forces %g carry the weight %g", fz, mass * 9.81);
+    mbs_stepper_free(st);
+    mbs_system_free(s);
+    mbs_model_free(m);
+}
+
+/* Error of `stepper` at time T against a fine rk4 solution, on a model without contacts. */
+static double final_error(const char *file, int floating, const char *stepper, double dt, double T, const double *q0,
+                          const double *v0, const double *qref, const double *vref)
+{
+    mbs_model *m = mbs_model_from_urdf(tm_path(file), floating, NULL);
+    mbs_system *s = mbs_system_new(m, 0, NULL);
+    int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
+    memcpy(s->q, q0, sizeof(double) * (size_t)nq);
+    memcpy(s->v, v0, sizeof(double) * (size_t)nv);
+    mbs_stepper *st = mbs_stepper_new(stepper, s, NULL, 0, NULL);
+    int n = (int)lround(T / dt);
+    for (int k = 0; k < n; k++) mbs_stepper_step(st, dt, NULL);
+    double *d = calloc((size_t)nv, sizeof(double)), e = 0;
+    mbs_difference(m, qref, s->q, d);
+    for (int k = 0; k < nv; k++) e = fmax(e, fmax(fabs(d[k]), fabs(s->v[k] - vref[k])));
+    free(d);
+    mbs_stepper_free(st);
+    mbs_system_free(s);
+    mbs_model_free(m);
+    return e;
+}
+
+static void check_order(const char *file, int floating, const char *stepper, double dt, int order, int no_gravity)
+{
+    mbs_model *m = mbs_model_from_urdf(tm_path(file), floating, NULL);
+    int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
+    double *q0 = calloc((size_t)nq, 8), *v0 = calloc((size_t)nv, 8), *qr = calloc((size_t)nq, 8), *vr = calloc((size_t)nv, 8);
+    unsigned long long seed = 11;
+    mbs_random_configuration(m, &seed, q0);
+    for (int k = 0; k < nv; k++) v0[k] = tm_uniform(&seed, -2, 2);
+    if (no_gravity) { double g[3] = {0, 0, 0}; mbs_model_set_gravity(m, g); }
+    /* reference: rk4 at a step 64 times smaller than the finest tested */
+    mbs_system *s = mbs_system_new(m, 0, NULL);
+    memcpy(s->q, q0, sizeof(double) * (size_t)nq);
+    memcpy(s->v, v0, sizeof(double) * (size_t)nv);
+    mbs_stepper *st = mbs_stepper_new("rk4", s, NULL, 0, NULL);
+    double T = 0.2, fine = dt / 256;
+    for (int k = 0; k < (int)lround(T / fine); k++) mbs_stepper_step(st, fine, NULL);
+    memcpy(qr, s->q, sizeof(double) * (size_t)nq);
+    memcpy(vr, s->v, sizeof(double) * (size_t)nv);
+    mbs_stepper_free(st);
+    mbs_system_free(s);
+    mbs_model_free(m);
+    (void)no_gravity;
+    double e1 = final_error(file, floating, stepper, dt, T, q0, v0, qr, vr);
+    double e2 = final_error(file, floating, stepper, dt / 2, T, q0, v0, qr, vr);
+    double p = log2(e1 / e2);
+    CHECK(fabs(p - order) < 0.35, "%s on %s: observed order %.2f (errors %.3g, %.3g), expected %d", stepper, file, p, e1,
+          e2, order);
+    free(q0); free(v0); free(qr); free(vr);
+}
+
+static void test_convergence_orders(void)
+{
+    check_order("tests/models/double_pendulum.urdf", 0, "euler", 2e-3, 1, 0);
+    check_order("tests/models/double_pendulum.urdf", 0, "symplectic_euler", 2e-3, 1, 0);
+    check_order("tests/models/double_pendulum.urdf", 0, "rk4", 2e-2, 4, 0);
+    /* a free body exercises the SE(3) part of the Lie-group schemes */
+    check_order("tests/models/free_box.urdf", 1, "euler", 2e-3, 1, 0);
+    check_order("tests/models/free_box.urdf", 1, "rk4", 2e-2, 4, 0);
+}
+
+static void test_bad_arguments(void)
+{
+    mbs_model *m = mbs_model_from_urdf(tm_path("tests/models/free_box.urdf"), 1, NULL);
+    mbs_error err;
+    mbs_system *s = mbs_system_new(m, 1, &err);
+    CHECK(mbs_system_add_contact(s, "no_such_frame", NULL, 0, &err) < 0 && strstr(err.msg, "no_such_frame"),
+          "unknown frame accepted: %s", err.msg);
+    CHECK(mbs_system_add_contact(s, "box", NULL, -1, &err) < 0 && strstr(err.msg, "radius"), "negative radius: %s", err.msg);
+    CHECK(mbs_system_add_contact(s, "box", NULL, 0, &err) == 0, "contact refused");
+    CHECK(mbs_system_add_contact(s, "box", NULL, 0, &err) < 0 && strstr(err.msg, "contacts"), "capacity: %s", err.msg);
+    double n0[3] = {0, 0, 0};
+    mbs_material mat = {1e5, 1e5, 300, 300, 1};
+    CHECK(mbs_system_add_plane(s, n0, 0, &mat, &err) != MBS_OK, "zero normal accepted");
+    mbs_material bad = {1e5, 1e5, 300, 300, -1};
+    double n1[3] = {0, 0, 1};
+    CHECK(mbs_system_add_plane(s, n1, 0, &bad, &err) != MBS_OK && strstr(err.msg, "friction"), "negative mu: %s", err.msg);
+    CHECK(mbs_stepper_new("no_such_scheme", s, NULL, 0, &err) == NULL && strstr(err.msg, "no_such_scheme") &&
+              strstr(err.msg, "rk4"), "unknown stepper: %s", err.msg);
+    mbs_option o = {"no_such_option", "1"};
+    CHECK(mbs_stepper_new("euler", s, &o, 1, &err) == NULL && strstr(err.msg, "no_such_option"), "unknown option: %s",
+          err.msg);
+    mbs_system_free(s);
+    mbs_model_free(m);
+}
+
+int main(void)
+{
+    RUN(test_incline_stick_and_slide);
+    RUN(test_sliding_never_gains_energy);
+    RUN(test_resting_sag);
+    RUN(test_convergence_orders);
+    RUN(test_bad_arguments);
+    return check_summary("test_contact");
+}
