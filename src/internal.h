@@ -82,6 +82,7 @@ struct mbs_data {
     double *M2;                 /* nv x nv */
     double *rows;               /* nv x 3nv row-major right-hand sides */
     double *tmp_6nv;            /* 6 x nv */
+    double *tmp_6nb;            /* 6 x nb */
 };
 
 /* Allocation helpers that never fail silently: they return NULL and the caller reports. */

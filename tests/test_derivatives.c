@@ -81,7 +81,8 @@ static void check_model(mbs_model *m, unsigned long long seed)
     CHECK(rel_err(A[1], F[1], (int)n2) < 1e-6, "dddq/dv vs FD: %.3e", rel_err(A[1], F[1], (int)n2));
     CHECK(rel_err(A[2], F[2], (int)n2) < 1e-6, "dddq/dtau vs FD: %.3e", rel_err(A[2], F[2], (int)n2));
     mbs_aba(m, d, q, v, tau, a);
-    CHECK_CLOSE(ddq, a, nv, 1e-14, "aba_derivatives returns aba");
+    /* q̈ comes from M⁻¹(τ − b) by LTDL, not from the ABA recursion: equal up to rounding */
+    CHECK_CLOSE(ddq, a, nv, 1e-12, "aba_derivatives returns aba");
 
     for (int k = 0; k < 3; k++) { free(A[k]); free(F[k]); }
     free(q); free(v); free(a); free(tau); free(ddq); free(M);

@@ -10,7 +10,7 @@
 void mbs_crba(const mbs_model *m, mbs_data *d, const double *q, double *M)
 {
     int nv = m->nv;
-    double *rR = d->rR, *rp = d->rp, *J = d->tmp_6nv, *F = d->F;
+    double *rR = d->rR, *rp = d->rp, *J = d->tmp_6nv;
     /* entries between bodies on different branches stay zero */
     memset(M, 0, (size_t)nv * nv * sizeof(double));
     /* joint placements are independent of each other, root-frame placements chain to the
@@ -45,7 +45,10 @@ void mbs_crba(const mbs_model *m, mbs_data *d, const double *q, double *M)
         }
     }
     /* F = Yc J is kept by component (F[k·nv + c]) so that a row of M is a vectorised
-     * sum of six scaled rows of F rather than one 6-term dot product per entry */
+     * sum of six scaled rows of F rather than one 6-term dot product per entry. Under a
+     * free-flyer root spanning the model, component k of F is column k of M: F is written there. */
+    const mbs_body *b0 = &m->bodies[0];
+    double *F = b0->type == MBS_JOINT_FREEFLYER && b0->nv_subtree == nv ? M : d->F;
     for (int i = m->nbodies - 1; i >= 0; i--) {
         const mbs_body *b = &m->bodies[i];
         const double *Yc = d->Ic + 16 * i;
@@ -60,7 +63,8 @@ void mbs_crba(const mbs_model *m, mbs_data *d, const double *q, double *M)
             for (int k = 0; k < 6; k++) {
                 double *Mr = M + (size_t)nv * (r0 + k);
                 const double *Fk = F + (size_t)k * nv;
-                for (int c = r0 + 6; c < c1; c++) Mr[c] = Fk[c];
+                if (Fk != Mr)
+                    for (int c = r0 + 6; c < c1; c++) Mr[c] = Fk[c];
                 for (int c = r0 + 6; c < c1; c++) M[(r0 + k) + (size_t)nv * c] = Fk[c];
             }
             continue;

@@ -13,9 +13,12 @@
  * and with f_i = Y_i a_i + v_i ×* Y_i v_i, B_i m = v_i ×* Y_i m − Y_i (v_i × m) + m ×* (Y_i v_i):
  *   ∂τ_j/∂q_k = S_jᵀ (Yc dAdq_k + Bc dVdq_k [+ S_k ×* Fc when j is a strict ancestor of b])
  *   ∂τ_j/∂q̇_k = S_jᵀ (Yc dAdv_k + Bc S_k)
- * where Yc, Bc, Fc are the composite (subtree) sums of the deeper of the bodies of j and k. */
+ * where Yc, Bc, Fc are the composite (subtree) sums of the deeper of the bodies of j and k.
+ *
+ * ABA derivatives need no separate ABA: the same passes run with q̈ = 0 give the bias torques
+ * τ_b and (from the composite inertias) M, so q̈ = M⁻¹ (τ − τ_b) by the LTDL factor; q̈ then
+ * only adds δa to the accelerations and Y δa to the forces, and ∂q̈/∂x = −M⁻¹ ∂τ/∂x. */
 #include "../internal.h"
-#include "aba.h"
 #include "joint.h"
 #include "ltdl.h"
 
@@ -60,10 +63,10 @@ static inline void variation_tmul(const double B[12], const double x[6], double 
     o[3] += t[0]; o[4] += t[1]; o[5] += t[2];
 }
 
-void mbs_rnea_derivatives(const mbs_model *m, mbs_data *d, const double *q, const double *v,
-                          const double *a, double *dtau_dq, double *dtau_dv, double *dtau_da)
+/* Forward pass: world placements, motions and dof columns, then each body's world inertia,
+ * momentum, force and inertia variation B. a == NULL stands for q̈ = 0 (the bias terms). */
+static void forward_pass(const mbs_model *m, mbs_data *d, const double *q, const double *v, const double *a)
 {
-    const int nv = m->nv;
     double a0[6];
     gravity_motion(m, a0);
     static const double zero6[6] = {0, 0, 0, 0, 0, 0};
@@ -72,7 +75,6 @@ void mbs_rnea_derivatives(const mbs_model *m, mbs_data *d, const double *q, cons
         const mbs_body *b = &m->bodies[i];
         joint_placement(b, q + b->idx_q, d->liR + 9 * i, d->lip + 3 * i);
     }
-    /* forward pass: world placements, motions and the dof columns */
     for (int i = 0; i < m->nbodies; i++) {
         const mbs_body *b = &m->bodies[i];
         int par = b->parent;
@@ -86,7 +88,8 @@ void mbs_rnea_derivatives(const mbs_model *m, mbs_data *d, const double *q, cons
         for (int k = 0; k < b->nv; k++) {
             int col = b->idx_v + k;
             const double *Jk = d->J + 6 * col;
-            for (int r = 0; r < 6; r++) { vJ[r] += Jk[r] * v[col]; aJ[r] += Jk[r] * a[col]; }
+            double ak = a ? a[col] : 0.0;
+            for (int r = 0; r < 6; r++) { vJ[r] += Jk[r] * v[col]; aJ[r] += Jk[r] * ak; }
         }
         for (int r = 0; r < 6; r++) ov[r] = vp[r] + vJ[r];
         motion_cross(ov, vJ, c);
@@ -116,10 +119,17 @@ void mbs_rnea_derivatives(const mbs_model *m, mbs_data *d, const double *q, cons
         for (int r = 0; r < 6; r++) of[r] += t[r];
         inertia_variation(Yc, ov, oh, d->oBc + 12 * i);
     }
-    if (dtau_da) memset(dtau_da, 0, sizeof(double) * (size_t)nv * nv);
-    memset(dtau_dq, 0, sizeof(double) * (size_t)nv * nv);
-    memset(dtau_dv, 0, sizeof(double) * (size_t)nv * nv);
-    /* backward pass: composite quantities and the derivative columns, leaves first */
+}
+
+/* Where the backward pass stores entry (row, col) of each derivative: out[row·rs + col·cs],
+ * times sign; a NULL block is skipped. */
+typedef struct dtau_out { double *dq, *dv, *da; size_t rs, cs; double sign; } dtau_out;
+
+/* Backward pass: composite quantities and the derivative entries, leaves first. */
+static void backward_pass(const mbs_model *m, mbs_data *d, const dtau_out *o)
+{
+    const size_t rs = o->rs, cs = o->cs;
+    const double sg = o->sign;
     for (int i = m->nbodies - 1; i >= 0; i--) {
         const mbs_body *b = &m->bodies[i];
         const double *Yc = d->oYc + 16 * i, *Bc = d->oBc + 12 * i, *Fc = d->of + 6 * i;
@@ -141,9 +151,10 @@ void mbs_rnea_derivatives(const mbs_model *m, mbs_data *d, const double *q, cons
             int row = b->idx_v + k;
             const double *Jr = d->J + 6 * row;
             for (int col = c0; col < c1; col++) {
-                dtau_dq[row + (size_t)nv * col] = sdot(Jr, d->dFdq + 6 * col);
-                dtau_dv[row + (size_t)nv * col] = sdot(Jr, d->dFdv + 6 * col);
-                if (dtau_da) dtau_da[row + (size_t)nv * col] = sdot(Jr, d->dFda + 6 * col);
+                size_t e = row * rs + col * cs;
+                if (o->dq) o->dq[e] = sg * sdot(Jr, d->dFdq + 6 * col);
+                if (o->dv) o->dv[e] = sg * sdot(Jr, d->dFdv + 6 * col);
+                if (o->da) o->da[e] = sg * sdot(Jr, d->dFda + 6 * col);
             }
         }
         /* rows of this joint, columns of strict ancestors */
@@ -153,9 +164,10 @@ void mbs_rnea_derivatives(const mbs_model *m, mbs_data *d, const double *q, cons
             double r2[6];
             variation_tmul(Bc, Jr, r2);
             for (int col = m->dof_parent[b->idx_v]; col >= 0; col = m->dof_parent[col]) {
-                dtau_dq[row + (size_t)nv * col] = sdot(r1, d->dAdq + 6 * col) + sdot(r2, d->dVdq + 6 * col);
-                dtau_dv[row + (size_t)nv * col] = sdot(r1, d->dAdv + 6 * col) + sdot(r2, d->J + 6 * col);
-                if (dtau_da) dtau_da[row + (size_t)nv * col] = sdot(r1, d->J + 6 * col);
+                size_t e = row * rs + col * cs;
+                if (o->dq) o->dq[e] = sg * (sdot(r1, d->dAdq + 6 * col) + sdot(r2, d->dVdq + 6 * col));
+                if (o->dv) o->dv[e] = sg * (sdot(r1, d->dAdv + 6 * col) + sdot(r2, d->J + 6 * col));
+                if (o->da) o->da[e] = sg * sdot(r1, d->J + 6 * col);
             }
         }
         /* the rigid term seen by strict ancestors: dFdq_k += S_k ×* Fc */
@@ -175,36 +187,106 @@ void mbs_rnea_derivatives(const mbs_model *m, mbs_data *d, const double *q, cons
     }
 }
 
+void mbs_rnea_derivatives(const mbs_model *m, mbs_data *d, const double *q, const double *v,
+                          const double *a, double *dtau_dq, double *dtau_dv, double *dtau_da)
+{
+    const size_t nv = (size_t)m->nv;
+    forward_pass(m, d, q, v, a);
+    if (dtau_da) memset(dtau_da, 0, sizeof(double) * nv * nv);
+    memset(dtau_dq, 0, sizeof(double) * nv * nv);
+    memset(dtau_dv, 0, sizeof(double) * nv * nv);
+    dtau_out o = {dtau_dq, dtau_dv, dtau_da, 1, nv, 1.0};
+    backward_pass(m, d, &o);
+}
+
+/* After forward_pass(q, v, NULL): M (world-frame CRBA on the composite inertias, kept in d->Ic)
+ * and the bias torques τ_b = S_jᵀ Σ_subtree f (summed in d->tmp_6nb), leaves first. */
+static void mass_and_bias(const mbs_model *m, mbs_data *d, double *M, double *tau_b)
+{
+    const int nv = m->nv;
+    memset(M, 0, sizeof(double) * (size_t)nv * nv);
+    memcpy(d->Ic, d->oYc, sizeof(double) * 16 * (size_t)m->nbodies);
+    memcpy(d->tmp_6nb, d->of, sizeof(double) * 6 * (size_t)m->nbodies);
+    for (int i = m->nbodies - 1; i >= 0; i--) {
+        const mbs_body *b = &m->bodies[i];
+        const double *Yc = d->Ic + 16 * i, *Fc = d->tmp_6nb + 6 * i;
+        for (int k = 0; k < b->nv; k++) {
+            int col = b->idx_v + k;
+            inertia_mul(Yc[0], Yc + 1, Yc + 4, d->J + 6 * col, d->dFda + 6 * col);
+        }
+        int c1 = b->idx_v + b->nv_subtree;
+        for (int k = 0; k < b->nv; k++) {
+            int row = b->idx_v + k;
+            const double *Jr = d->J + 6 * row;
+            double *Mr = M + (size_t)nv * row;
+            for (int col = row; col < c1; col++) Mr[col] = sdot(Jr, d->dFda + 6 * col);
+            for (int col = row + 1; col < c1; col++) M[row + (size_t)nv * col] = Mr[col];
+            tau_b[row] = sdot(Jr, Fc);
+        }
+        if (b->parent >= 0) {
+            double *Yp = d->Ic + 16 * b->parent, *Fp = d->tmp_6nb + 6 * b->parent;
+            for (int r = 0; r < 13; r++) Yp[r] += Yc[r];
+            for (int r = 0; r < 6; r++) Fp[r] += Fc[r];
+        }
+    }
+}
+
+/* Adds what q̈ changes to a forward_pass(q, v, NULL): every world acceleration gains
+ * δa_i = δa_λ + Σ S_k q̈_k, its force Y_i δa_i, and dAdq_k = a_λ × S_k + ... gains δa_λ × S_k. */
+static void add_acceleration(const mbs_model *m, mbs_data *d, const double *ddq)
+{
+    double *da = d->tmp_6nb;
+    for (int i = 0; i < m->nbodies; i++) {
+        const mbs_body *b = &m->bodies[i];
+        static const double zero6[6] = {0, 0, 0, 0, 0, 0};
+        const double *dap = b->parent < 0 ? zero6 : da + 6 * b->parent, *Y = d->oYc + 16 * i;
+        double *dai = da + 6 * i, t[6];
+        memcpy(dai, dap, 6 * sizeof(double));
+        for (int k = 0; k < b->nv; k++) {
+            int col = b->idx_v + k;
+            const double *Jk = d->J + 6 * col;
+            for (int r = 0; r < 6; r++) dai[r] += Jk[r] * ddq[col];
+            motion_cross(dap, Jk, t);
+            for (int r = 0; r < 6; r++) d->dAdq[6 * col + r] += t[r];
+        }
+        for (int r = 0; r < 6; r++) d->oa[6 * i + r] += dai[r];
+        inertia_mul(Y[0], Y + 1, Y + 4, dai, t);
+        for (int r = 0; r < 6; r++) d->of[6 * i + r] += t[r];
+    }
+}
+
 void mbs_aba_derivatives(const mbs_model *m, mbs_data *d, const double *q, const double *v,
                          const double *tau, double *ddq, double *dddq_dq, double *dddq_dv,
                          double *dddq_dtau)
 {
     const int nv = m->nv;
-    double *acc = ddq ? ddq : d->tmp_nv[0];
-    mbs_aba_passes(m, d, q, v, tau, NULL, acc);
-    if (!dddq_dq && !dddq_dv && !dddq_dtau) return;
-    /* ∂q̈/∂x = −M⁻¹ ∂τ/∂x at q̈ = aba(q, v, τ); M comes out of the same pass as ∂τ/∂q̈. */
-    double *dq = d->tmp_nvnv, *dv = d->M2;
-    mbs_rnea_derivatives(m, d, q, v, acc, dq, dv, d->M);
+    double *acc = ddq ? ddq : d->tmp_nv[0], *tau_b = d->tmp_nv[1];
+    /* q̈ = M⁻¹ (τ − τ_b) with M and τ_b from the world-frame quantities the derivatives need
+     * anyway (no separate ABA), then the terms q̈ adds to them */
+    forward_pass(m, d, q, v, NULL);
+    mass_and_bias(m, d, d->M, tau_b);
     mbs_ltdl(m, d, d->M);
-    /* one row-major block [−∂τ/∂q | −∂τ/∂v | 1] solved at once */
-    double *out[3] = {dddq_dq, dddq_dv, dddq_dtau};
-    const double *in[3] = {dq, dv, NULL};
-    int nb = 0, which[3];
+    for (int k = 0; k < nv; k++) acc[k] = tau[k] - tau_b[k];
+    mbs_ltdl_solve(m, d, acc, 1, nv);
+    if (!dddq_dq && !dddq_dv && !dddq_dtau) return;
+    add_acceleration(m, d, acc);
+    /* ∂q̈/∂x = −M⁻¹ ∂τ/∂x: one row-major block [1 | −∂τ/∂q | −∂τ/∂v], the last two written in
+     * place by the backward pass, solved at once */
+    double *out[3] = {dddq_dtau, dddq_dq, dddq_dv};
+    int nb = 0, at[3] = {-1, -1, -1};
     for (int k = 0; k < 3; k++)
-        if (out[k]) which[nb++] = k;
-    int ncols = nb * nv;
+        if (out[k]) at[k] = nb++;
+    size_t ncols = (size_t)nb * nv, nid = at[0] >= 0 ? (size_t)nv : 0;
     double *X = d->rows;
-    for (int b = 0; b < nb; b++) {
-        const double *A = in[which[b]];
+    for (int i = 0; i < nv; i++) memset(X + ncols * i + nid, 0, sizeof(double) * (ncols - nid));
+    dtau_out o = {at[1] >= 0 ? X + at[1] * nv : NULL, at[2] >= 0 ? X + at[2] * nv : NULL, NULL, ncols, 1, -1.0};
+    backward_pass(m, d, &o);
+    mbs_ltdl_solve_rows(m, d, X, (int)ncols, (int)nid);
+    for (int k = 0; k < 3; k++) {
+        if (!out[k]) continue;
+        double *O = out[k];
+        const double *B = X + at[k] * nv;
         for (int c = 0; c < nv; c++)
-            for (int i = 0; i < nv; i++)
-                X[(size_t)ncols * i + b * nv + c] = A ? -A[i + (size_t)nv * c] : (i == c);
-    }
-    mbs_ltdl_solve_rows(m, d, X, ncols);
-    for (int b = 0; b < nb; b++) {
-        double *O = out[which[b]];
-        for (int c = 0; c < nv; c++)
-            for (int i = 0; i < nv; i++) O[i + (size_t)nv * c] = X[(size_t)ncols * i + b * nv + c];
+            for (int i = 0; i < nv; i++) O[i + (size_t)nv * c] = B[ncols * i + c];
     }
 }

@@ -13,7 +13,8 @@ static inline void joint_placement(const mbs_body *b, const double *q, double R[
     const double *T = b->Rt;
     switch (b->type) {
     case MBS_JOINT_REVOLUTE: {
-        double s = sin(q[0]), c = cos(q[0]);
+        double s, c;
+        sin_cos(q[0], &s, &c);
         memcpy(p, b->pt, 3 * sizeof(double));
         switch (b->axis_id) {
         case 0:

@@ -43,28 +43,67 @@ void mbs_ltdl_solve(const mbs_model *m, const mbs_data *d, double *b, int nrhs, 
     }
 }
 
-void mbs_ltdl_solve_rows(const mbs_model *m, const mbs_data *d, double *X, int ncols)
+/* x -= l0 y0 + l1 y1 + l2 y2 + l3 y3 over n entries: four rows per pass over x, so that x is
+ * loaded and stored once for four products */
+static inline void row_sub4(double *x, const double *l, const double *y0, const double *y1, const double *y2,
+                            const double *y3, int n)
+{
+    double l0 = l[0], l1 = l[1], l2 = l[2], l3 = l[3];
+    for (int c = 0; c < n; c++) x[c] -= (l0 * y0[c] + l1 * y1[c]) + (l2 * y2[c] + l3 * y3[c]);
+}
+static inline void row_sub1(double *x, double l, const double *y, int n)
+{
+    for (int c = 0; c < n; c++) x[c] -= l * y[c];
+}
+
+/* x -= Σ_k l[k] y_k over columns [c0, c1), the rows y_k = Y + k·ld (k < count) being consecutive */
+static void rows_pull(double *x, const double *l, const double *Y, size_t ld, int count, int c0, int c1)
+{
+    int k = 0;
+    for (; k + 4 <= count; k += 4) {
+        const double *y = Y + ld * k + c0;
+        row_sub4(x + c0, l + k, y, y + ld, y + 2 * ld, y + 3 * ld, c1 - c0);
+    }
+    for (; k < count; k++) row_sub1(x + c0, l[k], Y + ld * k + c0, c1 - c0);
+}
+
+void mbs_ltdl_solve_rows(const mbs_model *m, const mbs_data *d, double *X, int ncols, int nid)
 {
     int n = m->nv;
     const int *lam = m->dof_parent;
     const double *L = d->L;
-    for (int i = n - 1; i >= 0; i--) {
-        const double *xi = X + (size_t)ncols * i;
-        for (int j = lam[i]; j >= 0; j = lam[j]) {
-            double l = L[i + (size_t)n * j], *xj = X + (size_t)ncols * j;
-            for (int c = 0; c < ncols; c++) xj[c] -= l * xi[c];
-        }
+    const size_t ld = (size_t)ncols;
+    for (int i = 0; i < n; i++) {
+        double *xi = X + ld * i;
+        memset(xi, 0, (size_t)nid * sizeof(double));
+        if (nid) xi[i] = 1.0;
+    }
+    /* x ← L⁻ᵀ x, leaves first: row j pulls from the dofs of its subtree (j, end), the consecutive
+     * rows below it, with the coefficients L(i, j) of column j of L. In the identity block those
+     * rows are non-zero only on columns of j's subtree. */
+    for (int j = n - 1; j >= 0; j--) {
+        const mbs_body *b = &m->bodies[m->dof_body[j]];
+        int end = b->idx_v + b->nv_subtree, count = end - j - 1;
+        if (count <= 0) continue;
+        double *xj = X + ld * j;
+        const double *l = L + (size_t)n * j + j + 1, *Y = xj + ld;
+        if (nid) rows_pull(xj, l, Y, ld, count, j + 1, end);
+        rows_pull(xj, l, Y, ld, count, nid, ncols);
     }
     for (int i = 0; i < n; i++) {
-        double s = d->Dinv[i], *xi = X + (size_t)ncols * i;
+        double s = d->Dinv[i], *xi = X + ld * i;
         for (int c = 0; c < ncols; c++) xi[c] *= s;
     }
+    /* x ← L⁻¹ x, root first: row i pulls from its ancestors, four at a time */
     for (int i = 0; i < n; i++) {
-        double *xi = X + (size_t)ncols * i;
-        for (int j = lam[i]; j >= 0; j = lam[j]) {
-            double l = L[i + (size_t)n * j];
-            const double *xj = X + (size_t)ncols * j;
-            for (int c = 0; c < ncols; c++) xi[c] -= l * xj[c];
+        double *xi = X + ld * i;
+        int j = lam[i];
+        while (j >= 0) {
+            int j1 = lam[j], j2 = j1 >= 0 ? lam[j1] : -1, j3 = j2 >= 0 ? lam[j2] : -1;
+            if (j3 < 0) { row_sub1(xi, L[i + (size_t)n * j], X + ld * j, ncols); j = j1; continue; }
+            double l4[4] = {L[i + (size_t)n * j], L[i + (size_t)n * j1], L[i + (size_t)n * j2], L[i + (size_t)n * j3]};
+            row_sub4(xi, l4, X + ld * j, X + ld * j1, X + ld * j2, X + ld * j3, ncols);
+            j = lam[j3];
         }
     }
 }

@@ -35,6 +35,7 @@ static void layout(carver *c, mbs_data *d, int nb, int nv)
     d->M2 = carve(c, v * v);
     d->rows = carve(c, 3 * v * v);
     d->tmp_6nv = carve(c, 6 * v);
+    d->tmp_6nb = carve(c, 6 * b);
 }
 
 mbs_data *mbs_data_new(const mbs_model *m)

@@ -8,6 +8,31 @@
 #include <math.h>
 #include <string.h>
 
+/* ---- sine and cosine ---- */
+/* sin x and cos x together, inlined: a libm call costs about as much as the rest of a joint's
+ * placement and cannot overlap with its neighbours'. Cody–Waite reduction by π/2 (the first
+ * part of π/2 has 33 bits, so k·part is exact for |x| < 1e6), then fdlibm's kernel
+ * polynomials on [−π/4, π/4]; within 1 ulp of libm. Larger |x| goes to libm. */
+static inline void sin_cos(double x, double *s, double *c)
+{
+    if (!(fabs(x) < 1e6)) { *s = sin(x); *c = cos(x); return; }
+    const double shift = 0x1.8p52;                      /* adding it rounds to an integer */
+    double k = (x * 0.63661977236758134308 + shift) - shift;
+    double r = (x - k * 1.57079632673412561417e+00) - k * 6.07710050650619224932e-11;
+    double z = r * r;
+    double sp = -1.66666666666666324348e-01 + z * (8.33333333332248946124e-03 + z * (-1.98412698298579493134e-04
+              + z * (2.75573137070700676789e-06 + z * (-2.50507602534068634195e-08 + z * 1.58969099521155010221e-10))));
+    double cp = z * (4.16666666666666019037e-02 + z * (-1.38888888888741095749e-03 + z * (2.48015872894767294178e-05
+              + z * (-2.75573143513906633035e-07 + z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11)))));
+    double sr = r + r * z * sp;
+    double hz = 0.5 * z, w = 1.0 - hz;
+    double cr = w + (((1.0 - w) - hz) + z * cp);        /* 1 − z/2 + z·cp without losing the low bits */
+    int n = (int)k;                                     /* x = n π/2 + r: rotate (sr, cr) by n quarter turns */
+    double ss = (n & 1) ? cr : sr, cc = (n & 1) ? sr : cr;
+    *s = (n & 2) ? -ss : ss;
+    *c = ((n + 1) & 2) ? -cc : cc;
+}
+
 /* ---- 3-vectors and 3x3 matrices ---- */
 static inline void v3_cross(const double a[3], const double b[3], double o[3])
 {
