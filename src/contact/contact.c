@@ -2,7 +2,7 @@
  * unilateral release, Coulomb cone and anchor slip (eq. 28). */
 #include "../internal.h"
 #include "../spatial/spatial.h"
-#include "mbs/contact.h"
+#include "contact_internal.h"
 
 void mbs_cone_project(const double lambda[3], const double n[3], double mu, double out[3])
 {
@@ -15,8 +15,7 @@ void mbs_cone_project(const double lambda[3], const double n[3], double mu, doub
     for (int k = 0; k < 3; k++) out[k] = a * n[k] + (lt > 0 ? mu * a * t[k] / lt : 0.0);
 }
 
-/* λ = −K Δp − B Δṗ with K = k_n n nᵀ + k_t (1 − n nᵀ), and B alike. */
-static void spring_damper(const mbs_contact *c, double lambda[3])
+void mbs_contact_spring_force(const mbs_contact *c, double lambda[3])
 {
     const mbs_material *mt = &c->material;
     double dp[3], dv[3];
@@ -51,8 +50,7 @@ static int locate(const mbs_system *s, mbs_contact *c, double *depth, double n[3
     return hit;
 }
 
-/* Adds the wrench of a world force applied at world point p to the body's fext (body frame). */
-static void add_wrench(mbs_system *s, int body, const double p[3], const double f[3])
+void mbs_contact_add_wrench(mbs_system *s, int body, const double p[3], const double f[3])
 {
     if (body < 0) return;
     double R[9], o[3], fb[3], d[3], r[3], tq[3];
@@ -91,7 +89,7 @@ void mbs_contact_forces(mbs_system *s, const double *q, const double *v, int upd
         }
         c->depth = hit ? depth : 0;
         double lam[3];
-        spring_damper(c, lam);
+        mbs_contact_spring_force(c, lam);
         double ln = v3_dot(lam, c->normal);
         if (ln <= 0 || !hit) {
             /* a unilateral contact never pulls */
@@ -118,7 +116,7 @@ void mbs_contact_forces(mbs_system *s, const double *q, const double *v, int upd
             }
         }
         memcpy(c->lambda, lam, sizeof lam);
-        add_wrench(s, mbs_frame_body(s->model, c->frame), c->p, lam);
+        mbs_contact_add_wrench(s, mbs_frame_body(s->model, c->frame), c->p, lam);
     }
 }
 

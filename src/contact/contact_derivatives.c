@@ -1,0 +1,197 @@
+/* contact_derivatives.c — analytical derivatives of the generalized contact force
+ * τ_c = Σ_i J_i(q)ᵀ λ_i(q, v) of the anchor spring-damper model (Hammoud et al. 2022, eq. 2)
+ * and of the system dynamics q̈ = M⁻¹ (τ − h + τ_c), for implicit Euler (appendix A); and the
+ * smooth version of the model that a Newton solve starts with (no release, no cone).
+ *
+ * The derivation works with the world columns S_j = [s_j; ω_j] of the joint Jacobian (linear
+ * part at the world origin). A tangent perturbation of dof k moves the subtree of its joint
+ * rigidly by exp(S_k δ) in the world (for a free-flyer or planar joint, whose integrate is
+ * q·exp(v), this holds for every dof of the joint), so for dofs j, k on the support of the
+ * contact body, with k's joint an ancestor of (or the same as) j's joint, ∂S_j/∂q_k = S_k × S_j,
+ * and ∂S_j/∂q_k = 0 otherwise. With pt(m, p) = m_lin + m_ang × p the velocity at the world
+ * point p of the motion m, the contact point p (the deepest point of the sphere, centre c,
+ * p = c − r n with the normal n held fixed) and its body-point velocity ṗ = Σ_j pt(S_j, p) v_j:
+ *   J_j = pt(S_j, p),   P_k = ∂p/∂q_k = pt(S_k, c)
+ *   ∂ṗ/∂q_k = pt(S_k × V_k, p) + ω_b × P_k,   V_k = Σ_{j at or below k's joint} S_j v_j
+ *   ∂(J_jᵀλ)/∂q_k |_λ = λ · ([k ⪯ j] pt(S_k × S_j, p)) + ω_j · (P_k × λ)
+ * and with λ = G λ_raw, λ_raw = −K (p − p0) − B (ṗ − ṗ0) (K, B: normal and tangential gains):
+ *   ∂λ/∂q = G (−K P − B ∂ṗ/∂q),   ∂λ/∂v = −G B J,
+ * G the Jacobian of what mbs_contact_forces did to λ_raw: the identity inside the cone, the
+ * derivative of the tangential scaling λ = λ_n n + μ λ_n t̂ when slipping (contact.c, eqs. 27–28),
+ * zero when released (and the identity for the smooth model). Everything is O(d²) per contact
+ * for a support of d dofs. The normal of a contact is held fixed, which is exact for planes
+ * and box faces; at a box edge or corner the derivatives miss the turning of the normal. */
+#include "../internal.h"
+#include "../spatial/spatial.h"
+#include "contact_internal.h"
+
+size_t mbs_contact_derivatives_work_size(int nv)
+{
+    /* the mass matrix, then per contact J, P, ∂λ/∂q, ∂λ/∂v (3 x d each) and V (6 x (d + 1)) */
+    return (size_t)nv * (size_t)nv + 18 * (size_t)nv + 6;
+}
+
+/* Velocity at world point p of the world spatial motion m. */
+static inline void pt_velocity(const double m[6], const double p[3], double o[3])
+{
+    double t[3];
+    v3_cross(m + 3, p, t);
+    for (int k = 0; k < 3; k++) o[k] = m[k] + t[k];
+}
+
+/* o = K x (or B x) with gains a along the normal and b across it. */
+static inline void gain_mul(double a, double b, const double n[3], const double x[3], double o[3])
+{
+    double xn = v3_dot(n, x);
+    for (int k = 0; k < 3; k++) o[k] = b * x[k] + (a - b) * xn * n[k];
+}
+
+/* G = ∂λ/∂λ_raw of the unilateral release and friction scaling of mbs_contact_forces (column-major).
+ * Returns 0 when the contact was released (λ = 0 and no derivative). */
+static int clamp_jacobian(const mbs_contact *c, double G[9])
+{
+    if (c->lambda[0] == 0 && c->lambda[1] == 0 && c->lambda[2] == 0) return 0;
+    m3_identity(G);
+    if (!c->slipping) return 1;
+    /* the slip scaling λ = λ_n n + μ λ_n t/|t| of λ_raw */
+    const double *n = c->normal;
+    double raw[3], t[3];
+    mbs_contact_spring_force(c, raw);
+    double ln = v3_dot(raw, n);
+    for (int k = 0; k < 3; k++) t[k] = raw[k] - ln * n[k];
+    double lt = sqrt(v3_dot(t, t));
+    if (!(lt > 0)) return 1;
+    double mu = c->material.mu, r = mu * ln / lt;
+    for (int k = 0; k < 3; k++) t[k] /= lt;
+    /* ∂λ = n nᵀ ∂λ_raw + μ t̂ nᵀ ∂λ_raw + μ λ_n/|t| (1 − n nᵀ − t̂ t̂ᵀ) ∂λ_raw */
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++)
+            G[i + 3 * j] = n[i] * n[j] + mu * t[i] * n[j] + r * ((i == j) - n[i] * n[j] - t[i] * t[j]);
+    return 1;
+}
+
+void mbs_contact_force_derivatives(mbs_system *s, const double *q, const double *v, int clamped, double *dtau_dq,
+                                   double *dtau_dv, double *work, int *iwork)
+{
+    const mbs_model *m = s->model;
+    mbs_data *d = s->data;
+    const int nv = m->nv;
+    int have_jacobians = 0;
+    for (int i = 0; i < s->ncontacts; i++) {
+        const mbs_contact *c = &s->contacts[i];
+        int body = c->active ? mbs_frame_body(m, c->frame) : -1;
+        double G[9];
+        if (body < 0) continue;
+        if (!clamped) m3_identity(G);
+        else if (!clamp_jacobian(c, G)) continue;
+        if (!have_jacobians) { mbs_compute_joint_jacobians(m, d, q); have_jacobians = 1; }
+        /* the support of the body, root first: dof indices increase down the tree */
+        int n = 0;
+        const mbs_body *bd = &m->bodies[body];
+        for (int k = bd->idx_v + bd->nv - 1; k >= 0; k = m->dof_parent[k]) iwork[n++] = k;
+        for (int a = 0, z = n - 1; a < z; a++, z--) { int t = iwork[a]; iwork[a] = iwork[z]; iwork[z] = t; }
+        double *J = work, *P = J + 3 * n, *dlq = P + 3 * n, *dlv = dlq + 3 * n, *V = dlv + 3 * n;
+        const double *p = c->p, *n_ = c->normal, *lam = c->lambda;
+        const mbs_material *mt = &c->material;
+        double ctr[3];
+        for (int k = 0; k < 3; k++) ctr[k] = p[k] + c->radius * n_[k];
+        /* V[a] = Σ_{a' >= a} S v: the velocity the joints from entry a down give the body */
+        memset(V + 6 * n, 0, 6 * sizeof(double));
+        for (int a = n - 1; a >= 0; a--) {
+            const double *S = d->J + 6 * iwork[a];
+            for (int r = 0; r < 6; r++) V[6 * a + r] = V[6 * (a + 1) + r] + S[r] * v[iwork[a]];
+            pt_velocity(S, p, J + 3 * a);
+            pt_velocity(S, ctr, P + 3 * a);
+        }
+        const double *omega = V + 3;   /* body angular velocity (world) */
+        for (int a = 0; a < n; a++) {
+            int k = iwork[a];
+            int a0 = a - (k - m->bodies[m->dof_body[k]].idx_v);   /* entry of the first dof of k's joint */
+            double mc[6], dpdq[3], w[3], x[3], y[3];
+            motion_cross(d->J + 6 * k, V + 6 * a0, mc);
+            pt_velocity(mc, p, dpdq);
+            v3_cross(omega, P + 3 * a, w);
+            for (int r = 0; r < 3; r++) dpdq[r] += w[r];
+            gain_mul(mt->k_normal, mt->k_tangent, n_, P + 3 * a, x);
+            gain_mul(mt->b_normal, mt->b_tangent, n_, dpdq, y);
+            for (int r = 0; r < 3; r++) x[r] = -x[r] - y[r];
+            m3_mulv(G, x, dlq + 3 * a);
+            gain_mul(mt->b_normal, mt->b_tangent, n_, J + 3 * a, y);
+            for (int r = 0; r < 3; r++) y[r] = -y[r];
+            m3_mulv(G, y, dlv + 3 * a);
+        }
+        /* F = [λ; p × λ]: the contact force as a world wrench at the origin; then
+         * λ · pt(S_k × S_j, p) = F · (S_k × S_j) = −S_j · (S_k ×* F) */
+        double F[6];
+        memcpy(F, lam, 3 * sizeof(double));
+        v3_cross(p, lam, F + 3);
+        for (int e = 0; e < n; e++) {
+            int k = iwork[e], first_k = m->bodies[m->dof_body[k]].idx_v;
+            double Pxl[3], SkF[6];
+            v3_cross(P + 3 * e, lam, Pxl);
+            force_cross(d->J + 6 * k, F, SkF);
+            for (int a = 0; a < n; a++) {
+                int j = iwork[a];
+                const double *Sj = d->J + 6 * j;
+                double h = v3_dot(J + 3 * a, dlq + 3 * e) + v3_dot(Sj + 3, Pxl);
+                if (j >= first_k) h -= sdot(Sj, SkF);
+                dtau_dq[j + (size_t)nv * k] += h;
+                dtau_dv[j + (size_t)nv * k] += v3_dot(J + 3 * a, dlv + 3 * e);
+            }
+        }
+    }
+}
+
+void mbs_contact_forces_smooth(mbs_system *s, const double *q, const double *v)
+{
+    const mbs_model *m = s->model;
+    mbs_data *d = s->data;
+    mbs_forward_kinematics(m, d, q, v, NULL);
+    memset(s->fext, 0, 6 * (size_t)s->nbodies * sizeof(double));
+    for (int i = 0; i < s->ncontacts; i++) {
+        mbs_contact *c = &s->contacts[i];
+        memset(c->lambda, 0, sizeof c->lambda);
+        c->slipping = 0;
+        int body = mbs_frame_body(m, c->frame);
+        if (!c->active || body < 0) continue;
+        /* the sphere's point deepest along the held normal, and the velocity of that body point */
+        double R[9], pf[3], ctr[3], d3[3], off[3], vel[6];
+        mbs_frame_placement_fk(m, d, c->frame, R, pf);
+        m3_mulv(R, c->offset, ctr);
+        for (int k = 0; k < 3; k++) {
+            c->p[k] = pf[k] + ctr[k] - c->radius * c->normal[k];
+            d3[k] = c->p[k] - pf[k];
+        }
+        m3t_mulv(R, d3, off);
+        mbs_frame_velocity(m, d, c->frame, off, MBS_LOCAL_WORLD_ALIGNED, vel);
+        memcpy(c->dp, vel, 3 * sizeof(double));
+        mbs_contact_spring_force(c, c->lambda);
+        mbs_contact_add_wrench(s, body, c->p, c->lambda);
+    }
+}
+
+void mbs_system_dynamics_smooth(mbs_system *s, const double *q, const double *v, double *ddq)
+{
+    mbs_contact_forces_smooth(s, q, v);
+    mbs_aba_fext(s->model, s->data, q, v, s->tau, s->fext, ddq);
+}
+
+int mbs_system_dynamics_derivatives(mbs_system *s, const double *q, const double *v, int clamped, const double *ddq,
+                                    double *dddq_dq, double *dddq_dv, double *work, int *iwork)
+{
+    const mbs_model *m = s->model;
+    mbs_data *d = s->data;
+    const int nv = m->nv;
+    const size_t nn = (size_t)nv * (size_t)nv;
+    double *M = work;
+    /* M q̈ + h(q, v) = τ + τ_c(q, v) at q̈ = ddq, so ∂q̈/∂x = M⁻¹ (∂τ_c/∂x − ∂rnea/∂x): the
+     * RNEA derivatives at the actual acceleration (the ABA derivatives at τ_total) plus M⁻¹
+     * times the contact derivatives, with one factorisation of M for both. */
+    mbs_rnea_derivatives(m, d, q, v, ddq, dddq_dq, dddq_dv, M);
+    for (size_t k = 0; k < nn; k++) { dddq_dq[k] = -dddq_dq[k]; dddq_dv[k] = -dddq_dv[k]; }
+    mbs_contact_force_derivatives(s, q, v, clamped, dddq_dq, dddq_dv, work + nn, iwork);
+    if (mbs_ltdl(m, d, M) != MBS_OK) return MBS_ERR_MODEL;
+    mbs_ltdl_solve(m, d, dddq_dq, nv, nv);
+    mbs_ltdl_solve(m, d, dddq_dv, nv, nv);
+    return MBS_OK;
+}
