@@ -55,6 +55,7 @@ $(SIM): $(BUILD)/tools/sim.o $(LIB)
 
 # the allocation test routes the library's allocator calls through counters
 $(BUILD)/tests/test_noalloc: TEST_LDFLAGS := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc
+$(BUILD)/tests/test_ess: TEST_LDFLAGS := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc
 $(BUILD)/tests/%: tests/%.c $(TEST_COMMON) $(LIB) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(LDSAN) $(TEST_LDFLAGS) -DMBS_SOURCE_DIR='"$(CURDIR)"' $< $(TEST_COMMON) $(LIB) $(TESTLIBS) $(LIBS) -o $@
@@ -66,10 +67,23 @@ $(BUILD)/tools/bench_%: tools/bench_%.c $(LIB) $(HEADERS)
 test: $(TEST_BIN) $(SIM)
 	@sh tests/run_all.sh $(TEST_BIN)
 
-bench: bench-dynamics
+bench: bench-dynamics bench-ess
 
 bench-dynamics: $(BUILD)/tools/bench_dynamics
 	$(BUILD)/tools/bench_dynamics
+
+# bench-ess: the event-selected integrator against MuJoCo (issue 4). MuJoCo (Debian's
+# libmujoco-dev) is used by this benchmark only, never by libmbs or the tests; without it
+# the MuJoCo figures print as n/a.
+.PHONY: bench-ess
+ESS_MUJOCO := $(if $(wildcard /usr/include/mujoco/mujoco.h),1,)
+$(BUILD)/tools/bench_ess: tools/bench_ess.c tools/ess_mujoco.c tools/ess_mujoco.h $(LIB) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(LDSAN) -DMBS_SOURCE_DIR='"$(CURDIR)"' $(if $(ESS_MUJOCO),-DMBS_HAVE_MUJOCO) \
+	  tools/bench_ess.c $(if $(ESS_MUJOCO),tools/ess_mujoco.c) $(LIB) $(if $(ESS_MUJOCO),-lmujoco) $(LIBS) -o $@
+
+bench-ess: $(BUILD)/tools/bench_ess
+	$(BUILD)/tools/bench_ess
 
 install: $(LIB)
 	install -d $(DESTDIR)$(PREFIX)/include/mbs $(DESTDIR)$(PREFIX)/lib/pkgconfig

@@ -8,6 +8,7 @@
 #include "mbs/liegroup.h"
 #include "mbs/contact.h"
 #include "mbs/step.h"
+#include "mbs/ess.h"
 
 #define MBS_VERSION "0.1.0"
 
