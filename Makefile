@@ -54,8 +54,8 @@ $(SIM): $(BUILD)/tools/sim.o $(LIB)
 	$(CC) $(CFLAGS_ALL) $(LDSAN) $< $(LIB) $(LIBS) -o $@
 
 # the allocation test routes the library's allocator calls through counters
-$(BUILD)/tests/test_noalloc: TEST_LDFLAGS := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc
-$(BUILD)/tests/test_ess: TEST_LDFLAGS := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc
+WRAP_ALLOC := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc
+$(BUILD)/tests/test_noalloc $(BUILD)/tests/test_ess $(BUILD)/tests/test_expo_noalloc: TEST_LDFLAGS := $(WRAP_ALLOC)
 $(BUILD)/tests/%: tests/%.c $(TEST_COMMON) $(LIB) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(LDSAN) $(TEST_LDFLAGS) -DMBS_SOURCE_DIR='"$(CURDIR)"' $< $(TEST_COMMON) $(LIB) $(TESTLIBS) $(LIBS) -o $@
@@ -67,7 +67,7 @@ $(BUILD)/tools/bench_%: tools/bench_%.c $(LIB) $(HEADERS)
 test: $(TEST_BIN) $(SIM)
 	@sh tests/run_all.sh $(TEST_BIN)
 
-bench: bench-dynamics bench-ess
+bench: bench-dynamics bench-ess bench-variational
 
 bench-dynamics: $(BUILD)/tools/bench_dynamics
 	$(BUILD)/tools/bench_dynamics
@@ -84,6 +84,12 @@ $(BUILD)/tools/bench_ess: tools/bench_ess.c tools/ess_mujoco.c tools/ess_mujoco.
 
 bench-ess: $(BUILD)/tools/bench_ess
 	$(BUILD)/tools/bench_ess
+
+# bench-variational: figs. 2-4 of Lee et al. 2016 (issue 5), plots into docs/images when gnuplot
+# is installed (optional, not in deps); OpenBLAS on one thread so that Newton's LU is timed alone.
+.PHONY: bench-variational
+bench-variational: $(BUILD)/tools/bench_variational
+	OPENBLAS_NUM_THREADS=1 $(BUILD)/tools/bench_variational --data $(BUILD)/bench_variational
 
 install: $(LIB)
 	install -d $(DESTDIR)$(PREFIX)/include/mbs $(DESTDIR)$(PREFIX)/lib/pkgconfig

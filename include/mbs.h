@@ -6,9 +6,11 @@
 #include "mbs/model.h"
 #include "mbs/dynamics.h"
 #include "mbs/liegroup.h"
+#include "mbs/ess.h"
 #include "mbs/contact.h"
 #include "mbs/step.h"
-#include "mbs/ess.h"
+#include "mbs/variational.h"
+#include "mbs/sim.h"
 
 #define MBS_VERSION "0.1.0"
 

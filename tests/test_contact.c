@@ -207,6 +207,43 @@ static void test_convergence_orders(void)
     check_order("tests/models/free_box.urdf", 1, "rk4", 2e-2, 4, 0);
 }
 
+/* A ball thrown without spin slides, then rolls: v → 5/7 v0 and ω r = v (solid sphere). */
+static void test_rolling_ball(void)
+{
+    const char *steppers[] = {"euler", "rk4", "expo"};
+    for (int k = 0; k < 3; k++) {
+        if (!mbs_stepper_find(steppers[k])) continue;
+        double r = 0.1, mass = 1, I = 0.4 * mass * r * r;
+        double Ic[9] = {I, 0, 0, 0, I, 0, 0, 0, I};
+        mbs_model *m = mbs_model_new("ball");
+        mbs_model_add_joint(m, -1, MBS_JOINT_FREEFLYER, "root_joint", NULL, NULL, NULL, NULL);
+        mbs_model_add_inertia(m, 0, mass, NULL, Ic, NULL);
+        mbs_model_add_frame(m, "ball", 0, NULL, NULL, MBS_FRAME_OP, NULL);
+        mbs_model_finalize(m, NULL);
+        mbs_system *s = mbs_system_new(m, 1, NULL);
+        double n[3] = {0, 0, 1};
+        mbs_material mat = {1e5, 1e5, 300, 300, 0.3};
+        mbs_system_add_plane(s, n, 0, &mat, NULL);
+        mbs_system_add_contact(s, "ball", NULL, r, NULL);
+        s->q[2] = r - mass * 9.81 / 1e5;
+        s->v[0] = 1.0;
+        mbs_stepper *st = mbs_stepper_new(steppers[k], s, NULL, 0, NULL);
+        for (int i = 0; i < 10000; i++) mbs_stepper_step(st, 1e-4, NULL);
+        double R[9], p[3], vw[3], ww[3];
+        mbs_forward_kinematics(m, s->data, s->q, NULL, NULL);
+        mbs_body_placement(m, s->data, 0, R, p);
+        for (int a = 0; a < 3; a++) {
+            vw[a] = R[a] * s->v[0] + R[a + 3] * s->v[1] + R[a + 6] * s->v[2];
+            ww[a] = R[a] * s->v[3] + R[a + 3] * s->v[4] + R[a + 6] * s->v[5];
+        }
+        CHECK(fabs(vw[0] - 5.0 / 7.0) < 2e-3, "%s: rolling speed %.5f, expected 5/7", steppers[k], vw[0]);
+        CHECK(fabs(ww[1] * r - vw[0]) < 2e-3, "%s: w r = %.5f vs v = %.5f (not rolling)", steppers[k], ww[1] * r, vw[0]);
+        mbs_stepper_free(st);
+        mbs_system_free(s);
+        mbs_model_free(m);
+    }
+}
+
 static void test_bad_arguments(void)
 {
     mbs_model *m = mbs_model_from_urdf(tm_path("tests/models/free_box.urdf"), 1, NULL);
@@ -238,6 +275,7 @@ int main(void)
     RUN(test_sliding_never_gains_energy);
     RUN(test_resting_sag);
     RUN(test_convergence_orders);
+    RUN(test_rolling_ball);
     RUN(test_bad_arguments);
     return check_summary("test_contact");
 }

@@ -8,6 +8,7 @@
  *      and the sag Mg/K of a resting plate in both;
  *   4. Solo dropped onto the ground, the engine's ABA as the vector field.
  * Ends with `key: value` lines. Usage: bench_ess [--quick] */
+#include <cblas.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -241,6 +242,8 @@ static double plate_ours(mbs_ess *w, plate_sys *p, double z0, double th0, double
 
 int main(int argc, char **argv)
 {
+    /* the matrices here are small: OpenBLAS's worker threads only add spinning and scheduling */
+    openblas_set_num_threads(1);
     int quick = argc > 1 && !strcmp(argv[1], "--quick");
     mbs_error err;
     printf("# bench_ess: event-selected rapid integrator (Anderson & Revzen 2024)%s\n", quick ? " [--quick]" : "");

@@ -1,17 +1,36 @@
-/* sim.c — the command-line front end. For now it inspects models; scenario runs
- * (./sim FILE.ini) arrive with the contact and stepper layer. */
+/* sim.c — the command-line front end, a thin shell over the library:
+ *   sim FILE.ini [--set section.key=value ...] [--csv OUT.csv] [--quiet]   run a scenario
+ *   sim --info MODEL.urdf [--fixed] [--strict]                            inspect a model
+ * Only this file prints: the summary as key: value lines on stdout, errors, warnings and the
+ * progress line (when stderr is a terminal) on stderr.
+ * Exit codes: 0 run stable (or --info done), 1 error (bad scenario, model, CSV), 2 usage,
+ * 3 the run diverged, 130 interrupted. */
+#include <cblas.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "mbs.h"
 
 static int usage(void)
 {
     fprintf(stderr,
-            "usage: sim --info MODEL.urdf [--fixed] [--strict]\n"
+            "usage: sim FILE.ini [--set section.key=value ...] [--csv OUT.csv] [--quiet]\n"
+            "       sim --info MODEL.urdf [--fixed] [--strict]\n"
+            "  FILE.ini  run a scenario (format: docs/scenarios.md) and print its summary as key: value lines\n"
+            "  --set     override one key of the scenario, e.g. --set stepper.name=euler --set stepper.dt=1e-4\n"
+            "  --csv     write the trajectory (t, q, v, tau, contact forces) to OUT.csv; overrides [output] csv\n"
+            "  --quiet   no progress line and no warnings on stderr\n"
             "  --info    load a URDF and print its summary as key: value lines\n"
             "  --fixed   attach the root link to the world instead of a free-flyer\n"
-            "  --strict  treat physically impossible inertias as errors\n");
+            "  --strict  treat physically impossible inertias as errors\n"
+            "exit status: 0 stable, 1 error, 2 usage, 3 diverged, 130 interrupted\n"
+            "steppers ([stepper] name):\n");
+    for (int i = 0; i < mbs_stepper_count(); i++)
+        fprintf(stderr, "  %-18s %s\n", mbs_stepper_at(i)->name, mbs_stepper_at(i)->summary);
     return 2;
 }
 
@@ -50,20 +69,105 @@ static int info(const char *path, int fixed, int strict)
     return 0;
 }
 
-int main(int argc, char **argv)
+/* ---- running a scenario ---- */
+
+static volatile sig_atomic_t interrupted;
+static void on_sigint(int sig) { (void)sig; interrupted = 1; }
+
+typedef struct progress_state {
+    int show;
+    double last;     /* wall clock of the last line drawn */
+} progress_state;
+
+static double wall(void)
 {
-    const char *model = NULL;
-    int fixed = 0, strict = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--info") == 0 && i + 1 < argc) model = argv[++i];
-        else if (strcmp(argv[i], "--fixed") == 0) fixed = 1;
-        else if (strcmp(argv[i], "--strict") == 0) strict = 1;
-        else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return usage(), 0;
-        else {
-            fprintf(stderr, "sim: unknown argument '%s' (scenario files are not supported yet)\n", argv[i]);
-            return usage();
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Draws "t / duration" at most ten times a second; stops the run on Ctrl-C (the library then
+ * removes the temporary CSV). */
+static int progress(void *user, double t, double duration)
+{
+    progress_state *p = user;
+    if (interrupted) return 1;
+    if (p->show) {
+        double w = wall();
+        if (w - p->last > 0.1) {
+            fprintf(stderr, "\rsim: t = %.3f / %.3f s (%3.0f%%)", t, duration, 100 * t / duration);
+            p->last = w;
         }
     }
-    if (!model) return usage();
-    return info(model, fixed, strict);
+    return 0;
+}
+
+static int run(const char *path, const char **sets, int nsets, const char *csv, int quiet)
+{
+    mbs_error err;
+    mbs_scenario *sc = mbs_scenario_load(path, sets, nsets, &err);
+    if (err.nwarnings && !quiet) fprintf(stderr, "%s", err.warnings);
+    if (!sc) {
+        fprintf(stderr, "sim: %s\n", err.msg);
+        return 1;
+    }
+    mbs_sim *sim = mbs_sim_new(sc, &err);
+    if (!sim) {
+        fprintf(stderr, "sim: %s\n", err.msg);
+        mbs_scenario_free(sc);
+        return 1;
+    }
+    signal(SIGINT, on_sigint);
+    progress_state ps = {!quiet && isatty(2), 0};
+    mbs_sim_run_options opt = {csv, progress, &ps};
+    mbs_sim_summary sum;
+    int rc = mbs_sim_run(sim, &opt, &sum, &err);
+    if (ps.show) fprintf(stderr, "\r%60s\r", "");
+    int status;
+    if (rc != MBS_OK) {
+        fprintf(stderr, "sim: %s\n", err.msg);
+        status = interrupted ? 130 : 1;
+    } else {
+        char buf[4096];
+        mbs_sim_summary_format(&sum, buf, sizeof buf);
+        fputs(buf, stdout);
+        status = sum.diverged ? 3 : 0;
+    }
+    mbs_sim_free(sim);
+    mbs_scenario_free(sc);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    /* the matrices here are small: OpenBLAS's worker threads only add spinning and scheduling */
+    openblas_set_num_threads(1);
+    const char *model = NULL, *scenario = NULL, *csv = NULL;
+    int fixed = 0, strict = 0, quiet = 0, nsets = 0;
+    const char **sets = calloc((size_t)argc + 1, sizeof *sets);
+    if (!sets) return 1;
+    int status = -1;
+    for (int i = 1; i < argc && status < 0; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--info") == 0 && i + 1 < argc) model = argv[++i];
+        else if (strcmp(a, "--fixed") == 0) fixed = 1;
+        else if (strcmp(a, "--strict") == 0) strict = 1;
+        else if (strcmp(a, "--set") == 0 && i + 1 < argc) sets[nsets++] = argv[++i];
+        else if (strncmp(a, "--set=", 6) == 0) sets[nsets++] = a + 6;
+        else if (strcmp(a, "--csv") == 0 && i + 1 < argc) csv = argv[++i];
+        else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) quiet = 1;
+        else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { usage(); status = 0; }
+        else if (a[0] != '-' && !scenario) scenario = a;
+        else {
+            fprintf(stderr, "sim: unknown or incomplete argument '%s'\n", a);
+            status = usage();
+        }
+    }
+    if (status < 0) {
+        if (model && !scenario && !nsets && !csv) status = info(model, fixed, strict);
+        else if (scenario && !model && !fixed && !strict) status = run(scenario, sets, nsets, csv, quiet);
+        else status = usage();
+    }
+    free(sets);
+    return status;
 }

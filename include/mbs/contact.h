@@ -62,6 +62,7 @@ typedef struct mbs_contact {
     double depth;                 /* penetration depth (>= 0) */
     mbs_material material;        /* of the geometry touched */
     double lambda[3];             /* world force the environment applies to the robot */
+    double local[3];              /* body point under the contact at the last update (frame coordinates) */
 } mbs_contact;
 
 typedef struct mbs_system {

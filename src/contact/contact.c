@@ -27,8 +27,11 @@ void mbs_contact_spring_force(const mbs_contact *c, double lambda[3])
     }
 }
 
-/* World position and velocity of the contact point and the environment below it. */
-static int locate(const mbs_system *s, mbs_contact *c, double *depth, double n[3], const mbs_material **mat)
+/* World position and velocity of the contact point and the environment below it, and where
+ * the body point recorded at the last update has moved to (roll); with record, the body
+ * point under the contact now is recorded for the next update. */
+static int locate(const mbs_system *s, mbs_contact *c, double *depth, double n[3], const mbs_material **mat,
+                  double roll[3], int record)
 {
     double R[9], pf[3], vel[6], ctr[3], pt[3];
     mbs_frame_placement_fk(s->model, s->data, c->frame, R, pf);
@@ -47,6 +50,11 @@ static int locate(const mbs_system *s, mbs_contact *c, double *depth, double n[3
     }
     mbs_frame_velocity(s->model, s->data, c->frame, off, MBS_LOCAL_WORLD_ALIGNED, vel);
     memcpy(c->dp, vel, 3 * sizeof(double));
+    /* where the body point that was under the contact at the last update is now */
+    double t[3];
+    m3_mulv(R, c->local, t);
+    for (int k = 0; k < 3; k++) roll[k] = pf[k] + t[k];
+    if (record) memcpy(c->local, off, sizeof off);
     return hit;
 }
 
@@ -63,6 +71,14 @@ void mbs_contact_add_wrench(mbs_system *s, int body, const double p[3], const do
     for (int k = 0; k < 3; k++) { w[k] += fb[k]; w[3 + k] += tq[k]; }
 }
 
+void mbs_contact_follow_roll(mbs_contact *c, const double pm[3], const double n[3])
+{
+    double d[3];
+    for (int k = 0; k < 3; k++) d[k] = c->p[k] - pm[k];
+    double dn = v3_dot(d, n);
+    for (int k = 0; k < 3; k++) c->p0[k] += d[k] - dn * n[k];
+}
+
 void mbs_contact_forces(mbs_system *s, const double *q, const double *v, int update)
 {
     mbs_forward_kinematics(s->model, s->data, q, v, NULL);
@@ -71,17 +87,25 @@ void mbs_contact_forces(mbs_system *s, const double *q, const double *v, int upd
         mbs_contact *c = &s->contacts[i];
         double depth = 0, n[3] = {0, 0, 1};
         const mbs_material *mat = NULL;
-        int hit = locate(s, c, &depth, n, &mat);
+        double pm[3];
+        int was_active = c->active;
+        int hit = locate(s, c, &depth, n, &mat, pm, update);
         memset(c->lambda, 0, sizeof c->lambda);
         c->slipping = 0;
         if (update) {
             if (!hit) c->active = 0;
-            else if (!c->active) {
+            else if (!was_active) {
                 /* first penetration: anchor on the surface right above the point, at rest */
                 c->active = 1;
                 for (int k = 0; k < 3; k++) { c->p0[k] = c->p[k] + depth * n[k]; c->dp0[k] = 0; }
-            }
+            } else if (c->radius > 0)
+                mbs_contact_follow_roll(c, pm, n);
         }
+        /* Between updates (the stages of a multi-stage step) the same holds without moving
+         * the stored anchor: the spring is evaluated about the anchor shifted by that move. */
+        double p0_kept[3];
+        memcpy(p0_kept, c->p0, sizeof p0_kept);
+        if (!update && c->active && hit && c->radius > 0) mbs_contact_follow_roll(c, pm, n);
         if (!c->active) continue;
         if (hit) {
             memcpy(c->normal, n, sizeof n);
@@ -90,6 +114,7 @@ void mbs_contact_forces(mbs_system *s, const double *q, const double *v, int upd
         c->depth = hit ? depth : 0;
         double lam[3];
         mbs_contact_spring_force(c, lam);
+        if (!update) memcpy(c->p0, p0_kept, sizeof p0_kept);
         double ln = v3_dot(lam, c->normal);
         if (ln <= 0 || !hit) {
             /* a unilateral contact never pulls */
@@ -114,6 +139,17 @@ void mbs_contact_forces(mbs_system *s, const double *q, const double *v, int upd
                     c->dp0[k] = c->dp[k] - dvn * c->normal[k];
                 }
             }
+        } else if (update && (c->dp0[0] != 0 || c->dp0[1] != 0 || c->dp0[2] != 0)) {
+            /* "as long as contacts are sticking ṗ0 = 0" (§2.1): an anchor still moving from an
+             * earlier slip stops once the force with the anchor at rest is inside the cone */
+            double dp0[3], l0[3];
+            memcpy(dp0, c->dp0, sizeof dp0);
+            memset(c->dp0, 0, sizeof c->dp0);
+            mbs_contact_spring_force(c, l0);
+            double n0 = v3_dot(l0, c->normal), t2 = 0;
+            for (int k = 0; k < 3; k++) { double tk = l0[k] - n0 * c->normal[k]; t2 += tk * tk; }
+            if (n0 > 0 && sqrt(t2) <= mu * n0) memcpy(lam, l0, sizeof l0);
+            else memcpy(c->dp0, dp0, sizeof dp0);
         }
         memcpy(c->lambda, lam, sizeof lam);
         mbs_contact_add_wrench(s, mbs_frame_body(s->model, c->frame), c->p, lam);

@@ -27,8 +27,17 @@
 
 size_t mbs_contact_derivatives_work_size(int nv)
 {
-    /* the mass matrix, then per contact J, P, ∂λ/∂q, ∂λ/∂v (3 x d each) and V (6 x (d + 1)) */
-    return (size_t)nv * (size_t)nv + 18 * (size_t)nv + 6;
+    /* the mass matrix, then per contact J, P, ∂λ/∂q, ∂λ/∂v, Pm (3 x d each) and V (6 x (d + 1)) */
+    return (size_t)nv * (size_t)nv + 21 * (size_t)nv + 6;
+}
+
+/* World position of the body point recorded under the contact at the last update. */
+static void contact_body_point(const mbs_system *s, const mbs_contact *c, double pm[3])
+{
+    double R[9], pf[3], t[3];
+    mbs_frame_placement_fk(s->model, s->data, c->frame, R, pf);
+    m3_mulv(R, c->local, t);
+    for (int k = 0; k < 3; k++) pm[k] = pf[k] + t[k];
 }
 
 /* Velocity at world point p of the world spatial motion m. */
@@ -90,11 +99,14 @@ void mbs_contact_force_derivatives(mbs_system *s, const double *q, const double 
         const mbs_body *bd = &m->bodies[body];
         for (int k = bd->idx_v + bd->nv - 1; k >= 0; k = m->dof_parent[k]) iwork[n++] = k;
         for (int a = 0, z = n - 1; a < z; a++, z--) { int t = iwork[a]; iwork[a] = iwork[z]; iwork[z] = t; }
-        double *J = work, *P = J + 3 * n, *dlq = P + 3 * n, *dlv = dlq + 3 * n, *V = dlv + 3 * n;
+        double *J = work, *P = J + 3 * n, *dlq = P + 3 * n, *dlv = dlq + 3 * n, *Pm = dlv + 3 * n, *V = Pm + 3 * n;
         const double *p = c->p, *n_ = c->normal, *lam = c->lambda;
         const mbs_material *mt = &c->material;
-        double ctr[3];
+        double ctr[3], pm[3];
         for (int k = 0; k < 3; k++) ctr[k] = p[k] + c->radius * n_[k];
+        /* the tangential spring stretches with the body point recorded at the last update
+         * (contact.c, follow_roll), the normal one with the sphere's deepest point */
+        contact_body_point(s, c, pm);
         /* V[a] = Σ_{a' >= a} S v: the velocity the joints from entry a down give the body */
         memset(V + 6 * n, 0, 6 * sizeof(double));
         for (int a = n - 1; a >= 0; a--) {
@@ -102,6 +114,7 @@ void mbs_contact_force_derivatives(mbs_system *s, const double *q, const double 
             for (int r = 0; r < 6; r++) V[6 * a + r] = V[6 * (a + 1) + r] + S[r] * v[iwork[a]];
             pt_velocity(S, p, J + 3 * a);
             pt_velocity(S, ctr, P + 3 * a);
+            pt_velocity(S, pm, Pm + 3 * a);
         }
         const double *omega = V + 3;   /* body angular velocity (world) */
         for (int a = 0; a < n; a++) {
@@ -112,7 +125,8 @@ void mbs_contact_force_derivatives(mbs_system *s, const double *q, const double 
             pt_velocity(mc, p, dpdq);
             v3_cross(omega, P + 3 * a, w);
             for (int r = 0; r < 3; r++) dpdq[r] += w[r];
-            gain_mul(mt->k_normal, mt->k_tangent, n_, P + 3 * a, x);
+            double pn = v3_dot(n_, P + 3 * a), mn = v3_dot(n_, Pm + 3 * a);
+            for (int r = 0; r < 3; r++) x[r] = mt->k_normal * pn * n_[r] + mt->k_tangent * (Pm[3 * a + r] - mn * n_[r]);
             gain_mul(mt->b_normal, mt->b_tangent, n_, dpdq, y);
             for (int r = 0; r < 3; r++) x[r] = -x[r] - y[r];
             m3_mulv(G, x, dlq + 3 * a);
@@ -165,7 +179,12 @@ void mbs_contact_forces_smooth(mbs_system *s, const double *q, const double *v)
         m3t_mulv(R, d3, off);
         mbs_frame_velocity(m, d, c->frame, off, MBS_LOCAL_WORLD_ALIGNED, vel);
         memcpy(c->dp, vel, 3 * sizeof(double));
+        double p0_kept[3], pm[3];
+        memcpy(p0_kept, c->p0, sizeof p0_kept);
+        contact_body_point(s, c, pm);
+        mbs_contact_follow_roll(c, pm, c->normal);
         mbs_contact_spring_force(c, c->lambda);
+        memcpy(c->p0, p0_kept, sizeof p0_kept);
         mbs_contact_add_wrench(s, body, c->p, c->lambda);
     }
 }

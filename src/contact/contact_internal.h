@@ -11,6 +11,11 @@
 /* λ = −K (p − p0) − B (ṗ − ṗ0) (eq. 2) of a contact's current point and anchor, with
  * K = k_n n nᵀ + k_t (1 − n nᵀ) and B alike: no release, no cone. */
 void mbs_contact_spring_force(const mbs_contact *c, double lambda[3]);
+/* A rolling sphere's touching point moves over the body: the tangential spring must stretch
+ * only by what the body point under the contact slid (pm: where the body point recorded in
+ * c->local at the last update is now), so the anchor follows the touching point's move
+ * relative to it, in the tangent plane of n. */
+void mbs_contact_follow_roll(mbs_contact *c, const double pm[3], const double n[3]);
 /* Adds to s->fext the wrench of a world force f applied at world point p on `body`
  * (body frame, at the body origin), using the placements of the last kinematics call. */
 void mbs_contact_add_wrench(mbs_system *s, int body, const double p[3], const double f[3]);

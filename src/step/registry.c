@@ -10,7 +10,9 @@ static const mbs_stepper_type *const table[] = {
     &mbs_stepper_euler,
     &mbs_stepper_symplectic_euler,
     &mbs_stepper_rk4,
+    &mbs_stepper_expo,
     &mbs_stepper_implicit_euler,
+    &mbs_stepper_variational,
 };
 
 int mbs_stepper_count(void) { return (int)(sizeof table / sizeof *table); }

@@ -8,7 +8,9 @@
 extern const mbs_stepper_type mbs_stepper_euler;
 extern const mbs_stepper_type mbs_stepper_symplectic_euler;
 extern const mbs_stepper_type mbs_stepper_rk4;
+extern const mbs_stepper_type mbs_stepper_expo;
 extern const mbs_stepper_type mbs_stepper_implicit_euler;
+extern const mbs_stepper_type mbs_stepper_variational;
 
 /* Steppers that need only scratch vectors keep them as st->impl = an array of nbuf
  * zeroed arrays of n doubles each; these make and free that array (only at init / fini). */

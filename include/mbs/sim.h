@@ -1,0 +1,197 @@
+/* mbs/sim.h — scenarios and the simulation loop: a scenario file (INI, see docs/scenarios.md)
+ * names a model, its initial posture, contact points and environment, a controller, a stepper
+ * and a duration; the loop calls the controller every controller period and the stepper in
+ * sub-steps of dt in between, watches for divergence and logs a CSV trajectory.
+ *
+ * Everything that can be wrong in a scenario is found by mbs_scenario_load and reported as
+ * "file:line: [section] key: what is wrong" (or "file: --set section.key=value: ..." for an
+ * override), so a user sees every mistake before a run starts. */
+#ifndef MBS_SIM_H
+#define MBS_SIM_H
+
+#include <stddef.h>
+
+#include "contact.h"
+#include "step.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MBS_PATH_LEN 1024
+#define MBS_SIM_MAX_CONTACTS 32
+#define MBS_SIM_MAX_SCHEMES 16      /* scheme sections ([expo], [implicit_euler] ...) per scenario */
+#define MBS_SIM_MAX_OPTIONS 64      /* scheme options over all scheme sections */
+
+typedef enum mbs_controller_type {
+    MBS_CTRL_NONE = 0,    /* zero torque: a passive robot */
+    MBS_CTRL_PD = 1,      /* joint PD holding the initial posture */
+    MBS_CTRL_SQUAT = 2,   /* base height moving sinusoidally, feet fixed (leg IK) */
+    MBS_CTRL_JUMP = 3,    /* crouch, push off, retract, land: jumping in place repeatedly */
+    MBS_CTRL_TROT = 4     /* diagonal leg pairs, feet trajectories relative to a base moving forward */
+} mbs_controller_type;
+
+typedef enum mbs_feedforward {
+    MBS_FF_NONE = 0,      /* PD only */
+    MBS_FF_GRAVITY = 1,   /* rnea(q, 0, 0), the base's share carried by the stance feet */
+    MBS_FF_INVDYN = 2     /* rnea(q, v, a_ref), likewise */
+} mbs_feedforward;
+
+/* The [controller] section. Gait fields not used by the chosen type keep their defaults. */
+typedef struct mbs_controller_config {
+    mbs_controller_type type;
+    double dt;                        /* controller period (s); τ is held in between */
+    double kp, kd;                    /* joint gains (N·m/rad, N·m·s/rad) */
+    mbs_feedforward feedforward;
+    double settle;                    /* time holding the initial posture before the motion (s) */
+    double period;                    /* squat: oscillation period; jump: cycle; trot: gait cycle (s) */
+    double amplitude;                 /* squat: base height amplitude (m) */
+    double crouch, push_height;       /* jump: base lowered before, raised at the end of the push (m) */
+    double crouch_time, push_time, retract_time;   /* jump phases (s) */
+    double kp_push, kd_push;          /* jump: gains during the push */
+    double kp_flight, kd_flight;      /* jump: gains from lift-off until the retract phase ends */
+    double velocity;                  /* trot: forward base velocity (m/s) */
+    double step_height;               /* trot: swing foot lift (m) */
+    double ramp;                      /* trot: time to reach the full velocity (s) */
+} mbs_controller_config;
+
+typedef struct mbs_scenario_contact {
+    char frame[MBS_NAME_LEN];
+    double offset[3];                 /* in the frame */
+    double radius;                    /* 0: a point; > 0: a sphere centred at frame + offset */
+} mbs_scenario_contact;
+
+/* A scheme option with the place it came from (line 0: a --set override). */
+typedef struct mbs_scenario_option {
+    char scheme[MBS_NAME_LEN];
+    char key[MBS_NAME_LEN];
+    char value[128];
+    int line;
+} mbs_scenario_option;
+
+typedef struct mbs_scenario_entry mbs_scenario_entry;   /* one key = value as read (private) */
+
+typedef struct mbs_scenario {
+    char path[MBS_PATH_LEN];          /* the scenario file as given */
+    /* [model] */
+    char urdf[MBS_PATH_LEN];          /* resolved against the scenario file's folder */
+    int floating;
+    mbs_model *model;                 /* loaded; owned by the scenario */
+    double *q0;                       /* nq: initial configuration (base pose + named joints) */
+    /* [contact] */
+    mbs_material material;            /* of the ground and every geometry of [environment] */
+    int ncontacts;
+    mbs_scenario_contact contacts[MBS_SIM_MAX_CONTACTS];
+    /* [environment] */
+    mbs_environment env;              /* planes (the ground first when ground = 1) and boxes */
+    /* [controller] */
+    mbs_controller_config ctrl;
+    /* [stepper] and the scheme sections */
+    char stepper[MBS_NAME_LEN];
+    double dt;
+    int noptions;
+    mbs_scenario_option options[MBS_SIM_MAX_OPTIONS];
+    /* [run] */
+    double duration;
+    double max_velocity;              /* any |v_k| above it is divergence */
+    double box_min[3], box_max[3];    /* the base leaving this box is divergence */
+    /* [output] */
+    char csv[MBS_PATH_LEN];           /* "" = no CSV; relative to the current directory */
+    int csv_every;                    /* one CSV row every this many controller periods */
+    /* every key = value read (file order, then --set overrides), for messages */
+    int nentries;
+    mbs_scenario_entry *entries;
+} mbs_scenario;
+
+/* Reads a scenario file, applies the overrides ("section.key=value" each, as `./sim --set`
+ * takes them), checks every key, loads the model and resolves joint and frame names.
+ * Returns NULL with err filled on any error; URDF warnings are left in err->warnings. */
+mbs_scenario *mbs_scenario_load(const char *path, const char *const *overrides, int noverrides,
+                                mbs_error *err);
+void mbs_scenario_free(mbs_scenario *sc);
+/* Where a key was set: its line in the file, 0 for a --set override, -1 when absent. */
+int mbs_scenario_line(const mbs_scenario *sc, const char *section, const char *key);
+/* Writes "file:line: [section] key" (or "file: --set section.key" or "file: [section] key")
+ * into buf, the prefix of every message about that key. */
+void mbs_scenario_where(const mbs_scenario *sc, const char *section, const char *key, char *buf, size_t n);
+
+/* ---- Solo-type leg inverse kinematics ----
+ * A leg is the chain root → HAA (about x) → HFE (about y) → KFE (about y) → foot frame, with
+ * every joint frame parallel to the root at q = neutral; link lengths and offsets are read from
+ * the model. Foot positions are expressed in the root (base) frame. */
+typedef struct mbs_leg {
+    char foot[MBS_NAME_LEN];
+    int foot_frame;
+    int joint[3];                     /* HAA, HFE, KFE joint ids */
+    int idx_q[3], idx_v[3];
+    double p_haa[3];                  /* HAA origin in the base frame */
+    double d1[3];                     /* HAA → HFE origin */
+    double y_off;                     /* lateral offset of the leg plane from the HAA axis */
+    double L1, L2, beta1, beta2;      /* thigh and shank lengths and angle offsets in the leg plane */
+    double knee;                      /* +1 or -1: the knee branch */
+    double hip_z_sign;                /* -1: the foot is below the HAA axis (the branch of HAA) */
+} mbs_leg;
+
+/* Builds the leg of foot frame `foot` from the model; the knee branch is the one of
+ * configuration q_ref (the initial posture). Fails when the chain is not of that form. */
+int mbs_leg_init(mbs_leg *leg, const mbs_model *m, const char *foot, const double *q_ref, mbs_error *err);
+/* Joint angles (HAA, HFE, KFE) placing the foot at p (base frame). Returns 0 when p is
+ * reachable, 1 when it was clamped onto the workspace boundary. */
+int mbs_leg_ik(const mbs_leg *leg, const double p[3], double angles[3]);
+/* Foot position (base frame) for the joint angles: the inverse of mbs_leg_ik. */
+void mbs_leg_fk(const mbs_leg *leg, const double angles[3], double p[3]);
+
+/* ---- the simulation ---- */
+typedef struct mbs_sim mbs_sim;
+
+/* The system (model, contacts, environment), the controller and the stepper of a scenario,
+ * with every scheme section's options checked by its scheme. sc must outlive the sim. */
+mbs_sim *mbs_sim_new(const mbs_scenario *sc, mbs_error *err);
+void mbs_sim_free(mbs_sim *sim);
+/* The system the sim advances (state, contacts), for callers that inspect it. */
+mbs_system *mbs_sim_system(mbs_sim *sim);
+
+/* Called once per controller period with the simulated time; a non-zero return stops the run
+ * (an interrupt): the temporary CSV is removed and mbs_sim_run returns MBS_ERR_ARG. */
+typedef int (*mbs_sim_progress)(void *user, double t, double duration);
+
+typedef struct mbs_sim_run_options {
+    const char *csv;                  /* NULL: the scenario's [output] csv; "": none */
+    mbs_sim_progress progress;        /* may be NULL */
+    void *user;
+} mbs_sim_run_options;
+
+typedef struct mbs_sim_summary {
+    char model[MBS_NAME_LEN], stepper[MBS_NAME_LEN], controller[16];
+    double dt, controller_dt;
+    double sim_time;                  /* simulated time reached */
+    double wall_time_s;               /* the whole loop: controller, steps, checks, logging */
+    long steps;
+    double us_per_step;               /* stepper time per step (controller and logging excluded) */
+    double realtime_factor;           /* sim_time / wall_time_s */
+    double max_penetration;           /* deepest contact penetration seen after a step (m) */
+    double max_contact_force;         /* largest contact force norm seen after a step (N) */
+    double base_final[6];             /* x y z (m), roll pitch yaw (rad, R = Rz Ry Rx) */
+    double distance_m;                /* horizontal base displacement from the start */
+    double base_z_min, base_z_max;    /* over the run, sampled every step */
+    double max_tilt_deg;              /* largest angle between the base z axis and the vertical */
+    double airborne_s;                /* time with no active contact */
+    long nonconverged;                /* steps whose solver reported non-convergence */
+    double mean_iterations;           /* solver iterations per step (implicit schemes) */
+    int diverged;                     /* 1: the run stopped early, see reason */
+    double diverged_t;
+    char reason[128];
+} mbs_sim_summary;
+
+/* Runs the scenario from its initial state for its duration (once per sim). Returns MBS_OK when
+ * the run ended — stable or diverged, see summary->diverged — or an error code when it could
+ * not run or was interrupted. The CSV is written to "<csv>.tmp" and renamed to <csv> when the
+ * run ends, so an interrupted run never leaves a truncated file under the requested name. */
+int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *summary, mbs_error *err);
+/* The summary as "key: value" lines (the keys of ./sim's output); returns the length needed. */
+int mbs_sim_summary_format(const mbs_sim_summary *s, char *buf, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

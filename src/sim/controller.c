@@ -1,0 +1,211 @@
+/* controller.c — joint PD with feed-forward, evaluated once per controller period and held:
+ *   τ_j = kp (q_ref − q) + kd (v_ref − v) + τ_ff.
+ * The feed-forward is inverse dynamics b = rnea(q, v, a_ref) (or gravity alone, rnea(q, 0, 0)).
+ * On a floating base the base rows of b cannot be produced by the motors: the stance feet must
+ * carry them. We find the smallest contact forces λ that do (b_base = Σ J_i,baseᵀ λ_i, solved in
+ * the least-squares sense — two diagonal feet cannot resist a moment about their diagonal) and
+ * subtract their joint-space effect: τ_ff = b_joint − Σ J_i,jointᵀ λ_i. With no foot on the
+ * ground the robot is in free fall, where gravity produces no joint torque: τ_ff = 0. */
+#include <stdlib.h>
+
+#include "../internal.h"
+#include "../model/error_internal.h"
+#include "sim_internal.h"
+
+int mbs_controller_init(mbs_controller *c, const mbs_scenario *sc, mbs_system *sys, mbs_error *err)
+{
+    memset(c, 0, sizeof *c);
+    const mbs_model *m = sc->model;
+    c->sc = sc;
+    c->m = m;
+    c->sys = sys;
+    c->nq = mbs_model_nq(m);
+    c->nv = mbs_model_nv(m);
+    c->floating = mbs_model_njoints(m) > 0 && mbs_joint_type_of(m, 0) == MBS_JOINT_FREEFLYER;
+    size_t nq = (size_t)c->nq + 1, nv = (size_t)c->nv + 1, nj = (size_t)mbs_model_njoints(m) + 1;
+    c->d = mbs_data_new(m);
+    c->aq = calloc(nj, sizeof(int));
+    c->av = calloc(nj, sizeof(int));
+    c->qr = calloc(nq, sizeof(double));
+    c->qp = calloc(nq, sizeof(double));
+    c->qm = calloc(nq, sizeof(double));
+    c->vr = calloc(nv, sizeof(double));
+    c->ar = calloc(nv, sizeof(double));
+    c->zero = calloc(nv, sizeof(double));
+    c->b = calloc(nv, sizeof(double));
+    c->kpv = calloc(nv, sizeof(double));
+    c->kdv = calloc(nv, sizeof(double));
+    c->J = calloc(6 * nv, sizeof(double));
+    c->Jc = calloc(3 * nv * MBS_SIM_MAX_CONTACTS, sizeof(double));
+    if (!c->d || !c->aq || !c->av || !c->qr || !c->qp || !c->qm || !c->vr || !c->ar || !c->zero || !c->b || !c->kpv || !c->kdv || !c->J ||
+        !c->Jc) {
+        mbs_controller_fini(c);
+        return mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
+    }
+    for (int j = 0; j < mbs_model_njoints(m); j++) {
+        mbs_joint_type t = mbs_joint_type_of(m, j);
+        if (t != MBS_JOINT_REVOLUTE && t != MBS_JOINT_PRISMATIC) continue;
+        c->aq[c->nact] = mbs_joint_idx_q(m, j);
+        c->av[c->nact] = mbs_joint_idx_v(m, j);
+        c->nact++;
+    }
+    mbs_controller_type t = sc->ctrl.type;
+    c->use_gait = t == MBS_CTRL_SQUAT || t == MBS_CTRL_JUMP || t == MBS_CTRL_TROT;
+    if (c->use_gait && mbs_gait_init(&c->gait, sc, err)) {
+        mbs_controller_fini(c);
+        return err ? err->code : MBS_ERR_MODEL;
+    }
+    return MBS_OK;
+}
+
+void mbs_controller_fini(mbs_controller *c)
+{
+    mbs_data_free(c->d);
+    free(c->aq); free(c->av);
+    free(c->qr); free(c->qp); free(c->qm);
+    free(c->vr); free(c->ar); free(c->zero); free(c->b);
+    free(c->kpv); free(c->kdv);
+    free(c->J); free(c->Jc);
+    memset(c, 0, sizeof *c);
+}
+
+/* Solves the n x n SPD system A x = b in place (Cholesky; n <= 6, column-major). */
+static void spd_solve(double *A, int n, double *b)
+{
+    for (int j = 0; j < n; j++) {
+        double s = A[j + n * j];
+        for (int k = 0; k < j; k++) s -= A[j + n * k] * A[j + n * k];
+        double ljj = sqrt(s > 0 ? s : 1e-300);
+        A[j + n * j] = ljj;
+        for (int i = j + 1; i < n; i++) {
+            double x = A[i + n * j];
+            for (int k = 0; k < j; k++) x -= A[i + n * k] * A[j + n * k];
+            A[i + n * j] = x / ljj;
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < i; k++) b[i] -= A[i + n * k] * b[k];
+        b[i] /= A[i + n * i];
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        for (int k = i + 1; k < n; k++) b[i] -= A[k + n * i] * b[k];
+        b[i] /= A[i + n * i];
+    }
+}
+
+/* τ_ff into tau (actuated entries), from b = rnea(...) and the stance contacts. */
+static void feedforward(mbs_controller *c, const double *q, const double *v, double *tau)
+{
+    const mbs_model *m = c->m;
+    mbs_feedforward ff = c->sc->ctrl.feedforward;
+    if (ff == MBS_FF_NONE) return;
+    int nv = c->nv, ns = 0, idx[MBS_SIM_MAX_CONTACTS];
+    for (int i = 0; i < c->sys->ncontacts; i++)
+        if (c->stance[i]) idx[ns++] = i;
+    if (c->floating && ns == 0) return;   /* free fall */
+    if (ff == MBS_FF_GRAVITY) mbs_rnea(m, c->d, q, c->zero, c->zero, c->b);
+    else mbs_rnea(m, c->d, q, v, c->ar, c->b);
+    if (c->floating) {
+        /* linear rows of each stance contact's Jacobian at its touching point (world axes) */
+        mbs_compute_joint_jacobians(m, c->d, q);
+        for (int s = 0; s < ns; s++) {
+            const mbs_contact *ct = &c->sys->contacts[idx[s]];
+            double R[9], p[3], off[3];
+            mbs_frame_placement_fk(m, c->d, ct->frame, R, p);
+            /* a sphere touches at its lowest point: centre − r ẑ, in frame coordinates */
+            for (int k = 0; k < 3; k++) off[k] = ct->offset[k] - ct->radius * R[2 + 3 * k];
+            mbs_frame_jacobian_fk(m, c->d, ct->frame, off, MBS_LOCAL_WORLD_ALIGNED, c->J, 6);
+            double *Js = c->Jc + (size_t)3 * nv * s;
+            for (int col = 0; col < nv; col++)
+                for (int r = 0; r < 3; r++) Js[r + 3 * col] = c->J[r + 6 * col];
+        }
+        /* A = [J_1,baseᵀ ... J_n,baseᵀ] (6 x 3n); λ = Aᵀ (A Aᵀ + εI)⁻¹ b_base, the smallest forces
+         * that carry the base's share (ε only keeps the two-feet case, rank 5, solvable) */
+        double AAt[36] = {0}, y[6], tr = 0;
+        for (int s = 0; s < ns; s++) {
+            const double *Js = c->Jc + (size_t)3 * nv * s;
+            for (int i = 0; i < 6; i++)
+                for (int j = 0; j < 6; j++)
+                    for (int r = 0; r < 3; r++) AAt[i + 6 * j] += Js[r + 3 * i] * Js[r + 3 * j];
+        }
+        for (int i = 0; i < 6; i++) tr += AAt[i + 6 * i];
+        for (int i = 0; i < 6; i++) { AAt[i + 6 * i] += 1e-9 * tr; y[i] = c->b[i]; }
+        spd_solve(AAt, 6, y);
+        for (int s = 0; s < ns; s++) {
+            const double *Js = c->Jc + (size_t)3 * nv * s;
+            double lam[3];
+            for (int r = 0; r < 3; r++) {
+                lam[r] = 0;
+                for (int i = 0; i < 6; i++) lam[r] += Js[r + 3 * i] * y[i];
+            }
+            for (int col = 6; col < nv; col++) c->b[col] -= Js[3 * col] * lam[0] + Js[1 + 3 * col] * lam[1] + Js[2 + 3 * col] * lam[2];
+        }
+    }
+    for (int k = 0; k < c->nact; k++) tau[c->av[k]] += c->b[c->av[k]];
+}
+
+/* touching[i] = 1 when contact point i is within 1 mm of the environment: the sensed contact
+ * of a real robot, with a margin so that feet resting exactly on the ground count. */
+static void touching_feet(mbs_controller *c, const double *q, int *touching)
+{
+    mbs_forward_kinematics(c->m, c->d, q, NULL, NULL);
+    for (int i = 0; i < c->sys->ncontacts; i++) {
+        const mbs_contact *ct = &c->sys->contacts[i];
+        double R[9], p[3], ctr[3], depth, n[3], pt[3];
+        mbs_frame_placement_fk(c->m, c->d, ct->frame, R, p);
+        for (int k = 0; k < 3; k++) ctr[k] = p[k] + R[k] * ct->offset[0] + R[k + 3] * ct->offset[1] + R[k + 6] * ct->offset[2];
+        touching[i] = mbs_environment_query(&c->sys->env, ctr, ct->radius + 1e-3, &depth, n, pt, NULL);
+    }
+}
+
+void mbs_controller_compute(mbs_controller *c, double t, const double *q, const double *v, double *tau)
+{
+    const mbs_controller_config *cfg = &c->sc->ctrl;
+    memset(tau, 0, (size_t)c->nv * sizeof(double));
+    if (cfg->type == MBS_CTRL_NONE) return;
+    for (int k = 0; k < c->nv; k++) { c->kpv[k] = cfg->kp; c->kdv[k] = cfg->kd; }
+    memcpy(c->qr, c->sc->q0, (size_t)c->nq * sizeof(double));
+    memset(c->vr, 0, (size_t)c->nv * sizeof(double));
+    memset(c->ar, 0, (size_t)c->nv * sizeof(double));
+    /* which feet carry the base: those on (or within a hair of) the ground that the gait has
+     * in stance. A foot still in the air must not get its share of the weight: on a light leg
+     * that torque slams the foot into the ground. */
+    int touching[MBS_SIM_MAX_CONTACTS];
+    touching_feet(c, q, touching);
+    for (int i = 0; i < c->sys->ncontacts; i++) c->stance[i] = touching[i];
+    if (c->use_gait) {
+        int sched[MBS_SIM_MAX_CONTACTS], dummy[MBS_SIM_MAX_CONTACTS];
+        double kp[MBS_SIM_MAX_CONTACTS], kd[MBS_SIM_MAX_CONTACTS];
+        mbs_gait_reference(&c->gait, t, touching, c->qr, sched, kp, kd);
+        for (int i = 0; i < c->gait.nlegs; i++)
+            for (int k = 0; k < 3; k++) {
+                c->kpv[c->gait.leg[i].idx_v[k]] = kp[i];
+                c->kdv[c->gait.leg[i].idx_v[k]] = kd[i];
+            }
+        /* the reference velocity by central differences of the reference: the profiles are
+         * smooth within a phase and the IK is analytic */
+        const double h = 1e-4;
+        memcpy(c->qp, c->qr, (size_t)c->nq * sizeof(double));
+        memcpy(c->qm, c->qr, (size_t)c->nq * sizeof(double));
+        mbs_gait_reference(&c->gait, t + h, NULL, c->qp, dummy, NULL, NULL);
+        mbs_gait_reference(&c->gait, t - h, NULL, c->qm, dummy, NULL, NULL);
+        for (int k = 0; k < c->nact; k++) c->vr[c->av[k]] = (c->qp[c->aq[k]] - c->qm[c->aq[k]]) / (2 * h);
+        if (cfg->feedforward == MBS_FF_INVDYN) {
+            /* a wider stencil for the second difference: rounding grows as 1/h², and a kink in
+             * a profile (the jump's push) should not turn into a torque spike */
+            const double ha = 2e-3;
+            memcpy(c->qp, c->qr, (size_t)c->nq * sizeof(double));
+            memcpy(c->qm, c->qr, (size_t)c->nq * sizeof(double));
+            mbs_gait_reference(&c->gait, t + ha, NULL, c->qp, dummy, NULL, NULL);
+            mbs_gait_reference(&c->gait, t - ha, NULL, c->qm, dummy, NULL, NULL);
+            for (int k = 0; k < c->nact; k++)
+                c->ar[c->av[k]] = (c->qp[c->aq[k]] - 2 * c->qr[c->aq[k]] + c->qm[c->aq[k]]) / (ha * ha);
+        }
+        for (int i = 0; i < c->sys->ncontacts; i++) c->stance[i] = sched[i] && touching[i];
+    }
+    for (int k = 0; k < c->nact; k++) {
+        int iq = c->aq[k], iv = c->av[k];
+        tau[iv] = c->kpv[iv] * (c->qr[iq] - q[iq]) + c->kdv[iv] * (c->vr[iv] - v[iv]);
+    }
+    feedforward(c, q, v, tau);
+}

@@ -1,0 +1,353 @@
+/* sim.c — the simulation loop: the controller every controller period (its torque held in
+ * between), the stepper in sub-steps of dt, divergence checks after every step (NaN or inf,
+ * a velocity beyond the bound, the base leaving its box), a CSV row per controller period
+ * written to "<csv>.tmp" and renamed when the run ends, and the figures of the summary. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "../internal.h"
+#include "../model/error_internal.h"
+#include "sim_internal.h"
+
+struct mbs_sim {
+    const mbs_scenario *sc;
+    mbs_system *sys;
+    mbs_stepper *st;
+    mbs_controller ctrl;
+    int ctrl_ready;
+    int nsub;          /* steps per controller period */
+    int ran;
+};
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Creates the stepper of one scheme with that scheme's options from the scenario. When the
+ * scheme refuses, find which option it refused (it stops at the first), so that the message
+ * names the file, line and key. */
+static mbs_stepper *make_stepper(const mbs_scenario *sc, const char *scheme, mbs_system *sys, mbs_error *err)
+{
+    mbs_option opts[MBS_SIM_MAX_OPTIONS];
+    int idx[MBS_SIM_MAX_OPTIONS], n = 0;
+    for (int i = 0; i < sc->noptions; i++)
+        if (strcmp(sc->options[i].scheme, scheme) == 0) {
+            opts[n].key = sc->options[i].key;
+            opts[n].value = sc->options[i].value;
+            idx[n++] = i;
+        }
+    mbs_error e;
+    mbs_error_clear(&e);
+    mbs_stepper *st = mbs_stepper_new(scheme, sys, opts, n, &e);
+    if (st) return st;
+    for (int i = 0; i < n; i++) {
+        mbs_error e1;
+        mbs_error_clear(&e1);
+        mbs_stepper *one = mbs_stepper_new(scheme, sys, &opts[i], 1, &e1);
+        if (one) { mbs_stepper_free(one); continue; }
+        const mbs_scenario_option *o = &sc->options[idx[i]];
+        if (o->line > 0) mbs_fail(err, e1.code ? e1.code : MBS_ERR_ARG, "%s:%d: [%s] %s: %s", sc->path, o->line, scheme, o->key, e1.msg);
+        else mbs_fail(err, e1.code ? e1.code : MBS_ERR_ARG, "%s: --set %s.%s=%s: %s", sc->path, scheme, o->key, o->value, e1.msg);
+        return NULL;
+    }
+    char w[MBS_PATH_LEN + 128];
+    mbs_scenario_where(sc, "stepper", "name", w, sizeof w);
+    mbs_fail(err, e.code ? e.code : MBS_ERR_ARG, "%s: %s", w, e.msg);
+    return NULL;
+}
+
+mbs_sim *mbs_sim_new(const mbs_scenario *sc, mbs_error *err)
+{
+    if (!sc || !sc->model) { mbs_fail(err, MBS_ERR_ARG, "mbs_sim_new: no scenario"); return NULL; }
+    mbs_sim *sim = calloc(1, sizeof *sim);
+    if (!sim) { mbs_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
+    sim->sc = sc;
+    sim->sys = mbs_system_new(sc->model, sc->ncontacts, err);
+    if (!sim->sys) goto fail;
+    for (int i = 0; i < sc->ncontacts; i++)
+        if (mbs_system_add_contact(sim->sys, sc->contacts[i].frame, sc->contacts[i].offset, sc->contacts[i].radius, err) < 0)
+            goto fail;
+    for (int i = 0; i < sc->env.nplanes; i++)
+        if (mbs_system_add_plane(sim->sys, sc->env.planes[i].normal, sc->env.planes[i].offset, &sc->env.planes[i].material, err))
+            goto fail;
+    for (int i = 0; i < sc->env.nboxes; i++) {
+        const mbs_box *b = &sc->env.boxes[i];
+        if (mbs_system_add_box(sim->sys, b->center, b->R, b->half, &b->material, err)) goto fail;
+    }
+    memcpy(sim->sys->q, sc->q0, (size_t)sim->sys->nq * sizeof(double));
+    /* every scheme section is checked by its scheme, even when another scheme runs, so that a
+     * typo in [expo] is caught while the scenario is being run with euler */
+    for (int i = 0; i < sc->noptions; i++) {
+        int seen = 0;
+        for (int j = 0; j < i; j++) seen |= strcmp(sc->options[j].scheme, sc->options[i].scheme) == 0;
+        if (seen || strcmp(sc->options[i].scheme, sc->stepper) == 0) continue;
+        mbs_stepper *other = make_stepper(sc, sc->options[i].scheme, sim->sys, err);
+        if (!other) goto fail;
+        mbs_stepper_free(other);
+    }
+    sim->st = make_stepper(sc, sc->stepper, sim->sys, err);
+    if (!sim->st) goto fail;
+    if (mbs_controller_init(&sim->ctrl, sc, sim->sys, err)) goto fail;
+    sim->ctrl_ready = 1;
+    sim->nsub = (int)floor(sc->ctrl.dt / sc->dt + 0.5);
+    if (sim->nsub < 1) sim->nsub = 1;
+    return sim;
+fail:
+    mbs_sim_free(sim);
+    return NULL;
+}
+
+void mbs_sim_free(mbs_sim *sim)
+{
+    if (!sim) return;
+    if (sim->ctrl_ready) mbs_controller_fini(&sim->ctrl);
+    mbs_stepper_free(sim->st);
+    mbs_system_free(sim->sys);
+    free(sim);
+}
+
+mbs_system *mbs_sim_system(mbs_sim *sim) { return sim ? sim->sys : NULL; }
+
+/* ---- CSV ---- */
+
+static void csv_names(FILE *f, const mbs_model *m, const char *prefix, int velocity)
+{
+    static const char *const ffq[] = {"x", "y", "z", "qx", "qy", "qz", "qw"}, *const ffv[] = {"vx", "vy", "vz", "wx", "wy", "wz"};
+    static const char *const plq[] = {"x", "y", "c", "s"}, *const plv[] = {"vx", "vy", "wz"};
+    for (int j = 0; j < mbs_model_njoints(m); j++) {
+        const char *name = mbs_joint_name(m, j);
+        mbs_joint_type t = mbs_joint_type_of(m, j);
+        int n = velocity ? mbs_joint_nv(m, j) : mbs_joint_nq(m, j);
+        const char *const *sfx = t == MBS_JOINT_FREEFLYER ? (velocity ? ffv : ffq) : t == MBS_JOINT_PLANAR ? (velocity ? plv : plq) : NULL;
+        for (int k = 0; k < n; k++) {
+            if (sfx) fprintf(f, ",%s_%s_%s", prefix, name, sfx[k]);
+            else fprintf(f, ",%s_%s", prefix, name);
+        }
+    }
+}
+
+static void csv_header(FILE *f, const mbs_system *s)
+{
+    fprintf(f, "t");
+    csv_names(f, s->model, "q", 0);
+    csv_names(f, s->model, "v", 1);
+    csv_names(f, s->model, "tau", 1);
+    for (int i = 0; i < s->ncontacts; i++) {
+        const char *n = s->contacts[i].name;
+        fprintf(f, ",%s_fx,%s_fy,%s_fz,%s_active", n, n, n, n);
+    }
+    fputc('\n', f);
+}
+
+static void csv_row(FILE *f, const mbs_system *s, double t)
+{
+    fprintf(f, "%.9g", t);
+    for (int k = 0; k < s->nq; k++) fprintf(f, ",%.12g", s->q[k]);
+    for (int k = 0; k < s->nv; k++) fprintf(f, ",%.12g", s->v[k]);
+    for (int k = 0; k < s->nv; k++) fprintf(f, ",%.9g", s->tau[k]);
+    for (int i = 0; i < s->ncontacts; i++) {
+        const mbs_contact *c = &s->contacts[i];
+        fprintf(f, ",%.9g,%.9g,%.9g,%d", c->lambda[0], c->lambda[1], c->lambda[2], c->active);
+    }
+    fputc('\n', f);
+}
+
+/* ---- the run ---- */
+
+static void quat_to_rpy(const double q[4], double rpy[3])
+{
+    double x = q[0], y = q[1], z = q[2], w = q[3];
+    double sp = 2 * (w * y - z * x);
+    rpy[0] = atan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y));
+    rpy[1] = asin(sp > 1 ? 1 : sp < -1 ? -1 : sp);
+    rpy[2] = atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z));
+}
+
+static const char *const CTRL_NAMES[] = {"none", "pd", "squat", "jump", "trot"};
+
+/* Checks the state after a step; fills reason and returns 1 when it diverged. */
+static int diverged(const mbs_sim *sim, int rc, char *reason, size_t n)
+{
+    const mbs_system *s = sim->sys;
+    const mbs_scenario *sc = sim->sc;
+    if (rc != MBS_OK) { snprintf(reason, n, "the stepper failed with code %d", rc); return 1; }
+    for (int k = 0; k < s->nq; k++)
+        if (!isfinite(s->q[k])) { snprintf(reason, n, "q[%d] is not finite", k); return 1; }
+    for (int k = 0; k < s->nv; k++) {
+        if (!isfinite(s->v[k])) { snprintf(reason, n, "v[%d] is not finite", k); return 1; }
+        if (fabs(s->v[k]) > sc->max_velocity) {
+            snprintf(reason, n, "|v[%d]| = %.3g above max_velocity %g", k, fabs(s->v[k]), sc->max_velocity);
+            return 1;
+        }
+    }
+    if (sim->ctrl.floating)
+        for (int k = 0; k < 3; k++)
+            if (s->q[k] < sc->box_min[k] || s->q[k] > sc->box_max[k]) {
+                snprintf(reason, n, "base %c = %.3g left the box [%g, %g]", "xyz"[k], s->q[k], sc->box_min[k], sc->box_max[k]);
+                return 1;
+            }
+    return 0;
+}
+
+int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *out, mbs_error *err)
+{
+    if (!sim || !out) return mbs_fail(err, MBS_ERR_ARG, "mbs_sim_run: bad arguments");
+    if (sim->ran) return mbs_fail(err, MBS_ERR_ARG, "mbs_sim_run: a sim runs once; make a new one");
+    sim->ran = 1;
+    const mbs_scenario *sc = sim->sc;
+    mbs_system *s = sim->sys;
+    memset(out, 0, sizeof *out);
+    snprintf(out->model, sizeof out->model, "%s", mbs_model_name(sc->model));
+    snprintf(out->stepper, sizeof out->stepper, "%s", sc->stepper);
+    snprintf(out->controller, sizeof out->controller, "%s", CTRL_NAMES[sc->ctrl.type]);
+    out->dt = sc->dt;
+    out->controller_dt = sc->ctrl.dt;
+
+    /* the initial state, and the contacts' state in it (anchors of feet already touching) */
+    memcpy(s->q, sc->q0, (size_t)s->nq * sizeof(double));
+    memset(s->v, 0, (size_t)s->nv * sizeof(double));
+    memset(s->tau, 0, (size_t)s->nv * sizeof(double));
+    s->t = 0;
+    for (int i = 0; i < s->ncontacts; i++) s->contacts[i].active = 0;
+    mbs_contact_forces(s, s->q, s->v, 1);
+
+    const char *csv = opt && opt->csv ? opt->csv : sc->csv;
+    char tmp[MBS_PATH_LEN + 8] = "";
+    FILE *f = NULL;
+    if (csv && csv[0]) {
+        if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", csv) >= sizeof tmp) return mbs_fail(err, MBS_ERR_ARG, "CSV path too long");
+        f = fopen(tmp, "w");
+        if (!f) return mbs_fail(err, MBS_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
+        csv_header(f, s);
+    }
+
+    int floating = sim->ctrl.floating;
+    double x0 = floating ? s->q[0] : 0, y0 = floating ? s->q[1] : 0;
+    out->base_z_min = out->base_z_max = floating ? s->q[2] : 0;
+    double cdt = sc->ctrl.dt, dt = sc->dt;
+    long nperiods = (long)ceil(sc->duration / cdt - 1e-9);
+    long iters = 0;
+    double t_step = 0, t0 = now(), t = 0;
+    int interrupted = 0;
+    for (long k = 0; k < nperiods && !out->diverged; k++) {
+        t = (double)k * cdt;
+        if (opt && opt->progress && opt->progress(opt->user, t, sc->duration)) { interrupted = 1; break; }
+        mbs_controller_compute(&sim->ctrl, t, s->q, s->v, s->tau);
+        if (f && k % sc->csv_every == 0) csv_row(f, s, t);
+        /* the last period may be cut short when the duration is not a whole number of them */
+        long n = sim->nsub;
+        double left = sc->duration - t;
+        if (left < n * dt) n = (long)ceil(left / dt - 1e-9);
+        double ts = now();
+        for (long i = 0; i < n; i++) {
+            mbs_step_stats st;
+            int rc = mbs_stepper_step(sim->st, dt, &st);
+            out->steps++;
+            iters += st.iterations;
+            out->nonconverged += st.nonconverged != 0;
+            /* time from the step count, not from accumulated dt, so that no drift creeps in */
+            s->t = t + (double)(i + 1) * dt;
+            if (diverged(sim, rc, out->reason, sizeof out->reason)) {
+                out->diverged = 1;
+                out->diverged_t = s->t;
+                break;
+            }
+            int any = 0;
+            for (int c = 0; c < s->ncontacts; c++) {
+                const mbs_contact *ct = &s->contacts[c];
+                if (!ct->active) continue;
+                any = 1;
+                double fn = sqrt(ct->lambda[0] * ct->lambda[0] + ct->lambda[1] * ct->lambda[1] + ct->lambda[2] * ct->lambda[2]);
+                if (ct->depth > out->max_penetration) out->max_penetration = ct->depth;
+                if (fn > out->max_contact_force) out->max_contact_force = fn;
+            }
+            if (!any && s->ncontacts) out->airborne_s += dt;
+            if (floating) {
+                const double *qb = s->q + 3;
+                double czz = 1 - 2 * (qb[0] * qb[0] + qb[1] * qb[1]);
+                double tilt = acos(czz > 1 ? 1 : czz < -1 ? -1 : czz) * (180 / 3.14159265358979323846);
+                if (tilt > out->max_tilt_deg) out->max_tilt_deg = tilt;
+                if (s->q[2] < out->base_z_min) out->base_z_min = s->q[2];
+                if (s->q[2] > out->base_z_max) out->base_z_max = s->q[2];
+            }
+        }
+        t_step += now() - ts;
+    }
+    out->wall_time_s = now() - t0;
+    out->sim_time = s->t;
+    if (f) csv_row(f, s, s->t);
+
+    if (interrupted) {
+        if (f) { fclose(f); remove(tmp); }
+        return mbs_fail(err, MBS_ERR_ARG, "interrupted at t = %g s", t);
+    }
+    if (f) {
+        int bad = ferror(f);
+        bad |= fclose(f) != 0;
+        if (bad) { remove(tmp); return mbs_fail(err, MBS_ERR_IO, "error writing '%s'", tmp); }
+        if (rename(tmp, csv) != 0) {
+            int e = errno;
+            remove(tmp);
+            return mbs_fail(err, MBS_ERR_IO, "cannot rename '%s' to '%s': %s", tmp, csv, strerror(e));
+        }
+    }
+    out->us_per_step = out->steps ? 1e6 * t_step / (double)out->steps : 0;
+    out->realtime_factor = out->wall_time_s > 0 ? out->sim_time / out->wall_time_s : 0;
+    out->mean_iterations = out->steps ? (double)iters / (double)out->steps : 0;
+    if (floating) {
+        memcpy(out->base_final, s->q, 3 * sizeof(double));
+        quat_to_rpy(s->q + 3, out->base_final + 3);
+        out->distance_m = hypot(s->q[0] - x0, s->q[1] - y0);
+    }
+    return MBS_OK;
+}
+
+/* ---- the summary ---- */
+
+typedef struct sbuf { char *p; size_t n, len; } sbuf;
+
+static void put(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(b->len < b->n ? b->p + b->len : NULL, b->len < b->n ? b->n - b->len : 0, fmt, ap);
+    va_end(ap);
+    if (k > 0) b->len += (size_t)k;
+}
+
+int mbs_sim_summary_format(const mbs_sim_summary *s, char *buf, size_t n)
+{
+    sbuf b = {buf, buf ? n : 0, 0};
+    if (buf && n) buf[0] = '\0';
+    put(&b, "model: %s\n", s->model);
+    put(&b, "controller: %s\n", s->controller);
+    put(&b, "stepper: %s\n", s->stepper);
+    put(&b, "dt: %g\n", s->dt);
+    put(&b, "controller_dt: %g\n", s->controller_dt);
+    put(&b, "sim_time: %.6g\n", s->sim_time);
+    put(&b, "wall_time_s: %.4g\n", s->wall_time_s);
+    put(&b, "steps: %ld\n", s->steps);
+    put(&b, "us_per_step: %.4g\n", s->us_per_step);
+    put(&b, "realtime_factor: %.4g\n", s->realtime_factor);
+    put(&b, "max_penetration: %.4g\n", s->max_penetration);
+    put(&b, "max_contact_force: %.4g\n", s->max_contact_force);
+    put(&b, "base_final: %.4f %.4f %.4f %.4f %.4f %.4f\n", s->base_final[0], s->base_final[1], s->base_final[2],
+        s->base_final[3], s->base_final[4], s->base_final[5]);
+    put(&b, "distance_m: %.4f\n", s->distance_m);
+    put(&b, "base_z_min: %.4f\n", s->base_z_min);
+    put(&b, "base_z_max: %.4f\n", s->base_z_max);
+    put(&b, "max_tilt_deg: %.3g\n", s->max_tilt_deg);
+    put(&b, "airborne_s: %.4g\n", s->airborne_s);
+    put(&b, "nonconverged_steps: %ld\n", s->nonconverged);
+    put(&b, "iterations_per_step: %.3g\n", s->mean_iterations);
+    if (s->diverged) put(&b, "status: diverged at t = %.6g (%s)\n", s->diverged_t, s->reason);
+    else put(&b, "status: stable\n");
+    return (int)b.len;
+}

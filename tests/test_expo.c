@@ -1,0 +1,432 @@
+/* test_expo.c — the exponential integrator (src/step/expo.c, Hammoud et al. 2022): exact on a
+ * bilateral mass–spring–damper for any step (closed form), the reduced matrix exponentials at
+ * their expected accuracy, explicit Euler operation for operation without contact, forces
+ * inside the friction cone, Coulomb sliding and sticking, no energy gain while sliding, Solo
+ * standing at the paper's step, and the option parser. */
+#include <stdlib.h>
+
+#include "check.h"
+#include "testmodels.h"
+
+/* ---- a point mass on a vertical prismatic joint, its contact point at the body origin ---- */
+
+static mbs_model *slider_model(double mass)
+{
+    mbs_error err;
+    mbs_model *m = mbs_model_new("slider");
+    const double R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, p[3] = {0, 0, 0}, axis[3] = {0, 0, 1};
+    const double com[3] = {0, 0, 0}, I[9] = {1e-3, 0, 0, 0, 1e-3, 0, 0, 0, 1e-3};
+    int b = mbs_model_add_joint(m, -1, MBS_JOINT_PRISMATIC, "z", R, p, axis, &err);
+    CHECK(b == 0, "add joint: %s", err.msg);
+    CHECK(mbs_model_add_inertia(m, b, mass, com, I, &err) == MBS_OK, "add inertia: %s", err.msg);
+    CHECK(mbs_model_add_frame(m, "point", b, R, p, MBS_FRAME_OP, &err) >= 0, "add frame: %s", err.msg);
+    CHECK(mbs_model_finalize(m, &err) == MBS_OK, "finalize: %s", err.msg);
+    return m;
+}
+
+static mbs_system *slider_system(const mbs_model *m, double k, double b, double z0, double v0, double radius)
+{
+    mbs_error err;
+    mbs_system *s = mbs_system_new(m, 1, &err);
+    const double n[3] = {0, 0, 1};
+    mbs_material mat = {k, k, b, b, 1.0};
+    mbs_system_add_plane(s, n, 0, &mat, &err);
+    CHECK(mbs_system_add_contact(s, "point", NULL, radius, &err) == 0, "contact: %s", err.msg);
+    s->q[0] = z0 + radius;   /* z0: the height of the touching point */
+    s->v[0] = v0;
+    return s;
+}
+
+/* m z̈ = −k z − b ż − m g (the anchor at z = 0, where the point first touched): with x = z − z_eq,
+ * x(t) = e^{−αt} (x0 cos ωt + (v0 + α x0)/ω sin ωt), α = b/2m, ω = √(k/m − α²). */
+static void oscillator(double mass, double k, double b, double z0, double v0, double t, double *z, double *zd)
+{
+    double g = 9.81, zeq = -mass * g / k, x0 = z0 - zeq, al = b / (2 * mass), w = sqrt(k / mass - al * al);
+    double e = exp(-al * t), c = cos(w * t), sn = sin(w * t), B = (v0 + al * x0) / w;
+    *z = zeq + e * (x0 * c + B * sn);
+    *zd = e * (-al * (x0 * c + B * sn) + (-x0 * w * sn + B * w * c));
+}
+
+/* Runs the slider to time T with expo; returns the largest error of z relative to the
+ * amplitude, and of ż relative to the largest speed. With radius > 0 the contact is a sphere
+ * about the body origin, touching at its lowest point (an offset from the frame). */
+static void run_slider(const char *mmm, double dt, double T, double radius, double *ez, double *ev, int *pulled)
+{
+    const double mass = 1.0, k = 1e4, b = 40, zeq = -mass * 9.81 / k, z0 = 1.4 * zeq, v0 = 0;
+    mbs_model *m = slider_model(mass);
+    mbs_system *s = slider_system(m, k, b, z0, v0, radius);
+    mbs_error err;
+    mbs_option opt = {"max_mat_mult", mmm};
+    mbs_stepper *st = mbs_stepper_new("expo", s, &opt, 1, &err);
+    CHECK(st != NULL, "expo: %s", err.msg);
+    const double amp = fabs(z0 - zeq), vmax = amp * sqrt(k / mass);
+    int n = (int)lround(T / dt);
+    *ez = *ev = 0;
+    *pulled = 0;
+    for (int i = 1; i <= n; i++) {
+        CHECK(mbs_stepper_step(st, dt, NULL) == MBS_OK, "step failed");
+        double z, zd;
+        oscillator(mass, k, b, z0, v0, i * dt, &z, &zd);
+        *ez = fmax(*ez, fabs(s->q[0] - radius - z) / amp);
+        *ev = fmax(*ev, fabs(s->v[0] - zd) / vmax);
+        if (!s->contacts[0].active || s->contacts[0].lambda[2] <= 0) *pulled = 1;
+    }
+    CHECK(fabs(s->t - n * dt) < 1e-12, "time not advanced");
+    mbs_stepper_free(st);
+    mbs_system_free(s);
+    mbs_model_free(m);
+}
+
+/* Exact for linear systems: the full exponential matches the closed form to rounding for any
+ * step, δt ω from 0.01 to 1 (the oscillation's period is 63 ms, its decay time 50 ms); with a
+ * point contact and with a sphere touching at its lowest point. */
+static void test_bilateral_exact(void)
+{
+    static const double dts[5] = {1e-4, 3e-4, 1e-3, 3e-3, 1e-2};
+    for (int i = 0; i < 5; i++)
+        for (int sphere = 0; sphere <= 1; sphere++) {
+            double ez, ev;
+            int pulled;
+            run_slider("full", dts[i], 0.2, sphere ? 0.05 : 0, &ez, &ev, &pulled);
+            CHECK(!pulled, "dt %g: the normal force did not stay positive", dts[i]);
+            CHECK(ez < 1e-10 && ev < 1e-10, "dt %g, radius %g: error %.3e in z, %.3e in ż (relative)", dts[i],
+                  sphere ? 0.05 : 0, ez, ev);
+        }
+}
+
+/* The reduced variants (s = 0, Padé degree j = 1, 2, 3, 5, 7): each step multiplies the
+ * oscillator's modes by r_j(δt λ) instead of e^{δt λ}, a relative error C_j |δt λ|^(2j+1)
+ * (C_j = (j!)²/((2j)!(2j+1)!), |λ| = √(k/m) = 100) that accumulates over the steps while the
+ * oscillation decays as e^{−αt}: largest, (t/δt) e^{−αt} C_j |δt λ|^(2j+1), at t = 1/α. */
+static void test_reduced_variants(void)
+{
+    static const int deg[5] = {1, 2, 3, 5, 7};
+    static const char *names[5] = {"0", "1", "2", "3", "4"};
+    /* α = b / 2m = 20 1/s, the largest error near t = 1/α after 1/(α δt) steps */
+    const double dt = 2e-3, T = 0.2, alpha = 40 / 2.0, N = 1 / (alpha * dt) * exp(-1.0), wdt = 100 * dt;
+    double prev = INFINITY;
+    for (int mm = 0; mm < 5; mm++) {
+        int j = deg[mm];
+        double fj = 1, f2j = 1;
+        for (int k = 2; k <= j; k++) fj *= k;
+        for (int k = 2; k <= 2 * j; k++) f2j *= k;
+        double pred = N * fj * fj / (f2j * f2j * (2 * j + 1)) * pow(wdt, 2 * j + 1);
+        double ez, ev;
+        int pulled;
+        run_slider(names[mm], dt, T, 0, &ez, &ev, &pulled);
+        CHECK(!pulled, "max_mat_mult %d: the normal force did not stay positive", mm);
+        CHECK(ez < 2 * pred + 1e-11, "max_mat_mult %d: error %.3e, predicted %.3e", mm, ez, pred);
+        if (pred > 1e-9) CHECK(ez > pred / 2, "max_mat_mult %d: error %.3e far below the predicted %.3e", mm, ez, pred);
+        CHECK(ez < prev || ez < 1e-11, "max_mat_mult %d is not more accurate than %d", mm, mm - 1);
+        prev = ez;
+    }
+    /* balance off changes nothing on this well-scaled problem but the rounding */
+    mbs_model *m = slider_model(1.0);
+    mbs_system *s = slider_system(m, 1e4, 40, -1.4e-3, 0, 0);
+    mbs_option opts[2] = {{"max_mat_mult", "full"}, {"balance", "0"}};
+    mbs_error err;
+    mbs_stepper *st = mbs_stepper_new("expo", s, opts, 2, &err);
+    CHECK(st != NULL, "balance 0: %s", err.msg);
+    for (int i = 0; i < 100; i++) mbs_stepper_step(st, 1e-3, NULL);
+    double z, zd;
+    oscillator(1.0, 1e4, 40, -1.4e-3, 0, 0.1, &z, &zd);
+    CHECK(fabs(s->q[0] - z) < 1e-10 * 1e-3, "balance 0: z %.17g vs %.17g", s->q[0], z);
+    mbs_stepper_free(st);
+    mbs_system_free(s);
+    mbs_model_free(m);
+}
+
+/* ---- Solo-12 on the ground ---- */
+
+static const char *feet[4] = {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"};
+static const char *joints[12] = {"FL_HAA", "FL_HFE", "FL_KFE", "FR_HAA", "FR_HFE", "FR_KFE",
+                                 "HL_HAA", "HL_HFE", "HL_KFE", "HR_HAA", "HR_HFE", "HR_KFE"};
+static const double posture[12] = {0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6};
+
+/* Solo in its standing posture with the feet `height` above the ground (negative: in it). */
+static mbs_system *solo(const mbs_model *m, double height, double K, double B, double mu)
+{
+    mbs_error err;
+    mbs_system *s = mbs_system_new(m, 4, &err);
+    const double n[3] = {0, 0, 1};
+    mbs_material mat = {K, K, B, B, mu};
+    mbs_system_add_plane(s, n, 0, &mat, &err);
+    for (int f = 0; f < 4; f++) mbs_system_add_contact(s, feet[f], NULL, 0, &err);
+    for (int j = 0; j < 12; j++) s->q[mbs_joint_idx_q(m, mbs_joint_id(m, joints[j]))] = posture[j];
+    s->q[2] = 0.235 - 0.019103 + height;   /* base height of the posture with the feet at z = 0 */
+    return s;
+}
+
+/* A joint PD that holds the posture (what a controller would do between steps). */
+static void hold_posture(const mbs_model *m, mbs_system *s)
+{
+    for (int j = 0; j < 12; j++) {
+        int id = mbs_joint_id(m, joints[j]);
+        int iq = mbs_joint_idx_q(m, id), iv = mbs_joint_idx_v(m, id);
+        s->tau[iv] = 5 * (posture[j] - s->q[iq]) - 0.1 * s->v[iv];
+    }
+}
+
+/* Without an active contact expo is explicit Euler (eq. 34), to the last bit: Solo in the air,
+ * falling with its joints driven, its contacts defined but not touching. */
+static void test_no_contact_is_euler(void)
+{
+    mbs_error err;
+    mbs_model *m = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), 1, &err);
+    CHECK(m != NULL, "solo12: %s", err.msg);
+    if (!m) return;
+    mbs_system *a = solo(m, 0.5, 1e5, 300, 1), *b = solo(m, 0.5, 1e5, 300, 1);
+    unsigned long long seed = 9;
+    for (int k = 0; k < a->nv; k++) a->v[k] = b->v[k] = tm_uniform(&seed, -1, 1);
+    mbs_stepper *ea = mbs_stepper_new("expo", a, NULL, 0, &err), *eb = mbs_stepper_new("euler", b, NULL, 0, &err);
+    CHECK(ea && eb, "steppers: %s", err.msg);
+    int same = 1;
+    for (int i = 0; i < 200; i++) {
+        for (int k = 0; k < a->nv; k++) a->tau[k] = b->tau[k] = sin(0.1 * i + k);
+        mbs_stepper_step(ea, 1e-3, NULL);
+        mbs_stepper_step(eb, 1e-3, NULL);
+        same &= memcmp(a->q, b->q, sizeof(double) * (size_t)a->nq) == 0;
+        same &= memcmp(a->v, b->v, sizeof(double) * (size_t)a->nv) == 0;
+        same &= a->t == b->t;
+    }
+    CHECK(same, "expo differs from euler without contacts");
+    int none = 1;
+    for (int c = 0; c < 4; c++) none &= !a->contacts[c].active;
+    CHECK(none, "a contact touched: the test lost its point");
+    mbs_stepper_free(ea);
+    mbs_stepper_free(eb);
+    mbs_system_free(a);
+    mbs_system_free(b);
+    mbs_model_free(m);
+}
+
+static int cone_ok(const mbs_system *s)
+{
+    for (int i = 0; i < s->ncontacts; i++) {
+        const mbs_contact *c = &s->contacts[i];
+        double ln = c->lambda[0] * c->normal[0] + c->lambda[1] * c->normal[1] + c->lambda[2] * c->normal[2];
+        double t2 = 0;
+        for (int k = 0; k < 3; k++) { double t = c->lambda[k] - ln * c->normal[k]; t2 += t * t; }
+        if (ln < -1e-12 || sqrt(t2) > c->material.mu * ln * (1 + 1e-12) + 1e-12) return 0;
+    }
+    return 1;
+}
+
+/* Solo dropped 1 cm onto the ground at the paper's contact (K = 1e5, B = 300, μ = 1) and
+ * δt = 2 ms (the paper's solo_trot step), its joints held by a soft PD: it comes to rest on
+ * its four feet within a few µm of where a fine explicit Euler (δt = 50 µs) comes to rest
+ * (friction makes the resting state depend on the path), every force in its cone. */
+static void test_solo_standing(void)
+{
+    mbs_error err;
+    mbs_model *m = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), 1, &err);
+    if (!m) { CHECK(0, "solo12: %s", err.msg); return; }
+    double zf[2];
+    const char *names[2] = {"euler", "expo"};
+    const double dts[2] = {5e-5, 2e-3};
+    for (int r = 0; r < 2; r++) {
+        mbs_system *s = solo(m, 0.01, 1e5, 300, 1);
+        mbs_stepper *st = mbs_stepper_new(names[r], s, NULL, 0, &err);
+        int n = (int)lround(2.0 / dts[r]), cone = 1, finite = 1;
+        for (int i = 0; i < n; i++) {
+            hold_posture(m, s);
+            mbs_stepper_step(st, dts[r], NULL);
+            cone &= cone_ok(s);
+            for (int k = 0; k < s->nv; k++) finite &= isfinite(s->v[k]);
+        }
+        CHECK(cone, "%s: a force left its friction cone", names[r]);
+        CHECK(finite, "%s: diverged", names[r]);
+        int all = 1;
+        for (int c = 0; c < 4; c++) all &= s->contacts[c].active;
+        CHECK(all, "%s: not standing on its four feet at the end", names[r]);
+        double vmax = 0;
+        for (int k = 0; k < s->nv; k++) vmax = fmax(vmax, fabs(s->v[k]));
+        CHECK(vmax < 1e-4, "%s: still moving after 2 s (|v| %.3g)", names[r], vmax);
+        zf[r] = s->q[2];
+        mbs_stepper_free(st);
+        mbs_system_free(s);
+    }
+    CHECK(fabs(zf[1] - zf[0]) < 1e-5, "expo settles at base height %.6f, euler at %.6f", zf[1], zf[0]);
+    mbs_model_free(m);
+}
+
+/* ---- a flat box on a plane, on its four bottom corners ---- */
+
+static const double corners[4][3] = {{0.2, 0.2, -0.05}, {-0.2, 0.2, -0.05}, {0.2, -0.2, -0.05}, {-0.2, -0.2, -0.05}};
+
+/* A 2 kg box of 0.4 x 0.4 x 0.1 m (flat, so that friction cannot tip it) on a free-flyer, on a
+ * plane through the origin tilted by θ about x, resting on its bottom face at the sag of its
+ * weight. */
+static mbs_system *box(mbs_model **mo, double theta, double mu)
+{
+    mbs_error err;
+    mbs_model *m = mbs_model_new("flat_box");
+    const double R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, o[3] = {0, 0, 0}, axis[3] = {0, 0, 1};
+    const double I[9] = {2.0 / 12 * 0.17, 0, 0, 0, 2.0 / 12 * 0.17, 0, 0, 0, 2.0 / 12 * 0.32};
+    int b = mbs_model_add_joint(m, -1, MBS_JOINT_FREEFLYER, "root_joint", R, o, axis, &err);
+    mbs_model_add_inertia(m, b, 2.0, o, I, &err);
+    mbs_model_add_frame(m, "box", b, R, o, MBS_FRAME_OP, &err);
+    CHECK(mbs_model_finalize(m, &err) == MBS_OK, "flat box: %s", err.msg);
+    *mo = m;
+    mbs_system *s = mbs_system_new(m, 4, &err);
+    double n[3] = {0, -sin(theta), cos(theta)};
+    mbs_material mat = {1e5, 1e5, 300, 300, mu};
+    mbs_system_add_plane(s, n, 0, &mat, &err);
+    for (int k = 0; k < 4; k++) mbs_system_add_contact(s, "box", corners[k], 0, &err);
+    double sag = 2.0 * 9.81 * cos(theta) / 4e5;
+    for (int k = 0; k < 3; k++) s->q[k] = (0.05 - sag) * n[k];
+    s->q[3] = sin(theta / 2); s->q[4] = 0; s->q[5] = 0; s->q[6] = cos(theta / 2);
+    return s;
+}
+
+/* Velocity of the box origin in world axes. */
+static void world_velocity(mbs_system *s, double w[3])
+{
+    double R[9], p[3];
+    mbs_forward_kinematics(s->model, s->data, s->q, NULL, NULL);
+    mbs_body_placement(s->model, s->data, 0, R, p);
+    for (int r = 0; r < 3; r++) w[r] = R[r] * s->v[0] + R[r + 3] * s->v[1] + R[r + 6] * s->v[2];
+}
+
+/* Kinetic + gravitational + elastic energy of the contact springs, with the anchors where the
+ * next step will find them: a slipping contact's anchor is moved by eq. 28 (the spring's
+ * stretch beyond the cone is friction work, dissipated) — the update the next step would make
+ * anyway, done here first. */
+static double total_energy(mbs_system *s)
+{
+    double e = mbs_kinetic_energy(s->model, s->data, s->q, s->v) + mbs_potential_energy(s->model, s->data, s->q);
+    mbs_contact_forces(s, s->q, s->v, 1);
+    for (int i = 0; i < s->ncontacts; i++) {
+        const mbs_contact *c = &s->contacts[i];
+        if (!c->active) continue;
+        double d[3], dn = 0, t2 = 0;
+        for (int k = 0; k < 3; k++) { d[k] = c->p[k] - c->p0[k]; dn += d[k] * c->normal[k]; }
+        for (int k = 0; k < 3; k++) { double t = d[k] - dn * c->normal[k]; t2 += t * t; }
+        e += 0.5 * c->material.k_normal * dn * dn + 0.5 * c->material.k_tangent * t2;
+    }
+    return e;
+}
+
+/* A box sliding at 1 m/s on level ground, μ = 0.4, δt = 1 ms (ten times what explicit Euler
+ * needs here): Coulomb friction decelerates it at μg until it stops and stays; its energy
+ * never rises from one step to the next; every force stays in its cone. */
+static void test_sliding_box(void)
+{
+    static const char *mm[2] = {"full", "1"};
+    const double dt = 1e-3, mu = 0.4, g = 9.81;
+    for (int v = 0; v < 2; v++) {
+        mbs_model *m;
+        mbs_system *s = box(&m, 0, mu);
+        if (!s) return;
+        mbs_error err;
+        mbs_option opt = {"max_mat_mult", mm[v]};
+        mbs_stepper *st = mbs_stepper_new("expo", s, &opt, 1, &err);
+        s->v[0] = 1.0;
+        mbs_stepper_step(st, dt, NULL);   /* first touch: anchors set */
+        double e = total_energy(s), gain = 0, w[3], v1 = 0, t1 = 0.05, t2 = 0.2;
+        int cone = 1, n = (int)lround(0.5 / dt);
+        for (int i = 2; i <= n; i++) {
+            mbs_stepper_step(st, dt, NULL);
+            cone &= cone_ok(s);
+            double e1 = total_energy(s);
+            gain = fmax(gain, e1 - e);
+            e = e1;
+            if (i == (int)lround(t1 / dt)) { world_velocity(s, w); v1 = w[0]; }
+            if (i == (int)lround(t2 / dt)) {
+                world_velocity(s, w);
+                double a = (w[0] - v1) / (t2 - t1);
+                CHECK(fabs(a + mu * g) < 0.01 * mu * g, "max_mat_mult %s: deceleration %.4f, Coulomb %.4f", mm[v], -a, mu * g);
+            }
+        }
+        world_velocity(s, w);
+        CHECK(fabs(w[0]) < 1e-4, "max_mat_mult %s: still sliding at %.4f m/s after 0.5 s", mm[v], w[0]);
+        CHECK(gain < 1e-9, "max_mat_mult %s: energy rose by %.3e J in one step", mm[v], gain);
+        CHECK(cone, "max_mat_mult %s: a force left its friction cone", mm[v]);
+        mbs_stepper_free(st);
+        mbs_system_free(s);
+        mbs_model_free(m);
+    }
+}
+
+/* On an incline the box sticks when tan θ < μ — at 1 and 5 ms — and slides at
+ * g (sin θ − μ cos θ) when tan θ > μ: within 0.5 % at 1 ms; the friction acts as an average
+ * over the step, so the error grows with δt (1.3 % at 2 ms, 1.9 % at 5 ms). */
+static void test_incline(void)
+{
+    static const struct { double dt; int slide; double tol; } cases[5] = {
+        {1e-3, 0, 1e-6}, {5e-3, 0, 1e-6}, {1e-3, 1, 0.005}, {2e-3, 1, 0.02}, {5e-3, 1, 0.03}};
+    for (int t = 0; t < 5; t++) {
+        int slide = cases[t].slide;
+        double mu = slide ? 0.3 : 0.8, theta = slide ? atan(0.6) : atan(0.5 * 0.8), dt = cases[t].dt;
+        mbs_model *m;
+        mbs_system *s = box(&m, theta, mu);
+        if (!s) return;
+        mbs_error err;
+        mbs_stepper *st = mbs_stepper_new("expo", s, NULL, 0, &err);
+        double down[3] = {0, -cos(theta), -sin(theta)}, w[3], v1 = 0, t1 = 0.3, t2 = 0.6;
+        int cone = 1, n = (int)lround(t2 / dt);
+        for (int i = 1; i <= n; i++) {
+            mbs_stepper_step(st, dt, NULL);
+            cone &= cone_ok(s);
+            if (i == (int)lround(t1 / dt)) { world_velocity(s, w); v1 = w[0] * down[0] + w[1] * down[1] + w[2] * down[2]; }
+        }
+        world_velocity(s, w);
+        double a = (w[0] * down[0] + w[1] * down[1] + w[2] * down[2] - v1) / (t2 - t1);
+        double expect = slide ? 9.81 * (sin(theta) - mu * cos(theta)) : 0;
+        if (slide)
+            CHECK(fabs(a - expect) < cases[t].tol * expect, "dt %g: sliding acceleration %.4f, Coulomb %.4f", dt, a, expect);
+        else
+            CHECK(fabs(a) < cases[t].tol, "dt %g: the box slides (%.3g m/s²) although tan θ < μ", dt, a);
+        CHECK(cone, "dt %g: a force left its friction cone on the incline", dt);
+        mbs_stepper_free(st);
+        mbs_system_free(s);
+        mbs_model_free(m);
+    }
+}
+
+/* Options: max_mat_mult full | -1 | 0..4, balance 0 | 1; anything else is an error naming the
+ * option and the value. */
+static void test_options(void)
+{
+    mbs_model *m = slider_model(1.0);
+    mbs_system *s = slider_system(m, 1e4, 40, -1e-3, 0, 0);
+    static const char *good[][2] = {{"max_mat_mult", "full"}, {"max_mat_mult", "-1"}, {"max_mat_mult", "0"},
+                                    {"max_mat_mult", "4"}, {"balance", "0"}, {"balance", "1"}};
+    for (int i = 0; i < 6; i++) {
+        mbs_error err;
+        mbs_option o = {good[i][0], good[i][1]};
+        mbs_stepper *st = mbs_stepper_new("expo", s, &o, 1, &err);
+        CHECK(st != NULL, "%s = %s refused: %s", good[i][0], good[i][1], err.msg);
+        mbs_stepper_free(st);
+    }
+    static const char *bad[][2] = {{"max_mat_mult", "5"},  {"max_mat_mult", "-2"}, {"max_mat_mult", "2x"},
+                                   {"max_mat_mult", ""},   {"max_mat_mult", "1.5"}, {"max_mat_mult", "99999999999999999999"},
+                                   {"balance", "2"},       {"balance", "yes"},      {"balance", " 1"}};
+    for (int i = 0; i < 9; i++) {
+        mbs_error err;
+        memset(&err, 0, sizeof err);
+        mbs_option o = {bad[i][0], bad[i][1]};
+        mbs_stepper *st = mbs_stepper_new("expo", s, &o, 1, &err);
+        CHECK(st == NULL, "%s = '%s' accepted", bad[i][0], bad[i][1]);
+        CHECK(strstr(err.msg, bad[i][0]) && strstr(err.msg, bad[i][1]), "message does not name option and value: %s", err.msg);
+        mbs_stepper_free(st);
+    }
+    mbs_error err;
+    mbs_option o = {"order", "3"};
+    CHECK(mbs_stepper_new("expo", s, &o, 1, &err) == NULL && strstr(err.msg, "order"), "unknown option accepted");
+    CHECK(mbs_stepper_find("expo") != NULL, "expo is not registered");
+    mbs_system_free(s);
+    mbs_model_free(m);
+}
+
+int main(void)
+{
+    RUN(test_bilateral_exact);
+    RUN(test_reduced_variants);
+    RUN(test_no_contact_is_euler);
+    RUN(test_solo_standing);
+    RUN(test_sliding_box);
+    RUN(test_incline);
+    RUN(test_options);
+    return check_summary("test_expo");
+}

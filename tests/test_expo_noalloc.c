@@ -1,0 +1,84 @@
+/* test_expo_noalloc.c — an expo step never calls the allocator, whatever its options and
+ * however many contacts are active: every variant of the matrix exponential, balanced or
+ * not, with contacts touching, sticking, slipping and releasing.
+ *
+ * Linked like test_noalloc with -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc
+ * (the Makefile's target-specific TEST_LDFLAGS), so that every call the library makes goes
+ * through the counters below. Linked without that flag, the wrappers are never reached: the
+ * program says so and runs no test ("0 passed, 0 failed"), rather than pass a check it
+ * cannot make. (test_noalloc covers expo's default options in any case.) */
+#include <stdlib.h>
+
+#include "check.h"
+#include "testmodels.h"
+
+void *__real_malloc(size_t n) __attribute__((weak));
+void *__real_calloc(size_t k, size_t n) __attribute__((weak));
+void *__real_realloc(void *p, size_t n) __attribute__((weak));
+void *__real_aligned_alloc(size_t a, size_t n) __attribute__((weak));
+static long allocations;
+void *__wrap_malloc(size_t n) { allocations++; return __real_malloc(n); }
+void *__wrap_calloc(size_t k, size_t n) { allocations++; return __real_calloc(k, n); }
+void *__wrap_realloc(void *p, size_t n) { allocations++; return __real_realloc(p, n); }
+void *__wrap_aligned_alloc(size_t a, size_t n) { allocations++; return __real_aligned_alloc(a, n); }
+
+static const char *feet[4] = {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"};
+static const char *joints[12] = {"FL_HAA", "FL_HFE", "FL_KFE", "FR_HAA", "FR_HFE", "FR_KFE",
+                                 "HL_HAA", "HL_HFE", "HL_KFE", "HR_HAA", "HR_HFE", "HR_KFE"};
+static const double posture[12] = {0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6};
+
+/* Solo dropped from 2 cm with a sideways and a spinning velocity, its joints swinging: the
+ * feet land one after another, slip, stick, bounce off and land again. */
+static void test_solo_every_variant(void)
+{
+    mbs_error err;
+    mbs_model *m = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), 1, &err);
+    if (!m) { CHECK(0, "solo12: %s", err.msg); return; }
+    static const char *mmm[6] = {"full", "0", "1", "2", "3", "4"};
+    for (int v = 0; v < 6; v++)
+        for (int bal = 0; bal <= 1; bal++) {
+            mbs_system *s = mbs_system_new(m, 4, &err);
+            const double n[3] = {0, 0, 1};
+            mbs_material mat = {1e5, 1e5, 300, 300, 0.6};
+            mbs_system_add_plane(s, n, 0, &mat, &err);
+            for (int f = 0; f < 4; f++) mbs_system_add_contact(s, feet[f], NULL, 0, &err);
+            for (int j = 0; j < 12; j++) s->q[mbs_joint_idx_q(m, mbs_joint_id(m, joints[j]))] = posture[j];
+            s->q[2] = 0.235 - 0.019103 + 0.02;
+            s->v[1] = 0.5;
+            s->v[5] = 2.0;
+            mbs_option opts[2] = {{"max_mat_mult", mmm[v]}, {"balance", bal ? "1" : "0"}};
+            mbs_stepper *st = mbs_stepper_new("expo", s, opts, 2, &err);
+            CHECK(st != NULL, "expo: %s", err.msg);
+            if (!st) { mbs_system_free(s); continue; }
+            int most = 0, touched = 0;
+            long before_steps = allocations;
+            for (int i = 0; i < 300; i++) {
+                for (int k = 6; k < s->nv; k++) s->tau[k] = 0.3 * sin(0.05 * i + k);
+                mbs_stepper_step(st, 2e-3, NULL);
+                int a = 0;
+                for (int c = 0; c < 4; c++) a += s->contacts[c].active;
+                most = a > most ? a : most;
+                touched |= a > 0;
+            }
+            CHECK(allocations == before_steps, "max_mat_mult %s balance %d: %ld allocations in 300 steps", mmm[v], bal,
+                  allocations - before_steps);
+            CHECK(touched && most >= 2, "max_mat_mult %s balance %d: never more than %d feet down", mmm[v], bal, most);
+            mbs_stepper_free(st);
+            mbs_system_free(s);
+        }
+    mbs_model_free(m);
+}
+
+int main(void)
+{
+    static void *volatile probe;   /* volatile: the compiler may not drop the pair */
+    probe = malloc(16);              /* reaches __wrap_malloc only when the link wrapped it */
+    free(probe);
+    if (allocations == 0) {
+        fprintf(stderr, "test_expo_noalloc: not linked with -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,"
+                        "--wrap=aligned_alloc (the Makefile's TEST_LDFLAGS): nothing checked\n");
+        return check_summary("test_expo_noalloc");
+    }
+    RUN(test_solo_every_variant);
+    return check_summary("test_expo_noalloc");
+}

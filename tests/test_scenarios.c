@@ -1,0 +1,472 @@
+/* test_scenarios.c — scenario files, the simulation loop and the Solo scenarios:
+ *   - every stepper of the registry runs every Solo scenario for its full duration at a small
+ *     step without diverging, and the motion is the one the scenario asks for (the squat
+ *     squats, the jump leaves the ground, the trot travels ≥ 0.5 m with the base level);
+ *   - every kind of bad scenario file gives its message, naming the file, line and key;
+ *   - --set overrides, the keys every scenario has, the CSV (header, rows, temp + rename,
+ *     nothing left by an interrupted run), the summary's keys;
+ *   - the leg inverse kinematics against the model's own forward kinematics. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "testmodels.h"
+#include "mbs.h"
+
+#define SCEN(name) MBS_SOURCE_DIR "/scenarios/" name
+#define BAD(name) MBS_SOURCE_DIR "/tests/data/scenarios_bad/" name
+
+static const char *const SOLO[] = {"solo_squat", "solo_jump", "solo_trot"};
+
+/* Under AddressSanitizer (make test SAN=1) a step costs several times more, and the full runs
+ * of every stepper take close to a minute; there the runs stop after 1.2 s, which still takes
+ * every controller through its phases (the squat's descent, the jump's first push, landing at
+ * about 1.1 s, the trot's first steps), and the checks of the motion, which need the whole
+ * run, are left to the normal build. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
+
+/* The step each stepper runs the Solo scenarios at. Explicit schemes need about 0.1 ms with
+ * K = 1e5 N/m (the paper's table 2: 0.08 to 0.16 ms for explicit Euler), so they run at
+ * 1/16 ms, which divides every controller period; the schemes made for stiff contacts run at
+ * larger steps: expo at the step its scenario file sets, implicit Euler at 2 ms at most (the
+ * paper finds it stable up to 20, 5 and 2 ms). A scheme this table does not know runs at the
+ * explicit step: slow, but a fair test of not diverging. */
+static double test_dt(const char *stepper, const mbs_scenario *sc)
+{
+    if (strcmp(stepper, "expo") == 0) return sc->dt;
+    if (strcmp(stepper, "implicit_euler") == 0) return fmin(sc->ctrl.dt, 0.002);
+    return 1.0 / 16000;
+}
+
+static mbs_scenario *load(const char *path, const char **sets, int nsets, mbs_error *err)
+{
+    mbs_scenario *sc = mbs_scenario_load(path, sets, nsets, err);
+    CHECK(sc != NULL, "%s: %s", path, err->msg);
+    return sc;
+}
+
+/* Runs a scenario to the end; returns its summary. */
+static int run(mbs_scenario *sc, const mbs_sim_run_options *opt, mbs_sim_summary *sum, mbs_error *err)
+{
+    mbs_sim *sim = mbs_sim_new(sc, err);
+    CHECK(sim != NULL, "%s: %s", sc->path, err->msg);
+    if (!sim) return -1;
+    int rc = mbs_sim_run(sim, opt, sum, err);
+    mbs_sim_free(sim);
+    return rc;
+}
+
+/* ---- every stepper, every Solo scenario ---- */
+
+static void test_every_stepper_runs_every_solo_scenario(void)
+{
+    for (int s = 0; s < mbs_stepper_count(); s++) {
+        const char *name = mbs_stepper_at(s)->name;
+        for (int k = 0; k < 3; k++) {
+            char path[512], set_name[64], set_dt[64];
+            snprintf(path, sizeof path, MBS_SOURCE_DIR "/scenarios/%s.ini", SOLO[k]);
+            mbs_error err;
+            mbs_scenario *probe = load(path, NULL, 0, &err);
+            if (!probe) continue;
+            snprintf(set_name, sizeof set_name, "stepper.name=%s", name);
+            snprintf(set_dt, sizeof set_dt, "stepper.dt=%.17g", test_dt(name, probe));
+            mbs_scenario_free(probe);
+            const char *sets[] = {set_name, set_dt, "run.duration=1.2"};
+            mbs_scenario *sc = load(path, sets, SANITIZED ? 3 : 2, &err);
+            if (!sc) continue;
+            mbs_sim_summary sum;
+            int rc = run(sc, NULL, &sum, &err);
+            const char *what = SOLO[k];
+            CHECK(rc == MBS_OK, "%s with %s: %s", what, name, err.msg);
+            CHECK(!sum.diverged, "%s with %s at dt = %g: diverged at t = %g (%s)", what, name, sc->dt, sum.diverged_t,
+                  sum.reason);
+            CHECK(fabs(sum.sim_time - sc->duration) < 1e-9, "%s with %s: ran %g s of %g", what, name, sum.sim_time,
+                  sc->duration);
+            CHECK(sum.steps == (long)floor(sc->duration / sc->dt + 0.5), "%s with %s: %ld steps", what, name, sum.steps);
+            /* the motion each scenario is for; bounds wide enough for every scheme's accuracy */
+            if (SANITIZED) {
+                /* shortened run: the motion is checked by the normal build */
+            } else if (k == 0) {
+                CHECK(sum.base_z_min < 0.18 && sum.base_z_max > 0.23 && sum.base_z_max < 0.245,
+                      "squat with %s: base z in [%g, %g], expected down to 0.175 and back to 0.235", name, sum.base_z_min,
+                      sum.base_z_max);
+                CHECK(sum.airborne_s == 0 && sum.max_tilt_deg < 1 && sum.distance_m < 0.01,
+                      "squat with %s: airborne %g s, tilt %g deg, drift %g m", name, sum.airborne_s, sum.max_tilt_deg,
+                      sum.distance_m);
+            } else if (k == 1) {
+                CHECK(sum.airborne_s > 0.3 && sum.base_z_max > 0.27, "jump with %s: airborne %g s, top %g m", name,
+                      sum.airborne_s, sum.base_z_max);
+                CHECK(sum.max_tilt_deg < 10 && sum.distance_m < 0.05, "jump with %s: tilt %g deg, drift %g m", name,
+                      sum.max_tilt_deg, sum.distance_m);
+            } else {
+                CHECK(sum.base_final[0] >= 0.5, "trot with %s: %g m forward in %g s, expected >= 0.5", name,
+                      sum.base_final[0], sum.sim_time);
+                CHECK(sum.base_z_min > 0.2 && sum.base_z_max < 0.27 && sum.max_tilt_deg < 20,
+                      "trot with %s: base z in [%g, %g], tilt up to %g deg", name, sum.base_z_min, sum.base_z_max,
+                      sum.max_tilt_deg);
+            }
+            mbs_scenario_free(sc);
+        }
+    }
+}
+
+/* ---- bad scenario files ---- */
+
+/* Line of the first line of a file containing `token`. */
+static int line_of(const char *path, const char *token)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    char buf[512];
+    int n = 0, found = -1;
+    while (fgets(buf, sizeof buf, f)) {
+        n++;
+        if (buf[0] != ';' && strstr(buf, token)) { found = n; break; }
+    }
+    fclose(f);
+    return found;
+}
+
+/* Loading (and, for a scheme option, building the sim) must fail with a message that names
+ * the file, the line holding `token`, and holds `frag` and `key` (when not NULL). */
+static void expect_bad(const char *file, const char *token, const char *key, const char *frag)
+{
+    char path[512], where[600];
+    snprintf(path, sizeof path, BAD("%s"), file);
+    mbs_error err;
+    mbs_scenario *sc = mbs_scenario_load(path, NULL, 0, &err);
+    mbs_sim *sim = NULL;
+    if (sc) {
+        sim = mbs_sim_new(sc, &err);
+        CHECK(sim == NULL, "%s: loaded and built although it is bad", file);
+    }
+    CHECK(err.code != MBS_OK, "%s: no error code", file);
+    int line = line_of(path, token);
+    snprintf(where, sizeof where, "%s:%d:", path, line);
+    CHECK(line > 0 && strncmp(err.msg, where, strlen(where)) == 0, "%s: message '%s' does not start with '%s'", file,
+          err.msg, where);
+    CHECK(!key || strstr(err.msg, key), "%s: message '%s' lacks the key '%s'", file, err.msg, key);
+    CHECK(strstr(err.msg, frag) != NULL, "%s: message '%s' lacks '%s'", file, err.msg, frag);
+    mbs_sim_free(sim);
+    mbs_scenario_free(sc);
+}
+
+static void test_bad_scenarios(void)
+{
+    mbs_error err;
+    mbs_scenario *sc = load(BAD("base.ini"), NULL, 0, &err);   /* the one the bad files spoil */
+    mbs_sim *sim = sc ? mbs_sim_new(sc, &err) : NULL;
+    CHECK(sim != NULL, "base.ini: %s", err.msg);
+    mbs_sim_free(sim);
+    mbs_scenario_free(sc);
+
+    expect_bad("unknown_section.ini", "[rn]", NULL, "unknown section [rn]");
+    expect_bad("unknown_key.ini", "raduis", "[contact] raduis", "unknown key 'raduis'");
+    expect_bad("malformed_number.ini", "1e-3x", "[stepper] dt", "malformed number '1e-3x'");
+    expect_bad("out_of_range.ini", "radius", "[contact] radius", "out of range: -0.01");
+    expect_bad("missing_urdf.ini", "solo13", "[model] urdf", "cannot open");
+    expect_bad("missing_frame.ini", "FR_TOE", "[contact] frames", "no frame 'FR_TOE'");
+    expect_bad("unknown_stepper.ini", "eulr", "[stepper] name", "unknown stepper 'eulr'");
+    expect_bad("unknown_joint.ini", "FL_KNEE", "[model] q.FL_KNEE", "no joint 'FL_KNEE'");
+    expect_bad("duplicate_key.ini", "duration = 0.03", "[run] duration", "given twice");
+    expect_bad("syntax_error.ini", "friction 1", NULL, "syntax error");
+    expect_bad("dt_not_dividing.ini", "dt = 0.003", "[stepper] dt", "does not divide");
+    expect_bad("scheme_option.ini", "max_mat_mult", "[euler] max_mat_mult", "max_mat_mult");
+    expect_bad("bad_controller.ini", "walk", "[controller] type", "'walk' is not one of");
+
+    /* --set: its syntax, and its values checked like the file's, named by the override */
+    static const struct { const char *set, *frag; } sets[] = {
+        {"stepper.dt", "bad --set 'stepper.dt': expected section.key=value"},
+        {"dt=0.001", "bad --set 'dt=0.001'"},
+        {".dt=0.001", "bad --set '.dt=0.001'"},
+        {"stepper.=0.001", "bad --set 'stepper.=0.001'"},
+        {"stepper.dt=fast", "--set stepper.dt=fast: malformed number 'fast'"},
+        {"stepper.dt=-1", "--set stepper.dt=-1: out of range"},
+        {"stepper.name=rk5", "--set stepper.name=rk5: unknown stepper 'rk5'"},
+        {"stepper.dtt=0.001", "--set stepper.dtt=0.001: unknown key 'dtt'"},
+        {"steper.dt=0.001", "--set steper.dt=0.001: unknown section [steper]"},
+        {"contact.friction=-0.5", "--set contact.friction=-0.5: out of range"},
+    };
+    for (size_t i = 0; i < sizeof sets / sizeof *sets; i++) {
+        const char *one[] = {sets[i].set};
+        sc = mbs_scenario_load(BAD("base.ini"), one, 1, &err);
+        CHECK(sc == NULL, "--set %s: accepted", sets[i].set);
+        CHECK(strstr(err.msg, sets[i].frag) != NULL, "--set %s: message '%s' lacks '%s'", sets[i].set, err.msg,
+              sets[i].frag);
+        CHECK(strncmp(err.msg, BAD("base.ini"), strlen(BAD("base.ini"))) == 0, "--set %s: message '%s' lacks the file",
+              sets[i].set, err.msg);
+        mbs_scenario_free(sc);
+    }
+    /* a scheme option given by --set is refused by the scheme, named by the override */
+    const char *opt[] = {"euler.max_mat_mult=2"};
+    sc = load(BAD("base.ini"), opt, 1, &err);
+    sim = sc ? mbs_sim_new(sc, &err) : NULL;
+    CHECK(sim == NULL && strstr(err.msg, "--set euler.max_mat_mult=2: "), "scheme option by --set: '%s'", err.msg);
+    mbs_sim_free(sim);
+    mbs_scenario_free(sc);
+    /* a missing scenario file */
+    sc = mbs_scenario_load(BAD("no_such_file.ini"), NULL, 0, &err);
+    CHECK(sc == NULL && err.code == MBS_ERR_IO && strstr(err.msg, "no_such_file.ini"), "missing file: '%s'", err.msg);
+    mbs_scenario_free(sc);
+}
+
+/* ---- overrides and the keys of every scenario ---- */
+
+static void test_overrides(void)
+{
+    static const char *const keys[][2] = {{"stepper", "name"}, {"stepper", "dt"}, {"controller", "dt"},
+                                          {"contact", "stiffness"}, {"contact", "damping"}, {"contact", "friction"},
+                                          {"run", "duration"}};
+    mbs_error err;
+    for (int k = 0; k < 3; k++) {
+        char path[512];
+        snprintf(path, sizeof path, MBS_SOURCE_DIR "/scenarios/%s.ini", SOLO[k]);
+        mbs_scenario *sc = load(path, NULL, 0, &err);
+        if (!sc) continue;
+        for (int i = 0; i < 7; i++)
+            CHECK(mbs_scenario_line(sc, keys[i][0], keys[i][1]) > 0, "%s does not set [%s] %s", SOLO[k], keys[i][0],
+                  keys[i][1]);
+        /* the paper's defaults, and expo */
+        CHECK(sc->material.k_normal == 1e5 && sc->material.k_tangent == 1e5 && sc->material.b_normal == 300 &&
+              sc->material.b_tangent == 300 && sc->material.mu == 1, "%s: contact is not the paper's", SOLO[k]);
+        CHECK(strcmp(sc->stepper, "expo") == 0 && sc->ncontacts == 4, "%s: stepper %s, %d contacts", SOLO[k],
+              sc->stepper, sc->ncontacts);
+        mbs_scenario_free(sc);
+        const char *sets[] = {"stepper.name=euler", "stepper.dt=1e-4", "controller.dt=0.004", "contact.stiffness=2e5",
+                              "contact.damping=100", "contact.friction=0.5", "run.duration=0.5", "model.q.FL_HFE=0.7",
+                              "contact.stiffness_tangent=3e4"};
+        sc = load(path, sets, 9, &err);
+        if (!sc) continue;
+        CHECK(strcmp(sc->stepper, "euler") == 0 && sc->dt == 1e-4 && sc->ctrl.dt == 0.004 && sc->duration == 0.5,
+              "%s: stepper/time overrides not applied", SOLO[k]);
+        CHECK(sc->material.k_normal == 2e5 && sc->material.b_normal == 100 && sc->material.mu == 0.5 &&
+              sc->material.k_tangent == 3e4 && sc->material.b_tangent == 100 && sc->env.planes[0].material.k_normal == 2e5,
+              "%s: contact overrides not applied", SOLO[k]);
+        int j = mbs_joint_id(sc->model, "FL_HFE");
+        CHECK(sc->q0[mbs_joint_idx_q(sc->model, j)] == 0.7, "%s: q.FL_HFE override not applied", SOLO[k]);
+        CHECK(mbs_scenario_line(sc, "stepper", "dt") == 0 && mbs_scenario_line(sc, "contact", "stiffness_tangent") == 0,
+              "%s: overrides should be at line 0", SOLO[k]);
+        char w[1200];
+        mbs_scenario_where(sc, "stepper", "dt", w, sizeof w);
+        CHECK(strstr(w, "--set stepper.dt=1e-4") != NULL, "where: %s", w);
+        mbs_scenario_free(sc);
+    }
+    /* a controller key the type does not use is a warning, not an error */
+    const char *pd[] = {"controller.type=pd"};
+    mbs_scenario *sc = load(SCEN("solo_trot.ini"), pd, 1, &err);
+    CHECK(sc && err.nwarnings > 0 && strstr(err.warnings, "not used by controller type 'pd'"), "warnings: %s",
+          err.warnings);
+    mbs_scenario_free(sc);
+}
+
+/* ---- the CSV and the summary ---- */
+
+typedef struct csv_probe {
+    const char *out, *tmp;
+    int calls, out_seen, tmp_missing, stop_at;
+} csv_probe;
+
+/* While the run goes, the requested file must not exist and the temporary one must. */
+static int probe(void *user, double t, double duration)
+{
+    csv_probe *p = user;
+    (void)t; (void)duration;
+    p->calls++;
+    if (access(p->out, F_OK) == 0) p->out_seen++;
+    if (p->calls > 1 && access(p->tmp, F_OK) != 0) p->tmp_missing++;
+    return p->stop_at && p->calls >= p->stop_at;
+}
+
+static void test_csv_and_summary(void)
+{
+    char out[256], tmp[300];
+    snprintf(out, sizeof out, "/tmp/mbs_test_scenarios_%d.csv", (int)getpid());
+    snprintf(tmp, sizeof tmp, "%s.tmp", out);
+    remove(out);
+    remove(tmp);
+    mbs_error err;
+    const char *sets[] = {"stepper.name=euler", "stepper.dt=6.25e-5", "run.duration=0.1", "output.every=5"};
+    mbs_scenario *sc = load(SCEN("solo_trot.ini"), sets, 4, &err);
+    if (!sc) return;
+    csv_probe p = {out, tmp, 0, 0, 0, 0};
+    mbs_sim_run_options opt = {out, probe, &p};
+    mbs_sim_summary sum;
+    int rc = run(sc, &opt, &sum, &err);
+    CHECK(rc == MBS_OK && !sum.diverged, "run: %s %s", err.msg, sum.reason);
+    CHECK(p.calls == 50, "progress called %d times, expected once per controller period (50)", p.calls);
+    CHECK(p.out_seen == 0, "the CSV existed under its name during the run");
+    CHECK(p.tmp_missing == 0, "the temporary CSV was missing during the run");
+    CHECK(access(tmp, F_OK) != 0, "the temporary CSV is left after the run");
+    FILE *f = fopen(out, "r");
+    CHECK(f != NULL, "no CSV after the run");
+    if (f) {
+        static char line[65536];
+        int rows = 0, cols = 0;
+        if (fgets(line, sizeof line, f)) {
+            for (char *c = line; *c; c++) cols += *c == ',';
+            cols++;
+            CHECK(strncmp(line, "t,q_root_joint_x,q_root_joint_y,q_root_joint_z,q_root_joint_qx", 62) == 0, "header: %.80s",
+                  line);
+            CHECK(strstr(line, ",v_FL_HAA,") && strstr(line, ",tau_HR_KFE,") && strstr(line, ",FL_FOOT_fz,FL_FOOT_active"),
+                  "header lacks columns");
+        }
+        /* t, q (19), v (18), tau (18), 4 contacts x 4 */
+        CHECK(cols == 1 + 19 + 18 + 18 + 16, "%d columns", cols);
+        double t_last = -1;
+        while (fgets(line, sizeof line, f)) {
+            int c = 1;
+            for (char *s = line; *s; s++) c += *s == ',';
+            CHECK(c == cols, "row %d has %d columns", rows, c);
+            t_last = atof(line);
+            rows++;
+        }
+        /* every 5th controller period of 50, and the end */
+        CHECK(rows == 11, "%d rows, expected 11", rows);
+        CHECK(fabs(t_last - 0.1) < 1e-9, "last row at t = %g", t_last);
+        fclose(f);
+    }
+    remove(out);
+    mbs_scenario_free(sc);
+
+    /* an interrupted run leaves neither file */
+    sc = load(SCEN("solo_trot.ini"), sets, 4, &err);
+    if (!sc) return;
+    csv_probe q = {out, tmp, 0, 0, 0, 10};
+    mbs_sim_run_options opt2 = {out, probe, &q};
+    rc = run(sc, &opt2, &sum, &err);
+    CHECK(rc != MBS_OK && strstr(err.msg, "interrupted"), "interrupted run: rc %d, '%s'", rc, err.msg);
+    CHECK(access(out, F_OK) != 0 && access(tmp, F_OK) != 0, "an interrupted run left a CSV");
+    mbs_scenario_free(sc);
+
+    /* a CSV that cannot be written is an error, before the run */
+    sc = load(SCEN("solo_trot.ini"), sets, 4, &err);
+    if (!sc) return;
+    mbs_sim_run_options opt3 = {"/nonexistent_dir/x.csv", NULL, NULL};
+    rc = run(sc, &opt3, &sum, &err);
+    CHECK(rc == MBS_ERR_IO && strstr(err.msg, "/nonexistent_dir/x.csv.tmp"), "unwritable CSV: rc %d '%s'", rc, err.msg);
+    mbs_scenario_free(sc);
+
+    /* the summary's keys, one "key: value" per line */
+    char buf[4096];
+    int n = mbs_sim_summary_format(&sum, buf, sizeof buf);
+    CHECK(n > 0 && n < (int)sizeof buf, "summary length %d", n);
+    static const char *const must[] = {"model: ", "stepper: ", "dt: ", "controller_dt: ", "sim_time: ", "wall_time_s: ",
+                                       "steps: ", "us_per_step: ", "realtime_factor: ", "max_penetration: ",
+                                       "max_contact_force: ", "base_final: ", "distance_m: ", "status: "};
+    for (size_t i = 0; i < sizeof must / sizeof *must; i++) {
+        char key[64];
+        snprintf(key, sizeof key, "\n%s", must[i]);
+        CHECK(strncmp(buf, must[i], strlen(must[i])) == 0 || strstr(buf, key), "summary lacks '%s'", must[i]);
+    }
+    mbs_sim_summary d = sum;
+    d.diverged = 1;
+    d.diverged_t = 0.25;
+    snprintf(d.reason, sizeof d.reason, "v[3] is not finite");
+    mbs_sim_summary_format(&d, buf, sizeof buf);
+    CHECK(strstr(buf, "status: diverged at t = 0.25 (v[3] is not finite)\n"), "diverged status: %s", buf);
+    /* a small buffer is not overrun, and the length needed is returned */
+    char small[16];
+    int need = mbs_sim_summary_format(&sum, small, sizeof small);
+    CHECK(need == n && strlen(small) == sizeof small - 1, "truncated summary: %d vs %d", need, n);
+}
+
+/* A run that blows up stops with the reason: explicit Euler at 2 ms on the trot. */
+static void test_divergence_detected(void)
+{
+    mbs_error err;
+    const char *sets[] = {"stepper.name=euler", "stepper.dt=0.002", "run.duration=2"};
+    mbs_scenario *sc = load(SCEN("solo_trot.ini"), sets, 3, &err);
+    if (!sc) return;
+    mbs_sim_summary sum;
+    int rc = run(sc, NULL, &sum, &err);
+    CHECK(rc == MBS_OK && sum.diverged && sum.diverged_t < 2 && sum.reason[0], "euler at 2 ms: diverged %d at %g (%s)",
+          sum.diverged, sum.diverged_t, sum.reason);
+    CHECK(fabs(sum.sim_time - sum.diverged_t) < 1e-12, "sim_time %g, diverged at %g", sum.sim_time, sum.diverged_t);
+    mbs_scenario_free(sc);
+}
+
+/* ---- leg inverse kinematics ---- */
+
+static void test_leg_ik(void)
+{
+    mbs_error err;
+    mbs_scenario *sc = load(SCEN("solo_trot.ini"), NULL, 0, &err);
+    if (!sc) return;
+    const mbs_model *m = sc->model;
+    mbs_data *d = mbs_data_new(m);
+    int nq = mbs_model_nq(m);
+    double *q = malloc((size_t)nq * sizeof(double));
+    unsigned long long seed = 7;
+    static const char *const feet[] = {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"};
+    for (int i = 0; i < 4; i++) {
+        mbs_leg leg;
+        int rc = mbs_leg_init(&leg, m, feet[i], sc->q0, &err);
+        CHECK(rc == MBS_OK, "%s: %s", feet[i], err.msg);
+        if (rc) continue;
+        /* Solo's published dimensions, here found in the model: thigh and shank 0.16 m, the
+         * leg plane 0.014 + 0.03745 + 0.008 m off the HAA axis, HAA at (±0.1946, ±0.0875, 0) */
+        CHECK(fabs(leg.L1 - 0.16) < 1e-12 && fabs(leg.L2 - 0.16) < 1e-12, "%s: L1 %g L2 %g", feet[i], leg.L1, leg.L2);
+        CHECK(fabs(fabs(leg.y_off) - 0.05945) < 1e-12 && fabs(fabs(leg.p_haa[0]) - 0.1946) < 1e-12 &&
+              fabs(fabs(leg.p_haa[1]) - 0.0875) < 1e-12, "%s: y_off %g, HAA at %g %g", feet[i], leg.y_off, leg.p_haa[0],
+              leg.p_haa[1]);
+        CHECK(leg.knee == (i < 2 ? -1 : 1), "%s: knee branch %g", feet[i], leg.knee);
+        for (int trial = 0; trial < 200; trial++) {
+            /* random joint angles near the posture's branch; the base at the origin, level */
+            mbs_neutral(m, q);
+            double a[3], back[3], p[3], R[9], pw[3];
+            for (int k = 0; k < 3; k++) {
+                a[k] = sc->q0[leg.idx_q[k]] + tm_uniform(&seed, -0.5, 0.5);
+                q[leg.idx_q[k]] = a[k];
+            }
+            mbs_leg_fk(&leg, a, p);
+            mbs_frame_placement(m, d, q, leg.foot_frame, R, pw);
+            CHECK_CLOSE(p, pw, 3, 1e-12, "leg FK vs the model's frame placement");
+            int clamped = mbs_leg_ik(&leg, p, back);
+            CHECK(!clamped, "%s: a reachable target was clamped", feet[i]);
+            CHECK_CLOSE(back, a, 3, 1e-9, "IK(FK(a)) = a");
+        }
+        /* the posture itself, and a target out of reach is clamped onto the workspace */
+        double p0[3], a0[3] = {sc->q0[leg.idx_q[0]], sc->q0[leg.idx_q[1]], sc->q0[leg.idx_q[2]]}, a1[3];
+        mbs_leg_fk(&leg, a0, p0);
+        mbs_leg_ik(&leg, p0, a1);
+        CHECK_CLOSE(a1, a0, 3, 1e-12, "IK of the initial posture");
+        double far[3] = {p0[0], p0[1], p0[2] - 1};
+        CHECK(mbs_leg_ik(&leg, far, a1) == 1, "%s: an unreachable target was not flagged", feet[i]);
+        CHECK(isfinite(a1[0]) && isfinite(a1[1]) && isfinite(a1[2]), "clamped IK not finite");
+    }
+    /* a frame that does not end such a leg is refused */
+    mbs_leg leg;
+    CHECK(mbs_leg_init(&leg, m, "FL_UPPER_LEG", sc->q0, &err) != MBS_OK, "FL_UPPER_LEG accepted as a foot");
+    CHECK(mbs_leg_init(&leg, m, "nope", sc->q0, &err) != MBS_OK && strstr(err.msg, "nope"), "missing frame: %s", err.msg);
+    mbs_model *chain = mbs_model_chain(3, NULL, &err);
+    if (chain) {
+        CHECK(mbs_leg_init(&leg, chain, "tip", NULL, &err) != MBS_OK, "a 3-link chain with alternating axes accepted");
+        mbs_model_free(chain);
+    }
+    free(q);
+    mbs_data_free(d);
+    mbs_scenario_free(sc);
+}
+
+int main(void)
+{
+    RUN(test_leg_ik);
+    RUN(test_bad_scenarios);
+    RUN(test_overrides);
+    RUN(test_csv_and_summary);
+    RUN(test_divergence_detected);
+    RUN(test_every_stepper_runs_every_solo_scenario);
+    return check_summary("test_scenarios");
+}

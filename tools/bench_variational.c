@@ -1,0 +1,495 @@
+/* bench_variational.c — the evaluation of Lee, Liu, Park, Srinivasa, "A linear-time variational
+ * integrator for multibody systems" (WAFR 2016), section 4, on this engine:
+ *   fig. 2  energy of the 10-link pendulum under gravity over 10⁵ steps of 1 ms, the variational
+ *           integrator (DRNEA + RIQN) against semi-implicit Euler;
+ *   fig. 3  time per step against DOF (2 … 100) of DRNEA + RIQN, DRNEA + Newton (exact Jacobian,
+ *           Algorithm 4) and DRNEA + Broyden, on the N-link roll pendulum without gravity from
+ *           random q, q̇ in ±π/2 (the paper's code: 1.5 m links, 1000 steps of 1 ms, tol 1e-9·N,
+ *           at most 20 iterations), with the growth exponent fitted from 10 to 100 DOF;
+ *   fig. 4  residual per iteration in one step from the zero configuration, and iterations per
+ *           step over 1000 steps, on 50 links under gravity (tol 1e-8, IG3).
+ * Writes the data under build/ and, when gnuplot is installed, the plots into docs/images/
+ * (tools/plot_variational.gp); ends with `key: value` lines.
+ *   bench_variational [--quick] [--data DIR] [--images DIR]
+ * Timings: the median over repeated runs of the same 1000 steps (the machine is shared). */
+#include <cblas.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "mbs.h"
+
+#ifndef MBS_SOURCE_DIR
+#define MBS_SOURCE_DIR "."
+#endif
+#define PI 3.14159265358979323846
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *x, int n)
+{
+    qsort(x, (size_t)n, sizeof *x, cmp);
+    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+static double uniform(unsigned long long *s, double lo, double hi)   /* splitmix64 */
+{
+    unsigned long long z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return lo + (hi - lo) * (double)(z >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* The paper's N-link roll pendulum, as its code builds it with DART's defaults: links of 1 kg
+ * with a rotational inertia of 1 kg m² about their centre, 0.75 m along the link, joints 1.5 m
+ * apart, every joint rolling about x (the same model as urdf/chain10.urdf). */
+static mbs_model *pendulum(int n, int gravity)
+{
+    mbs_model *m = mbs_model_new("pendulum");
+    const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, com[3] = {0, 0, 0.75}, p[3] = {0, 0, 1.5}, ax[3] = {1, 0, 0};
+    for (int i = 0; i < n; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "joint%d", i + 1);
+        mbs_model_add_joint(m, i - 1, MBS_JOINT_REVOLUTE, name, NULL, i ? p : NULL, ax, NULL);
+        mbs_model_add_inertia(m, i, 1.0, com, I, NULL);
+    }
+    if (mbs_model_finalize(m, NULL) != MBS_OK) { mbs_model_free(m); return NULL; }
+    if (!gravity) {
+        const double g0[3] = {0, 0, 0};
+        mbs_model_set_gravity(m, g0);
+    }
+    return m;
+}
+
+static void random_state(int n, unsigned long long seed, double *q, double *v)
+{
+    for (int k = 0; k < n; k++) {
+        q[k] = uniform(&seed, -PI / 2, PI / 2);
+        v[k] = uniform(&seed, -PI / 2, PI / 2);
+    }
+}
+
+/* Least-squares line y = a + b x. */
+static void fit(const double *x, const double *y, int n, double *a, double *b)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (int k = 0; k < n; k++) { sx += x[k]; sy += y[k]; sxx += x[k] * x[k]; sxy += x[k] * y[k]; }
+    *b = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+    *a = (sy - *b * sx) / n;
+}
+
+/* mkdir -p */
+static int mkdir_p(const char *path)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(buf, 0755) != 0 && errno != EEXIST) return -1;
+            *p = '/';
+        }
+    return mkdir(buf, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+static FILE *open_data(const char *dir, const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) fprintf(stderr, "bench_variational: cannot write %s\n", path);
+    return f;
+}
+
+/* ---------------------------------------------------------------- fig. 2: energy */
+
+typedef struct energy_result {
+    double drift, spread, drift_end, spread_end, mean_iter;
+    int nonconverged;
+} energy_result;
+
+/* Runs a stepper on the 10-link pendulum and returns the energy trend over the run (fitted
+ * line, J per nsteps) and the largest deviation from that line, for the energy taken at the
+ * middle of each step — where the velocity that moved q lives — and at its end. */
+static energy_result energy_run(const char *stepper, int nsteps, double *E_mid, double *E_end)
+{
+    energy_result r = {0, 0, 0, 0, 0, 0};
+    mbs_model *m = pendulum(10, 1);
+    mbs_system *s = mbs_system_new(m, 0, NULL);
+    random_state(10, 2016, s->q, s->v);
+    mbs_stepper *st = mbs_stepper_new(stepper, s, NULL, 0, NULL);
+    double qprev[10], qmid[10];
+    long iters = 0;
+    for (int k = 0; k < nsteps; k++) {
+        mbs_step_stats stats;
+        memcpy(qprev, s->q, sizeof qprev);
+        mbs_stepper_step(st, 1e-3, &stats);
+        iters += stats.iterations;
+        r.nonconverged += stats.nonconverged;
+        mbs_interpolate(m, qprev, s->q, 0.5, qmid);
+        E_mid[k] = mbs_kinetic_energy(m, s->data, qmid, s->v) + mbs_potential_energy(m, s->data, qmid);
+        E_end[k] = mbs_kinetic_energy(m, s->data, s->q, s->v) + mbs_potential_energy(m, s->data, s->q);
+    }
+    double *x = malloc(sizeof(double) * (size_t)nsteps), a, b;
+    for (int k = 0; k < nsteps; k++) x[k] = k;
+    for (int pass = 0; pass < 2; pass++) {
+        const double *E = pass ? E_end : E_mid;
+        fit(x, E, nsteps, &a, &b);
+        double w = 0;
+        for (int k = 0; k < nsteps; k++) w = fmax(w, fabs(E[k] - a - b * k));
+        if (pass) { r.drift_end = b * nsteps; r.spread_end = w; }
+        else { r.drift = b * nsteps; r.spread = w; }
+    }
+    r.mean_iter = (double)iters / nsteps;
+    free(x);
+    mbs_stepper_free(st);
+    mbs_system_free(s);
+    mbs_model_free(m);
+    return r;
+}
+
+/* ---------------------------------------------------------------- fig. 3: time per step */
+
+typedef struct run_result {
+    double us_per_step, mean_iter;
+    int nonconverged;
+} run_result;
+
+/* nsteps steps of the integrator from (q0, v0), as the stepper does them (begin, solve, shift);
+ * returns the wall time and adds the iterations to *iters. */
+static double run_steps(const mbs_model *m, mbs_data *d, mbs_vi *w, const mbs_vi_options *opt, const double *q0,
+                        const double *v0, int nsteps, long *iters, int *nonconverged)
+{
+    int nq = mbs_model_nq(m);
+    double *qa = malloc(sizeof(double) * (size_t)nq), *qb = malloc(sizeof(double) * (size_t)nq);
+    double *qc = malloc(sizeof(double) * (size_t)nq);
+    double t0 = now();
+    memcpy(qb, q0, sizeof(double) * (size_t)nq);
+    for (int k = 0; k < nsteps; k++) {
+        mbs_vi_result res;
+        if (k == 0) mbs_vi_begin_velocity(m, w, 1e-3, qb, v0, NULL, NULL);
+        else mbs_vi_begin(m, w, 1e-3, 1e-3, qa, qb, NULL, NULL);
+        mbs_vi_solve(m, d, w, opt, qc, &res);
+        *iters += res.iterations;
+        *nonconverged += !res.converged;
+        double *tmp = qa;
+        qa = qb; qb = qc; qc = tmp;
+    }
+    double t = now() - t0;
+    free(qa); free(qb); free(qc);
+    return t;
+}
+
+/* One RIQN iteration alone — DRNEA (Algorithm 2) and the ABI solve — at a fixed state: the
+ * median over batches, in µs. Its growth with n is the algorithms' own, free of how many
+ * iterations the dynamics of the chain need. */
+static double time_iteration(const mbs_model *m, mbs_data *d, mbs_vi *w, const double *q0, const double *v0)
+{
+    int n = mbs_model_nv(m);
+    double *q1 = malloc(sizeof(double) * (size_t)n), *e = malloc(sizeof(double) * (size_t)n), t[15];
+    mbs_vi_options opt;
+    mbs_vi_default_options(&opt);
+    mbs_vi_result r;
+    mbs_vi_begin_velocity(m, w, 1e-3, q0, v0, NULL, NULL);
+    mbs_vi_solve(m, d, w, &opt, q1, &r);   /* leaves the ABI factor at q^k */
+    int reps = 20000 / n + 10;
+    for (int b = 0; b < 15; b++) {
+        double t0 = now();
+        for (int k = 0; k < reps; k++) {
+            mbs_vi_residual(m, w, q1, e);
+            mbs_abi_solve(m, d, e, 1, n);
+        }
+        t[b] = (now() - t0) / reps * 1e6;
+    }
+    free(q1); free(e);
+    return median(t, 15);
+}
+
+/* Algorithm 4 alone (one exact Jacobian, with the residual): the median over batches, in µs. */
+static double time_jacobian(const mbs_model *m, mbs_data *d, mbs_vi *w, const double *q0, const double *v0)
+{
+    int n = mbs_model_nv(m);
+    double *q1 = malloc(sizeof(double) * (size_t)n), *e = malloc(sizeof(double) * (size_t)n);
+    double *J = malloc(sizeof(double) * (size_t)n * (size_t)n), t[9];
+    mbs_vi_result r;
+    mbs_vi_begin_velocity(m, w, 1e-3, q0, v0, NULL, NULL);
+    mbs_vi_solve(m, d, w, NULL, q1, &r);
+    int reps = 2000 / n + 5;
+    for (int b = 0; b < 9; b++) {
+        double t0 = now();
+        for (int k = 0; k < reps; k++) mbs_vi_jacobian(m, w, q1, e, J, n);
+        t[b] = (now() - t0) / reps * 1e6;
+    }
+    free(q1); free(e); free(J);
+    return median(t, 9);
+}
+
+/* ---------------------------------------------------------------- main */
+
+int main(int argc, char **argv)
+{
+    /* the matrices here are small: OpenBLAS's worker threads only add spinning and scheduling */
+    openblas_set_num_threads(1);
+    int quick = 0;
+    const char *data = MBS_SOURCE_DIR "/build/bench_variational", *images = MBS_SOURCE_DIR "/docs/images";
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0) quick = 1;
+        else if (strcmp(argv[i], "--data") == 0 && i + 1 < argc) data = argv[++i];
+        else if (strcmp(argv[i], "--images") == 0 && i + 1 < argc) images = argv[++i];
+        else { fprintf(stderr, "usage: bench_variational [--quick] [--data DIR] [--images DIR]\n"); return 2; }
+    }
+    char cmd[2048];
+    if (mkdir_p(data) != 0 || mkdir_p(images) != 0) {
+        fprintf(stderr, "bench_variational: cannot create %s or %s\n", data, images);
+        return 1;
+    }
+
+    /* fig. 2 */
+    const int nE = quick ? 20000 : 100000;
+    double *Ev = malloc(sizeof(double) * (size_t)nE), *Ev_end = malloc(sizeof(double) * (size_t)nE);
+    double *Es = malloc(sizeof(double) * (size_t)nE), *Es_end = malloc(sizeof(double) * (size_t)nE);
+    energy_result ev = energy_run("variational", nE, Ev, Ev_end);
+    energy_result es = energy_run("symplectic_euler", nE, Es, Es_end);
+    FILE *f = open_data(data, "energy.dat");
+    if (f) {
+        fprintf(f, "# frame  E_variational(mid)  E_variational(end)  E_symplectic_euler(mid)  E_symplectic_euler(end)  [J]\n");
+        for (int k = 0; k < nE; k += 10) fprintf(f, "%d %.6f %.6f %.6f %.6f\n", k + 1, Ev[k], Ev_end[k], Es[k], Es_end[k]);
+        fclose(f);
+    }
+    const double scale = 1e5 / nE;
+    printf("# fig. 2: 10-link pendulum (1.5 m, 1 kg links) under gravity, %d steps of 1 ms, energy at mid-step\n", nE);
+    printf("#   variational:      E0 %.3f J, trend %+.3e J per 1e5 steps, oscillation +-%.3f J, %.2f iterations/step, "
+           "%d nonconverged\n", Ev[0], ev.drift * scale, ev.spread, ev.mean_iter, ev.nonconverged);
+    printf("#   symplectic_euler: E0 %.3f J, trend %+.3e J per 1e5 steps, oscillation +-%.3f J\n", Es[0],
+           es.drift * scale, es.spread);
+    printf("#   energy at the step's end instead: variational trend %+.3e, oscillation +-%.3f; symplectic_euler trend "
+           "%+.3e, oscillation +-%.3f\n", ev.drift_end * scale, ev.spread_end, es.drift_end * scale, es.spread_end);
+    fflush(stdout);
+
+    /* fig. 3 */
+    static const int dofs_full[] = {2, 3, 4, 5, 6, 7, 8, 9, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100};
+    static const int dofs_quick[] = {2, 5, 10, 20, 50, 100};
+    const int *dofs = quick ? dofs_quick : dofs_full;
+    const int ndofs = quick ? 6 : (int)(sizeof dofs_full / sizeof *dofs_full);
+    const int nsteps = quick ? 200 : 1000;
+    enum { NSOLVER = 3, NSEED = 3 };
+    static const char *solver_names[NSOLVER] = {"riqn", "newton", "broyden"};
+    run_result tr[32][NSOLVER];
+    double titer[32], tjac[32];
+    printf("# fig. 3: N-link roll pendulum without gravity, %d random states x %d steps of 1 ms, tol 1e-9 x DOF, at most 20 "
+           "iterations, IG3;\n#   median us per step over repetitions (mean iterations), and us per RIQN iteration alone\n"
+           "#  DOF %18s %18s %18s %10s\n", NSEED, nsteps, "DRNEA+RIQN", "DRNEA+Newton", "DRNEA+Broyden", "iteration");
+    for (int i = 0; i < ndofs; i++) {
+        int n = dofs[i];
+        mbs_model *m = pendulum(n, 0);
+        mbs_data *d = mbs_data_new(m);
+        mbs_vi *w = mbs_vi_new(m, NULL);
+        double *q0 = malloc(sizeof(double) * (size_t)n * NSEED), *v0 = malloc(sizeof(double) * (size_t)n * NSEED);
+        for (int k = 0; k < NSEED; k++)
+            random_state(n, 1000 + 100 * (unsigned long long)k + (unsigned long long)n, q0 + n * k, v0 + n * k);
+        printf("  %4d", n);
+        titer[i] = time_iteration(m, d, w, q0, v0);
+        tjac[i] = n == 10 || n == 100 ? time_jacobian(m, d, w, q0, v0) : 0;
+        /* the solvers take turns within each repetition, so that a burst of load on the shared
+         * machine hits all three; the median over repetitions */
+        const int reps = 3;
+        double t[NSOLVER][8];
+        long iters[NSOLVER] = {0, 0, 0};
+        int nonconv[NSOLVER] = {0, 0, 0};
+        for (int rep = 0; rep < reps; rep++)
+            for (int s = 0; s < NSOLVER; s++) {
+                mbs_vi_options opt;
+                mbs_vi_default_options(&opt);
+                opt.solver = (mbs_vi_solver)s;
+                opt.tol = 1e-9 * n;
+                opt.max_iter = 20;
+                long it = 0;
+                int nc = 0;
+                double total = 0;
+                for (int k = 0; k < NSEED; k++) total += run_steps(m, d, w, &opt, q0 + n * k, v0 + n * k, nsteps, &it, &nc);
+                t[s][rep] = total / (NSEED * nsteps) * 1e6;
+                if (rep == 0) { iters[s] = it; nonconv[s] = nc; }
+            }
+        for (int s = 0; s < NSOLVER; s++) {
+            tr[i][s].us_per_step = median(t[s], reps);
+            tr[i][s].mean_iter = (double)iters[s] / (NSEED * nsteps);
+            tr[i][s].nonconverged = nonconv[s];
+            printf(" %10.2f (%4.2f)", tr[i][s].us_per_step, tr[i][s].mean_iter);
+        }
+        printf(" %10.3f\n", titer[i]);
+        fflush(stdout);
+        free(q0); free(v0);
+        mbs_vi_free(w);
+        mbs_data_free(d);
+        mbs_model_free(m);
+    }
+    f = open_data(data, "performance.dat");
+    if (f) {
+        fprintf(f, "# DOF  us/step: RIQN Newton Broyden   mean iterations: RIQN Newton Broyden   us/RIQN iteration\n");
+        for (int i = 0; i < ndofs; i++)
+            fprintf(f, "%d %.4f %.4f %.4f %.3f %.3f %.3f %.4f\n", dofs[i], tr[i][0].us_per_step, tr[i][1].us_per_step,
+                    tr[i][2].us_per_step, tr[i][0].mean_iter, tr[i][1].mean_iter, tr[i][2].mean_iter, titer[i]);
+        fclose(f);
+    }
+    /* growth exponents: log-log slope from 10 to 100 DOF */
+    double expo[NSOLVER], lx[32], ly[32];
+    int i10 = -1, i100 = -1;
+    for (int s = 0; s < NSOLVER; s++) {
+        int np = 0;
+        for (int i = 0; i < ndofs; i++)
+            if (dofs[i] >= 10) { lx[np] = log(dofs[i]); ly[np] = log(tr[i][s].us_per_step); np++; }
+        double a;
+        fit(lx, ly, np, &a, &expo[s]);
+    }
+    double iter_expo;
+    {
+        int np = 0;
+        for (int i = 0; i < ndofs; i++)
+            if (dofs[i] >= 10) { lx[np] = log(dofs[i]); ly[np] = log(titer[i]); np++; }
+        double a;
+        fit(lx, ly, np, &a, &iter_expo);
+    }
+    for (int i = 0; i < ndofs; i++) {
+        if (dofs[i] == 10) i10 = i;
+        if (dofs[i] == 100) i100 = i;
+    }
+
+    /* fig. 4 */
+    enum { NHIST = 64 };
+    double hist[2][NHIST];
+    int nh[2], zero_it[2];
+    int nsteps4 = quick ? 200 : 1000;
+    double it_mean[2], it_std[2];
+    {
+        mbs_model *m = pendulum(50, 1);
+        mbs_data *d = mbs_data_new(m);
+        mbs_vi *w = mbs_vi_new(m, NULL);
+        double q0[50], v0[50], qa[50], qb[50], qc[50];
+        random_state(50, 4, q0, v0);
+        /* (a) one step from a poor guess, for a visible convergence. The paper's text says the zero
+         * configuration, its code (experiments/convergence) the current one, IG1: IG1 is plotted,
+         * the literal zero configuration is tried as well */
+        for (int s = 0; s < 4; s++) {
+            mbs_vi_options opt;
+            mbs_vi_default_options(&opt);
+            opt.solver = s % 2 ? MBS_VI_NEWTON : MBS_VI_RIQN;
+            opt.guess = s < 2 ? MBS_VI_IG1 : MBS_VI_GUESS_GIVEN;
+            opt.tol = 1e-8;
+            opt.max_iter = NHIST - 1;
+            opt.history = s < 2 ? hist[s] : NULL;
+            opt.history_cap = s < 2 ? NHIST : 0;
+            mbs_vi_result r;
+            mbs_neutral(m, qc);
+            mbs_vi_begin_velocity(m, w, 1e-3, q0, v0, NULL, NULL);
+            mbs_vi_solve(m, d, w, &opt, qc, &r);
+            if (s < 2) nh[s] = r.iterations + 1;
+            else zero_it[s - 2] = r.converged ? r.iterations : -1;
+        }
+        /* (b) iterations per step over the run, IG3 */
+        f = open_data(data, "iterations.dat");
+        if (f) fprintf(f, "# step  iterations: RIQN Newton\n");
+        int *its[2];
+        for (int s = 0; s < 2; s++) {
+            its[s] = malloc(sizeof(int) * (size_t)nsteps4);
+            mbs_vi_options opt;
+            mbs_vi_default_options(&opt);
+            opt.solver = s ? MBS_VI_NEWTON : MBS_VI_RIQN;
+            opt.tol = 1e-8;
+            opt.max_iter = 30;
+            memcpy(qb, q0, sizeof qb);
+            double sum = 0, sum2 = 0;
+            for (int k = 0; k < nsteps4; k++) {
+                mbs_vi_result r;
+                if (k == 0) mbs_vi_begin_velocity(m, w, 1e-3, qb, v0, NULL, NULL);
+                else mbs_vi_begin(m, w, 1e-3, 1e-3, qa, qb, NULL, NULL);
+                mbs_vi_solve(m, d, w, &opt, qc, &r);
+                its[s][k] = r.iterations;
+                sum += r.iterations;
+                sum2 += (double)r.iterations * r.iterations;
+                memcpy(qa, qb, sizeof qa);
+                memcpy(qb, qc, sizeof qb);
+            }
+            it_mean[s] = sum / nsteps4;
+            it_std[s] = sqrt(fmax(0, sum2 / nsteps4 - it_mean[s] * it_mean[s]));
+        }
+        if (f) {
+            for (int k = 0; k < nsteps4; k++) fprintf(f, "%d %d %d\n", k + 1, its[0][k], its[1][k]);
+            fclose(f);
+        }
+        free(its[0]); free(its[1]);
+        mbs_vi_free(w);
+        mbs_data_free(d);
+        mbs_model_free(m);
+    }
+    f = open_data(data, "convergence.dat");
+    if (f) {
+        fprintf(f, "# iteration  |f| (N m s): RIQN Newton (one step from IG1, 50 links under gravity)\n");
+        for (int l = 0; l < nh[0] || l < nh[1]; l++) {
+            fprintf(f, "%d", l);
+            for (int s = 0; s < 2; s++)
+                if (l < nh[s]) fprintf(f, " %.6e", hist[s][l]); else fprintf(f, " NaN");
+            fprintf(f, "\n");
+        }
+        fclose(f);
+    }
+    printf("# fig. 4: 50 links under gravity, tol 1e-8 N m s. (a) one step from IG1: RIQN %d iterations, Newton %d; "
+           "from the zero configuration: RIQN %d, Newton %d (-1: did not converge in %d)\n",
+           nh[0] - 1, nh[1] - 1, zero_it[0], zero_it[1], NHIST - 1);
+    printf("#   (b) iterations per step over %d steps (IG3): RIQN %.2f +- %.2f, Newton %.2f +- %.2f\n", nsteps4, it_mean[0],
+           it_std[0], it_mean[1], it_std[1]);
+
+    /* plots */
+    snprintf(cmd, sizeof cmd, "command -v gnuplot >/dev/null 2>&1");
+    if (system(cmd) == 0) {
+        snprintf(cmd, sizeof cmd, "gnuplot -e \"datadir='%s'; imgdir='%s'\" '%s/tools/plot_variational.gp'", data, images,
+                 MBS_SOURCE_DIR);
+        if (system(cmd) == 0) printf("# plots: %s/variational_{energy,performance,convergence}.png\n", images);
+        else printf("# plots: gnuplot failed, data left in %s\n", data);
+    } else
+        printf("# plots: gnuplot not installed (apt-get install gnuplot-nox), skipped; data in %s\n", data);
+
+    printf("\n");
+    printf("chain10_energy_drift_per_1e5_steps: %.3e\n", ev.drift * scale);
+    printf("chain10_energy_oscillation: %.3e\n", ev.spread);
+    printf("chain10_symplectic_euler_drift_per_1e5_steps: %.3e\n", es.drift * scale);
+    for (int s = 0; s < NSOLVER; s++) printf("%s_growth_exponent: %.3f\n", solver_names[s], expo[s]);
+    printf("riqn_iteration_growth_exponent: %.3f\n", iter_expo);
+    if (i10 >= 0) {
+        printf("riqn_us_per_step_10dof: %.2f\n", tr[i10][0].us_per_step);
+        printf("newton_us_per_step_10dof: %.2f\n", tr[i10][1].us_per_step);
+        printf("riqn_over_newton_10dof: %.2f\n", tr[i10][1].us_per_step / tr[i10][0].us_per_step);
+        printf("riqn_iteration_us_10dof: %.3f\n", titer[i10]);
+        printf("newton_jacobian_us_10dof: %.3f\n", tjac[i10]);
+        printf("riqn_over_broyden_10dof: %.2f\n", tr[i10][2].us_per_step / tr[i10][0].us_per_step);
+    }
+    if (i100 >= 0) {
+        printf("riqn_us_per_step_100dof: %.2f\n", tr[i100][0].us_per_step);
+        printf("newton_us_per_step_100dof: %.2f\n", tr[i100][1].us_per_step);
+        printf("broyden_us_per_step_100dof: %.2f\n", tr[i100][2].us_per_step);
+        printf("riqn_over_newton_100dof: %.2f\n", tr[i100][1].us_per_step / tr[i100][0].us_per_step);
+        printf("riqn_iteration_us_100dof: %.3f\n", titer[i100]);
+        printf("newton_jacobian_us_100dof: %.3f\n", tjac[i100]);
+        printf("riqn_over_broyden_100dof: %.2f\n", tr[i100][2].us_per_step / tr[i100][0].us_per_step);
+    }
+    printf("riqn_mean_iterations: %.2f\n", it_mean[0]);
+    printf("riqn_std_iterations: %.2f\n", it_std[0]);
+    printf("newton_mean_iterations: %.2f\n", it_mean[1]);
+    free(Ev); free(Ev_end); free(Es); free(Es_end);
+    return 0;
+}
