@@ -138,35 +138,6 @@ static void test_reduced_variants(void)
 
 /* ---- Solo-12 on the ground ---- */
 
-static const char *feet[4] = {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"};
-static const char *joints[12] = {"FL_HAA", "FL_HFE", "FL_KFE", "FR_HAA", "FR_HFE", "FR_KFE",
-                                 "HL_HAA", "HL_HFE", "HL_KFE", "HR_HAA", "HR_HFE", "HR_KFE"};
-static const double posture[12] = {0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6};
-
-/* Solo in its standing posture with the feet `height` above the ground (negative: in it). */
-static mbs_system *solo(const mbs_model *m, double height, double K, double B, double mu)
-{
-    mbs_error err;
-    mbs_system *s = mbs_system_new(m, 4, &err);
-    const double n[3] = {0, 0, 1};
-    mbs_material mat = {K, K, B, B, mu};
-    mbs_system_add_plane(s, n, 0, &mat, &err);
-    for (int f = 0; f < 4; f++) mbs_system_add_contact(s, feet[f], NULL, 0, &err);
-    for (int j = 0; j < 12; j++) s->q[mbs_joint_idx_q(m, mbs_joint_id(m, joints[j]))] = posture[j];
-    s->q[2] = 0.235 - 0.019103 + height;   /* base height of the posture with the feet at z = 0 */
-    return s;
-}
-
-/* A joint PD that holds the posture (what a controller would do between steps). */
-static void hold_posture(const mbs_model *m, mbs_system *s)
-{
-    for (int j = 0; j < 12; j++) {
-        int id = mbs_joint_id(m, joints[j]);
-        int iq = mbs_joint_idx_q(m, id), iv = mbs_joint_idx_v(m, id);
-        s->tau[iv] = 5 * (posture[j] - s->q[iq]) - 0.1 * s->v[iv];
-    }
-}
-
 /* Without an active contact expo is explicit Euler (eq. 34), to the last bit: Solo in the air,
  * falling with its joints driven, its contacts defined but not touching. */
 static void test_no_contact_is_euler(void)
@@ -175,7 +146,7 @@ static void test_no_contact_is_euler(void)
     mbs_model *m = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), 1, &err);
     CHECK(m != NULL, "solo12: %s", err.msg);
     if (!m) return;
-    mbs_system *a = solo(m, 0.5, 1e5, 300, 1), *b = solo(m, 0.5, 1e5, 300, 1);
+    mbs_system *a = tm_solo_standing(m, 0.5, 1e5, 300, 1), *b = tm_solo_standing(m, 0.5, 1e5, 300, 1);
     unsigned long long seed = 9;
     for (int k = 0; k < a->nv; k++) a->v[k] = b->v[k] = tm_uniform(&seed, -1, 1);
     mbs_stepper *ea = mbs_stepper_new("expo", a, NULL, 0, &err), *eb = mbs_stepper_new("euler", b, NULL, 0, &err);
@@ -225,11 +196,11 @@ static void test_solo_standing(void)
     const char *names[2] = {"euler", "expo"};
     const double dts[2] = {5e-5, 2e-3};
     for (int r = 0; r < 2; r++) {
-        mbs_system *s = solo(m, 0.01, 1e5, 300, 1);
+        mbs_system *s = tm_solo_standing(m, 0.01, 1e5, 300, 1);
         mbs_stepper *st = mbs_stepper_new(names[r], s, NULL, 0, &err);
         int n = (int)lround(2.0 / dts[r]), cone = 1, finite = 1;
         for (int i = 0; i < n; i++) {
-            hold_posture(m, s);
+            tm_solo_hold(m, s, 5, 0.1);
             mbs_stepper_step(st, dts[r], NULL);
             cone &= cone_ok(s);
             for (int k = 0; k < s->nv; k++) finite &= isfinite(s->v[k]);

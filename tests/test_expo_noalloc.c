@@ -22,10 +22,6 @@ void *__wrap_calloc(size_t k, size_t n) { allocations++; return __real_calloc(k,
 void *__wrap_realloc(void *p, size_t n) { allocations++; return __real_realloc(p, n); }
 void *__wrap_aligned_alloc(size_t a, size_t n) { allocations++; return __real_aligned_alloc(a, n); }
 
-static const char *feet[4] = {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"};
-static const char *joints[12] = {"FL_HAA", "FL_HFE", "FL_KFE", "FR_HAA", "FR_HFE", "FR_KFE",
-                                 "HL_HAA", "HL_HFE", "HL_KFE", "HR_HAA", "HR_HFE", "HR_KFE"};
-static const double posture[12] = {0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6};
 
 /* Solo dropped from 2 cm with a sideways and a spinning velocity, its joints swinging: the
  * feet land one after another, slip, stick, bounce off and land again. */
@@ -37,13 +33,7 @@ static void test_solo_every_variant(void)
     static const char *mmm[6] = {"full", "0", "1", "2", "3", "4"};
     for (int v = 0; v < 6; v++)
         for (int bal = 0; bal <= 1; bal++) {
-            mbs_system *s = mbs_system_new(m, 4, &err);
-            const double n[3] = {0, 0, 1};
-            mbs_material mat = {1e5, 1e5, 300, 300, 0.6};
-            mbs_system_add_plane(s, n, 0, &mat, &err);
-            for (int f = 0; f < 4; f++) mbs_system_add_contact(s, feet[f], NULL, 0, &err);
-            for (int j = 0; j < 12; j++) s->q[mbs_joint_idx_q(m, mbs_joint_id(m, joints[j]))] = posture[j];
-            s->q[2] = 0.235 - 0.019103 + 0.02;
+            mbs_system *s = tm_solo_standing(m, 0.02, 1e5, 300, 0.6);
             s->v[1] = 0.5;
             s->v[5] = 2.0;
             mbs_option opts[2] = {{"max_mat_mult", mmm[v]}, {"balance", bal ? "1" : "0"}};

@@ -92,20 +92,10 @@ static void test_steppers(void)
     mbs_model *m = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), 1, NULL);
     CHECK(m != NULL, "cannot load solo12");
     if (!m) return;
-    static const char *feet[4] = {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"};
-    static const char *joints[12] = {"FL_HAA", "FL_HFE", "FL_KFE", "FR_HAA", "FR_HFE", "FR_KFE",
-                                     "HL_HAA", "HL_HFE", "HL_KFE", "HR_HAA", "HR_HFE", "HR_KFE"};
-    static const double posture[12] = {0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6};
     for (int k = 0; k < mbs_stepper_count(); k++) {
         const char *name = mbs_stepper_at(k)->name;
         mbs_error err;
-        mbs_system *s = mbs_system_new(m, 4, &err);
-        double n[3] = {0, 0, 1};
-        mbs_material mat = {1e5, 1e5, 300, 300, 1};
-        mbs_system_add_plane(s, n, 0, &mat, &err);
-        for (int f = 0; f < 4; f++) mbs_system_add_contact(s, feet[f], NULL, 0, &err);
-        for (int j = 0; j < 12; j++) s->q[mbs_joint_idx_q(m, mbs_joint_id(m, joints[j]))] = posture[j];
-        s->q[2] = 0.235 - 0.019103 - 0.001;   /* feet 1 mm into the ground */
+        mbs_system *s = tm_solo_standing(m, -0.001, 1e5, 300, 1);   /* feet 1 mm into the ground */
         mbs_stepper *st = mbs_stepper_new(name, s, NULL, 0, &err);
         CHECK(st != NULL, "stepper %s: %s", name, err.msg);
         if (!st) { mbs_system_free(s); continue; }

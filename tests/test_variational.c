@@ -670,28 +670,15 @@ static void test_solo_drop(void)
     mbs_model *m = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), 1, NULL);
     CHECK(m != NULL, "cannot load solo12");
     if (!m) return;
-    static const char *feet[4] = {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"};
-    static const char *joints[12] = {"FL_HAA", "FL_HFE", "FL_KFE", "FR_HAA", "FR_HFE", "FR_KFE",
-                                     "HL_HAA", "HL_HFE", "HL_KFE", "HR_HAA", "HR_HFE", "HR_KFE"};
-    static const double posture[12] = {0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6};
     mbs_error err;
-    mbs_system *s = mbs_system_new(m, 4, &err);
-    double n[3] = {0, 0, 1};
-    mbs_material mat = {1e5, 1e5, 300, 300, 1};
-    mbs_system_add_plane(s, n, 0, &mat, &err);
-    for (int f = 0; f < 4; f++) mbs_system_add_contact(s, feet[f], NULL, 0, &err);
-    for (int j = 0; j < 12; j++) s->q[mbs_joint_idx_q(m, mbs_joint_id(m, joints[j]))] = posture[j];
-    s->q[2] = 0.235 - 0.019103 + 0.05;
+    mbs_system *s = tm_solo_standing(m, 0.05, 1e5, 300, 1);
     /* joints held by PD torques about the posture, as a controller would */
     mbs_stepper *st = mbs_stepper_new("variational", s, NULL, 0, &err);
     CHECK(st != NULL, "%s", err.msg);
     int nonconverged = 0, touched = 0;
     double zmin = 1;
     for (int k = 0; k < 15000 && st; k++) {
-        for (int j = 0; j < 12; j++) {
-            int iq = mbs_joint_idx_q(m, mbs_joint_id(m, joints[j])), iv = mbs_joint_idx_v(m, mbs_joint_id(m, joints[j]));
-            s->tau[iv] = 5.0 * (posture[j] - s->q[iq]) - 0.1 * s->v[iv];
-        }
+        tm_solo_hold(m, s, 5.0, 0.1);
         mbs_step_stats stats;
         if (mbs_stepper_step(st, 1e-4, &stats) != MBS_OK) { CHECK(0, "step %d failed", k); break; }
         nonconverged += stats.nonconverged;

@@ -127,3 +127,31 @@ cJSON *tm_reference_vectors(const char *robot)
     fclose(f);
     return root;
 }
+
+static const char *const solo_feet[4] = {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"};
+static const char *const solo_joints[12] = {"FL_HAA", "FL_HFE", "FL_KFE", "FR_HAA", "FR_HFE", "FR_KFE",
+                                            "HL_HAA", "HL_HFE", "HL_KFE", "HR_HAA", "HR_HFE", "HR_KFE"};
+static const double solo_posture[12] = {0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6};
+
+mbs_system *tm_solo_standing(const mbs_model *m, double height, double K, double B, double mu)
+{
+    mbs_error err;
+    mbs_system *s = mbs_system_new(m, 4, &err);
+    if (!s) return NULL;
+    const double n[3] = {0, 0, 1};
+    mbs_material mat = {K, K, B, B, mu};
+    mbs_system_add_plane(s, n, 0, &mat, &err);
+    for (int f = 0; f < 4; f++) mbs_system_add_contact(s, solo_feet[f], NULL, 0, &err);
+    for (int j = 0; j < 12; j++) s->q[mbs_joint_idx_q(m, mbs_joint_id(m, solo_joints[j]))] = solo_posture[j];
+    s->q[2] = 0.235 - 0.019103 + height;   /* the FOOT frames are 0.019103 m above z = 0 at base 0.235 */
+    return s;
+}
+
+void tm_solo_hold(const mbs_model *m, mbs_system *s, double kp, double kd)
+{
+    for (int j = 0; j < 12; j++) {
+        int id = mbs_joint_id(m, solo_joints[j]);
+        int iq = mbs_joint_idx_q(m, id), iv = mbs_joint_idx_v(m, id);
+        s->tau[iv] = kp * (solo_posture[j] - s->q[iq]) - kd * s->v[iv];
+    }
+}

@@ -15,6 +15,12 @@ void tm_random_state(const mbs_model *m, unsigned long long *seed, double *q, do
 /* The Pinocchio reference vectors of a robot (../shared/reference/vectors/<robot>.json),
  * parsed; NULL when missing or malformed. Free with cJSON_Delete. */
 struct cJSON *tm_reference_vectors(const char *robot);
+/* Solo-12 (model m, floating) on the ground z = 0 with a point contact at each FOOT frame
+ * (material K, B in every direction, mu), joints in the SRDF standing posture and the base
+ * at the posture's height plus `height` (negative: feet in the ground). */
+mbs_system *tm_solo_standing(const mbs_model *m, double height, double K, double B, double mu);
+/* A joint PD (gains kp, kd) that holds that posture: writes s->tau. */
+void tm_solo_hold(const mbs_model *m, mbs_system *s, double kp, double kd);
 /* Path to a file of the source tree. */
 const char *tm_path(const char *rel);
 
