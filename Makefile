@@ -67,7 +67,7 @@ $(BUILD)/tools/bench_%: tools/bench_%.c $(LIB) $(HEADERS)
 test: $(TEST_BIN) $(SIM)
 	@sh tests/run_all.sh $(TEST_BIN)
 
-bench: bench-dynamics bench-ess bench-variational
+bench: bench-dynamics bench-ess bench-variational bench-expo
 
 bench-dynamics: $(BUILD)/tools/bench_dynamics
 	$(BUILD)/tools/bench_dynamics
@@ -90,6 +90,13 @@ bench-ess: $(BUILD)/tools/bench_ess
 .PHONY: bench-variational
 bench-variational: $(BUILD)/tools/bench_variational
 	OPENBLAS_NUM_THREADS=1 $(BUILD)/tools/bench_variational --data $(BUILD)/bench_variational
+
+# bench-expo: section 6 of Hammoud et al. 2022 (issue 3) on the Solo scenarios: local error vs
+# real-time factor, largest stable step, time per step, error vs contact stiffness and damping;
+# plots into docs/images when gnuplot is installed (optional, not in deps). About 3 minutes.
+.PHONY: bench-expo
+bench-expo: $(BUILD)/tools/bench_expo
+	OPENBLAS_NUM_THREADS=1 $(BUILD)/tools/bench_expo --data $(BUILD)/bench_expo
 
 install: $(LIB)
 	install -d $(DESTDIR)$(PREFIX)/include/mbs $(DESTDIR)$(PREFIX)/lib/pkgconfig
