@@ -2,7 +2,6 @@
  * and on chains of 10 to 200 bodies. Same protocol as the Pinocchio figures in
  * ../shared/reference/peer_timings.md: batches of 100 calls over 100 random states, the
  * median over batches. Ends with `key: value` lines. */
-#include <cblas.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,8 +120,6 @@ static void teardown(bench *b)
 
 int main(int argc, char **argv)
 {
-    /* the matrices here are small: OpenBLAS's worker threads only add spinning and scheduling */
-    openblas_set_num_threads(1);
     int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
     int nbatch = quick ? 30 : NBATCH;
     static const char *robots[3] = {"solo12", "romeo", "robosimian"};
