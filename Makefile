@@ -37,7 +37,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_COMMON := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
 BENCH_SRC := $(sort $(wildcard tools/bench_*.c))
 BENCH_BIN := $(BENCH_SRC:tools/%.c=$(BUILD)/tools/%)
-HEADERS := $(wildcard include/*.h include/mbs/*.h src/*.h src/*/*.h tests/*.h)
+HEADERS := $(wildcard include/*.h include/mbs/*.h src/*.h src/*/*.h tests/*.h tools/*.h)
 
 .PHONY: all test bench bench-dynamics install deps clean
 all: $(LIB) $(SIM)

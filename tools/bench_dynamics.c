@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "mbs.h"
+#include "tool_env.h"
 
 #ifndef MBS_SOURCE_DIR
 #define MBS_SOURCE_DIR "."
@@ -120,6 +121,7 @@ static void teardown(bench *b)
 
 int main(int argc, char **argv)
 {
+    tool_single_thread_blas(argv);
     int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
     int nbatch = quick ? 30 : NBATCH;
     static const char *robots[3] = {"solo12", "romeo", "robosimian"};

@@ -8,7 +8,6 @@
  *      and the sag Mg/K of a resting plate in both;
  *   4. Solo dropped onto the ground, the engine's ABA as the vector field.
  * Ends with `key: value` lines. Usage: bench_ess [--quick] */
-#include <cblas.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 #include <time.h>
 
 #include "mbs.h"
+#include "tool_env.h"
 #include "../tests/ess_systems.h"
 #ifdef MBS_HAVE_MUJOCO
 #include "ess_mujoco.h"
@@ -242,8 +242,7 @@ static double plate_ours(mbs_ess *w, plate_sys *p, double z0, double th0, double
 
 int main(int argc, char **argv)
 {
-    /* the matrices here are small: OpenBLAS's worker threads only add spinning and scheduling */
-    openblas_set_num_threads(1);
+    tool_single_thread_blas(argv);
     int quick = argc > 1 && !strcmp(argv[1], "--quick");
     mbs_error err;
     printf("# bench_ess: event-selected rapid integrator (Anderson & Revzen 2024)%s\n", quick ? " [--quick]" : "");

@@ -25,7 +25,6 @@
  * the robot no longer trots. Horizons: full durations for (a) and (b), 2 s for (d).
  * Only the public API is used (mbs_sim_run with its per-period callback to record, the stepper
  * API to replay), plus the step's internal LTDL row solve and the expm API for the breakdown. */
-#include <cblas.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -36,6 +35,7 @@
 #include <time.h>
 
 #include "mbs.h"
+#include "tool_env.h"
 #include "../src/dynamics/ltdl.h"   /* mbs_ltdl_solve_rows: the expo step's own solve (breakdown) */
 #include "../src/step/expm.h"       /* the matrix exponential the expo step calls (breakdown) */
 
@@ -913,8 +913,7 @@ static void part_d(const char *data, int quick)
 
 int main(int argc, char **argv)
 {
-    /* the matrices here are small: OpenBLAS's worker threads only add spinning and scheduling */
-    openblas_set_num_threads(1);
+    tool_single_thread_blas(argv);
     int quick = 0;
     const char *only = "abcd";
     const char *data = MBS_SOURCE_DIR "/build/bench_expo", *images = MBS_SOURCE_DIR "/docs/images";

@@ -12,7 +12,6 @@
  * (tools/plot_variational.gp); ends with `key: value` lines.
  *   bench_variational [--quick] [--data DIR] [--images DIR]
  * Timings: the median over repeated runs of the same 1000 steps (the machine is shared). */
-#include <cblas.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -22,6 +21,7 @@
 #include <time.h>
 
 #include "mbs.h"
+#include "tool_env.h"
 
 #ifndef MBS_SOURCE_DIR
 #define MBS_SOURCE_DIR "."
@@ -244,8 +244,7 @@ static double time_jacobian(const mbs_model *m, mbs_data *d, mbs_vi *w, const do
 
 int main(int argc, char **argv)
 {
-    /* the matrices here are small: OpenBLAS's worker threads only add spinning and scheduling */
-    openblas_set_num_threads(1);
+    tool_single_thread_blas(argv);
     int quick = 0;
     const char *data = MBS_SOURCE_DIR "/build/bench_variational", *images = MBS_SOURCE_DIR "/docs/images";
     for (int i = 1; i < argc; i++) {

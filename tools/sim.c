@@ -5,7 +5,6 @@
  * progress line (when stderr is a terminal) on stderr.
  * Exit codes: 0 run stable (or --info done), 1 error (bad scenario, model, CSV), 2 usage,
  * 3 the run diverged, 130 interrupted. */
-#include <cblas.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 #include <unistd.h>
 
 #include "mbs.h"
+#include "tool_env.h"
 
 static int usage(void)
 {
@@ -140,8 +140,7 @@ static int run(const char *path, const char **sets, int nsets, const char *csv, 
 
 int main(int argc, char **argv)
 {
-    /* the matrices here are small: OpenBLAS's worker threads only add spinning and scheduling */
-    openblas_set_num_threads(1);
+    tool_single_thread_blas(argv);
     const char *model = NULL, *scenario = NULL, *csv = NULL;
     int fixed = 0, strict = 0, quiet = 0, nsets = 0;
     const char **sets = calloc((size_t)argc + 1, sizeof *sets);

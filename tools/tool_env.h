@@ -1,0 +1,19 @@
+/* tool_env.h — process set-up shared by the programs in tools/. */
+#ifndef MBS_TOOL_ENV_H
+#define MBS_TOOL_ENV_H
+
+#include <stdlib.h>
+#include <unistd.h>
+
+/* Runs the program with OPENBLAS_NUM_THREADS=1, re-executing it once when the variable is
+ * unset. OpenBLAS reads it when it loads; a thread pool started later (even one asked for a
+ * single thread) leaves worker threads spinning that slow the scalar code on a small machine,
+ * and the small matrices here gain nothing from threads. */
+static inline void tool_single_thread_blas(char **argv)
+{
+    if (getenv("OPENBLAS_NUM_THREADS")) return;
+    if (setenv("OPENBLAS_NUM_THREADS", "1", 1) != 0) return;
+    execv("/proc/self/exe", argv);   /* returns only on failure: carry on as we are */
+}
+
+#endif
