@@ -12,8 +12,11 @@
 static inline void tool_single_thread_blas(char **argv)
 {
     if (getenv("OPENBLAS_NUM_THREADS")) return;
-    if (setenv("OPENBLAS_NUM_THREADS", "1", 1) != 0) return;
-    execv("/proc/self/exe", argv);   /* returns only on failure: carry on as we are */
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0 || setenv("OPENBLAS_NUM_THREADS", "1", 1) != 0) return;
+    self[n] = 0;
+    execv(self, argv);   /* returns only on failure: carry on as we are */
 }
 
 #endif

@@ -15,6 +15,13 @@
 
 #define TWO_PI 6.28318530717958647692   /* M_PI is not ISO C */
 
+/* The angle in [−π, π] equal to x modulo 2π; cheaper than libm's remainder() for the few
+ * turns an IK angle can be off by. */
+static inline double wrap_angle(double x)
+{
+    return x - TWO_PI * nearbyint(x * (1.0 / TWO_PI));
+}
+
 static int is_rotation_about(const double R[9], int axis, double a, double tol)
 {
     double c = cos(a), s = sin(a), E[9];
@@ -126,7 +133,7 @@ int mbs_leg_init(mbs_leg *leg, const mbs_model *m, const char *foot, const doubl
     leg->beta2 = atan2(-d3[0], -d3[2]);
     /* the branches (knee forward or backward, foot below or above the HAA axis) of q_ref */
     double th2 = q_ref ? q_ref[leg->idx_q[1]] : 0, th3 = q_ref ? q_ref[leg->idx_q[2]] : 0, fx, fz;
-    double knee = remainder(th3 + leg->beta2 - leg->beta1, TWO_PI);
+    double knee = wrap_angle(th3 + leg->beta2 - leg->beta1);
     leg->knee = knee >= 0 ? 1 : -1;
     planar(leg, th2, th3, &fx, &fz);
     leg->hip_z_sign = leg->d1[2] + fz <= 0 ? -1 : 1;
@@ -151,7 +158,7 @@ int mbs_leg_ik(const mbs_leg *l, const double p[3], double a[3])
     double rho2 = r[1] * r[1] + r[2] * r[2], zz = rho2 - l->y_off * l->y_off;
     if (zz < 0) { zz = 0; clamped = 1; }
     double zp = l->hip_z_sign * sqrt(zz);
-    a[0] = remainder(atan2(r[2], r[1]) - atan2(zp, l->y_off), TWO_PI);
+    a[0] = wrap_angle(atan2(r[2], r[1]) - atan2(zp, l->y_off));
     /* HFE, KFE: the planar two-link arm reaching (fx, fz) from HFE */
     double fx = r[0] - l->d1[0], fz = zp - l->d1[2];
     double D2 = fx * fx + fz * fz, cb = (D2 - l->L1 * l->L1 - l->L2 * l->L2) / (2 * l->L1 * l->L2);
@@ -159,7 +166,7 @@ int mbs_leg_ik(const mbs_leg *l, const double p[3], double a[3])
     if (cb < -1) { cb = -1; clamped = 1; }
     double b = l->knee * acos(cb);
     double al = atan2(-fx, -fz) - atan2(l->L2 * sin(b), l->L1 + l->L2 * cos(b));
-    a[1] = remainder(al - l->beta1, TWO_PI);
-    a[2] = remainder(b - (l->beta2 - l->beta1), TWO_PI);
+    a[1] = wrap_angle(al - l->beta1);
+    a[2] = wrap_angle(b - (l->beta2 - l->beta1));
     return clamped;
 }
