@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "mbs.h"
-#include "tool_env.h"
+#include "tool.h"
 
 #ifndef MBS_SOURCE_DIR
 #define MBS_SOURCE_DIR "."
@@ -25,19 +25,6 @@ typedef struct bench {
     double *q, *v, *a, *tau;      /* NSTATES states */
     double *out, *M, *D1, *D2, *D3;
 } bench;
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 enum { FK, JAC, RNEA, CRBA, ABA, ABI, LTDL, RNEA_D, ABA_D, INTEGRATE, DIFFERENCE, NALG };
 static const char *alg_names[NALG] = {"fk", "jacobians", "rnea", "crba", "aba", "abi", "ltdl",
@@ -72,11 +59,11 @@ static double median_us(bench *b, int alg, int nbatch)
     if (alg == LTDL) mbs_crba(b->m, b->d, b->q, b->M);
     for (int s = 0; s < NSTATES; s++) call(b, alg, s);    /* warm-up */
     for (int k = 0; k < nbatch; k++) {
-        double t0 = now();
+        double t0 = tool_now();
         for (int s = 0; s < NSTATES; s++) call(b, alg, s);
-        t[k] = (now() - t0) / NSTATES * 1e6;
+        t[k] = (tool_now() - t0) / NSTATES * 1e6;
     }
-    qsort(t, (size_t)nbatch, sizeof(double), cmp);
+    qsort(t, (size_t)nbatch, sizeof(double), tool_cmp_double);
     double med = t[nbatch / 2];
     free(t);
     return med;

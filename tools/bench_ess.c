@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "mbs.h"
-#include "tool_env.h"
+#include "tool.h"
 #include "../tests/ess_systems.h"
 #ifdef MBS_HAVE_MUJOCO
 #include "ess_mujoco.h"
@@ -24,25 +24,6 @@
 #ifndef MBS_SOURCE_DIR
 #define MBS_SOURCE_DIR "."
 #endif
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmpd(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(double), cmpd);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* least-squares line y = a + b x */
 static void fit_line(const double *x, const double *y, int n, double *a, double *b)
@@ -230,10 +211,10 @@ static double plate_ours(mbs_ess *w, plate_sys *p, double z0, double th0, double
     o.liveness_policy = MBS_ESS_LIVENESS_LOCATE;  /* and its crossing is found by root finding */
     double x0[6] = {0, z0, th0, 0, 0, 0};
     mbs_error err;
-    double t0 = now();
+    double t0 = tool_now();
     if (mbs_ess_init(w, &sys, &o, 0, x0, &err) || mbs_ess_integrate(w, T, NULL, 0, NULL, 6, &err))
         die("plate", &err);
-    double t = now() - t0;
+    double t = tool_now() - t0;
     if (nev) { int ns; mbs_ess_events(w, &ns, &ns); *nev += ns; }
     return t;
 }
@@ -301,11 +282,11 @@ int main(int argc, char **argv)
         essmj_run(mh, &q0, HOP_N, 0, zmj);
         rms_mj = rms_z(zmj, 1);
         for (int r = 0; r < reps; r++) {
-            double t0 = now();
+            double t0 = tool_now();
             essmj_run(mh, &q0, HOP_N, 0, zmj);
-            tim[r] = now() - t0;
+            tim[r] = tool_now() - t0;
         }
-        mj_ms = 1e3 * median(tim, reps);
+        mj_ms = 1e3 * tool_median(tim, reps);
         /* sag of a resting hopper: no damping, so start it at equilibrium and average */
         double qeq = hop.L0 - hop.mass * hop.g / hop.k;
         essmj_run(mh, &qeq, 5000, 0, NULL);
@@ -318,11 +299,11 @@ int main(int argc, char **argv)
     if (!isnan(rms_mj)) eps_eq = eps_run = calibrate(wh, rms_mj);
     double rms_ours = hopper_rms(wh, eps_run);
     for (int r = 0; r < reps; r++) {
-        double t0 = now();
+        double t0 = tool_now();
         hopper_ours(wh, eps_run, hx);
-        tim[r] = now() - t0;
+        tim[r] = tool_now() - t0;
     }
-    double ours_ms = 1e3 * median(tim, reps);
+    double ours_ms = 1e3 * tool_median(tim, reps);
     const mbs_ess_stats *hs = mbs_ess_get_stats(wh);
     printf("\n## hopper (sec. 5.1): m = 1 kg, k = 1000 N/m, L0 = 1 m, from rest at z = 2 over 2 s; RMS of z at 1001 samples\n");
     printf("# MuJoCo: dt = 2 ms, semi-implicit Euler; ours: dopri5 steps <= 2 ms, dense output at MuJoCo's samples\n");
@@ -339,13 +320,13 @@ int main(int argc, char **argv)
         o.eps = eps_run;
         double x0[2] = {2, 0};
         for (int r = 0; r < reps; r++) {
-            double t0 = now();
+            double t0 = tool_now();
             if (mbs_ess_init(wh, &sys, &o, 0, x0, &err) || mbs_ess_integrate(wh, HOP_T, hop_t, HOP_N + 1, hx, 2, &err))
                 die("hopper", &err);
-            tim[r] = now() - t0;
+            tim[r] = tool_now() - t0;
         }
         printf("# ours at the same eps without the 2 ms cap: RMS %.6e, %.4f ms, %ld steps\n", rms_z(hx, 2),
-               1e3 * median(tim, reps), mbs_ess_get_stats(wh)->nsteps);
+               1e3 * tool_median(tim, reps), mbs_ess_get_stats(wh)->nsteps);
     }
     mbs_ess_free(wh);
 
@@ -376,7 +357,7 @@ int main(int argc, char **argv)
         if (!wp) die("mbs_ess_new", &err);
         ev_ours[j] = 0;
         for (int i = 0; i < nic; i++) tim[i] = plate_ours(wp, &p, z0s[i], th0s[i], eps_run, PLATE_T, &ev_ours[j]);
-        med_ours[j] = 1e3 * median(tim, nic);
+        med_ours[j] = 1e3 * tool_median(tim, nic);
         mbs_ess_free(wp);
         med_mj[j] = NAN;
         int maxcon = -1;
@@ -387,11 +368,11 @@ int main(int argc, char **argv)
             if (!mp) { fprintf(stderr, "bench_ess: MuJoCo plate: %s\n", msg); return 1; }
             for (int i = 0; i < nic; i++) {
                 double q0[3] = {0, z0s[i], th0s[i]};
-                double t0 = now();
+                double t0 = tool_now();
                 essmj_run(mp, q0, (int)(PLATE_T / HOP_DT + 0.5), 1, NULL);
-                tim[i] = now() - t0;
+                tim[i] = tool_now() - t0;
             }
-            med_mj[j] = 1e3 * median(tim, nic);
+            med_mj[j] = 1e3 * tool_median(tim, nic);
             /* how many springs MuJoCo has in contact at the bottom of the first bounce */
             double q0[3] = {0, 2.5, 0.05};
             essmj_run(mp, q0, 0, 1, NULL);
@@ -489,12 +470,12 @@ int main(int argc, char **argv)
         o.liveness_policy = MBS_ESS_LIVENESS_LOCATE;
         int sr = quick ? 3 : 11;
         for (int r = 0; r < sr; r++) {
-            double t0 = now();
+            double t0 = tool_now();
             if (mbs_ess_init(ws, &sys, &o, 0, x0, &err) || mbs_ess_integrate(ws, 1.0, NULL, 0, NULL, n, &err))
                 die("solo drop", &err);
-            tim[r] = now() - t0;
+            tim[r] = tool_now() - t0;
         }
-        solo_ms = 1e3 * median(tim, sr);
+        solo_ms = 1e3 * tool_median(tim, sr);
         const mbs_ess_stats *st = mbs_ess_get_stats(ws);
         solo_steps = st->nsteps;
         solo_fev = st->nfev;

@@ -35,33 +35,13 @@
 #include <time.h>
 
 #include "mbs.h"
-#include "tool_env.h"
+#include "tool.h"
 #include "../src/dynamics/ltdl.h"   /* mbs_ltdl_solve_rows: the expo step's own solve (breakdown) */
 #include "../src/step/expm.h"       /* the matrix exponential the expo step calls (breakdown) */
 
 #ifndef MBS_SOURCE_DIR
 #define MBS_SOURCE_DIR "."
 #endif
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *x, long n)
-{
-    if (n <= 0) return NAN;
-    qsort(x, (size_t)n, sizeof *x, cmp);
-    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
-}
 
 static void *xcalloc(size_t n, size_t sz)
 {
@@ -70,34 +50,12 @@ static void *xcalloc(size_t n, size_t sz)
     return p;
 }
 
-/* The cost of one now() pair, taken off intervals timed one call at a time. */
+/* The cost of one tool_now() pair, taken off intervals timed one call at a time. */
 static double clock_overhead(void)
 {
     double t[101];
-    for (int i = 0; i < 101; i++) { double a = now(); t[i] = now() - a; }
-    return median(t, 101);
-}
-
-static int mkdir_p(const char *path)
-{
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            if (mkdir(buf, 0755) != 0 && errno != EEXIST) return -1;
-            *p = '/';
-        }
-    return mkdir(buf, 0755) != 0 && errno != EEXIST ? -1 : 0;
-}
-
-static FILE *open_data(const char *dir, const char *name)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    if (!f) fprintf(stderr, "bench_expo: cannot write %s\n", path);
-    return f;
+    for (int i = 0; i < 101; i++) { double a = tool_now(); t[i] = tool_now() - a; }
+    return tool_median(t, 101);
 }
 
 /* The key: value lines, printed together at the end. */
@@ -326,16 +284,16 @@ static void replay(const char *scen, const ovl *o, const char *stepper, double d
     for (long k = 0; k < gt->n; k++) {
         restore(s, gt, k);
         int bad = 0;
-        double t0 = now();
+        double t0 = tool_now();
         for (long i = 0; i < nsub && !bad; i++) {
             mbs_step_stats st = {0, 0, 0, 0};
-            double ts = times ? now() : 0;
+            double ts = times ? tool_now() : 0;
             bad = mbs_stepper_step(r.st, dt, &st) != MBS_OK;
-            if (times) times[k * nsub + i] = now() - ts;
+            if (times) times[k * nsub + i] = tool_now() - ts;
             res->nonconverged += st.nonconverged != 0;
             res->steps++;
         }
-        res->step_s += now() - t0;
+        res->step_s += tool_now() - t0;
         double e = INFINITY;
         if (!bad && finite_state(s)) {
             const double *qg = gt->q + (size_t)gt->nq * (k + 1), *vg = gt->v + (size_t)gt->nv * (k + 1);
@@ -402,14 +360,14 @@ static void part_a(const char *data, int quick)
             ovl o = {0};
             if (g == 3) ov_add(&o, "expo.max_mat_mult=-1");
             double gdt = cdt / (double)(1 << (g == 0 ? igt + 2 : igt));
-            double t0 = now();
+            double t0 = tool_now();
             record(SCEN[c], &o, GT_STEPPER[g], gdt, horizon, &gt[g]);
-            printf("#   ground truth %-15s %8.2f s%s%s\n", GT_STEPPER[g], now() - t0, gt[g].diverged ? "  " : "",
+            printf("#   ground truth %-15s %8.2f s%s%s\n", GT_STEPPER[g], tool_now() - t0, gt[g].diverged ? "  " : "",
                    gt[g].diverged ? gt[g].reason : "");
         }
         char name[256];
         snprintf(name, sizeof name, "accuracy_%s.dat", SCEN[c]);
-        FILE *f = open_data(data, name);
+        FILE *f = tool_open_data("bench_expo", data, name);
         printf("#   %-20s %10s %12s %12s %12s %9s %s\n", "stepper", "dt_ms", "rtf", "err_mean", "err_max", "diverged",
                "nonconverged");
         for (int vi = 0; vi < NVAR; vi++) {
@@ -585,16 +543,16 @@ static void breakdown(const traj *gt, int reps, double mean[NOP], double med[NOP
             double t[NOP];
             restore(s, gt, k);
             const double *q = s->q, *v = s->v;
-            double t0 = now();
+            double t0 = tool_now();
             mbs_contact_forces(s, q, v, 1);
-            double t1 = now();
+            double t1 = tool_now();
             t[OP_CONTACTS] = t1 - t0;
             na = 0;
             for (int i = 0; i < s->ncontacts; i++) if (s->contacts[i].active) act[na++] = i;
             if (na == 0) break;
             int nc = 3 * na, ld = nc + 1, n = 6 * na, N = n + 3;
             /* kinematics: placements, velocities, J̇v of the touching points */
-            t0 = now();
+            t0 = tool_now();
             mbs_forward_kinematics(m, d, q, v, zero);
             for (int a = 0; a < na; a++) {
                 const mbs_contact *c = &s->contacts[act[a]];
@@ -605,20 +563,20 @@ static void breakdown(const traj *gt, int reps, double mean[NOP], double med[NOP
                 mbs_frame_classical_acceleration(m, d, c->frame, o3, MBS_LOCAL_WORLD_ALIGNED, acc);
                 memcpy(pdd + 3 * a, acc, 3 * sizeof(double));
             }
-            t1 = now();
+            t1 = tool_now();
             t[OP_KIN] = t1 - t0;
             /* contact Jacobians */
-            t0 = now();
+            t0 = tool_now();
             mbs_compute_joint_jacobians(m, d, q);
             for (int a = 0; a < na; a++) {
                 mbs_frame_jacobian_fk(m, d, s->contacts[act[a]].frame, off + 3 * a, MBS_LOCAL_WORLD_ALIGNED, J6, 6);
                 for (int j = 0; j < nv; j++)
                     for (int rr = 0; rr < 3; rr++) X[(size_t)ld * j + 3 * a + rr] = Jc[3 * a + rr + (size_t)nc * j] = J6[rr + 6 * j];
             }
-            t1 = now();
+            t1 = tool_now();
             t[OP_JAC] = t1 - t0;
             /* the linear system (11): M, its LTDL factor, h, M⁻¹[Jᵀ, τ − h], Υ, p̈_free */
-            t0 = now();
+            t0 = tool_now();
             mbs_crba(m, d, q, M);
             mbs_ltdl(m, d, M);
             mbs_nonlinear_effects(m, d, q, v, h);
@@ -634,11 +592,11 @@ static void breakdown(const traj *gt, int reps, double mean[NOP], double med[NOP
                 }
                 for (int rr = 0; rr < nc; rr++) pdd[rr] += jk[rr] * xk[nc];
             }
-            t1 = now();
+            t1 = tool_now();
             t[OP_PREP] = t1 - t0;
             /* the integrals: δt Ā (eq. 30) and e^{δt Ā} applied to its last two columns (eq. 33) */
             for (int pass = 0; pass < 2; pass++) {
-                t0 = now();
+                t0 = tool_now();
                 double dt = gt->cdt;
                 for (int a = 0; a < na; a++) {
                     const mbs_contact *c = &s->contacts[act[a]];
@@ -672,19 +630,19 @@ static void breakdown(const traj *gt, int reps, double mean[NOP], double med[NOP
                 V2[n + 1] = 1;
                 V2[N + n + 2] = 1;
                 mbs_expm_apply(ws, N, Ab, N, 2, V2, N, X2, N, pass ? MBS_EXPM_FULL : 0, 1, NULL);
-                t1 = now();
+                t1 = tool_now();
                 t[pass ? OP_EXPM_FULL : OP_EXPM] = t1 - t0;
             }
             /* the whole step, from the same state, with the scenario's option and the full exponential */
             restore(s, gt, k);
-            t0 = now();
+            t0 = tool_now();
             mbs_stepper_step(r.st, gt->cdt, NULL);
-            t1 = now();
+            t1 = tool_now();
             t[OP_STEP] = t1 - t0;
             restore(rf.sys, gt, k);
-            t0 = now();
+            t0 = tool_now();
             mbs_stepper_step(rf.st, gt->cdt, NULL);
-            t1 = now();
+            t1 = tool_now();
             t[OP_STEP_FULL] = t1 - t0;
             for (int o = 0; o < NOP; o++) if (t[o] - clk < b[o]) b[o] = t[o] - clk;
         }
@@ -695,7 +653,7 @@ static void breakdown(const traj *gt, int reps, double mean[NOP], double med[NOP
         double sum = 0;
         for (long i = 0; i < ns; i++) { col[i] = best[(size_t)NOP * i + o] * 1e6; sum += col[i]; }
         mean[o] = ns ? sum / (double)ns : NAN;
-        med[o] = median(col, ns);
+        med[o] = tool_median(col, ns);
     }
     *nstates = ns;
     free(col); free(best);
@@ -725,12 +683,12 @@ static void step_time(const char *stepper, const ovl *o, double dt, double horiz
         double sum = 0;
         for (long i = 0; i < nsteps; i++) { t[i] -= clk; sum += t[i]; }
         means[r] = sum / (double)nsteps * 1e6;
-        meds[r] = median(t, nsteps) * 1e6;
+        meds[r] = tool_median(t, nsteps) * 1e6;
         rtfs[r] = res.rtf;
     }
-    *med_us = median(meds, reps);
-    *mean_us = median(means, reps);
-    *rtf = median(rtfs, reps);
+    *med_us = tool_median(meds, reps);
+    *mean_us = tool_median(means, reps);
+    *rtf = tool_median(rtfs, reps);
     free(t); free(meds); free(means); free(rtfs);
     traj_free(&tr);
 }
@@ -771,7 +729,7 @@ static void part_c(int quick)
         mbs_sim_free(sim);
         mbs_scenario_free(sc);
     }
-    double simrtf = median(rt, nrt);
+    double simrtf = tool_median(rt, nrt);
     printf("#   ./sim scenarios/solo_trot.ini (controller and checks included): realtime_factor %.1f (median of %d)\n",
            simrtf, nrt);
 
@@ -888,7 +846,7 @@ static void part_d(const char *data, int quick)
         }
         printf("\n");
     }
-    FILE *f = open_data(data, "stiffness.dat"), *g = open_data(data, "damping.dat");
+    FILE *f = tool_open_data("bench_expo", data, "stiffness.dat"), *g = tool_open_data("bench_expo", data, "damping.dat");
     for (int j = 0; j < NST; j++) {
         if (f) fprintf(f, "%s\"%s\"\n", j ? "\n\n" : "", ST[j].label);
         if (g) fprintf(g, "%s\"%s\"\n", j ? "\n\n" : "", ST[j].label);
@@ -924,11 +882,11 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--images") == 0 && i + 1 < argc) images = argv[++i];
         else { fprintf(stderr, "usage: bench_expo [--quick] [--only abcd] [--data DIR] [--images DIR]\n"); return 2; }
     }
-    if (mkdir_p(data) != 0 || mkdir_p(images) != 0) {
+    if (tool_mkdir_p(data) != 0 || tool_mkdir_p(images) != 0) {
         fprintf(stderr, "bench_expo: cannot create %s or %s\n", data, images);
         return 1;
     }
-    double t0 = now();
+    double t0 = tool_now();
     printf("# bench_expo: Hammoud et al. 2022, section 6, on scenarios/solo_{squat,jump,trot}.ini%s\n",
            quick ? " (--quick: short horizons, fewer repetitions)" : "");
     if (strchr(only, 'a')) part_a(data, quick);
@@ -946,7 +904,7 @@ int main(int argc, char **argv)
         } else
             printf("# plots: gnuplot not installed (apt-get install gnuplot-nox), skipped; data in %s\n", data);
     }
-    printf("# total %.0f s\n\n", now() - t0);
+    printf("# total %.0f s\n\n", tool_now() - t0);
     fputs(keys, stdout);
     return 0;
 }

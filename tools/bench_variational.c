@@ -21,31 +21,12 @@
 #include <time.h>
 
 #include "mbs.h"
-#include "tool_env.h"
+#include "tool.h"
 
 #ifndef MBS_SOURCE_DIR
 #define MBS_SOURCE_DIR "."
 #endif
 #define PI 3.14159265358979323846
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *x, int n)
-{
-    qsort(x, (size_t)n, sizeof *x, cmp);
-    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
-}
 
 static double uniform(unsigned long long *s, double lo, double hi)   /* splitmix64 */
 {
@@ -95,28 +76,6 @@ static void fit(const double *x, const double *y, int n, double *a, double *b)
 }
 
 /* mkdir -p */
-static int mkdir_p(const char *path)
-{
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            if (mkdir(buf, 0755) != 0 && errno != EEXIST) return -1;
-            *p = '/';
-        }
-    return mkdir(buf, 0755) != 0 && errno != EEXIST ? -1 : 0;
-}
-
-static FILE *open_data(const char *dir, const char *name)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    if (!f) fprintf(stderr, "bench_variational: cannot write %s\n", path);
-    return f;
-}
-
 /* ---------------------------------------------------------------- fig. 2: energy */
 
 typedef struct energy_result {
@@ -179,7 +138,7 @@ static double run_steps(const mbs_model *m, mbs_data *d, mbs_vi *w, const mbs_vi
     int nq = mbs_model_nq(m);
     double *qa = malloc(sizeof(double) * (size_t)nq), *qb = malloc(sizeof(double) * (size_t)nq);
     double *qc = malloc(sizeof(double) * (size_t)nq);
-    double t0 = now();
+    double t0 = tool_now();
     memcpy(qb, q0, sizeof(double) * (size_t)nq);
     for (int k = 0; k < nsteps; k++) {
         mbs_vi_result res;
@@ -191,7 +150,7 @@ static double run_steps(const mbs_model *m, mbs_data *d, mbs_vi *w, const mbs_vi
         double *tmp = qa;
         qa = qb; qb = qc; qc = tmp;
     }
-    double t = now() - t0;
+    double t = tool_now() - t0;
     free(qa); free(qb); free(qc);
     return t;
 }
@@ -210,15 +169,15 @@ static double time_iteration(const mbs_model *m, mbs_data *d, mbs_vi *w, const d
     mbs_vi_solve(m, d, w, &opt, q1, &r);   /* leaves the ABI factor at q^k */
     int reps = 20000 / n + 10;
     for (int b = 0; b < 15; b++) {
-        double t0 = now();
+        double t0 = tool_now();
         for (int k = 0; k < reps; k++) {
             mbs_vi_residual(m, w, q1, e);
             mbs_abi_solve(m, d, e, 1, n);
         }
-        t[b] = (now() - t0) / reps * 1e6;
+        t[b] = (tool_now() - t0) / reps * 1e6;
     }
     free(q1); free(e);
-    return median(t, 15);
+    return tool_median(t, 15);
 }
 
 /* Algorithm 4 alone (one exact Jacobian, with the residual): the median over batches, in µs. */
@@ -232,12 +191,12 @@ static double time_jacobian(const mbs_model *m, mbs_data *d, mbs_vi *w, const do
     mbs_vi_solve(m, d, w, NULL, q1, &r);
     int reps = 2000 / n + 5;
     for (int b = 0; b < 9; b++) {
-        double t0 = now();
+        double t0 = tool_now();
         for (int k = 0; k < reps; k++) mbs_vi_jacobian(m, w, q1, e, J, n);
-        t[b] = (now() - t0) / reps * 1e6;
+        t[b] = (tool_now() - t0) / reps * 1e6;
     }
     free(q1); free(e); free(J);
-    return median(t, 9);
+    return tool_median(t, 9);
 }
 
 /* ---------------------------------------------------------------- main */
@@ -254,7 +213,7 @@ int main(int argc, char **argv)
         else { fprintf(stderr, "usage: bench_variational [--quick] [--data DIR] [--images DIR]\n"); return 2; }
     }
     char cmd[2048];
-    if (mkdir_p(data) != 0 || mkdir_p(images) != 0) {
+    if (tool_mkdir_p(data) != 0 || tool_mkdir_p(images) != 0) {
         fprintf(stderr, "bench_variational: cannot create %s or %s\n", data, images);
         return 1;
     }
@@ -265,7 +224,7 @@ int main(int argc, char **argv)
     double *Es = malloc(sizeof(double) * (size_t)nE), *Es_end = malloc(sizeof(double) * (size_t)nE);
     energy_result ev = energy_run("variational", nE, Ev, Ev_end);
     energy_result es = energy_run("symplectic_euler", nE, Es, Es_end);
-    FILE *f = open_data(data, "energy.dat");
+    FILE *f = tool_open_data("bench_variational", data, "energy.dat");
     if (f) {
         fprintf(f, "# frame  E_variational(mid)  E_variational(end)  E_symplectic_euler(mid)  E_symplectic_euler(end)  [J]\n");
         for (int k = 0; k < nE; k += 10) fprintf(f, "%d %.6f %.6f %.6f %.6f\n", k + 1, Ev[k], Ev_end[k], Es[k], Es_end[k]);
@@ -326,7 +285,7 @@ int main(int argc, char **argv)
                 if (rep == 0) { iters[s] = it; nonconv[s] = nc; }
             }
         for (int s = 0; s < NSOLVER; s++) {
-            tr[i][s].us_per_step = median(t[s], reps);
+            tr[i][s].us_per_step = tool_median(t[s], reps);
             tr[i][s].mean_iter = (double)iters[s] / (NSEED * nsteps);
             tr[i][s].nonconverged = nonconv[s];
             printf(" %10.2f (%4.2f)", tr[i][s].us_per_step, tr[i][s].mean_iter);
@@ -338,7 +297,7 @@ int main(int argc, char **argv)
         mbs_data_free(d);
         mbs_model_free(m);
     }
-    f = open_data(data, "performance.dat");
+    f = tool_open_data("bench_variational", data, "performance.dat");
     if (f) {
         fprintf(f, "# DOF  us/step: RIQN Newton Broyden   mean iterations: RIQN Newton Broyden   us/RIQN iteration\n");
         for (int i = 0; i < ndofs; i++)
@@ -401,7 +360,7 @@ int main(int argc, char **argv)
             else zero_it[s - 2] = r.converged ? r.iterations : -1;
         }
         /* (b) iterations per step over the run, IG3 */
-        f = open_data(data, "iterations.dat");
+        f = tool_open_data("bench_variational", data, "iterations.dat");
         if (f) fprintf(f, "# step  iterations: RIQN Newton\n");
         int *its[2];
         for (int s = 0; s < 2; s++) {
@@ -436,7 +395,7 @@ int main(int argc, char **argv)
         mbs_data_free(d);
         mbs_model_free(m);
     }
-    f = open_data(data, "convergence.dat");
+    f = tool_open_data("bench_variational", data, "convergence.dat");
     if (f) {
         fprintf(f, "# iteration  |f| (N m s): RIQN Newton (one step from IG1, 50 links under gravity)\n");
         for (int l = 0; l < nh[0] || l < nh[1]; l++) {

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "mbs.h"
-#include "tool_env.h"
+#include "tool.h"
 
 static int usage(void)
 {
