@@ -12,15 +12,7 @@
 #include "testmodels.h"
 #include "../src/step/dopri5.h"
 
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t k, size_t n);
-void *__real_realloc(void *p, size_t n);
-void *__real_aligned_alloc(size_t a, size_t n);
-static long allocations;
-void *__wrap_malloc(size_t n) { allocations++; return __real_malloc(n); }
-void *__wrap_calloc(size_t k, size_t n) { allocations++; return __real_calloc(k, n); }
-void *__wrap_realloc(void *p, size_t n) { allocations++; return __real_realloc(p, n); }
-void *__wrap_aligned_alloc(size_t a, size_t n) { allocations++; return __real_aligned_alloc(a, n); }
+#include "alloc_count.h"
 
 /* least-squares slope of log(y) against log(x) */
 static double loglog_slope(const double *x, const double *y, int n)

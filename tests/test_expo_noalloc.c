@@ -12,15 +12,7 @@
 #include "check.h"
 #include "testmodels.h"
 
-void *__real_malloc(size_t n) __attribute__((weak));
-void *__real_calloc(size_t k, size_t n) __attribute__((weak));
-void *__real_realloc(void *p, size_t n) __attribute__((weak));
-void *__real_aligned_alloc(size_t a, size_t n) __attribute__((weak));
-static long allocations;
-void *__wrap_malloc(size_t n) { allocations++; return __real_malloc(n); }
-void *__wrap_calloc(size_t k, size_t n) { allocations++; return __real_calloc(k, n); }
-void *__wrap_realloc(void *p, size_t n) { allocations++; return __real_realloc(p, n); }
-void *__wrap_aligned_alloc(size_t a, size_t n) { allocations++; return __real_aligned_alloc(a, n); }
+#include "alloc_count.h"
 
 
 /* Solo dropped from 2 cm with a sideways and a spinning velocity, its joints swinging: the

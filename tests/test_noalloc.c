@@ -6,15 +6,7 @@
 #include "check.h"
 #include "testmodels.h"
 
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t k, size_t n);
-void *__real_realloc(void *p, size_t n);
-void *__real_aligned_alloc(size_t a, size_t n);
-static long allocations;
-void *__wrap_malloc(size_t n) { allocations++; return __real_malloc(n); }
-void *__wrap_calloc(size_t k, size_t n) { allocations++; return __real_calloc(k, n); }
-void *__wrap_realloc(void *p, size_t n) { allocations++; return __real_realloc(p, n); }
-void *__wrap_aligned_alloc(size_t a, size_t n) { allocations++; return __real_aligned_alloc(a, n); }
+#include "alloc_count.h"
 
 static void exercise(mbs_model *m)
 {
