@@ -26,15 +26,6 @@ static mbs_system *box_on_incline(mbs_model **mo, double theta, double mu, doubl
     return s;
 }
 
-/* Linear velocity of the box origin in world axes. */
-static void world_velocity(mbs_system *s, double w[3])
-{
-    double R[9], p[3];
-    mbs_forward_kinematics(s->model, s->data, s->q, NULL, NULL);
-    mbs_body_placement(s->model, s->data, 0, R, p);
-    for (int r = 0; r < 3; r++) w[r] = R[r] * s->v[0] + R[r + 3] * s->v[1] + R[r + 6] * s->v[2];
-}
-
 static int cone_ok(const mbs_system *s)
 {
     for (int i = 0; i < s->ncontacts; i++) {
@@ -59,9 +50,9 @@ static void run_incline(const char *stepper, double theta, double mu, double dt,
     for (int k = 1; k <= n; k++) {
         mbs_stepper_step(st, dt, NULL);
         *cone &= cone_ok(s);
-        if (k == (int)lround(t1 / dt)) { world_velocity(s, w); v1 = w[0] * down[0] + w[1] * down[1] + w[2] * down[2]; }
+        if (k == (int)lround(t1 / dt)) { tm_base_world_velocity(s, w); v1 = w[0] * down[0] + w[1] * down[1] + w[2] * down[2]; }
     }
-    world_velocity(s, w);
+    tm_base_world_velocity(s, w);
     double v2 = w[0] * down[0] + w[1] * down[1] + w[2] * down[2];
     *accel = (v2 - v1) / (t2 - t1);
     mbs_stepper_free(st);

@@ -250,15 +250,6 @@ static mbs_system *box(mbs_model **mo, double theta, double mu)
     return s;
 }
 
-/* Velocity of the box origin in world axes. */
-static void world_velocity(mbs_system *s, double w[3])
-{
-    double R[9], p[3];
-    mbs_forward_kinematics(s->model, s->data, s->q, NULL, NULL);
-    mbs_body_placement(s->model, s->data, 0, R, p);
-    for (int r = 0; r < 3; r++) w[r] = R[r] * s->v[0] + R[r + 3] * s->v[1] + R[r + 6] * s->v[2];
-}
-
 /* Kinetic + gravitational + elastic energy of the contact springs, with the anchors where the
  * next step will find them: a slipping contact's anchor is moved by eq. 28 (the spring's
  * stretch beyond the cone is friction work, dissipated) — the update the next step would make
@@ -302,14 +293,14 @@ static void test_sliding_box(void)
             double e1 = total_energy(s);
             gain = fmax(gain, e1 - e);
             e = e1;
-            if (i == (int)lround(t1 / dt)) { world_velocity(s, w); v1 = w[0]; }
+            if (i == (int)lround(t1 / dt)) { tm_base_world_velocity(s, w); v1 = w[0]; }
             if (i == (int)lround(t2 / dt)) {
-                world_velocity(s, w);
+                tm_base_world_velocity(s, w);
                 double a = (w[0] - v1) / (t2 - t1);
                 CHECK(fabs(a + mu * g) < 0.01 * mu * g, "max_mat_mult %s: deceleration %.4f, Coulomb %.4f", mm[v], -a, mu * g);
             }
         }
-        world_velocity(s, w);
+        tm_base_world_velocity(s, w);
         CHECK(fabs(w[0]) < 1e-4, "max_mat_mult %s: still sliding at %.4f m/s after 0.5 s", mm[v], w[0]);
         CHECK(gain < 1e-9, "max_mat_mult %s: energy rose by %.3e J in one step", mm[v], gain);
         CHECK(cone, "max_mat_mult %s: a force left its friction cone", mm[v]);
@@ -339,9 +330,9 @@ static void test_incline(void)
         for (int i = 1; i <= n; i++) {
             mbs_stepper_step(st, dt, NULL);
             cone &= cone_ok(s);
-            if (i == (int)lround(t1 / dt)) { world_velocity(s, w); v1 = w[0] * down[0] + w[1] * down[1] + w[2] * down[2]; }
+            if (i == (int)lround(t1 / dt)) { tm_base_world_velocity(s, w); v1 = w[0] * down[0] + w[1] * down[1] + w[2] * down[2]; }
         }
-        world_velocity(s, w);
+        tm_base_world_velocity(s, w);
         double a = (w[0] * down[0] + w[1] * down[1] + w[2] * down[2] - v1) / (t2 - t1);
         double expect = slide ? 9.81 * (sin(theta) - mu * cos(theta)) : 0;
         if (slide)

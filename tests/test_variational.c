@@ -101,18 +101,12 @@ static double norm2(const double *x, int n)
 /* The paper's N-link roll pendulum (sec. 4; its code builds it with DART's defaults): links of
  * 1 kg with a rotational inertia of 1 kg m² about their centre, 0.75 m along the link, joints 1.5 m
  * apart, every joint rolling about x; q and q̇ uniform in ±π/2. */
+/* The paper's N-link pendulum: 1.5 m links of 1 kg with unit inertia, joints about x. */
 static mbs_model *pendulum(int n)
 {
-    mbs_model *m = mbs_model_new("pendulum");
-    const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, com[3] = {0, 0, 0.75}, p[3] = {0, 0, 1.5}, ax[3] = {1, 0, 0};
-    for (int i = 0; i < n; i++) {
-        char name[32];
-        snprintf(name, sizeof name, "joint%d", i + 1);
-        mbs_model_add_joint(m, i - 1, MBS_JOINT_REVOLUTE, name, NULL, i ? p : NULL, ax, NULL);
-        mbs_model_add_inertia(m, i, 1.0, com, I, NULL);
-    }
-    if (mbs_model_finalize(m, NULL) != MBS_OK) { mbs_model_free(m); return NULL; }
-    return m;
+    static const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    const mbs_chain_options opt = {1.5, 1.0, 0, 0, I, 1, 1};
+    return mbs_model_chain(n, &opt, NULL);
 }
 
 static void random_state(const mbs_model *m, unsigned long long seed, double *q, double *v)
@@ -494,7 +488,7 @@ static void test_chain10_urdf(void)
  * step of the stepper's trajectory, to the rounding of q. */
 static void test_momentum_free_chain(void)
 {
-    mbs_chain_options o = {0.3, 1.0, 1, 1};
+    mbs_chain_options o = {0.3, 1.0, 1, 1, NULL, 0, 0};
     mbs_model *m = mbs_model_chain(6, &o, NULL);
     double g0[3] = {0, 0, 0};
     mbs_model_set_gravity(m, g0);

@@ -155,3 +155,11 @@ void tm_solo_hold(const mbs_model *m, mbs_system *s, double kp, double kd)
         s->tau[iv] = kp * (solo_posture[j] - s->q[iq]) - kd * s->v[iv];
     }
 }
+
+void tm_base_world_velocity(mbs_system *s, double w[3])
+{
+    double R[9], p[3];
+    mbs_forward_kinematics(s->model, s->data, s->q, NULL, NULL);
+    mbs_body_placement(s->model, s->data, 0, R, p);
+    for (int r = 0; r < 3; r++) w[r] = R[r] * s->v[0] + R[r + 3] * s->v[1] + R[r + 6] * s->v[2];
+}

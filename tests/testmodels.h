@@ -21,6 +21,8 @@ struct cJSON *tm_reference_vectors(const char *robot);
 mbs_system *tm_solo_standing(const mbs_model *m, double height, double K, double B, double mu);
 /* A joint PD (gains kp, kd) that holds that posture: writes s->tau. */
 void tm_solo_hold(const mbs_model *m, mbs_system *s, double kp, double kd);
+/* Linear velocity of body 0's origin in world axes (a free-flyer's v is in its own frame). */
+void tm_base_world_velocity(mbs_system *s, double w[3]);
 /* Path to a file of the source tree. */
 const char *tm_path(const char *rel);
 

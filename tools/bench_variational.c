@@ -42,16 +42,10 @@ static double uniform(unsigned long long *s, double lo, double hi)   /* splitmix
  * apart, every joint rolling about x (the same model as urdf/chain10.urdf). */
 static mbs_model *pendulum(int n, int gravity)
 {
-    mbs_model *m = mbs_model_new("pendulum");
-    const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, com[3] = {0, 0, 0.75}, p[3] = {0, 0, 1.5}, ax[3] = {1, 0, 0};
-    for (int i = 0; i < n; i++) {
-        char name[32];
-        snprintf(name, sizeof name, "joint%d", i + 1);
-        mbs_model_add_joint(m, i - 1, MBS_JOINT_REVOLUTE, name, NULL, i ? p : NULL, ax, NULL);
-        mbs_model_add_inertia(m, i, 1.0, com, I, NULL);
-    }
-    if (mbs_model_finalize(m, NULL) != MBS_OK) { mbs_model_free(m); return NULL; }
-    if (!gravity) {
+    static const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    const mbs_chain_options opt = {1.5, 1.0, 0, 0, I, 1, 1};   /* the paper's chain: 1.5 m, 1 kg, about x */
+    mbs_model *m = mbs_model_chain(n, &opt, NULL);
+    if (m && !gravity) {
         const double g0[3] = {0, 0, 0};
         mbs_model_set_gravity(m, g0);
     }

@@ -77,13 +77,17 @@ void mbs_model_set_limits(mbs_model *m, int j, const double *lower, const double
  * indices and precomputes what the algorithms need. Returns MBS_OK or an error code. */
 int mbs_model_finalize(mbs_model *m, mbs_error *err);
 
-/* An n-link serial chain of revolute joints (a pendulum hanging along -z): uniform rods of
- * the given length and mass, joints about y (alternating y and x when alternate_axes),
+/* An n-link serial chain of revolute joints (a pendulum along -z, or +z with upward): links of
+ * the given length and mass (uniform rods unless an inertia is given), joints about y (x with
+ * axis_x; alternating when alternate_axes),
  * an optional free-flyer root body before the first joint, and a frame "tip" at the end. */
 typedef struct mbs_chain_options {
     double link_length, link_mass;
     int floating;
     int alternate_axes;
+    const double *inertia;   /* 3x3 rotational inertia about each link's centre; NULL: a uniform rod */
+    int axis_x;              /* 1: joints about x instead of y */
+    int upward;              /* 1: links along +z instead of -z */
 } mbs_chain_options;
 mbs_model *mbs_model_chain(int n, const mbs_chain_options *opt, mbs_error *err); /* opt NULL: 0.1 m, 1 kg, fixed, alternating */
 

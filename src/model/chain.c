@@ -1,12 +1,13 @@
 /* chain.c — N-link serial chains generated in code, for tests, benchmarks and scaling studies. */
 #include <stdio.h>
+#include <string.h>
 
 #include "../internal.h"
 #include "error_internal.h"
 
 mbs_model *mbs_model_chain(int n, const mbs_chain_options *opt, mbs_error *err)
 {
-    static const mbs_chain_options defaults = {0.1, 1.0, 0, 1};
+    static const mbs_chain_options defaults = {0.1, 1.0, 0, 1, NULL, 0, 0};
     if (!opt) opt = &defaults;
     if (n < 1 || !(opt->link_length > 0) || !(opt->link_mass > 0)) {
         mbs_fail(err, MBS_ERR_ARG, "mbs_model_chain: need n >= 1 and positive link length and mass");
@@ -14,10 +15,11 @@ mbs_model *mbs_model_chain(int n, const mbs_chain_options *opt, mbs_error *err)
     }
     mbs_model *m = mbs_model_new("chain");
     if (!m) { mbs_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
-    double l = opt->link_length, mass = opt->link_mass;
-    /* a uniform rod along -z: I = m l² / 12 across, a thin-rod floor along */
+    double l = opt->link_length, mass = opt->link_mass, dir = opt->upward ? 1.0 : -1.0;
+    /* by default a uniform rod: I = m l² / 12 across, a thin-rod floor along */
     double I[9] = {mass * l * l / 12, 0, 0, 0, mass * l * l / 12, 0, 0, 0, 1e-3 * mass * l * l};
-    double com[3] = {0, 0, -l / 2}, p[3] = {0, 0, -l};
+    if (opt->inertia) memcpy(I, opt->inertia, sizeof I);
+    double com[3] = {0, 0, dir * l / 2}, p[3] = {0, 0, dir * l};
     int first = 0;
     if (opt->floating) {
         if (mbs_model_add_joint(m, -1, MBS_JOINT_FREEFLYER, "root_joint", NULL, NULL, NULL, err) < 0) goto fail;
@@ -25,8 +27,8 @@ mbs_model *mbs_model_chain(int n, const mbs_chain_options *opt, mbs_error *err)
         first = 1;
     }
     for (int i = first; i < n + first; i++) {
-        double ax[3] = {0, 1, 0};
-        if (opt->alternate_axes && (i - first) % 2) { ax[0] = 1; ax[1] = 0; }
+        int about_x = opt->axis_x ^ (opt->alternate_axes && (i - first) % 2);
+        double ax[3] = {about_x ? 1.0 : 0.0, about_x ? 0.0 : 1.0, 0};
         char name[32];
         snprintf(name, sizeof name, "joint%d", i - first + 1);
         if (mbs_model_add_joint(m, i - 1, MBS_JOINT_REVOLUTE, name, NULL, i ? p : NULL, ax, err) < 0) goto fail;
