@@ -84,17 +84,23 @@ static void test_steppers(void)
     mbs_model *m = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), 1, NULL);
     CHECK(m != NULL, "cannot load solo12");
     if (!m) return;
-    for (int k = 0; k < mbs_stepper_count(); k++) {
-        const char *name = mbs_stepper_at(k)->name;
+    /* the registered steppers, then the variational one with each of its other root finders */
+    static const char *vi_solvers[] = {"newton", "broyden", "tree_newton"};
+    const int nvi = (int)(sizeof vi_solvers / sizeof *vi_solvers);
+    for (int k = 0; k < mbs_stepper_count() + nvi; k++) {
+        int extra = k >= mbs_stepper_count();
+        const char *name = extra ? "variational" : mbs_stepper_at(k)->name;
+        mbs_option opt = {"solver", extra ? vi_solvers[k - mbs_stepper_count()] : ""};
         mbs_error err;
         mbs_system *s = tm_solo_standing(m, -0.001, 1e5, 300, 1);   /* feet 1 mm into the ground */
-        mbs_stepper *st = mbs_stepper_new(name, s, NULL, 0, &err);
-        CHECK(st != NULL, "stepper %s: %s", name, err.msg);
+        mbs_stepper *st = mbs_stepper_new(name, s, extra ? &opt : NULL, extra, &err);
+        CHECK(st != NULL, "stepper %s %s: %s", name, opt.value, err.msg);
         if (!st) { mbs_system_free(s); continue; }
         mbs_stepper_step(st, 1e-3, NULL);   /* first step: lazy set-up is allowed */
         long before = allocations;
         for (int i = 0; i < 5; i++) mbs_stepper_step(st, 1e-3, NULL);
-        CHECK(allocations == before, "stepper %s: %ld allocations in 5 steps", name, allocations - before);
+        CHECK(allocations == before, "stepper %s %s: %ld allocations in 5 steps", name, opt.value,
+              allocations - before);
         mbs_stepper_free(st);
         mbs_system_free(s);
     }

@@ -294,8 +294,8 @@ static void test_jacobian_fd(void)
     }
 }
 
-/* RIQN, Newton and Broyden find the same q^{k+1}, which is a root; on a 3-D chain and a random
- * tree with a free-flyer, planar and prismatic joints. */
+/* RIQN, Newton, Broyden and tree Newton find the same q^{k+1}, which is a root; on a 3-D chain
+ * and a random tree with a free-flyer, planar and prismatic joints. */
 static void test_solvers_same_root(void)
 {
     for (int c = 0; c < 2; c++) {
@@ -304,14 +304,14 @@ static void test_solvers_same_root(void)
         mbs_data *d = mbs_data_new(m);
         mbs_vi *w = mbs_vi_new(m, NULL);
         double *q = calloc((size_t)nq, 8), *v = calloc((size_t)nv, 8), *res = calloc((size_t)nv, 8);
-        double *sol[3];
+        double *sol[4];
         unsigned long long seed = 13;
         tm_random_state(m, &seed, q, v, NULL, NULL);
         for (int k = 0; k < nv; k++) v[k] *= 3;
-        const mbs_vi_solver solvers[3] = {MBS_VI_RIQN, MBS_VI_NEWTON, MBS_VI_BROYDEN};
-        const char *names[3] = {"RIQN", "Newton", "Broyden"};
-        int iters[3];
-        for (int s = 0; s < 3; s++) {
+        const mbs_vi_solver solvers[4] = {MBS_VI_RIQN, MBS_VI_NEWTON, MBS_VI_BROYDEN, MBS_VI_TREE_NEWTON};
+        const char *names[4] = {"RIQN", "Newton", "Broyden", "tree Newton"};
+        int iters[4];
+        for (int s = 0; s < 4; s++) {
             sol[s] = calloc((size_t)nq, 8);
             mbs_vi_options o;
             mbs_vi_default_options(&o);
@@ -329,13 +329,55 @@ static void test_solvers_same_root(void)
             iters[s] = r.iterations;
         }
         double dq[64];
-        for (int s = 1; s < 3; s++) {
+        for (int s = 1; s < 4; s++) {
             mbs_difference(m, sol[0], sol[s], dq);
             CHECK(norm2(dq, nv) < 1e-12, "model %d: RIQN and %s roots differ by %.3e", c, names[s], norm2(dq, nv));
         }
         CHECK(iters[1] <= iters[0], "model %d: Newton took more iterations (%d) than RIQN (%d)", c, iters[1], iters[0]);
-        for (int s = 0; s < 3; s++) free(sol[s]);
+        CHECK(iters[3] <= iters[0], "model %d: tree Newton took %d iterations, RIQN %d", c, iters[3], iters[0]);
+        for (int s = 0; s < 4; s++) free(sol[s]);
         free(q); free(v); free(res);
+        mbs_vi_free(w);
+        mbs_data_free(d);
+        mbs_model_free(m);
+    }
+}
+
+/* One tree-Newton update is the dense Newton update: the O(n) elimination of del_tree.c solves
+ * with the very Jacobian of Algorithm 4 (checked against finite differences above), on trees
+ * with every joint type, fixed and floating, from a guess far enough to make B_i asymmetric. */
+static void test_tree_newton_step(void)
+{
+    for (int c = 0; c < 3; c++) {
+        mbs_model *m = c == 2 ? mbs_model_chain(30, NULL, NULL) : tm_random_tree(12, c, 57 + c);
+        int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
+        mbs_data *d = mbs_data_new(m);
+        mbs_vi *w = mbs_vi_new(m, NULL);
+        double *q = calloc((size_t)nq, 8), *v = calloc((size_t)nv, 8), *q0 = calloc((size_t)nq, 8);
+        double *a = calloc((size_t)nq, 8), *b = calloc((size_t)nq, 8), *dq = calloc((size_t)nv, 8);
+        double *step = calloc((size_t)nv, 8);
+        unsigned long long seed = 71 + c;
+        tm_random_state(m, &seed, q, v, NULL, NULL);
+        for (int k = 0; k < nv; k++) v[k] *= 10;
+        CHECK(mbs_vi_begin_velocity(m, w, 0.01, q, v, NULL, NULL) == MBS_OK, "begin failed");
+        for (int k = 0; k < nv; k++) dq[k] = 0.01 * v[k] + tm_uniform(&seed, -0.05, 0.05);
+        mbs_integrate(m, q, dq, q0);
+        mbs_vi_options o;
+        mbs_vi_default_options(&o);
+        o.guess = MBS_VI_GUESS_GIVEN;
+        o.max_iter = 1;
+        o.tol = 0;
+        memcpy(a, q0, sizeof(double) * (size_t)nq);
+        memcpy(b, q0, sizeof(double) * (size_t)nq);
+        o.solver = MBS_VI_NEWTON;
+        CHECK(mbs_vi_solve(m, d, w, &o, a, NULL) == MBS_OK, "model %d: Newton failed", c);
+        o.solver = MBS_VI_TREE_NEWTON;
+        CHECK(mbs_vi_solve(m, d, w, &o, b, NULL) == MBS_OK, "model %d: tree Newton failed", c);
+        mbs_difference(m, q0, a, step);
+        mbs_difference(m, a, b, dq);
+        CHECK(norm2(dq, nv) < 1e-11 * norm2(step, nv), "model %d (nv %d): tree and dense Newton steps differ by %.3e of %.3e",
+              c, nv, norm2(dq, nv), norm2(step, nv));
+        free(q); free(v); free(q0); free(a); free(b); free(dq); free(step);
         mbs_vi_free(w);
         mbs_data_free(d);
         mbs_model_free(m);
@@ -696,6 +738,7 @@ int main(void)
     RUN(test_drnea_vs_rnea);
     RUN(test_jacobian_fd);
     RUN(test_solvers_same_root);
+    RUN(test_tree_newton_step);
     RUN(test_residual_zero_on_trajectory);
     RUN(test_energy_chain10);
     RUN(test_chain10_urdf);

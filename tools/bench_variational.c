@@ -240,13 +240,14 @@ int main(int argc, char **argv)
     const int *dofs = quick ? dofs_quick : dofs_full;
     const int ndofs = quick ? 6 : (int)(sizeof dofs_full / sizeof *dofs_full);
     const int nsteps = quick ? 200 : 1000;
-    enum { NSOLVER = 3, NSEED = 3 };
-    static const char *solver_names[NSOLVER] = {"riqn", "newton", "broyden"};
+    enum { NSOLVER = 4, NSEED = 3 };
+    static const char *solver_names[NSOLVER] = {"riqn", "newton", "broyden", "tree_newton"};
     run_result tr[32][NSOLVER];
     double titer[32], tjac[32];
     printf("# fig. 3: N-link roll pendulum without gravity, %d random states x %d steps of 1 ms, tol 1e-9 x DOF, at most 20 "
            "iterations, IG3;\n#   median us per step over repetitions (mean iterations), and us per RIQN iteration alone\n"
-           "#  DOF %18s %18s %18s %10s\n", NSEED, nsteps, "DRNEA+RIQN", "DRNEA+Newton", "DRNEA+Broyden", "iteration");
+           "#  DOF %18s %18s %18s %18s %10s\n", NSEED, nsteps, "DRNEA+RIQN", "DRNEA+Newton", "DRNEA+Broyden",
+           "tree Newton", "iteration");
     for (int i = 0; i < ndofs; i++) {
         int n = dofs[i];
         mbs_model *m = pendulum(n, 0);
@@ -259,11 +260,11 @@ int main(int argc, char **argv)
         titer[i] = time_iteration(m, d, w, q0, v0);
         tjac[i] = n == 10 || n == 100 ? time_jacobian(m, d, w, q0, v0) : 0;
         /* the solvers take turns within each repetition, so that a burst of load on the shared
-         * machine hits all three; the median over repetitions */
+         * machine hits all of them; the median over repetitions */
         const int reps = 3;
         double t[NSOLVER][8];
-        long iters[NSOLVER] = {0, 0, 0};
-        int nonconv[NSOLVER] = {0, 0, 0};
+        long iters[NSOLVER] = {0};
+        int nonconv[NSOLVER] = {0};
         for (int rep = 0; rep < reps; rep++)
             for (int s = 0; s < NSOLVER; s++) {
                 mbs_vi_options opt;
@@ -293,10 +294,12 @@ int main(int argc, char **argv)
     }
     f = tool_open_data("bench_variational", data, "performance.dat");
     if (f) {
-        fprintf(f, "# DOF  us/step: RIQN Newton Broyden   mean iterations: RIQN Newton Broyden   us/RIQN iteration\n");
+        fprintf(f, "# DOF  us/step: RIQN Newton Broyden tree-Newton   mean iterations: RIQN Newton Broyden tree-Newton"
+                   "   us/RIQN iteration\n");
         for (int i = 0; i < ndofs; i++)
-            fprintf(f, "%d %.4f %.4f %.4f %.3f %.3f %.3f %.4f\n", dofs[i], tr[i][0].us_per_step, tr[i][1].us_per_step,
-                    tr[i][2].us_per_step, tr[i][0].mean_iter, tr[i][1].mean_iter, tr[i][2].mean_iter, titer[i]);
+            fprintf(f, "%d %.4f %.4f %.4f %.4f %.3f %.3f %.3f %.3f %.4f\n", dofs[i], tr[i][0].us_per_step,
+                    tr[i][1].us_per_step, tr[i][2].us_per_step, tr[i][3].us_per_step, tr[i][0].mean_iter,
+                    tr[i][1].mean_iter, tr[i][2].mean_iter, tr[i][3].mean_iter, titer[i]);
         fclose(f);
     }
     /* growth exponents: log-log slope from 10 to 100 DOF */
@@ -438,6 +441,9 @@ int main(int argc, char **argv)
         printf("riqn_iteration_us_100dof: %.3f\n", titer[i100]);
         printf("newton_jacobian_us_100dof: %.3f\n", tjac[i100]);
         printf("riqn_over_broyden_100dof: %.2f\n", tr[i100][2].us_per_step / tr[i100][0].us_per_step);
+        printf("tree_newton_us_per_step_100dof: %.2f\n", tr[i100][3].us_per_step);
+        printf("newton_over_tree_newton_100dof: %.2f\n", tr[i100][1].us_per_step / tr[i100][3].us_per_step);
+        printf("riqn_over_tree_newton_100dof: %.2f\n", tr[i100][3].us_per_step / tr[i100][0].us_per_step);
     }
     printf("riqn_mean_iterations: %.2f\n", it_mean[0]);
     printf("riqn_std_iterations: %.2f\n", it_std[0]);

@@ -12,7 +12,10 @@
  *                        impulse solve (mbs_abi_*), so a step is O(n) in all;
  *   Newton               uses the exact Jacobian ∂f/∂q^{k+1} of Algorithm 4 (O(n²) to build,
  *                        O(n³) to solve): the baseline of the paper's figures 3 and 4;
- *   Broyden              starts from that Jacobian and updates its inverse by rank one.
+ *   Broyden              starts from that Jacobian and updates its inverse by rank one;
+ *   tree Newton          (ours) takes Newton's steps with the same Jacobian, never formed: it
+ *                        is a sum over bodies shaped like a mass matrix, so the elimination of
+ *                        the articulated-body algorithm solves it in O(n) per iteration.
  *
  * Conventions are the library's (Pinocchio's): twists are [v; w], wrenches [f; n], expressed
  * in the body frame; q^{k+1} is perturbed in the tangent space, q ⊕ δ = integrate(q, δ). The
@@ -36,7 +39,10 @@ typedef struct mbs_vi mbs_vi;
 typedef enum mbs_vi_solver {
     MBS_VI_RIQN = 0,      /* Algorithm 3: the O(n) recursive impulse-based quasi-Newton method */
     MBS_VI_NEWTON = 1,    /* Newton with the exact Jacobian of Algorithm 4 */
-    MBS_VI_BROYDEN = 2    /* Broyden's good method from the exact Jacobian at the initial guess */
+    MBS_VI_BROYDEN = 2,   /* Broyden's good method from the exact Jacobian at the initial guess */
+    MBS_VI_TREE_NEWTON = 3 /* Newton with the same exact Jacobian, solved in O(n) by elimination
+                            * along the tree (ours, not the paper's: src/dynamics/del_tree.h); the
+                            * factors are kept while each step shrinks ‖f‖ fourfold or more */
 } mbs_vi_solver;
 
 typedef enum mbs_vi_guess {
@@ -65,6 +71,7 @@ typedef struct mbs_vi_result {
     int evaluations;     /* residual evaluations (DRNEA calls) */
     int converged;       /* 1 when ‖f‖ <= tol or at the rounding floor */
     double residual;     /* final ‖f‖ */
+    int jacobians;       /* exact Jacobians formed (Newton, Broyden) or factored (tree Newton) */
 } mbs_vi_result;
 
 mbs_vi *mbs_vi_new(const mbs_model *m, mbs_error *err);

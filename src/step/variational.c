@@ -19,7 +19,7 @@
  * per step (update = 1) — act as impulses at t_k; they are explicit, so stiff contacts keep the
  * step below ~2/ω of the contact like the other explicit schemes.
  *
- * Options (scenario section [variational]): solver = riqn | newton | broyden, guess = ig1 | ig2
+ * Options (scenario section [variational]): solver = riqn | newton | broyden | tree_newton, guess = ig1 | ig2
  * | ig3 (sec. 3.3), tol (on the Euclidean norm of the residual impulse, default 1e-9), max_iter
  * (default 20). A step that stops at max_iter above tol is reported through
  * mbs_step_stats.nonconverged; one whose next update would be below the rounding of q counts as
@@ -75,10 +75,10 @@ static int option(mbs_stepper *st, const char *key, const char *value, mbs_error
     variational *v = st->impl;
     if (!key || !value) return mbs_fail(err, MBS_ERR_ARG, "variational: option without a key or a value");
     if (strcmp(key, "solver") == 0) {
-        static const char *names[3] = {"riqn", "newton", "broyden"};
-        for (int k = 0; k < 3; k++)
+        static const char *names[4] = {"riqn", "newton", "broyden", "tree_newton"};
+        for (int k = 0; k < 4; k++)
             if (strcmp(value, names[k]) == 0) { v->opt.solver = (mbs_vi_solver)k; return MBS_OK; }
-        return mbs_fail(err, MBS_ERR_ARG, "variational.solver: '%s' is not riqn, newton or broyden", value);
+        return mbs_fail(err, MBS_ERR_ARG, "variational.solver: '%s' is not riqn, newton, broyden or tree_newton", value);
     }
     if (strcmp(key, "guess") == 0) {
         static const char *names[3] = {"ig1", "ig2", "ig3"};
@@ -121,7 +121,7 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     }
     int rc = cont ? mbs_vi_begin(m, v->w, v->dt_last, dt, v->q_prev, s->q, s->tau, fext)
                   : mbs_vi_begin_velocity(m, v->w, dt, s->q, s->v, s->tau, fext);
-    mbs_vi_result r = {0, 0, 0, 0};
+    mbs_vi_result r = {0, 0, 0, 0, 0};
     if (rc == MBS_OK) rc = mbs_vi_solve(m, s->data, v->w, &v->opt, v->q_next, &r);
     stats->iterations = r.iterations;
     stats->residual = r.residual;
