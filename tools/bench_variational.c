@@ -126,8 +126,8 @@ typedef struct run_result {
 
 /* nsteps steps of the integrator from (q0, v0), as the stepper does them (begin, solve, shift);
  * returns the wall time and adds the iterations to *iters. */
-static double run_steps(const mbs_model *m, mbs_data *d, mbs_vi *w, const mbs_vi_options *opt, const double *q0,
-                        const double *v0, int nsteps, long *iters, int *nonconverged)
+static double run_steps(const mbs_model *m, mbs_data *d, mbs_vi *w, const mbs_vi_options *opt, double dt,
+                        const double *q0, const double *v0, int nsteps, long *iters, int *nonconverged)
 {
     int nq = mbs_model_nq(m);
     double *qa = malloc(sizeof(double) * (size_t)nq), *qb = malloc(sizeof(double) * (size_t)nq);
@@ -136,8 +136,8 @@ static double run_steps(const mbs_model *m, mbs_data *d, mbs_vi *w, const mbs_vi
     memcpy(qb, q0, sizeof(double) * (size_t)nq);
     for (int k = 0; k < nsteps; k++) {
         mbs_vi_result res;
-        if (k == 0) mbs_vi_begin_velocity(m, w, 1e-3, qb, v0, NULL, NULL);
-        else mbs_vi_begin(m, w, 1e-3, 1e-3, qa, qb, NULL, NULL);
+        if (k == 0) mbs_vi_begin_velocity(m, w, dt, qb, v0, NULL, NULL);
+        else mbs_vi_begin(m, w, dt, dt, qa, qb, NULL, NULL);
         mbs_vi_solve(m, d, w, opt, qc, &res);
         *iters += res.iterations;
         *nonconverged += !res.converged;
@@ -275,7 +275,7 @@ int main(int argc, char **argv)
                 long it = 0;
                 int nc = 0;
                 double total = 0;
-                for (int k = 0; k < NSEED; k++) total += run_steps(m, d, w, &opt, q0 + n * k, v0 + n * k, nsteps, &it, &nc);
+                for (int k = 0; k < NSEED; k++) total += run_steps(m, d, w, &opt, 1e-3, q0 + n * k, v0 + n * k, nsteps, &it, &nc);
                 t[s][rep] = total / (NSEED * nsteps) * 1e6;
                 if (rep == 0) { iters[s] = it; nonconv[s] = nc; }
             }
@@ -409,6 +409,42 @@ int main(int argc, char **argv)
     printf("#   (b) iterations per step over %d steps (IG3): RIQN %.2f +- %.2f, Newton %.2f +- %.2f\n", nsteps4, it_mean[0],
            it_std[0], it_mean[1], it_std[1]);
 
+    /* beyond the paper: longer steps on the 10-link pendulum under gravity (2 s from the fig. 3
+     * state), where RIQN's M⁻¹(q^k) leaves out more of the Jacobian (the ad terms grow with Δt V) */
+    static const double big_dts[] = {1e-3, 2e-3, 5e-3, 1e-2, 2e-2};
+    enum { NBIG = (int)(sizeof big_dts / sizeof *big_dts) };
+    double big_it[NBIG][2], big_us[NBIG][2];
+    printf("# longer steps: 10-link pendulum under gravity, 2 s, tol 1e-8, at most 50 iterations, IG3\n"
+           "#   dt (ms)   RIQN: us/step iterations nonconverged   tree Newton: us/step iterations nonconverged\n");
+    {
+        mbs_model *m = pendulum(10, 1);
+        mbs_data *d = mbs_data_new(m);
+        mbs_vi *w = mbs_vi_new(m, NULL);
+        double q0[10], v0[10];
+        random_state(10, 1010, q0, v0);
+        for (int i = 0; i < NBIG; i++) {
+            int n = (int)lround(2.0 / big_dts[i]);
+            printf("  %8.0f", big_dts[i] * 1e3);
+            for (int s = 0; s < 2; s++) {
+                mbs_vi_options opt;
+                mbs_vi_default_options(&opt);
+                opt.solver = s ? MBS_VI_TREE_NEWTON : MBS_VI_RIQN;
+                opt.tol = 1e-8;
+                opt.max_iter = 50;
+                long it = 0;
+                int nc = 0;
+                double t = run_steps(m, d, w, &opt, big_dts[i], q0, v0, n, &it, &nc);
+                big_us[i][s] = t / n * 1e6;
+                big_it[i][s] = (double)it / n;
+                printf("   %10.2f %10.2f %12d", big_us[i][s], big_it[i][s], nc);
+            }
+            printf("\n");
+        }
+        mbs_vi_free(w);
+        mbs_data_free(d);
+        mbs_model_free(m);
+    }
+
     /* plots */
     snprintf(cmd, sizeof cmd, "command -v gnuplot >/dev/null 2>&1");
     if (system(cmd) == 0) {
@@ -445,6 +481,12 @@ int main(int argc, char **argv)
         printf("newton_over_tree_newton_100dof: %.2f\n", tr[i100][1].us_per_step / tr[i100][3].us_per_step);
         printf("riqn_over_tree_newton_100dof: %.2f\n", tr[i100][3].us_per_step / tr[i100][0].us_per_step);
     }
+    for (int i = 0; i < NBIG; i++)
+        if (big_dts[i] == 1e-2) {
+            printf("chain10_10ms_riqn_iterations: %.2f\n", big_it[i][0]);
+            printf("chain10_10ms_tree_newton_iterations: %.2f\n", big_it[i][1]);
+            printf("chain10_10ms_riqn_over_tree_newton_time: %.2f\n", big_us[i][0] / big_us[i][1]);
+        }
     printf("riqn_mean_iterations: %.2f\n", it_mean[0]);
     printf("riqn_std_iterations: %.2f\n", it_std[0]);
     printf("newton_mean_iterations: %.2f\n", it_mean[1]);

@@ -31,7 +31,8 @@ set ylabel "time per step (µs)"
 set key top left
 plot datadir.'/performance.dat' u 1:3 w lp pt 7 lw 2 lc rgb "#d62728" t "DRNEA + Newton", \
      '' u 1:4 w lp pt 5 lw 2 lc rgb "#2ca02c" t "DRNEA + Broyden", \
-     '' u 1:2 w lp pt 9 lw 2 lc rgb "#1f77b4" t "DRNEA + RIQN"
+     '' u 1:2 w lp pt 9 lw 2 lc rgb "#1f77b4" t "DRNEA + RIQN", \
+     '' u 1:5 w lp pt 11 lw 2 lc rgb "#9467bd" t "DRNEA + tree Newton (ours)"
 set logscale xy
 set xlabel "DOF (log)"
 set ylabel "time (µs, log)"
@@ -39,7 +40,8 @@ set xrange [1.8:120]
 plot datadir.'/performance.dat' u 1:3 w lp pt 7 lw 2 lc rgb "#d62728" t "DRNEA + Newton", \
      '' u 1:4 w lp pt 5 lw 2 lc rgb "#2ca02c" t "DRNEA + Broyden", \
      '' u 1:2 w lp pt 9 lw 2 lc rgb "#1f77b4" t "DRNEA + RIQN", \
-     '' u 1:8 w lp pt 13 lw 1 dt 2 lc rgb "#1f77b4" t "one RIQN iteration (DRNEA + ABI)", \
+     '' u 1:5 w lp pt 11 lw 2 lc rgb "#9467bd" t "DRNEA + tree Newton (ours)", \
+     '' u 1:10 w lp pt 13 lw 1 dt 2 lc rgb "#1f77b4" t "one RIQN iteration (DRNEA + ABI)", \
      [10:100] 1.0 * x w l dt 3 lc rgb "black" t "slope 1", \
      [10:100] 0.15 * x**2 w l dt 4 lc rgb "gray" t "slope 2"
 unset logscale
