@@ -2,6 +2,7 @@
 #   make test          every test, ending with "N passed, N failed"
 #   make test SAN=1    the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make bench         every benchmark (key: value lines)
+#   make fuzz          libFuzzer on the URDF and scenario parsers (clang; FUZZ_SECONDS each, default 60)
 #   make install PREFIX=/usr/local
 #   make deps          installs the Debian packages the build and tests need
 
@@ -98,6 +99,45 @@ bench-variational: $(BUILD)/tools/bench_variational
 bench-expo: $(BUILD)/tools/bench_expo
 	OPENBLAS_NUM_THREADS=1 $(BUILD)/tools/bench_expo --data $(BUILD)/bench_expo
 
+# fuzz: libFuzzer targets for the two parsers (tools/fuzz_urdf.c, tools/fuzz_scenario.c), built
+# with clang under ASan + UBSan (leaks on) into build-fuzz/ and run one after the other (never two
+# at once), each for FUZZ_SECONDS, from seeds copied into build-fuzz/corpus_* so that runs never
+# write into the repository. Not part of all, test or CI. A finding lands in
+# build-fuzz/artifacts/; replay it with build-fuzz/fuzz_urdf FILE (or fuzz_scenario).
+.PHONY: fuzz fuzz-build
+FUZZ_SECONDS ?= 60
+FUZZ_CC  := clang
+FUZZ     := build-fuzz
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS := $(WARN) -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN)
+FUZZ_OBJ := $(LIB_SRC:%.c=$(FUZZ)/%.o)
+FUZZ_ENV := OPENBLAS_NUM_THREADS=1 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+FUZZ_ARGS = -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=1 -rss_limit_mb=2048 -print_final_stats=1
+$(FUZZ)/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ)/libmbs.a: $(FUZZ_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(FUZZ)/fuzz_%: tools/fuzz_%.c $(FUZZ)/libmbs.a $(HEADERS)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -DMBS_SOURCE_DIR='"$(CURDIR)"' $< $(FUZZ)/libmbs.a $(LIBS) -o $@
+
+fuzz-build: $(FUZZ)/fuzz_urdf $(FUZZ)/fuzz_scenario
+
+# The bad scenarios name their model from tests/data/scenarios_bad/; the fuzzer reads every
+# input as scenarios/fuzz.ini, so their seeds get the path from scenarios/.
+fuzz: fuzz-build
+	@mkdir -p $(FUZZ)/corpus_urdf $(FUZZ)/corpus_scenario $(FUZZ)/artifacts
+	cp urdf/*.urdf tests/models/*.urdf tests/data/urdf_bad/* $(FUZZ)/corpus_urdf/
+	for f in scenarios/*.ini tests/data/scenarios_bad/*; do \
+	  sed 's|\.\./\.\./\.\./urdf/|../urdf/|' $$f > $(FUZZ)/corpus_scenario/seed_$$(basename $$f); done
+	$(FUZZ_ENV) $(FUZZ)/fuzz_urdf $(FUZZ_ARGS) -dict=tools/fuzz_urdf.dict \
+	  -artifact_prefix=$(FUZZ)/artifacts/urdf- $(FUZZ)/corpus_urdf
+	$(FUZZ_ENV) $(FUZZ)/fuzz_scenario $(FUZZ_ARGS) -dict=tools/fuzz_scenario.dict \
+	  -artifact_prefix=$(FUZZ)/artifacts/scenario- $(FUZZ)/corpus_scenario
+
 install: $(LIB)
 	install -d $(DESTDIR)$(PREFIX)/include/mbs $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 include/mbs.h $(DESTDIR)$(PREFIX)/include/
@@ -112,4 +152,4 @@ deps:
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; else echo "deps: all present"; fi
 
 clean:
-	rm -rf build build-san sim
+	rm -rf build build-san build-fuzz sim

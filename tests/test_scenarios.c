@@ -185,6 +185,9 @@ static void test_bad_scenarios(void)
     expect_bad("dt_not_dividing.ini", "dt = 0.003", "[stepper] dt", "does not divide");
     expect_bad("scheme_option.ini", "max_mat_mult", "[euler] max_mat_mult", "max_mat_mult");
     expect_bad("bad_controller.ini", "walk", "[controller] type", "'walk' is not one of");
+    /* step counts beyond what the loop's int and long hold (UB before the check existed) */
+    expect_bad("too_many_steps.ini", "dt = 1e-10", "[stepper] dt", "1e+11 steps per controller period");
+    expect_bad("too_many_periods.ini", "duration = 1", "[run] duration", "1e+300 controller periods");
 
     /* --set: its syntax, and its values checked like the file's, named by the override */
     static const struct { const char *set, *frag; } sets[] = {

@@ -14,6 +14,7 @@
 #include "../internal.h"
 #include "../model/error_internal.h"
 #include "mbs/sim.h"
+#include "sim_internal.h"
 
 struct mbs_scenario_entry {
     char *section, *key, *value;
@@ -102,7 +103,7 @@ typedef struct header {
 } header;
 
 typedef struct reader {
-    const char *text, *pos;
+    const char *pos, *end;   /* the text still to read (no NUL byte in it, not NUL-terminated) */
     int line;            /* lines handed to inih so far: the line of the current key */
     int long_line;       /* first line longer than inih's buffer, 0 when none */
     int nheaders, cap;   /* every [section] line, so that an unknown (even empty) section is */
@@ -137,9 +138,10 @@ static void note_header(reader *r, const char *line, int n)
 static char *read_line(char *str, int num, void *stream)
 {
     reader *r = stream;
-    if (!*r->pos) return NULL;
-    int n = 0;
-    while (r->pos[n] && r->pos[n] != '\n') n++;
+    if (r->pos >= r->end) return NULL;
+    const char *nl = memchr(r->pos, '\n', (size_t)(r->end - r->pos));
+    size_t len = nl ? (size_t)(nl - r->pos) : (size_t)(r->end - r->pos);
+    int n = len < (size_t)num ? (int)len : num;   /* num or more: too long either way */
     r->line++;
     if (n + 1 > num - 1) {
         /* inih would read the rest of the line as a new one: refuse it instead */
@@ -151,7 +153,7 @@ static char *read_line(char *str, int num, void *stream)
         str[n + 1] = '\0';
         note_header(r, r->pos, n);
     }
-    r->pos += n + (r->pos[n] == '\n');
+    r->pos += len + (nl != NULL);
     return str;
 }
 
@@ -507,6 +509,9 @@ static void read_controller(mbs_scenario *sc)
     c->ramp = get_num(sc, "controller", "ramp", 0.5);
 }
 
+#define MAX_SUBSTEPS 1e9    /* stepper steps per controller period */
+#define MAX_PERIODS 1e15    /* controller periods per run */
+
 /* Checks that need several keys at once. */
 static int check_together(mbs_scenario *sc, mbs_error *err)
 {
@@ -515,6 +520,17 @@ static int check_together(mbs_scenario *sc, mbs_error *err)
         return fail_at(sc, sdt, err, MBS_ERR_ARG, "out of range: %g is longer than the controller period [controller] dt = %g",
                        sc->dt, sc->ctrl.dt);
     double ratio = sc->ctrl.dt / sc->dt;
+    /* the loop counts sub-steps per controller period in an int and controller periods in a
+     * long: bounds far beyond any real run keep both conversions defined */
+    if (!(ratio <= MAX_SUBSTEPS))
+        return fail_at(sc, sdt, err, MBS_ERR_ARG,
+                       "out of range: %g makes %.3g steps per controller period [controller] dt = %g (at most %g)",
+                       sc->dt, ratio, sc->ctrl.dt, MAX_SUBSTEPS);
+    double periods = sc->duration / sc->ctrl.dt;
+    if (!(periods <= MAX_PERIODS))
+        return fail_at(sc, find(sc, "run", "duration"), err, MBS_ERR_ARG,
+                       "out of range: %g is %.3g controller periods of %g s (at most %g)", sc->duration, periods,
+                       sc->ctrl.dt, MAX_PERIODS);
     if (fabs(ratio - floor(ratio + 0.5)) > 1e-6 * ratio)
         return fail_at(sc, sdt, err, MBS_ERR_ARG,
                        "out of range: %g does not divide the controller period [controller] dt = %g into whole steps",
@@ -695,23 +711,18 @@ static int check_legs(mbs_scenario *sc, mbs_error *err)
     return MBS_OK;
 }
 
-mbs_scenario *mbs_scenario_load(const char *path, const char *const *overrides, int noverrides, mbs_error *err)
+/* The whole file in memory (not NUL-terminated: the reader stops at len), so that
+ * the reader can count lines; NULL with err filled on failure. */
+static char *read_scenario_file(const char *path, size_t *len_out, mbs_error *err)
 {
-    if (err) mbs_error_clear(err);
-    if (!path) { mbs_fail(err, MBS_ERR_ARG, "mbs_scenario_load: no file"); return NULL; }
-    mbs_scenario *sc = calloc(1, sizeof *sc);
-    if (!sc) { mbs_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
-    snprintf(sc->path, sizeof sc->path, "%s", path);
-
-    /* the whole file in memory, so that the reader can count lines */
     FILE *f = fopen(path, "rb");
-    if (!f) { mbs_fail(err, MBS_ERR_IO, "%s: cannot open scenario: %s", path, strerror(errno)); goto fail; }
+    if (!f) { mbs_fail(err, MBS_ERR_IO, "%s: cannot open scenario: %s", path, strerror(errno)); return NULL; }
     char *text = NULL;
     size_t len = 0, cap = 0;
     for (;;) {
-        if (len + 4096 + 1 > cap) {
+        if (len + 4096 > cap) {
             char *t = realloc(text, cap = 2 * cap + 8192);
-            if (!t) { free(text); fclose(f); mbs_fail(err, MBS_ERR_NOMEM, "out of memory"); goto fail; }
+            if (!t) { free(text); fclose(f); mbs_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
             text = t;
         }
         size_t got = fread(text + len, 1, 4096, f);
@@ -720,15 +731,42 @@ mbs_scenario *mbs_scenario_load(const char *path, const char *const *overrides, 
     }
     int rerr = ferror(f);
     fclose(f);
-    text[len] = '\0';
-    if (rerr || strlen(text) != len) {
+    if (rerr) {
         free(text);
-        mbs_fail(err, MBS_ERR_PARSE, "%s: %s", path, rerr ? "read error" : "not a text file (NUL byte)");
+        mbs_fail(err, MBS_ERR_IO, "%s: read error", path);
+        return NULL;
+    }
+    *len_out = len;
+    return text;
+}
+
+mbs_scenario *mbs_scenario_load(const char *path, const char *const *overrides, int noverrides, mbs_error *err)
+{
+    if (err) mbs_error_clear(err);
+    if (!path) { mbs_fail(err, MBS_ERR_ARG, "mbs_scenario_load: no file"); return NULL; }
+    size_t len = 0;
+    char *text = read_scenario_file(path, &len, err);
+    if (!text) return NULL;
+    mbs_scenario *sc = mbs_scenario_load_text(path, text, len, overrides, noverrides, err);
+    free(text);
+    return sc;
+}
+
+mbs_scenario *mbs_scenario_load_text(const char *path, const char *text, size_t len, const char *const *overrides,
+                                     int noverrides, mbs_error *err)
+{
+    if (err) mbs_error_clear(err);
+    if (!path || (!text && len)) { mbs_fail(err, MBS_ERR_ARG, "mbs_scenario_load_text: no name or no text"); return NULL; }
+    if (!text) text = "";
+    mbs_scenario *sc = calloc(1, sizeof *sc);
+    if (!sc) { mbs_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
+    snprintf(sc->path, sizeof sc->path, "%s", path);
+    if (len && memchr(text, '\0', len)) {
+        mbs_fail(err, MBS_ERR_PARSE, "%s: not a text file (NUL byte)", path);
         goto fail;
     }
-    parse_ctx ctx = {sc, {text, text, 0, 0, 0, 0, NULL, 0}, 0, 0};
+    parse_ctx ctx = {sc, {text, text + len, 0, 0, 0, 0, NULL, 0}, 0, 0};
     int bad_line = ini_parse_stream(read_line, &ctx.rd, on_key, &ctx);
-    free(text);
     if (ctx.nomem || ctx.rd.nomem || bad_line == -2) {
         free(ctx.rd.headers);
         mbs_fail(err, MBS_ERR_NOMEM, "out of memory");

@@ -3,7 +3,16 @@
 #ifndef MBS_SIM_INTERNAL_H
 #define MBS_SIM_INTERNAL_H
 
+#include <stddef.h>
+
 #include "mbs/sim.h"
+
+/* mbs_scenario_load on a text already in memory (len bytes, no NUL needed at the end): `path`
+ * names it in messages and the [model] urdf is resolved against its folder, as for a file.
+ * mbs_scenario_load reads the file and calls this; the fuzzer (tools/fuzz_scenario.c) calls it
+ * directly. */
+mbs_scenario *mbs_scenario_load_text(const char *path, const char *text, size_t len, const char *const *overrides,
+                                     int noverrides, mbs_error *err);
 
 /* Reference generator of the squat, jump and trot controllers: foot positions in the base
  * frame as functions of time, turned into joint angles by the legs' IK. Leg i is the leg of
