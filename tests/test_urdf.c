@@ -403,6 +403,10 @@ static void test_value_errors(void)
     EXPECT_FAIL(ROBOT("<link name='a'><inertial><mass value='1'/>"
                       "<inertia ixx='1' ixy='2' ixz='0' iyy='1' iyz='0' izz='1'/></inertial></link>"),
                 MBS_ERR_MODEL, "link 'a': inertia is not positive semi-definite", NULL);
+    /* finite numbers whose products are not (found by make fuzz) */
+    EXPECT_FAIL(ROBOT(LINK_A "<link name='b'><inertial><origin xyz='0 0 1e10'/><mass value='1e300'/></inertial></link>"
+                      JOINT_J("revolute", "")),
+                MBS_ERR_MODEL, "link 'b': inertia overflows: mass 1e+300 with centre of mass at distance 1e+10", NULL);
     EXPECT_FAIL(ROBOT("<link name='a'><inertial><mass value='1'/>"
                       "<inertia ixx='-1' ixy='0' ixz='0' iyy='-1' iyz='0' izz='-1'/></inertial></link>"),
                 MBS_ERR_MODEL, "positive semi-definite", NULL);

@@ -148,12 +148,20 @@ int mbs_model_add_inertia(mbs_model *m, int bi, double mass, const double com[3]
     if (bi == -1) { m->world_mass += mass; return MBS_OK; }
     mbs_body *b = &m->bodies[bi];
     /* Io = Ic + m (|c|² 1 - c cᵀ): the parallel-axis theorem, so inertias add exactly. */
-    double cc = v3_dot(c, c);
-    b->mass += mass;
-    for (int k = 0; k < 3; k++) b->h[k] += mass * c[k];
+    double cc = v3_dot(c, c), sum[13];
+    sum[0] = b->mass + mass;
+    for (int k = 0; k < 3; k++) sum[1 + k] = b->h[k] + mass * c[k];
     for (int j = 0; j < 3; j++)
         for (int i = 0; i < 3; i++)
-            b->Io[i + 3 * j] += 0.5 * (I[i + 3 * j] + I[j + 3 * i]) + mass * ((i == j ? cc : 0.0) - c[i] * c[j]);
+            sum[4 + i + 3 * j] = b->Io[i + 3 * j] + 0.5 * (I[i + 3 * j] + I[j + 3 * i])
+                               + mass * ((i == j ? cc : 0.0) - c[i] * c[j]);
+    /* finite inputs can still overflow here (a mass of 1e300 one metre off the origin) */
+    if (!finite_n(sum, 13))
+        return mbs_fail(err, MBS_ERR_MODEL, "inertia overflows: mass %g with centre of mass at distance %g", mass,
+                        sqrt(cc));
+    b->mass = sum[0];
+    memcpy(b->h, sum + 1, sizeof b->h);
+    memcpy(b->Io, sum + 4, sizeof b->Io);
     return MBS_OK;
 }
 
