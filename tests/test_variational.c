@@ -1,7 +1,8 @@
 /* test_variational.c — the linear-time variational integrator (Lee, Liu, Park, Srinivasa, WAFR
  * 2016): the SE(3) building blocks against the Bernoulli series of eqs. 12–13, DRNEA against the
  * continuous RNEA as Δt → 0 and against its own trajectories, Algorithm 4 against finite
- * differences, RIQN / Newton / Broyden on the same root, energy without secular drift on the
+ * differences, RIQN / Newton / Broyden / tree Newton on the same root, tree Newton's update
+ * and chord step against dense solves, energy without secular drift on the
  * 10-link pendulum where semi-implicit Euler drifts, exact momentum of a free-floating chain,
  * second order, the stepper's options, restarts and contacts, and urdf/chain10.urdf with its
  * scenario. */
@@ -9,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <lapacke.h>
+
+#include "../src/dynamics/del_tree.h"
 #include "../src/liegroup/se3.h"
 #include "check.h"
 #include "mbs.h"
@@ -104,8 +108,8 @@ static double norm2(const double *x, int n)
 /* The paper's N-link pendulum: 1.5 m links of 1 kg with unit inertia, joints about x. */
 static mbs_model *pendulum(int n)
 {
-    static const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-    const mbs_chain_options opt = {1.5, 1.0, 0, 0, I, 1, 1};
+    static const double unit[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    const mbs_chain_options opt = {1.5, 1.0, 0, 0, unit, 1, 1};
     return mbs_model_chain(n, &opt, NULL);
 }
 
@@ -372,7 +376,10 @@ static void test_tree_newton_step(void)
         o.solver = MBS_VI_NEWTON;
         CHECK(mbs_vi_solve(m, d, w, &o, a, NULL) == MBS_OK, "model %d: Newton failed", c);
         o.solver = MBS_VI_TREE_NEWTON;
-        CHECK(mbs_vi_solve(m, d, w, &o, b, NULL) == MBS_OK, "model %d: tree Newton failed", c);
+        mbs_vi_result r;
+        CHECK(mbs_vi_solve(m, d, w, &o, b, &r) == MBS_OK, "model %d: tree Newton failed", c);
+        CHECK(r.iterations == 1 && r.jacobians == 1, "model %d: %d iterations, %d factorisations (expected 1, 1)", c,
+              r.iterations, r.jacobians);
         mbs_difference(m, q0, a, step);
         mbs_difference(m, a, b, dq);
         CHECK(norm2(dq, nv) < 1e-11 * norm2(step, nv), "model %d (nv %d): tree and dense Newton steps differ by %.3e of %.3e",
@@ -382,6 +389,73 @@ static void test_tree_newton_step(void)
         mbs_data_free(d);
         mbs_model_free(m);
     }
+}
+
+/* The chord step: after an update that contracts the residual 4x, tree Newton keeps its factors,
+ * so its second update is -A(q0)⁻¹ f(q1) with the Jacobian of the first iterate q0 (a full
+ * Newton step would use A(q1), which differs here by about 1 % of the step). Reference: the
+ * dense Jacobian of Algorithm 4 at q0 and LAPACK. */
+static void test_tree_newton_chord(void)
+{
+    mbs_model *m = tm_random_tree(10, 1, 58);
+    int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
+    mbs_data *d = mbs_data_new(m);
+    mbs_vi *w = mbs_vi_new(m, NULL);
+    double *q = calloc((size_t)nq, 8), *v = calloc((size_t)nv, 8), *q0 = calloc((size_t)nq, 8);
+    double *q1 = calloc((size_t)nq, 8), *q2 = calloc((size_t)nq, 8), *ref = calloc((size_t)nq, 8);
+    double *dq = calloc((size_t)nv, 8), *e = calloc((size_t)nv, 8), *J = calloc((size_t)nv * nv, 8);
+    int *ipiv = calloc((size_t)nv, sizeof(int));
+    unsigned long long seed = 91;
+    tm_random_state(m, &seed, q, v, NULL, NULL);
+    CHECK(mbs_vi_begin_velocity(m, w, 0.01, q, v, NULL, NULL) == MBS_OK, "begin failed");
+    for (int k = 0; k < nv; k++) dq[k] = 0.01 * v[k] + tm_uniform(&seed, -0.01, 0.01);
+    mbs_integrate(m, q, dq, q0);
+    mbs_vi_options o;
+    mbs_vi_default_options(&o);
+    o.guess = MBS_VI_GUESS_GIVEN;
+    o.solver = MBS_VI_TREE_NEWTON;
+    o.tol = 0;
+    mbs_vi_result r;
+    memcpy(q1, q0, sizeof(double) * (size_t)nq);
+    o.max_iter = 1;
+    CHECK(mbs_vi_solve(m, d, w, &o, q1, &r) == MBS_OK, "one tree-Newton update failed");
+    memcpy(q2, q0, sizeof(double) * (size_t)nq);
+    o.max_iter = 2;
+    CHECK(mbs_vi_solve(m, d, w, &o, q2, &r) == MBS_OK, "two tree-Newton updates failed");
+    CHECK(r.iterations == 2 && r.jacobians == 1, "%d iterations, %d factorisations: the chord was not taken",
+          r.iterations, r.jacobians);
+    mbs_vi_jacobian(m, w, q0, e, J, nv);
+    mbs_vi_residual(m, w, q1, e);
+    for (int k = 0; k < nv; k++) dq[k] = -e[k];
+    CHECK(LAPACKE_dgesv(LAPACK_COL_MAJOR, nv, 1, J, nv, ipiv, dq, nv) == 0, "dense solve failed");
+    mbs_integrate(m, q1, dq, ref);
+    double *gap = e;
+    mbs_difference(m, ref, q2, gap);
+    CHECK(norm2(gap, nv) < 1e-6 * norm2(dq, nv), "chord step differs from -A(q0)⁻¹ f(q1) by %.3e of %.3e",
+          norm2(gap, nv), norm2(dq, nv));
+    free(q); free(v); free(q0); free(q1); free(q2); free(ref); free(dq); free(e); free(J); free(ipiv);
+    mbs_vi_free(w);
+    mbs_data_free(d);
+    mbs_model_free(m);
+}
+
+/* A pivot block at round-off is reported, not inverted into noise: B = 0 makes every D_i zero,
+ * while B = 1e-300 · 1 (tiny but regular) factors — the test is relative to D's own scale. */
+static void test_tree_singular_block(void)
+{
+    mbs_model *m = tm_random_tree(6, 1, 57);
+    int nb = mbs_model_nbodies(m), nv = mbs_model_nv(m);
+    double *B = calloc(36 * (size_t)nb, 8), *R = calloc(9 * (size_t)nb, 8), *p = calloc(3 * (size_t)nb, 8);
+    for (int i = 0; i < nb; i++) R[9 * i] = R[9 * i + 4] = R[9 * i + 8] = 1;
+    del_tree t = {calloc(36 * (size_t)nb, 8), calloc(36 * (size_t)nb, 8), calloc(6 * (size_t)nv, 8),
+                  calloc(6 * (size_t)nv, 8), calloc(6 * (size_t)nb, 8), calloc((size_t)nv, 8)};
+    CHECK(del_tree_factor(m, &t, B, R, p, R, p) == 1, "a zero B factored");
+    for (int i = 0; i < nb; i++)
+        for (int k = 0; k < 6; k++) B[36 * i + 7 * k] = 1e-300;
+    CHECK(del_tree_factor(m, &t, B, R, p, R, p) == 0, "B = 1e-300 · 1 was called singular");
+    free(t.IA); free(t.Dinv); free(t.U); free(t.W); free(t.p); free(t.u);
+    free(B); free(R); free(p);
+    mbs_model_free(m);
 }
 
 /* ------------------------------------------------------------------ the stepper */
@@ -739,6 +813,8 @@ int main(void)
     RUN(test_jacobian_fd);
     RUN(test_solvers_same_root);
     RUN(test_tree_newton_step);
+    RUN(test_tree_newton_chord);
+    RUN(test_tree_singular_block);
     RUN(test_residual_zero_on_trajectory);
     RUN(test_energy_chain10);
     RUN(test_chain10_urdf);

@@ -2,23 +2,29 @@
  * in O(n); the derivation is in del_tree.h. */
 #include "del_tree.h"
 
+#include <float.h>
+
 #include "joint.h"
 
 /* Inverse of the n x n block D (leading dimension 6) by Gauss–Jordan with partial pivoting:
  * D is not symmetric here (B_i is not), so the Cholesky of the ABA does not apply. Returns 1
- * when a pivot is zero or not finite. */
+ * when a pivot is not finite or is at round-off level against D's largest entry: an inverse
+ * from such a pivot is noise, and the caller has a better step to take. */
 static int small_inverse(int n, const double *D, double *Di)
 {
-    double a[36], x[36];
+    double a[36], x[36], scale = 0;
     memcpy(a, D, sizeof a);
     memset(x, 0, sizeof x);
     for (int k = 0; k < n; k++) x[k + 6 * k] = 1;
+    for (int c = 0; c < n; c++)
+        for (int r = 0; r < n; r++) scale = fmax(scale, fabs(a[r + 6 * c]));
+    const double tiny = 64 * DBL_EPSILON * scale;
     for (int c = 0; c < n; c++) {
         int p = c;
         for (int r = c + 1; r < n; r++)
             if (fabs(a[r + 6 * c]) > fabs(a[p + 6 * c])) p = r;
         double piv = a[p + 6 * c];
-        if (!(fabs(piv) > 0) || !isfinite(piv)) return 1;
+        if (!(fabs(piv) > tiny) || !isfinite(piv)) return 1;
         if (p != c)
             for (int k = 0; k < n; k++) {
                 double t = a[c + 6 * k]; a[c + 6 * k] = a[p + 6 * k]; a[p + 6 * k] = t;

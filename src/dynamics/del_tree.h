@@ -27,8 +27,9 @@ typedef struct del_tree {
     double *u;       /* nv: scratch of a solve */
 } del_tree;
 
-/* Factors A from B (36 x nbodies), the parent-to-body placements at q^k (Rk, pk) and at
- * q^{k+1} (R1, p1). Returns 0, or 1 when a pivot block D_i is singular. */
+/* Factors A from B (36 x nbodies) and each body's placement in its parent's frame at q^k
+ * (Rk, pk) and at q^{k+1} (R1, p1). Returns 0, or 1 when a pivot block D_i is singular to
+ * round-off (A itself may be regular: the elimination pivots only within each body's block). */
 int del_tree_factor(const mbs_model *m, del_tree *t, const double *B, const double *Rk, const double *pk,
                     const double *R1, const double *p1);
 

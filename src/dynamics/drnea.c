@@ -600,9 +600,8 @@ static void body_derivative(const mbs_body *b, const double xi[6], double inv_dt
     }
 }
 
-/* Algorithm 4 at the configuration of the last residual evaluation (whose placements and ξ_i
- * are still in w). */
-/* What every exact Jacobian needs at q_next: the joint placements at q^{k+1} and the B_i. */
+/* What every exact Jacobian needs at q_next: the joint placements at q^{k+1} and the B_i. The
+ * ξ_i it reads are those of the last residual evaluation, which must have been at q_next. */
 static void linearise(const mbs_model *m, mbs_vi *w, const double *q_next)
 {
     const double inv_dt = 1.0 / w->dt;
@@ -613,6 +612,7 @@ static void linearise(const mbs_model *m, mbs_vi *w, const double *q_next)
     }
 }
 
+/* Algorithm 4 at the configuration of the last residual evaluation. */
 static void jacobian_here(const mbs_model *m, mbs_vi *w, const double *q_next, double *J, int ldJ)
 {
     const int nb = w->nb, nv = w->nv;
@@ -719,7 +719,7 @@ int mbs_vi_solve(const mbs_model *m, mbs_data *d, mbs_vi *w, const mbs_vi_option
     const int nv = w->nv;
     double *e = w->e, *dq = w->dq;
     mbs_vi_result r = {0, 0, 0, 0, 0};
-    int rc = MBS_OK, at_floor = 0, refresh = 1;
+    int rc = MBS_OK, at_floor = 0, refresh = 1, factored = 0, abi_ready = 0;
     initial_guess(m, d, w, opt->guess, q_next);
     if (opt->solver == MBS_VI_RIQN) mbs_abi_factor(m, d, w->qk);   /* M(q^k): once per step */
     mbs_vi_residual(m, w, q_next, e);
@@ -754,15 +754,24 @@ int mbs_vi_solve(const mbs_model *m, mbs_data *d, mbs_vi *w, const mbs_vi_option
             /* Newton's step with the Jacobian eliminated along the tree in O(n). Forming B_i costs
              * about six DRNEA passes, so the factors are kept while they contract the residual
              * by 4 or more per iteration (a chord step, as cheap as RIQN's) and renewed when not */
-            if (refresh) {
+            if (refresh || !factored) {
                 linearise(m, w, q_next);
-                if (del_tree_factor(m, &w->tree, w->B, w->Rk, w->pk, w->R1, w->p1)) { rc = MBS_ERR_MODEL; break; }
+                factored = !del_tree_factor(m, &w->tree, w->B, w->Rk, w->pk, w->R1, w->p1);
                 r.jacobians++;
             }
             for (int k = 0; k < nv; k++) dq[k] = -e[k];
-            /* R1, p1 still hold the placements the factors were formed at (the residual does not
-             * touch them) */
-            del_tree_solve(m, &w->tree, w->Rk, w->pk, w->R1, w->p1, dq);
+            if (factored) {
+                /* R1, p1 still hold the placements the factors were formed at: the residual does
+                 * not touch them, and mbs_vi_begin, which uses them as scratch, comes before the
+                 * first refresh of every solve */
+                del_tree_solve(m, &w->tree, w->Rk, w->pk, w->R1, w->p1, dq);
+                break;
+            }
+            /* a block D_i singular to round-off (A may still be regular: the elimination pivots
+             * only within bodies): this iteration takes RIQN's step, and the next refactors */
+            if (!abi_ready) { mbs_abi_factor(m, d, w->qk); abi_ready = 1; }
+            mbs_abi_solve(m, d, dq, 1, nv);
+            for (int k = 0; k < nv; k++) dq[k] *= w->dt;
             break;
         case MBS_VI_BROYDEN:
             /* Δq = -H e, column by column (H is column-major) */

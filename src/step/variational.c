@@ -1,7 +1,8 @@
 /* variational.c — the linear-time variational integrator (Lee, Liu, Park, Srinivasa, WAFR 2016)
  * as a stepper: each step solves the forced DEL equations (eq. 17) for q^{k+1}, evaluated by
- * DRNEA (Algorithm 2) and solved by RIQN (Algorithm 3) — or by Newton / Broyden for comparison —
- * in src/dynamics/drnea.c.
+ * DRNEA (Algorithm 2) and solved by RIQN (Algorithm 3), by tree Newton (the exact Jacobian
+ * eliminated along the tree, del_tree.h) or, for comparison, by Newton / Broyden — in
+ * src/dynamics/drnea.c.
  *
  * State. A variational integrator advances (q^{k-1}, q^k), not (q, v). The stepper keeps both
  * and writes q^{k+1} and the average velocity v = (q^{k+1} ⊖ q^k)/Δt (eq. 10 in generalised
@@ -75,15 +76,18 @@ static int option(mbs_stepper *st, const char *key, const char *value, mbs_error
     variational *v = st->impl;
     if (!key || !value) return mbs_fail(err, MBS_ERR_ARG, "variational: option without a key or a value");
     if (strcmp(key, "solver") == 0) {
-        static const char *names[4] = {"riqn", "newton", "broyden", "tree_newton"};
+        static const struct { const char *name; mbs_vi_solver solver; } solvers[4] = {
+            {"riqn", MBS_VI_RIQN}, {"newton", MBS_VI_NEWTON}, {"broyden", MBS_VI_BROYDEN},
+            {"tree_newton", MBS_VI_TREE_NEWTON}};
         for (int k = 0; k < 4; k++)
-            if (strcmp(value, names[k]) == 0) { v->opt.solver = (mbs_vi_solver)k; return MBS_OK; }
+            if (strcmp(value, solvers[k].name) == 0) { v->opt.solver = solvers[k].solver; return MBS_OK; }
         return mbs_fail(err, MBS_ERR_ARG, "variational.solver: '%s' is not riqn, newton, broyden or tree_newton", value);
     }
     if (strcmp(key, "guess") == 0) {
-        static const char *names[3] = {"ig1", "ig2", "ig3"};
+        static const struct { const char *name; mbs_vi_guess guess; } guesses[3] = {
+            {"ig1", MBS_VI_IG1}, {"ig2", MBS_VI_IG2}, {"ig3", MBS_VI_IG3}};
         for (int k = 0; k < 3; k++)
-            if (strcmp(value, names[k]) == 0) { v->opt.guess = (mbs_vi_guess)(k + 1); return MBS_OK; }
+            if (strcmp(value, guesses[k].name) == 0) { v->opt.guess = guesses[k].guess; return MBS_OK; }
         return mbs_fail(err, MBS_ERR_ARG, "variational.guess: '%s' is not ig1, ig2 or ig3", value);
     }
     char *end = NULL;
