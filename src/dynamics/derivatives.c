@@ -121,47 +121,73 @@ static void forward_pass(const mbs_model *m, mbs_data *d, const double *q, const
     }
 }
 
+/* d->dFdq, d->dFdv and d->dFda are stored component-major, entry r of column c at [r·nv + c], so
+ * that the dot products of one row's S_j with consecutive columns vectorise across the columns. */
+static inline void store_column(double *F, int nv, int col, const double f[6])
+{
+    for (int r = 0; r < 6; r++) F[r * nv + col] = f[r];
+}
+static inline void load_column(const double *F, int nv, int col, double f[6])
+{
+    for (int r = 0; r < 6; r++) f[r] = F[r * nv + col];
+}
+
+/* o[c·cs] = s (x · F_c) for c in [c0, c1), F component-major (summed in the order of sdot) */
+static inline void column_dots(const double x[6], const double *F, int nv, int c0, int c1, double s, double *o,
+                               size_t cs)
+{
+    const double *F0 = F, *F1 = F + nv, *F2 = F + 2 * nv, *F3 = F + 3 * nv, *F4 = F + 4 * nv, *F5 = F + 5 * nv;
+    for (int c = c0; c < c1; c++)
+        o[c * cs] = s * (x[0] * F0[c] + x[1] * F1[c] + x[2] * F2[c] + x[3] * F3[c] + x[4] * F4[c] + x[5] * F5[c]);
+}
+
 /* Where the backward pass stores entry (row, col) of each derivative: out[row·rs + col·cs],
  * times sign; a NULL block is skipped. */
 typedef struct dtau_out { double *dq, *dv, *da; size_t rs, cs; double sign; } dtau_out;
 
-/* Backward pass: composite quantities and the derivative entries, leaves first. */
-static void backward_pass(const mbs_model *m, mbs_data *d, const dtau_out *o)
+/* Backward pass: composite quantities and the derivative entries, leaves first. composed: the
+ * composite inertias are already summed in d->oYc and dFda = Yc S formed (by mass_and_bias: they
+ * do not depend on q̈). Inlined, so that each caller's constant composed removes its branches. */
+static inline void backward_pass(const mbs_model *m, mbs_data *d, const dtau_out *o, int composed)
 {
     const size_t rs = o->rs, cs = o->cs;
     const double sg = o->sign;
+    const int nv = m->nv;
     for (int i = m->nbodies - 1; i >= 0; i--) {
         const mbs_body *b = &m->bodies[i];
         const double *Yc = d->oYc + 16 * i, *Bc = d->oBc + 12 * i, *Fc = d->of + 6 * i;
         for (int k = 0; k < b->nv; k++) {
             int col = b->idx_v + k;
             const double *Jk = d->J + 6 * col;
-            double *dFda = d->dFda + 6 * col, *dFdv = d->dFdv + 6 * col, *dFdq = d->dFdq + 6 * col, t[6];
-            inertia_mul(Yc[0], Yc + 1, Yc + 4, Jk, dFda);
+            double dFdv[6], dFdq[6], t[6];
+            if (!composed) {
+                inertia_mul(Yc[0], Yc + 1, Yc + 4, Jk, t);
+                store_column(d->dFda, nv, col, t);
+            }
             inertia_mul(Yc[0], Yc + 1, Yc + 4, d->dAdv + 6 * col, dFdv);
             variation_mul(Bc, Jk, t);
             for (int r = 0; r < 6; r++) dFdv[r] += t[r];
+            store_column(d->dFdv, nv, col, dFdv);
             inertia_mul(Yc[0], Yc + 1, Yc + 4, d->dAdq + 6 * col, dFdq);
             variation_mul(Bc, d->dVdq + 6 * col, t);
             for (int r = 0; r < 6; r++) dFdq[r] += t[r];
+            store_column(d->dFdq, nv, col, dFdq);
         }
         /* rows of this joint, columns of its subtree (itself and descendants) */
         int c0 = b->idx_v, c1 = b->idx_v + b->nv_subtree;
         for (int k = 0; k < b->nv; k++) {
             int row = b->idx_v + k;
             const double *Jr = d->J + 6 * row;
-            for (int col = c0; col < c1; col++) {
-                size_t e = row * rs + col * cs;
-                if (o->dq) o->dq[e] = sg * sdot(Jr, d->dFdq + 6 * col);
-                if (o->dv) o->dv[e] = sg * sdot(Jr, d->dFdv + 6 * col);
-                if (o->da) o->da[e] = sg * sdot(Jr, d->dFda + 6 * col);
-            }
+            if (o->dq) column_dots(Jr, d->dFdq, nv, c0, c1, sg, o->dq + row * rs, cs);
+            if (o->dv) column_dots(Jr, d->dFdv, nv, c0, c1, sg, o->dv + row * rs, cs);
+            if (o->da) column_dots(Jr, d->dFda, nv, c0, c1, sg, o->da + row * rs, cs);
         }
         /* rows of this joint, columns of strict ancestors */
         for (int k = 0; k < b->nv; k++) {
             int row = b->idx_v + k;
-            const double *Jr = d->J + 6 * row, *r1 = d->dFda + 6 * row;
-            double r2[6];
+            const double *Jr = d->J + 6 * row;
+            double r1[6], r2[6];
+            load_column(d->dFda, nv, row, r1);
             variation_tmul(Bc, Jr, r2);
             for (int col = m->dof_parent[b->idx_v]; col >= 0; col = m->dof_parent[col]) {
                 size_t e = row * rs + col * cs;
@@ -175,12 +201,13 @@ static void backward_pass(const mbs_model *m, mbs_data *d, const dtau_out *o)
             int col = b->idx_v + k;
             double t[6];
             force_cross(d->J + 6 * col, Fc, t);
-            for (int r = 0; r < 6; r++) d->dFdq[6 * col + r] += t[r];
+            for (int r = 0; r < 6; r++) d->dFdq[r * nv + col] += t[r];
         }
         if (b->parent >= 0) {
             int pi = b->parent;
             double *Yp = d->oYc + 16 * pi, *Bp = d->oBc + 12 * pi, *Fp = d->of + 6 * pi;
-            for (int r = 0; r < 13; r++) Yp[r] += Yc[r];
+            if (!composed)
+                for (int r = 0; r < 13; r++) Yp[r] += Yc[r];
             for (int r = 0; r < 12; r++) Bp[r] += Bc[r];
             for (int r = 0; r < 6; r++) Fp[r] += Fc[r];
         }
@@ -196,42 +223,46 @@ void mbs_rnea_derivatives(const mbs_model *m, mbs_data *d, const double *q, cons
     memset(dtau_dq, 0, sizeof(double) * nv * nv);
     memset(dtau_dv, 0, sizeof(double) * nv * nv);
     dtau_out o = {dtau_dq, dtau_dv, dtau_da, 1, nv, 1.0};
-    backward_pass(m, d, &o);
+    backward_pass(m, d, &o, 0);
 }
 
-/* After forward_pass(q, v, NULL): M (world-frame CRBA on the composite inertias, kept in d->Ic)
- * and the bias torques τ_b = S_jᵀ Σ_subtree f (summed in d->tmp_6nb), leaves first. */
-static void mass_and_bias(const mbs_model *m, mbs_data *d, double *M, double *tau_b)
+/* After forward_pass(q, v, NULL): M (world-frame CRBA on the composite inertias) and the bias
+ * torques τ_b = S_jᵀ Σ_subtree f (summed in d->tmp_6nb), leaves first. Only M's tree entries of
+ * the lower triangle are written, in d->L, which mbs_ltdl_in_place factors. The composite
+ * inertias are summed in d->oYc and dFda = Yc S kept for the backward pass (see dtau_out), each
+ * body's own inertia being copied to d->Ic for add_acceleration. */
+static void mass_and_bias(const mbs_model *m, mbs_data *d, double *tau_b)
 {
     const int nv = m->nv;
-    memset(M, 0, sizeof(double) * (size_t)nv * nv);
     memcpy(d->Ic, d->oYc, sizeof(double) * 16 * (size_t)m->nbodies);
     memcpy(d->tmp_6nb, d->of, sizeof(double) * 6 * (size_t)m->nbodies);
     for (int i = m->nbodies - 1; i >= 0; i--) {
         const mbs_body *b = &m->bodies[i];
-        const double *Yc = d->Ic + 16 * i, *Fc = d->tmp_6nb + 6 * i;
+        const double *Yc = d->oYc + 16 * i, *Fc = d->tmp_6nb + 6 * i;
         for (int k = 0; k < b->nv; k++) {
             int col = b->idx_v + k;
-            inertia_mul(Yc[0], Yc + 1, Yc + 4, d->J + 6 * col, d->dFda + 6 * col);
+            double t[6];
+            inertia_mul(Yc[0], Yc + 1, Yc + 4, d->J + 6 * col, t);
+            store_column(d->dFda, nv, col, t);
         }
         int c1 = b->idx_v + b->nv_subtree;
         for (int k = 0; k < b->nv; k++) {
             int row = b->idx_v + k;
             const double *Jr = d->J + 6 * row;
-            double *Mr = M + (size_t)nv * row;
-            for (int col = row; col < c1; col++) Mr[col] = sdot(Jr, d->dFda + 6 * col);
-            for (int col = row + 1; col < c1; col++) M[row + (size_t)nv * col] = Mr[col];
+            /* column row of d->L: the entries (col, row), col >= row */
+            column_dots(Jr, d->dFda, nv, row, c1, 1.0, d->L + (size_t)nv * row, 1);
             tau_b[row] = sdot(Jr, Fc);
         }
         if (b->parent >= 0) {
-            double *Yp = d->Ic + 16 * b->parent, *Fp = d->tmp_6nb + 6 * b->parent;
+            double *Yp = d->oYc + 16 * b->parent, *Fp = d->tmp_6nb + 6 * b->parent;
             for (int r = 0; r < 13; r++) Yp[r] += Yc[r];
             for (int r = 0; r < 6; r++) Fp[r] += Fc[r];
         }
     }
 }
 
-/* Adds what q̈ changes to a forward_pass(q, v, NULL): every world acceleration gains
+/* Adds what q̈ changes to a forward_pass(q, v, NULL) (after mass_and_bias, whose d->Ic holds each
+ * body's own inertia): every world acceleration gains
  * δa_i = δa_λ + Σ S_k q̈_k, its force Y_i δa_i, and dAdq_k = a_λ × S_k + ... gains δa_λ × S_k. */
 static void add_acceleration(const mbs_model *m, mbs_data *d, const double *ddq)
 {
@@ -239,7 +270,7 @@ static void add_acceleration(const mbs_model *m, mbs_data *d, const double *ddq)
     for (int i = 0; i < m->nbodies; i++) {
         const mbs_body *b = &m->bodies[i];
         static const double zero6[6] = {0, 0, 0, 0, 0, 0};
-        const double *dap = b->parent < 0 ? zero6 : da + 6 * b->parent, *Y = d->oYc + 16 * i;
+        const double *dap = b->parent < 0 ? zero6 : da + 6 * b->parent, *Y = d->Ic + 16 * i;
         double *dai = da + 6 * i, t[6];
         memcpy(dai, dap, 6 * sizeof(double));
         for (int k = 0; k < b->nv; k++) {
@@ -264,8 +295,8 @@ void mbs_aba_derivatives(const mbs_model *m, mbs_data *d, const double *q, const
     /* q̈ = M⁻¹ (τ − τ_b) with M and τ_b from the world-frame quantities the derivatives need
      * anyway (no separate ABA), then the terms q̈ adds to them */
     forward_pass(m, d, q, v, NULL);
-    mass_and_bias(m, d, d->M, tau_b);
-    mbs_ltdl(m, d, d->M);
+    mass_and_bias(m, d, tau_b);
+    mbs_ltdl_in_place(m, d);
     for (int k = 0; k < nv; k++) acc[k] = tau[k] - tau_b[k];
     mbs_ltdl_solve(m, d, acc, 1, nv);
     if (!dddq_dq && !dddq_dv && !dddq_dtau) return;
@@ -280,9 +311,13 @@ void mbs_aba_derivatives(const mbs_model *m, mbs_data *d, const double *q, const
     double *X = d->rows;
     for (int i = 0; i < nv; i++) memset(X + ncols * i + nid, 0, sizeof(double) * (ncols - nid));
     dtau_out o = {at[1] >= 0 ? X + at[1] * nv : NULL, at[2] >= 0 ? X + at[2] * nv : NULL, NULL, ncols, 1, -1.0};
-    backward_pass(m, d, &o);
+    backward_pass(m, d, &o, 1);
     mbs_ltdl_solve_rows(m, d, X, (int)ncols, (int)nid);
-    for (int k = 0; k < 3; k++) {
+    /* M⁻¹ comes as its upper triangle, which is mirrored */
+    if (dddq_dtau)
+        for (int i = 0; i < nv; i++)
+            for (int c = i; c < nv; c++) dddq_dtau[i + (size_t)nv * c] = dddq_dtau[c + (size_t)nv * i] = X[ncols * i + c];
+    for (int k = 1; k < 3; k++) {
         if (!out[k]) continue;
         double *O = out[k];
         const double *B = X + at[k] * nv;

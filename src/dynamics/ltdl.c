@@ -6,10 +6,15 @@
 
 int mbs_ltdl(const mbs_model *m, mbs_data *d, const double *M)
 {
+    memcpy(d->L, M, (size_t)m->nv * (size_t)m->nv * sizeof(double));
+    return mbs_ltdl_in_place(m, d);
+}
+
+int mbs_ltdl_in_place(const mbs_model *m, mbs_data *d)
+{
     int n = m->nv;
     const int *lam = m->dof_parent;
     double *H = d->L;
-    memcpy(H, M, (size_t)n * n * sizeof(double));
     for (int k = n - 1; k >= 0; k--) {
         double Hkk = H[k + (size_t)n * k];
         if (!(Hkk > 0)) return MBS_ERR_MODEL;
@@ -43,17 +48,17 @@ void mbs_ltdl_solve(const mbs_model *m, const mbs_data *d, double *b, int nrhs, 
     }
 }
 
-/* x -= l0 y0 + l1 y1 + l2 y2 + l3 y3 over n entries: four rows per pass over x, so that x is
- * loaded and stored once for four products */
-static inline void row_sub4(double *x, const double *l, const double *y0, const double *y1, const double *y2,
-                            const double *y3, int n)
+/* x = s x − (l0 y0 + l1 y1 + l2 y2 + l3 y3) over n entries: four rows per pass over x, so that x
+ * is loaded and stored once for four products (s scales by D⁻¹ in the same pass, else is 1) */
+static inline void row_sub4(double *x, double s, const double *l, const double *y0, const double *y1,
+                            const double *y2, const double *y3, int n)
 {
     double l0 = l[0], l1 = l[1], l2 = l[2], l3 = l[3];
-    for (int c = 0; c < n; c++) x[c] -= (l0 * y0[c] + l1 * y1[c]) + (l2 * y2[c] + l3 * y3[c]);
+    for (int c = 0; c < n; c++) x[c] = s * x[c] - ((l0 * y0[c] + l1 * y1[c]) + (l2 * y2[c] + l3 * y3[c]));
 }
-static inline void row_sub1(double *x, double l, const double *y, int n)
+static inline void row_sub1(double *x, double s, double l, const double *y, int n)
 {
-    for (int c = 0; c < n; c++) x[c] -= l * y[c];
+    for (int c = 0; c < n; c++) x[c] = s * x[c] - l * y[c];
 }
 
 /* x -= Σ_k l[k] y_k over columns [c0, c1), the rows y_k = Y + k·ld (k < count) being consecutive */
@@ -62,9 +67,9 @@ static void rows_pull(double *x, const double *l, const double *Y, size_t ld, in
     int k = 0;
     for (; k + 4 <= count; k += 4) {
         const double *y = Y + ld * k + c0;
-        row_sub4(x + c0, l + k, y, y + ld, y + 2 * ld, y + 3 * ld, c1 - c0);
+        row_sub4(x + c0, 1.0, l + k, y, y + ld, y + 2 * ld, y + 3 * ld, c1 - c0);
     }
-    for (; k < count; k++) row_sub1(x + c0, l[k], Y + ld * k + c0, c1 - c0);
+    for (; k < count; k++) row_sub1(x + c0, 1.0, l[k], Y + ld * k + c0, c1 - c0);
 }
 
 void mbs_ltdl_solve_rows(const mbs_model *m, const mbs_data *d, double *X, int ncols, int nid)
@@ -90,19 +95,22 @@ void mbs_ltdl_solve_rows(const mbs_model *m, const mbs_data *d, double *X, int n
         if (nid) rows_pull(xj, l, Y, ld, count, j + 1, end);
         rows_pull(xj, l, Y, ld, count, nid, ncols);
     }
+    /* x ← L⁻¹ D⁻¹ x, root first: row i is scaled by D⁻¹ in its first pass and pulls from its
+     * ancestors, four at a time. M⁻¹ being symmetric, only its upper triangle is formed: row i
+     * from column i on, which needs the rows of its ancestors j < i from column i on only. */
     for (int i = 0; i < n; i++) {
-        double s = d->Dinv[i], *xi = X + ld * i;
-        for (int c = 0; c < ncols; c++) xi[c] *= s;
-    }
-    /* x ← L⁻¹ x, root first: row i pulls from its ancestors, four at a time */
-    for (int i = 0; i < n; i++) {
-        double *xi = X + ld * i;
+        int c0 = nid ? i : 0, w = ncols - c0;
+        double s = d->Dinv[i], *xi = X + ld * i + c0;
+        const double *Xc = X + c0;
         int j = lam[i];
+        if (j < 0)
+            for (int c = 0; c < w; c++) xi[c] *= s;
         while (j >= 0) {
             int j1 = lam[j], j2 = j1 >= 0 ? lam[j1] : -1, j3 = j2 >= 0 ? lam[j2] : -1;
-            if (j3 < 0) { row_sub1(xi, L[i + (size_t)n * j], X + ld * j, ncols); j = j1; continue; }
+            if (j3 < 0) { row_sub1(xi, s, L[i + (size_t)n * j], Xc + ld * j, w); s = 1.0; j = j1; continue; }
             double l4[4] = {L[i + (size_t)n * j], L[i + (size_t)n * j1], L[i + (size_t)n * j2], L[i + (size_t)n * j3]};
-            row_sub4(xi, l4, X + ld * j, X + ld * j1, X + ld * j2, X + ld * j3, ncols);
+            row_sub4(xi, s, l4, Xc + ld * j, Xc + ld * j1, Xc + ld * j2, Xc + ld * j3, w);
+            s = 1.0;
             j = lam[j3];
         }
     }
