@@ -71,7 +71,7 @@ test: $(TEST_BIN) $(SIM)
 bench: bench-dynamics bench-ess bench-variational bench-expo
 
 bench-dynamics: $(BUILD)/tools/bench_dynamics
-	$(BUILD)/tools/bench_dynamics
+	$(BUILD)/tools/bench_dynamics --data $(BUILD)/bench_dynamics
 
 # bench-ess: the event-selected integrator against MuJoCo (issue 4). MuJoCo (Debian's
 # libmujoco-dev) is used by this benchmark only, never by libmbs or the tests; without it

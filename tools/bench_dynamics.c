@@ -1,7 +1,10 @@
 /* bench_dynamics.c — median µs per call of the Featherstone layer on Solo, Romeo, Robosimian
  * and on chains of 10 to 200 bodies. Same protocol as the Pinocchio figures in
  * ../shared/reference/peer_timings.md: batches of 100 calls over 100 random states, the
- * median over batches. Ends with `key: value` lines. */
+ * median over batches. Ends with `key: value` lines, among them our speed-up over Pinocchio 3.7
+ * (its figures read from peer_timings.md). Writes robots.dat and chains.dat into --data DIR and,
+ * when gnuplot is installed, docs/images/dynamics.png (tools/plot_dynamics.gp).
+ *   bench_dynamics [--quick] [--data DIR] [--images DIR] */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +102,38 @@ static void setup(bench *b, const mbs_model *m)
     }
 }
 
+/* Pinocchio's µs per call at -O3 -march=native from the table of peer_timings.md (NAN where it
+ * has no row for an algorithm, or when the file is absent): its rows are matched by the first
+ * word of their label, and Solo, Romeo, Robosimian sit in the table's columns 1, 3 and 5. */
+static void read_pinocchio(const char *path, double pin[3][NALG])
+{
+    static const struct { const char *label; int alg; } rows[] = {
+        {"forwardKinematics", FK}, {"computeJointJacobians", JAC}, {"rnea", RNEA}, {"crba", CRBA},
+        {"aba", ABA}, {"computeRNEADerivatives", RNEA_D}, {"computeABADerivatives", ABA_D},
+        {"integrate", INTEGRATE}, {"difference", DIFFERENCE}};
+    for (int r = 0; r < 3; r++)
+        for (int a = 0; a < NALG; a++) pin[r][a] = NAN;
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    char line[1024];
+    int in_table = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "## ", 3) == 0) in_table = strstr(line, "Pinocchio") != NULL;
+        if (!in_table || line[0] != '|') continue;
+        char label[128];
+        if (sscanf(line, "| %127s", label) != 1) continue;
+        for (size_t k = 0; k < sizeof rows / sizeof *rows; k++) {
+            if (strcmp(label, rows[k].label) != 0) continue;
+            const char *c = line + 1;
+            for (int col = 1; col <= 5 && (c = strchr(c, '|')); col++) {
+                c++;
+                if (col % 2 == 1) pin[col / 2][rows[k].alg] = strtod(c, NULL);
+            }
+        }
+    }
+    fclose(f);
+}
+
 static void teardown(bench *b)
 {
     free(b->q); free(b->v); free(b->a); free(b->tau); free(b->out); free(b->M);
@@ -109,7 +144,18 @@ static void teardown(bench *b)
 int main(int argc, char **argv)
 {
     tool_single_thread_blas(argv);
-    int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    int quick = 0;
+    const char *data = MBS_SOURCE_DIR "/build/bench_dynamics", *images = MBS_SOURCE_DIR "/docs/images";
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0) quick = 1;
+        else if (strcmp(argv[i], "--data") == 0 && i + 1 < argc) data = argv[++i];
+        else if (strcmp(argv[i], "--images") == 0 && i + 1 < argc) images = argv[++i];
+        else { fprintf(stderr, "usage: bench_dynamics [--quick] [--data DIR] [--images DIR]\n"); return 2; }
+    }
+    if (tool_mkdir_p(data) != 0 || tool_mkdir_p(images) != 0) {
+        fprintf(stderr, "bench_dynamics: cannot create %s or %s\n", data, images);
+        return 1;
+    }
     int nbatch = quick ? 30 : NBATCH;
     static const char *robots[3] = {"solo12", "romeo", "robosimian"};
     double res[3][NALG];
@@ -154,9 +200,43 @@ int main(int argc, char **argv)
         for (int s = 0; s < NS; s++) printf(" %8.3f", ch[s][alg]);
         printf("\n");
     }
+    double pin[3][NALG];
+    read_pinocchio(MBS_SOURCE_DIR "/../shared/reference/peer_timings.md", pin);
+    printf("\n# Pinocchio 3.7 (-O3 -march=native, ../shared/reference/peer_timings.md) over ours\n");
+    FILE *fr = tool_open_data("bench_dynamics", data, "robots.dat");
+    if (fr) fprintf(fr, "# algorithm (those Pinocchio was timed on), then per robot (solo12 romeo robosimian): ours_us pinocchio_us\n");
+    for (int alg = 0; alg < NALG; alg++) {
+        if (isnan(pin[0][alg])) continue;
+        if (fr) {
+            fprintf(fr, "%s", alg_names[alg]);
+            for (int r = 0; r < 3; r++) fprintf(fr, " %.4f %.4f", res[r][alg], pin[r][alg]);
+            fprintf(fr, "\n");
+        }
+        printf("%-18s", alg_names[alg]);
+        for (int r = 0; r < 3; r++) printf(" %7.2fx", pin[r][alg] / res[r][alg]);
+        printf("\n");
+    }
+    if (fr) fclose(fr);
+    FILE *fc = tool_open_data("bench_dynamics", data, "chains.dat");
+    if (fc) {
+        fprintf(fc, "# bodies");
+        for (int alg = 0; alg < NALG; alg++) fprintf(fc, " %s", alg_names[alg]);
+        fprintf(fc, "   (us per call; -1: not run)\n");
+        for (int s = 0; s < NS; s++) {
+            fprintf(fc, "%d", sizes[s]);
+            for (int alg = 0; alg < NALG; alg++) fprintf(fc, " %.4f", ch[s][alg]);
+            fprintf(fc, "\n");
+        }
+        fclose(fc);
+    }
+    tool_plot(MBS_SOURCE_DIR, "plot_dynamics.gp", data, images, "", "dynamics.png");
     printf("\n");
     for (int r = 0; r < 3; r++)
         for (int alg = 0; alg < NALG; alg++) printf("%s_%s_us: %.3f\n", robots[r], alg_names[alg], res[r][alg]);
+    for (int r = 0; r < 3; r++)
+        for (int alg = 0; alg < NALG; alg++)
+            if (!isnan(pin[r][alg]))
+                printf("%s_%s_speedup_vs_pinocchio: %.2f\n", robots[r], alg_names[alg], pin[r][alg] / res[r][alg]);
     for (int s = 0; s < NS; s++) {
         printf("chain%d_rnea_us: %.3f\n", sizes[s], ch[s][RNEA]);
         printf("chain%d_aba_us: %.3f\n", sizes[s], ch[s][ABA]);

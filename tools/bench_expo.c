@@ -895,14 +895,10 @@ int main(int argc, char **argv)
     if (strchr(only, 'd')) part_d(data, quick);
 
     if (strchr(only, 'a') || strchr(only, 'd')) {
-        char cmd[3072];
-        if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
-            snprintf(cmd, sizeof cmd, "gnuplot -e \"datadir='%s'; imgdir='%s'; parts='%s'\" '%s/tools/plot_expo.gp'", data,
-                     images, only, MBS_SOURCE_DIR);
-            if (system(cmd) == 0) printf("# plots: %s/expo_{error_vs_rtf,error_vs_dt,stiffness_damping}.png\n", images);
-            else printf("# plots: gnuplot failed, data left in %s\n", data);
-        } else
-            printf("# plots: gnuplot not installed (apt-get install gnuplot-nox), skipped; data in %s\n", data);
+        char parts[64];
+        snprintf(parts, sizeof parts, "parts='%s'", only);
+        tool_plot(MBS_SOURCE_DIR, "plot_expo.gp", data, images, parts,
+                  "expo_{error_vs_rtf,error_vs_dt,stiffness_damping}.png");
     }
     printf("# total %.0f s\n\n", tool_now() - t0);
     fputs(keys, stdout);

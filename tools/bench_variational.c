@@ -206,7 +206,6 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--images") == 0 && i + 1 < argc) images = argv[++i];
         else { fprintf(stderr, "usage: bench_variational [--quick] [--data DIR] [--images DIR]\n"); return 2; }
     }
-    char cmd[2048];
     if (tool_mkdir_p(data) != 0 || tool_mkdir_p(images) != 0) {
         fprintf(stderr, "bench_variational: cannot create %s or %s\n", data, images);
         return 1;
@@ -446,14 +445,8 @@ int main(int argc, char **argv)
     }
 
     /* plots */
-    snprintf(cmd, sizeof cmd, "command -v gnuplot >/dev/null 2>&1");
-    if (system(cmd) == 0) {
-        snprintf(cmd, sizeof cmd, "gnuplot -e \"datadir='%s'; imgdir='%s'\" '%s/tools/plot_variational.gp'", data, images,
-                 MBS_SOURCE_DIR);
-        if (system(cmd) == 0) printf("# plots: %s/variational_{energy,performance,convergence}.png\n", images);
-        else printf("# plots: gnuplot failed, data left in %s\n", data);
-    } else
-        printf("# plots: gnuplot not installed (apt-get install gnuplot-nox), skipped; data in %s\n", data);
+    tool_plot(MBS_SOURCE_DIR, "plot_variational.gp", data, images, "",
+              "variational_{energy,performance,convergence}.png");
 
     printf("\n");
     printf("chain10_energy_drift_per_1e5_steps: %.3e\n", ev.drift * scale);

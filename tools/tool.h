@@ -70,4 +70,21 @@ static inline FILE *tool_open_data(const char *program, const char *dir, const c
     return f;
 }
 
+/* Runs tools/<script> with gnuplot, when installed, on the data in data into images; extra
+ * holds further gnuplot assignments ("name='value'; ...") or is "". Says on stdout what came
+ * of it, naming the plots (produced) or where the data was left. */
+static inline void tool_plot(const char *source_dir, const char *script, const char *data, const char *images,
+                             const char *extra, const char *produced)
+{
+    char cmd[4096];
+    if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
+        printf("# plots: gnuplot not installed (apt-get install gnuplot-nox), skipped; data in %s\n", data);
+        return;
+    }
+    snprintf(cmd, sizeof cmd, "gnuplot -e \"datadir='%s'; imgdir='%s'; %s\" '%s/tools/%s'", data, images, extra,
+             source_dir, script);
+    if (system(cmd) == 0) printf("# plots: %s/%s\n", images, produced);
+    else printf("# plots: gnuplot failed, data left in %s\n", data);
+}
+
 #endif
