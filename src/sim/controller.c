@@ -12,6 +12,34 @@
 #include "../model/error_internal.h"
 #include "sim_internal.h"
 
+/* The gain of each joint is kp (kd) times its scale: 1, or with `gains = inertia` the joint's
+ * apparent inertia 1 / (M⁻¹)_jj at the initial posture, so that kp and kd are ω² and 2ζω of
+ * every joint. A sampled PD is stable only while kd·dt is small against the inertia it drives: on a
+ * humanoid the wrist's is ~10⁴ times smaller than the hip's, and one gain cannot suit both. */
+static int gain_scales(mbs_controller *c, const mbs_scenario *sc)
+{
+    size_t nv = (size_t)c->nv;
+    c->gain_scale = malloc((nv + 1) * sizeof(double));
+    if (!c->gain_scale) return 1;
+    for (size_t i = 0; i < nv; i++) c->gain_scale[i] = 1;
+    const char *g = mbs_scenario_text(sc, "controller", "gains");
+    if (!g || strcmp(g, "inertia") != 0) return 0;
+    double *M = malloc((nv * nv + 1) * sizeof(double));
+    if (!M) return 1;
+    mbs_crba(c->m, c->d, sc->q0, M);
+    int rc = mbs_ltdl(c->m, c->d, M);
+    /* column j of M⁻¹: the accelerations a unit torque at joint j produces with every other
+     * joint (and the base) free, so 1 / (M⁻¹)_jj is the smallest inertia the joint can face */
+    for (size_t j = 0; j < nv && rc == MBS_OK; j++) {
+        memset(M, 0, nv * sizeof(double));
+        M[j] = 1;
+        mbs_ltdl_solve(c->m, c->d, M, 1, (int)nv);
+        c->gain_scale[j] = M[j] > 0 ? 1 / M[j] : 1;
+    }
+    free(M);
+    return 0;
+}
+
 int mbs_controller_init(mbs_controller *c, const mbs_scenario *sc, mbs_system *sys, mbs_error *err)
 {
     memset(c, 0, sizeof *c);
@@ -55,6 +83,16 @@ int mbs_controller_init(mbs_controller *c, const mbs_scenario *sc, mbs_system *s
         mbs_controller_fini(c);
         return err ? err->code : MBS_ERR_MODEL;
     }
+    c->use_walk = t == MBS_CTRL_WALK;
+    if (c->use_walk && mbs_walk_init(&c->walk, sc, err)) {
+        c->use_walk = 0;
+        mbs_controller_fini(c);
+        return err ? err->code : MBS_ERR_MODEL;
+    }
+    if (gain_scales(c, sc)) {
+        mbs_controller_fini(c);
+        return mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
+    }
     return MBS_OK;
 }
 
@@ -66,6 +104,8 @@ void mbs_controller_fini(mbs_controller *c)
     free(c->vr); free(c->ar); free(c->zero); free(c->b);
     free(c->kpv); free(c->kdv);
     free(c->J); free(c->Jc);
+    free(c->gain_scale);
+    if (c->use_walk) mbs_walk_fini(&c->walk);
     memset(c, 0, sizeof *c);
 }
 
@@ -203,9 +243,15 @@ void mbs_controller_compute(mbs_controller *c, double t, const double *q, const 
         }
         for (int i = 0; i < c->sys->ncontacts; i++) c->stance[i] = sched[i] && touching[i];
     }
+    if (c->use_walk) {
+        int sched[MBS_SIM_MAX_CONTACTS];
+        mbs_walk_reference(&c->walk, t, cfg->dt, c->qr, c->vr, c->ar, sched, c->sys->ncontacts);
+        for (int i = 0; i < c->sys->ncontacts; i++) c->stance[i] = sched[i] && touching[i];
+    }
     for (int k = 0; k < c->nact; k++) {
         int iq = c->aq[k], iv = c->av[k];
-        tau[iv] = c->kpv[iv] * (c->qr[iq] - q[iq]) + c->kdv[iv] * (c->vr[iv] - v[iv]);
+        double s = c->gain_scale[iv];
+        tau[iv] = s * (c->kpv[iv] * (c->qr[iq] - q[iq]) + c->kdv[iv] * (c->vr[iv] - v[iv]));
     }
     feedforward(c, q, v, tau);
 }

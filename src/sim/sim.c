@@ -169,7 +169,7 @@ static void quat_to_rpy(const double q[4], double rpy[3])
     rpy[2] = atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z));
 }
 
-static const char *const CTRL_NAMES[] = {"none", "pd", "squat", "jump", "trot"};
+static const char *const CTRL_NAMES[] = {"none", "pd", "squat", "jump", "trot", "walk"};
 
 /* Checks the state after a step; fills reason and returns 1 when it diverged. */
 static int diverged(const mbs_sim *sim, int rc, char *reason, size_t n)
