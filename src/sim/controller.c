@@ -37,6 +37,12 @@ static int gain_scales(mbs_controller *c, const mbs_scenario *sc)
         c->gain_scale[j] = M[j] > 0 ? 1 / M[j] : 1;
     }
     free(M);
+    if (c->use_walk) {
+        /* the walk knows its contact phases: the inertia under the feet that hold */
+        for (int s = 0; s < 3; s++)
+            if (!(c->walk_scale[s] = malloc((nv + 1) * sizeof(double)))) return 1;
+        return mbs_walk_gain_scales(&c->walk, sc->q0, c->walk_scale) != MBS_OK;
+    }
     return 0;
 }
 
@@ -105,6 +111,7 @@ void mbs_controller_fini(mbs_controller *c)
     free(c->kpv); free(c->kdv);
     free(c->J); free(c->Jc);
     free(c->gain_scale);
+    for (int s = 0; s < 3; s++) free(c->walk_scale[s]);
     if (c->use_walk) mbs_walk_fini(&c->walk);
     memset(c, 0, sizeof *c);
 }
@@ -245,13 +252,13 @@ void mbs_controller_compute(mbs_controller *c, double t, const double *q, const 
     }
     if (c->use_walk) {
         int sched[MBS_SIM_MAX_CONTACTS];
-        mbs_walk_reference(&c->walk, t, cfg->dt, c->qr, c->vr, c->ar, sched, c->sys->ncontacts);
+        mbs_walk_reference(&c->walk, t, cfg->dt, q, c->qr, c->vr, c->ar, sched, c->sys->ncontacts);
         for (int i = 0; i < c->sys->ncontacts; i++) c->stance[i] = sched[i] && touching[i];
     }
     for (int k = 0; k < c->nact; k++) {
         int iq = c->aq[k], iv = c->av[k];
-        double s = c->gain_scale[iv];
-        tau[iv] = s * (c->kpv[iv] * (c->qr[iq] - q[iq]) + c->kdv[iv] * (c->vr[iv] - v[iv]));
+        double sd = c->gain_scale[iv], sp = c->walk_scale[0] ? c->walk_scale[c->walk.swing + 1][iv] : sd;
+        tau[iv] = sp * c->kpv[iv] * (c->qr[iq] - q[iq]) + sd * c->kdv[iv] * (c->vr[iv] - v[iv]);
     }
     feedforward(c, q, v, tau);
 }

@@ -66,6 +66,7 @@ typedef struct mbs_walk {
     double *H, *g, *J, *Jb;               /* nv x nv normal matrix, nv right-hand side, two 6 x nv Jacobians */
     int *body_frame;                      /* a frame on each body at its origin, for the COM Jacobian */
     double mass;
+    int swing;                            /* the foot the last reference has swinging, -1: none */
 } mbs_walk;
 
 int mbs_walk_init(mbs_walk *w, const mbs_scenario *sc, mbs_error *err);
@@ -73,7 +74,12 @@ void mbs_walk_fini(mbs_walk *w);
 /* The walk's references at time t for a controller period dt: the configuration q (all nq),
  * the velocity v = (q(t + dt) ⊖ q(t)) / dt and the acceleration a (change of v over the last
  * period, all nv), and stance[i] = 1 for the contacts the plan has on the ground. */
-void mbs_walk_reference(mbs_walk *w, double t, double dt, double *q, double *v, double *a, int *stance, int ncontacts);
+void mbs_walk_reference(mbs_walk *w, double t, double dt, const double *q_meas, double *q, double *v, double *a, int *stance,
+                        int ncontacts);
+/* The walk's gain scales (gains = inertia), nv each: the apparent inertia of every joint at q0
+ * with both feet held (scale[0]), with foot 1 only (scale[1]: foot 0 swings), with foot 0 only
+ * (scale[2]). */
+int mbs_walk_gain_scales(mbs_walk *w, const double *q0, double *scale[3]);
 
 /* Joint PD with feed-forward, evaluated at the controller period. */
 typedef struct mbs_controller {
@@ -86,7 +92,8 @@ typedef struct mbs_controller {
     int use_gait, use_walk;
     mbs_gait gait;
     mbs_walk walk;
-    double *gain_scale;         /* per velocity coordinate: 1, or M_jj(q0) with gains = inertia */
+    double *gain_scale;         /* per velocity coordinate: 1, or the apparent inertia with gains = inertia */
+    double *walk_scale[3];      /* walk with gains = inertia: the scales of double support, foot 0 and foot 1 swinging */
     int stance[MBS_SIM_MAX_CONTACTS];
     double *qr, *qp, *qm;       /* references at t, t + h, t - h */
     double *vr, *ar, *zero, *b; /* reference velocity and acceleration, zeros, rnea output */

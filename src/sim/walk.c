@@ -30,6 +30,8 @@
 #define W_POSTURE 1e-3
 #define DAMPING 1e-6
 #define IK_ITERATIONS 3
+/* A stance joint's gain is at most this many times its free (floating) one; see constrained_scales. */
+#define STANCE_GAIN_CAP 10.0
 
 /* 0 → 1 with zero slope at both ends. */
 static double smooth(double x) { return x <= 0 ? 0 : x >= 1 ? 1 : 0.5 - 0.5 * cos(PI * x); }
@@ -348,6 +350,7 @@ int mbs_walk_init(mbs_walk *w, const mbs_scenario *sc, mbs_error *err)
     foot_centre(w, 1, w->steps[0][1], b0);
     for (int k = 0; k < 3; k++) w->com_final[k] = w->com0[k] + 0.5 * (a[k] + b[k]) - 0.5 * (a0[k] + b0[k]);
     w->tn = NAN;
+    w->swing = -1;
     return MBS_OK;
 }
 
@@ -361,11 +364,80 @@ void mbs_walk_fini(mbs_walk *w)
     memset(w, 0, sizeof *w);
 }
 
+/* ---- gains ---- */
+
+/* scale[j] = 1 / (M_c⁻¹)_jj at the configuration of w->d: the inertia joint j faces when the
+ * feet in `fixed` (bit f for foot f) are held by the ground, with
+ * M_c⁻¹ = M⁻¹ − M⁻¹Jᵀ (J M⁻¹ Jᵀ)⁻¹ J M⁻¹ the inverse inertia under those constraints (J: the
+ * held feet's 6-D Jacobians). A stance ankle then faces the whole body above it, a swing ankle
+ * only its foot. Minv is M⁻¹ (nv x nv); Jr (12 x nv, row r at Jr + r nv) and B (nv x 12) are
+ * scratch. */
+static void constrained_scales(mbs_walk *w, const double *Minv, double *Jr, double *B, int fixed, double *scale)
+{
+    int nv = w->nv, nc = 0;
+    double A[144], Ac[144], y[12];
+    for (int f = 0; f < 2; f++) {
+        if (!(fixed & (1 << f))) continue;
+        mbs_frame_jacobian_fk(w->m, w->d, w->foot[f], NULL, MBS_LOCAL, w->J, 6);
+        for (int r = 0; r < 6; r++, nc++)
+            for (int k = 0; k < nv; k++) Jr[nc * nv + k] = w->J[r + 6 * k];
+    }
+    for (int a = 0; a < nc; a++)   /* B = M⁻¹ Jᵀ */
+        for (int i = 0; i < nv; i++) {
+            double x = 0;
+            for (int k = 0; k < nv; k++) x += Minv[i + nv * k] * Jr[a * nv + k];
+            B[i + nv * a] = x;
+        }
+    for (int a = 0; a < nc; a++)   /* A = J M⁻¹ Jᵀ */
+        for (int b = 0; b < nc; b++) {
+            double x = 0;
+            for (int k = 0; k < nv; k++) x += Jr[a * nv + k] * B[k + nv * b];
+            A[a + nc * b] = x;
+        }
+    for (int j = 0; j < nv; j++) {
+        for (int a = 0; a < nc; a++) y[a] = B[j + nv * a];
+        memcpy(Ac, A, sizeof(double) * (size_t)(nc * nc));
+        if (nc) cholesky_solve(Ac, nc, y);
+        double dj = Minv[j * (nv + 1)];
+        for (int a = 0; a < nc; a++) dj -= B[j + nv * a] * y[a];
+        /* at most CAP times the free gain: a stance foot is not held rigidly but by the contact
+         * springs, and a stiff sampled PD at its ankle rocks it on them */
+        double lo = Minv[j * (nv + 1)] / STANCE_GAIN_CAP;
+        scale[j] = 1 / (dj > lo ? dj : lo);
+    }
+}
+
+int mbs_walk_gain_scales(mbs_walk *w, const double *q0, double *scale[3])
+{
+    size_t nv = (size_t)w->nv;
+    double *M = malloc(sizeof(double) * (nv * nv + 1)), *Jr = malloc(sizeof(double) * (12 * nv + 1));
+    double *B = malloc(sizeof(double) * (12 * nv + 1));
+    int rc = !M || !Jr || !B ? MBS_ERR_NOMEM : MBS_OK;
+    if (!rc) {
+        mbs_crba(w->m, w->d, q0, M);
+        rc = mbs_ltdl(w->m, w->d, M);
+    }
+    if (!rc) {
+        /* M⁻¹ into M, column by column from the factor */
+        memset(M, 0, sizeof(double) * nv * nv);
+        for (size_t i = 0; i < nv; i++) M[i * (nv + 1)] = 1;
+        mbs_ltdl_solve(w->m, w->d, M, (int)nv, (int)nv);
+        mbs_compute_joint_jacobians(w->m, w->d, q0);
+        constrained_scales(w, M, Jr, B, 3, scale[0]);   /* double support */
+        constrained_scales(w, M, Jr, B, 2, scale[1]);   /* foot 0 swinging */
+        constrained_scales(w, M, Jr, B, 1, scale[2]);   /* foot 1 swinging */
+    }
+    free(M); free(Jr); free(B);
+    return rc;
+}
+
 /* ---- the references ---- */
 
-void mbs_walk_reference(mbs_walk *w, double t, double dt, double *q, double *v, double *a, int *stance, int ncontacts)
+void mbs_walk_reference(mbs_walk *w, double t, double dt, const double *q_meas, double *q, double *v, double *a, int *stance,
+                        int ncontacts)
 {
     int swing, swing_next;
+    (void)q_meas;   /* open loop: the plan does not look at the measured state (yet) */
     /* the solution for t was computed one period ago as the look-ahead: reuse it */
     if (isfinite(w->tn) && fabs(w->tn - t) < 1e-9 * (1 + fabs(t))) memcpy(w->qc, w->qn, (size_t)w->nq * sizeof(double));
     ik(w, t, w->qc, &swing);
@@ -379,5 +451,6 @@ void mbs_walk_reference(mbs_walk *w, double t, double dt, double *q, double *v, 
         a[i] = (v[i] - w->vprev[i]) / dt;
         w->vprev[i] = v[i];
     }
+    w->swing = swing;
     for (int i = 0; i < ncontacts; i++) stance[i] = w->foot_of[i] < 0 || w->foot_of[i] != swing;
 }
