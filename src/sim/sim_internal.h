@@ -59,6 +59,7 @@ typedef struct mbs_walk {
     double (*steps)[2][3];                /* foot positions after each step (nsteps + 1 entries) */
     double com0[3], com_final[3];         /* initial and final COM targets */
     double settle, t_ds, t_ss, height;
+    double gain_cap;                      /* a stance joint's kp scale is at most this times its free one */
     double qb0[4];                        /* base orientation target (the initial one) */
     double *q0;                           /* the posture the IK regularises towards */
     double *qc, *qn, *qw, *vprev;         /* IK solution at t and at t + dt, scratch, the previous v_ref */
@@ -67,19 +68,21 @@ typedef struct mbs_walk {
     int *body_frame;                      /* a frame on each body at its origin, for the COM Jacobian */
     double mass;
     int swing;                            /* the foot the last reference has swinging, -1: none */
+    double load[2];                       /* the share of the weight the last reference puts on each foot */
+    int *leg_of;                          /* per velocity coordinate: the foot whose leg it moves, or -1 */
 } mbs_walk;
 
 int mbs_walk_init(mbs_walk *w, const mbs_scenario *sc, mbs_error *err);
 void mbs_walk_fini(mbs_walk *w);
 /* The walk's references at time t for a controller period dt: the configuration q (all nq),
  * the velocity v = (q(t + dt) ⊖ q(t)) / dt and the acceleration a (change of v over the last
- * period, all nv), and stance[i] = 1 for the contacts the plan has on the ground. */
-void mbs_walk_reference(mbs_walk *w, double t, double dt, const double *q_meas, double *q, double *v, double *a, int *stance,
+ * period, all nv), and weight[i], the share of the weight the plan puts on the foot of contact
+ * i (0 for a swing foot; 1 for a point on neither foot). */
+void mbs_walk_reference(mbs_walk *w, double t, double dt, const double *q_meas, double *q, double *v, double *a, double *weight,
                         int ncontacts);
-/* The walk's gain scales (gains = inertia), nv each: the apparent inertia of every joint at q0
- * with both feet held (scale[0]), with foot 1 only (scale[1]: foot 0 swings), with foot 0 only
- * (scale[2]). */
-int mbs_walk_gain_scales(mbs_walk *w, const double *q0, double *scale[3]);
+/* The walk's stance gain scale (gains = inertia), nv entries: the apparent inertia of every
+ * joint at q0 with both feet held. Also fills w->leg_of. */
+int mbs_walk_gain_scales(mbs_walk *w, const double *q0, double *scale);
 
 /* Joint PD with feed-forward, evaluated at the controller period. */
 typedef struct mbs_controller {
@@ -93,8 +96,10 @@ typedef struct mbs_controller {
     mbs_gait gait;
     mbs_walk walk;
     double *gain_scale;         /* per velocity coordinate: 1, or the apparent inertia with gains = inertia */
-    double *walk_scale[3];      /* walk with gains = inertia: the scales of double support, foot 0 and foot 1 swinging */
+    double *walk_scale;         /* walk with gains = inertia: the scales with both feet held */
     int stance[MBS_SIM_MAX_CONTACTS];
+    double weight[MBS_SIM_MAX_CONTACTS];   /* each stance contact's weight in the feed-forward distribution */
+    double kc, kv, cop_shift[2];           /* walk: balance gains (1, s) and the centre-of-pressure shift they ask */
     double *qr, *qp, *qm;       /* references at t, t + h, t - h */
     double *vr, *ar, *zero, *b; /* reference velocity and acceleration, zeros, rnea output */
     double *kpv, *kdv;          /* gains per velocity coordinate */

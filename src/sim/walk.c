@@ -30,8 +30,6 @@
 #define W_POSTURE 1e-3
 #define DAMPING 1e-6
 #define IK_ITERATIONS 3
-/* A stance joint's gain is at most this many times its free (floating) one; see constrained_scales. */
-#define STANCE_GAIN_CAP 10.0
 
 /* 0 → 1 with zero slope at both ends. */
 static double smooth(double x) { return x <= 0 ? 0 : x >= 1 ? 1 : 0.5 - 0.5 * cos(PI * x); }
@@ -129,8 +127,26 @@ static void foot_centre(const mbs_walk *w, int f, const double p[3], double c[3]
     for (int k = 0; k < 3; k++) c[k] += p[k];
 }
 
-/* The plan at time t: feet frame positions, COM target, and which foot swings (-1: none). */
-static void plan(const mbs_walk *w, double t, double feet[2][3], double com[3], int *swing)
+/* The share of the weight each foot carries when the COM is at com: its position along the line
+ * between the feet' contact centres, so that a foot unloads gradually as the COM moves over the
+ * other one. */
+static void foot_loads(const mbs_walk *w, const double feet[2][3], const double com[3], double load[2])
+{
+    double c0[3], c1[3], d[2], dd, u;
+    foot_centre(w, 0, feet[0], c0);
+    foot_centre(w, 1, feet[1], c1);
+    d[0] = c1[0] - c0[0];
+    d[1] = c1[1] - c0[1];
+    dd = d[0] * d[0] + d[1] * d[1];
+    u = dd > 0 ? ((com[0] - c0[0]) * d[0] + (com[1] - c0[1]) * d[1]) / dd : 0.5;
+    u = u < 0 ? 0 : u > 1 ? 1 : u;
+    load[0] = 1 - u;
+    load[1] = u;
+}
+
+/* The plan at time t: feet frame positions, COM target, which foot swings (-1: none) and the
+ * share of the weight on each foot. */
+static void plan(const mbs_walk *w, double t, double feet[2][3], double com[3], int *swing, double load[2])
 {
     double tm = t - w->settle, period = w->t_ds + w->t_ss;
     int k = tm <= 0 ? 0 : (int)floor(tm / period);
@@ -149,6 +165,7 @@ static void plan(const mbs_walk *w, double t, double feet[2][3], double com[3], 
     double a = tm <= 0 ? 0 : smooth(s / w->t_ds);
     for (int i = 0; i < 2; i++) com[i] = from[i] + (to[i] - from[i]) * a;
     com[2] = w->com0[2];
+    foot_loads(w, feet, com, load);
     if (stance < 0 || s <= w->t_ds) return;
     /* single support: the swing foot goes from steps[k] to steps[k + 1], lifted */
     int sw = 1 - stance;
@@ -156,6 +173,8 @@ static void plan(const mbs_walk *w, double t, double feet[2][3], double com[3], 
     for (int i = 0; i < 3; i++) feet[sw][i] = w->steps[k][sw][i] + (w->steps[k + 1][sw][i] - w->steps[k][sw][i]) * b;
     feet[sw][2] += w->height * 0.5 * (1 - cos(2 * PI * u));
     *swing = sw;
+    load[sw] = 0;
+    load[1 - sw] = 1;
 }
 
 /* ---- the IK ---- */
@@ -228,11 +247,11 @@ static void ik_step(mbs_walk *w, double *q, double feet[2][3], const double com[
     memcpy(q, w->qw, (size_t)w->nq * sizeof(double));
 }
 
-/* q (warm start in, solution out) for the plan at time t; *swing as plan(). */
-static void ik(mbs_walk *w, double t, double *q, int *swing)
+/* q (warm start in, solution out) for the plan at time t; *swing and load as plan(). */
+static void ik(mbs_walk *w, double t, double *q, int *swing, double load[2])
 {
     double feet[2][3], com[3];
-    plan(w, t, feet, com, swing);
+    plan(w, t, feet, com, swing, load);
     for (int it = 0; it < IK_ITERATIONS; it++) ik_step(w, q, feet, com);
 }
 
@@ -253,7 +272,8 @@ static int alloc_buffers(mbs_walk *w, int nsteps)
     w->J = calloc(6 * nv, sizeof(double));
     w->Jb = calloc(6 * nv, sizeof(double));
     w->body_frame = calloc((size_t)w->nbodies + 1, sizeof(int));
-    return !w->d || !w->steps || !w->q0 || !w->qc || !w->qn || !w->qw || !w->vprev || !w->H || !w->g || !w->J || !w->Jb ||
+    w->leg_of = calloc(nv, sizeof(int));
+    return !w->leg_of || !w->d || !w->steps || !w->q0 || !w->qc || !w->qn || !w->qw || !w->vprev || !w->H || !w->g || !w->J || !w->Jb ||
            !w->body_frame;
 }
 
@@ -323,6 +343,7 @@ int mbs_walk_init(mbs_walk *w, const mbs_scenario *sc, mbs_error *err)
     w->t_ds = mbs_scenario_num(sc, "controller", "double_support", 0.8);
     w->t_ss = mbs_scenario_num(sc, "controller", "step_time", 0.8);
     w->height = sc->ctrl.step_height;
+    w->gain_cap = mbs_scenario_num(sc, "controller", "stance_gain_cap", 10);
     w->mass = 0;
     for (int b = 0; b < w->nbodies; b++) {
         w->mass += m->bodies[b].mass;
@@ -351,6 +372,7 @@ int mbs_walk_init(mbs_walk *w, const mbs_scenario *sc, mbs_error *err)
     for (int k = 0; k < 3; k++) w->com_final[k] = w->com0[k] + 0.5 * (a[k] + b[k]) - 0.5 * (a0[k] + b0[k]);
     w->tn = NAN;
     w->swing = -1;
+    w->load[0] = w->load[1] = 0.5;
     return MBS_OK;
 }
 
@@ -360,7 +382,7 @@ void mbs_walk_fini(mbs_walk *w)
     free(w->steps);
     free(w->q0); free(w->qc); free(w->qn); free(w->qw); free(w->vprev);
     free(w->H); free(w->g); free(w->J); free(w->Jb);
-    free(w->body_frame);
+    free(w->body_frame); free(w->leg_of);
     memset(w, 0, sizeof *w);
 }
 
@@ -402,12 +424,25 @@ static void constrained_scales(mbs_walk *w, const double *Minv, double *Jr, doub
         for (int a = 0; a < nc; a++) dj -= B[j + nv * a] * y[a];
         /* at most CAP times the free gain: a stance foot is not held rigidly but by the contact
          * springs, and a stiff sampled PD at its ankle rocks it on them */
-        double lo = Minv[j * (nv + 1)] / STANCE_GAIN_CAP;
+        double lo = Minv[j * (nv + 1)] / w->gain_cap;
         scale[j] = 1 / (dj > lo ? dj : lo);
     }
 }
 
-int mbs_walk_gain_scales(mbs_walk *w, const double *q0, double *scale[3])
+/* leg_of[j] = the foot whose 6-D Jacobian joint j moves (the joints of its leg), -1 for the base
+ * and the joints of neither leg; w->d holds the joint Jacobians. */
+static void legs(mbs_walk *w)
+{
+    for (int j = 0; j < w->nv; j++) w->leg_of[j] = -1;
+    for (int f = 0; f < 2; f++) {
+        mbs_frame_jacobian_fk(w->m, w->d, w->foot[f], NULL, MBS_LOCAL, w->J, 6);
+        for (int j = 6; j < w->nv; j++)
+            for (int r = 0; r < 6; r++)
+                if (w->J[r + 6 * j] != 0) w->leg_of[j] = f;
+    }
+}
+
+int mbs_walk_gain_scales(mbs_walk *w, const double *q0, double *scale)
 {
     size_t nv = (size_t)w->nv;
     double *M = malloc(sizeof(double) * (nv * nv + 1)), *Jr = malloc(sizeof(double) * (12 * nv + 1));
@@ -423,9 +458,8 @@ int mbs_walk_gain_scales(mbs_walk *w, const double *q0, double *scale[3])
         for (size_t i = 0; i < nv; i++) M[i * (nv + 1)] = 1;
         mbs_ltdl_solve(w->m, w->d, M, (int)nv, (int)nv);
         mbs_compute_joint_jacobians(w->m, w->d, q0);
-        constrained_scales(w, M, Jr, B, 3, scale[0]);   /* double support */
-        constrained_scales(w, M, Jr, B, 2, scale[1]);   /* foot 0 swinging */
-        constrained_scales(w, M, Jr, B, 1, scale[2]);   /* foot 1 swinging */
+        constrained_scales(w, M, Jr, B, 3, scale);   /* both feet held */
+        legs(w);
     }
     free(M); free(Jr); free(B);
     return rc;
@@ -433,16 +467,17 @@ int mbs_walk_gain_scales(mbs_walk *w, const double *q0, double *scale[3])
 
 /* ---- the references ---- */
 
-void mbs_walk_reference(mbs_walk *w, double t, double dt, const double *q_meas, double *q, double *v, double *a, int *stance,
+void mbs_walk_reference(mbs_walk *w, double t, double dt, const double *q_meas, double *q, double *v, double *a, double *weight,
                         int ncontacts)
 {
     int swing, swing_next;
+    double load_next[2];
     (void)q_meas;   /* open loop: the plan does not look at the measured state (yet) */
     /* the solution for t was computed one period ago as the look-ahead: reuse it */
     if (isfinite(w->tn) && fabs(w->tn - t) < 1e-9 * (1 + fabs(t))) memcpy(w->qc, w->qn, (size_t)w->nq * sizeof(double));
-    ik(w, t, w->qc, &swing);
+    ik(w, t, w->qc, &swing, w->load);
     memcpy(w->qn, w->qc, (size_t)w->nq * sizeof(double));
-    ik(w, t + dt, w->qn, &swing_next);
+    ik(w, t + dt, w->qn, &swing_next, load_next);
     w->tn = t + dt;
     memcpy(q, w->qc, (size_t)w->nq * sizeof(double));
     mbs_difference(w->m, w->qc, w->qn, v);
@@ -452,5 +487,5 @@ void mbs_walk_reference(mbs_walk *w, double t, double dt, const double *q_meas, 
         w->vprev[i] = v[i];
     }
     w->swing = swing;
-    for (int i = 0; i < ncontacts; i++) stance[i] = w->foot_of[i] < 0 || w->foot_of[i] != swing;
+    for (int i = 0; i < ncontacts; i++) weight[i] = w->foot_of[i] < 0 ? 1 : w->load[w->foot_of[i]];
 }
