@@ -235,11 +235,24 @@ static void test_bad_scenarios(void)
 
 /* ---- romeo_walk ---- */
 
-/* The Romeo scenario: eight sole corners from [contact] points, the walk's plan and IK. The
- * robot stands in equilibrium (held by the PD: no sinking beyond m g / (8 K), no tilt), and the
- * walk's reference moves both feet forward by the step length. The closed-loop walk itself is
- * not stable yet (see scenarios/romeo_walk.ini), so its run is not checked here. */
-static void test_romeo_walk(void)
+/* World x of each foot frame of Romeo at configuration q. */
+static void romeo_feet_x(const mbs_model *m, const double *q, double x[2])
+{
+    static const char *const feet[2] = {"l_sole", "r_sole"};
+    mbs_data *d = mbs_data_new(m);
+    if (!d) return;
+    mbs_forward_kinematics(m, d, q, NULL, NULL);
+    for (int f = 0; f < 2; f++) {
+        double R[9], p[3];
+        mbs_frame_placement_fk(m, d, mbs_frame_id(m, feet[f]), R, p);
+        x[f] = p[0];
+    }
+    mbs_data_free(d);
+}
+
+/* The Romeo scenario: eight sole corners from [contact] points. The robot stands in equilibrium
+ * (held by the PD: no sinking beyond m g / (8 K), no tilt). */
+static void test_romeo_stands(void)
 {
     mbs_error err;
     mbs_scenario *sc = load(SCEN("romeo_walk.ini"), NULL, 0, &err);
@@ -257,6 +270,31 @@ static void test_romeo_walk(void)
         CHECK(sum.max_tilt_deg < 0.5 && sum.max_penetration < 2e-3, "romeo standing: tilt %g deg, penetration %g",
               sum.max_tilt_deg, sum.max_penetration);
     }
+    mbs_scenario_free(sc);
+}
+
+/* scenarios/romeo_walk.ini as shipped (expo): two steps without falling; each foot ends ahead
+ * of where it started by at least half the planned step, and so does the base. */
+static void test_romeo_walks(void)
+{
+    mbs_error err;
+    mbs_scenario *sc = load(SCEN("romeo_walk.ini"), NULL, 0, &err);
+    if (!sc) return;
+    mbs_sim *sim = mbs_sim_new(sc, &err);
+    CHECK(sim != NULL, "romeo_walk: %s", err.msg);
+    mbs_sim_summary sum;
+    if (sim && mbs_sim_run(sim, NULL, &sum, &err) == MBS_OK) {
+        const mbs_system *sys = mbs_sim_system(sim);
+        double x0[2] = {0, 0}, x1[2] = {0, 0}, half = 0.5 * 0.1;   /* the scenario's step_length */
+        romeo_feet_x(sc->model, sc->q0, x0);
+        romeo_feet_x(sc->model, sys->q, x1);
+        CHECK(!sum.diverged, "romeo_walk: %s", sum.reason);
+        CHECK(x1[0] - x0[0] > half && x1[1] - x0[1] > half, "romeo_walk: feet moved %g, %g m (step %g)", x1[0] - x0[0],
+              x1[1] - x0[1], 2 * half);
+        CHECK(sys->q[0] - sc->q0[0] > half, "romeo_walk: base moved %g m", sys->q[0] - sc->q0[0]);
+        CHECK(sum.max_tilt_deg < 5, "romeo_walk: tilt %g deg", sum.max_tilt_deg);
+    }
+    mbs_sim_free(sim);
     mbs_scenario_free(sc);
 }
 
@@ -325,6 +363,29 @@ static int probe(void *user, double t, double duration)
     if (access(p->out, F_OK) == 0) p->out_seen++;
     if (p->calls > 1 && access(p->tmp, F_OK) != 0) p->tmp_missing++;
     return p->stop_at && p->calls >= p->stop_at;
+}
+
+/* Several contact points on one frame get numbered columns (l_sole_0_fz ... l_sole_3_fz). */
+static void test_csv_numbered_points(void)
+{
+    char out[256];
+    snprintf(out, sizeof out, "/tmp/mbs_test_points_%d.csv", (int)getpid());
+    mbs_error err;
+    const char *sets[] = {"controller.type=pd", "run.duration=0.01"};
+    mbs_scenario *sc = load(SCEN("romeo_walk.ini"), sets, 2, &err);
+    if (!sc) return;
+    mbs_sim_run_options opt = {out, NULL, NULL};
+    mbs_sim_summary sum;
+    CHECK(run(sc, &opt, &sum, &err) == MBS_OK, "romeo csv: %s", err.msg);
+    FILE *f = fopen(out, "r");
+    static char line[65536];
+    CHECK(f && fgets(line, sizeof line, f), "no romeo CSV header");
+    if (f) fclose(f);
+    CHECK(strstr(line, ",l_sole_0_fx,l_sole_0_fy,l_sole_0_fz,l_sole_0_active,l_sole_1_fx,") &&
+              strstr(line, ",r_sole_3_fz,r_sole_3_active") && !strstr(line, ",l_sole_fz,"),
+          "romeo CSV contact columns not numbered");
+    remove(out);
+    mbs_scenario_free(sc);
 }
 
 static void test_csv_and_summary(void)
@@ -502,9 +563,11 @@ int main(void)
 {
     RUN(test_leg_ik);
     RUN(test_bad_scenarios);
-    RUN(test_romeo_walk);
+    RUN(test_romeo_stands);
+    RUN(test_romeo_walks);
     RUN(test_overrides);
     RUN(test_csv_and_summary);
+    RUN(test_csv_numbered_points);
     RUN(test_divergence_detected);
     RUN(test_every_stepper_runs_every_solo_scenario);
     return check_summary("test_scenarios");

@@ -33,10 +33,6 @@ int mbs_gait_init(mbs_gait *g, const mbs_scenario *sc, mbs_error *err);
 void mbs_gait_reference(const mbs_gait *g, double t, const int *touching, double *q, int *stance, double *kp,
                         double *kd);
 
-/* The walk controller's type. Its place is mbs_controller_type in include/mbs/sim.h; it is
- * defined here until that header (the library's public API) gets it. */
-#define MBS_CTRL_WALK ((mbs_controller_type)5)
-
 /* A key's value as read (after --set overrides): the number (def when absent) or the text
  * (NULL when absent). For the walk's keys, which mbs_controller_config does not hold yet. */
 double mbs_scenario_num(const mbs_scenario *sc, const char *section, const char *key, double def);
