@@ -5,7 +5,10 @@
  * carry them. We find the smallest contact forces λ that do (b_base = Σ J_i,baseᵀ λ_i, solved in
  * the least-squares sense — two diagonal feet cannot resist a moment about their diagonal) and
  * subtract their joint-space effect: τ_ff = b_joint − Σ J_i,jointᵀ λ_i. With no foot on the
- * ground the robot is in free fall, where gravity produces no joint torque: τ_ff = 0. */
+ * ground the robot is in free fall, where gravity produces no joint torque: τ_ff = 0.
+ * Contacts asked to pull are dropped from that distribution. The walk weighs each foot by the
+ * plan's share of the weight, takes τ_ff at its reference, and shifts the centre of pressure by
+ * its COM error (balance). */
 #include <stdlib.h>
 
 #include "../internal.h"

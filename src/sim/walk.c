@@ -7,7 +7,10 @@
  * `step_height`); a last double-support phase brings the COM back between the feet. The first
  * and the last step move the swing foot by `step_length`, the ones between by twice that
  * (passing the stance foot), so that the feet start and end side by side. Keeping the COM over
- * the stance foot makes the plan statically stable: slow phases keep its ZMP near the COM.
+ * the stance foot makes the plan statically stable: slow phases keep its ZMP near the COM (a
+ * weight shift must be slow enough that decelerating the COM keeps the ZMP inside the foot). The
+ * plan also gives each foot's share of the weight (foot_loads), which the controller uses for the
+ * feed-forward contact forces and to ramp the leg gains.
  *
  * IK. Each target configuration solves, by a few damped least-squares (Levenberg) iterations on
  * the full floating-base q warm-started from the last solution, the weighted tasks: both feet
