@@ -184,7 +184,15 @@ static void test_bad_scenarios(void)
     expect_bad("syntax_error.ini", "friction 1", NULL, "syntax error");
     expect_bad("dt_not_dividing.ini", "dt = 0.003", "[stepper] dt", "does not divide");
     expect_bad("scheme_option.ini", "max_mat_mult", "[euler] max_mat_mult", "max_mat_mult");
-    expect_bad("bad_controller.ini", "walk", "[controller] type", "'walk' is not one of");
+    expect_bad("bad_controller.ini", "fly", "[controller] type", "'fly' is not one of");
+    /* [contact] points: one "FRAME x y z" per line, each line its own entry */
+    expect_bad("points_missing_frame.ini", "FR_TOE", "[contact] points", "no frame 'FR_TOE'");
+    expect_bad("points_count.ini", "FR_FOOT 0.01 0", "[contact] points", "expected a frame name and 3 numbers, got 2");
+    expect_bad("points_no_name.ini", "points = 0.01", "[contact] points", "expected a frame name before the numbers");
+    expect_bad("points_malformed.ini", "0x", "[contact] points", "malformed number '0x'");
+    /* the walk's feet */
+    expect_bad("walk_feet.ini", "feet = ", "[controller] feet", "expected two foot frames, got 1");
+    expect_bad("walk_foot_no_contact.ini", "feet = ", "[controller] feet", "foot 'HL_FOOT' has no contact point");
     /* step counts beyond what the loop's int and long hold (UB before the check existed) */
     expect_bad("too_many_steps.ini", "dt = 1e-10", "[stepper] dt", "1e+11 steps per controller period");
     expect_bad("too_many_periods.ini", "duration = 1", "[run] duration", "1e+300 controller periods");
@@ -222,6 +230,71 @@ static void test_bad_scenarios(void)
     /* a missing scenario file */
     sc = mbs_scenario_load(BAD("no_such_file.ini"), NULL, 0, &err);
     CHECK(sc == NULL && err.code == MBS_ERR_IO && strstr(err.msg, "no_such_file.ini"), "missing file: '%s'", err.msg);
+    mbs_scenario_free(sc);
+}
+
+/* ---- romeo_walk ---- */
+
+/* World x of each foot frame of Romeo at configuration q. */
+static void romeo_feet_x(const mbs_model *m, const double *q, double x[2])
+{
+    static const char *const feet[2] = {"l_sole", "r_sole"};
+    mbs_data *d = mbs_data_new(m);
+    if (!d) return;
+    mbs_forward_kinematics(m, d, q, NULL, NULL);
+    for (int f = 0; f < 2; f++) {
+        double R[9], p[3];
+        mbs_frame_placement_fk(m, d, mbs_frame_id(m, feet[f]), R, p);
+        x[f] = p[0];
+    }
+    mbs_data_free(d);
+}
+
+/* The Romeo scenario: eight sole corners from [contact] points. The robot stands in equilibrium
+ * (held by the PD: no sinking beyond m g / (8 K), no tilt). */
+static void test_romeo_stands(void)
+{
+    mbs_error err;
+    mbs_scenario *sc = load(SCEN("romeo_walk.ini"), NULL, 0, &err);
+    if (!sc) return;
+    CHECK(sc->ncontacts == 8, "romeo_walk: %d contact points", sc->ncontacts);
+    CHECK(strcmp(sc->contacts[5].frame, "r_sole") == 0 && sc->contacts[5].offset[1] == -0.05,
+          "romeo_walk: point 6 is %s %g", sc->contacts[5].frame, sc->contacts[5].offset[1]);
+    mbs_scenario_free(sc);
+
+    const char *stand[] = {"controller.type=pd", "run.duration=1"};
+    sc = load(SCEN("romeo_walk.ini"), stand, 2, &err);
+    mbs_sim_summary sum;
+    if (sc && run(sc, NULL, &sum, &err) == MBS_OK) {
+        CHECK(!sum.diverged, "romeo standing: %s", sum.reason);
+        CHECK(sum.max_tilt_deg < 0.5 && sum.max_penetration < 2e-3, "romeo standing: tilt %g deg, penetration %g",
+              sum.max_tilt_deg, sum.max_penetration);
+    }
+    mbs_scenario_free(sc);
+}
+
+/* scenarios/romeo_walk.ini as shipped (expo): two steps without falling; each foot ends ahead
+ * of where it started by at least half the planned step, and so does the base. */
+static void test_romeo_walks(void)
+{
+    mbs_error err;
+    mbs_scenario *sc = load(SCEN("romeo_walk.ini"), NULL, 0, &err);
+    if (!sc) return;
+    mbs_sim *sim = mbs_sim_new(sc, &err);
+    CHECK(sim != NULL, "romeo_walk: %s", err.msg);
+    mbs_sim_summary sum;
+    if (sim && mbs_sim_run(sim, NULL, &sum, &err) == MBS_OK) {
+        const mbs_system *sys = mbs_sim_system(sim);
+        double x0[2] = {0, 0}, x1[2] = {0, 0}, half = 0.5 * 0.1;   /* the scenario's step_length */
+        romeo_feet_x(sc->model, sc->q0, x0);
+        romeo_feet_x(sc->model, sys->q, x1);
+        CHECK(!sum.diverged, "romeo_walk: %s", sum.reason);
+        CHECK(x1[0] - x0[0] > half && x1[1] - x0[1] > half, "romeo_walk: feet moved %g, %g m (step %g)", x1[0] - x0[0],
+              x1[1] - x0[1], 2 * half);
+        CHECK(sys->q[0] - sc->q0[0] > half, "romeo_walk: base moved %g m", sys->q[0] - sc->q0[0]);
+        CHECK(sum.max_tilt_deg < 5, "romeo_walk: tilt %g deg", sum.max_tilt_deg);
+    }
+    mbs_sim_free(sim);
     mbs_scenario_free(sc);
 }
 
@@ -290,6 +363,29 @@ static int probe(void *user, double t, double duration)
     if (access(p->out, F_OK) == 0) p->out_seen++;
     if (p->calls > 1 && access(p->tmp, F_OK) != 0) p->tmp_missing++;
     return p->stop_at && p->calls >= p->stop_at;
+}
+
+/* Several contact points on one frame get numbered columns (l_sole_0_fz ... l_sole_3_fz). */
+static void test_csv_numbered_points(void)
+{
+    char out[256];
+    snprintf(out, sizeof out, "/tmp/mbs_test_points_%d.csv", (int)getpid());
+    mbs_error err;
+    const char *sets[] = {"controller.type=pd", "run.duration=0.01"};
+    mbs_scenario *sc = load(SCEN("romeo_walk.ini"), sets, 2, &err);
+    if (!sc) return;
+    mbs_sim_run_options opt = {out, NULL, NULL};
+    mbs_sim_summary sum;
+    CHECK(run(sc, &opt, &sum, &err) == MBS_OK, "romeo csv: %s", err.msg);
+    FILE *f = fopen(out, "r");
+    static char line[65536];
+    CHECK(f && fgets(line, sizeof line, f), "no romeo CSV header");
+    if (f) fclose(f);
+    CHECK(strstr(line, ",l_sole_0_fx,l_sole_0_fy,l_sole_0_fz,l_sole_0_active,l_sole_1_fx,") &&
+              strstr(line, ",r_sole_3_fz,r_sole_3_active") && !strstr(line, ",l_sole_fz,"),
+          "romeo CSV contact columns not numbered");
+    remove(out);
+    mbs_scenario_free(sc);
 }
 
 static void test_csv_and_summary(void)
@@ -467,8 +563,11 @@ int main(void)
 {
     RUN(test_leg_ik);
     RUN(test_bad_scenarios);
+    RUN(test_romeo_stands);
+    RUN(test_romeo_walks);
     RUN(test_overrides);
     RUN(test_csv_and_summary);
+    RUN(test_csv_numbered_points);
     RUN(test_divergence_detected);
     RUN(test_every_stepper_runs_every_solo_scenario);
     return check_summary("test_scenarios");

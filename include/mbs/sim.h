@@ -28,7 +28,8 @@ typedef enum mbs_controller_type {
     MBS_CTRL_PD = 1,      /* joint PD holding the initial posture */
     MBS_CTRL_SQUAT = 2,   /* base height moving sinusoidally, feet fixed (leg IK) */
     MBS_CTRL_JUMP = 3,    /* crouch, push off, retract, land: jumping in place repeatedly */
-    MBS_CTRL_TROT = 4     /* diagonal leg pairs, feet trajectories relative to a base moving forward */
+    MBS_CTRL_TROT = 4,    /* diagonal leg pairs, feet trajectories relative to a base moving forward */
+    MBS_CTRL_WALK = 5     /* biped: quasi-static COM plan and footsteps, whole-body IK, balance feedback */
 } mbs_controller_type;
 
 typedef enum mbs_feedforward {

@@ -5,12 +5,48 @@
  * carry them. We find the smallest contact forces λ that do (b_base = Σ J_i,baseᵀ λ_i, solved in
  * the least-squares sense — two diagonal feet cannot resist a moment about their diagonal) and
  * subtract their joint-space effect: τ_ff = b_joint − Σ J_i,jointᵀ λ_i. With no foot on the
- * ground the robot is in free fall, where gravity produces no joint torque: τ_ff = 0. */
+ * ground the robot is in free fall, where gravity produces no joint torque: τ_ff = 0.
+ * Contacts asked to pull are dropped from that distribution. The walk weighs each foot by the
+ * plan's share of the weight, takes τ_ff at its reference, and shifts the centre of pressure by
+ * its COM error (balance). */
 #include <stdlib.h>
 
 #include "../internal.h"
 #include "../model/error_internal.h"
 #include "sim_internal.h"
+
+/* The gain of each joint is kp (kd) times its scale: 1, or with `gains = inertia` the joint's
+ * apparent inertia 1 / (M⁻¹)_jj at the initial posture, so that kp and kd are ω² and 2ζω of
+ * every joint. A sampled PD is stable only while kd·dt is small against the inertia it drives: on a
+ * humanoid the wrist's is ~10⁴ times smaller than the hip's, and one gain cannot suit both. */
+static int gain_scales(mbs_controller *c, const mbs_scenario *sc)
+{
+    size_t nv = (size_t)c->nv;
+    c->gain_scale = malloc((nv + 1) * sizeof(double));
+    if (!c->gain_scale) return 1;
+    for (size_t i = 0; i < nv; i++) c->gain_scale[i] = 1;
+    const char *g = mbs_scenario_text(sc, "controller", "gains");
+    if (!g || strcmp(g, "inertia") != 0) return 0;
+    double *M = malloc((nv * nv + 1) * sizeof(double));
+    if (!M) return 1;
+    mbs_crba(c->m, c->d, sc->q0, M);
+    int rc = mbs_ltdl(c->m, c->d, M);
+    /* column j of M⁻¹: the accelerations a unit torque at joint j produces with every other
+     * joint (and the base) free, so 1 / (M⁻¹)_jj is the smallest inertia the joint can face */
+    for (size_t j = 0; j < nv && rc == MBS_OK; j++) {
+        memset(M, 0, nv * sizeof(double));
+        M[j] = 1;
+        mbs_ltdl_solve(c->m, c->d, M, 1, (int)nv);
+        c->gain_scale[j] = M[j] > 0 ? 1 / M[j] : 1;
+    }
+    free(M);
+    if (c->use_walk) {
+        /* the walk knows its contact phases: the inertia under the feet that hold */
+        if (!(c->walk_scale = malloc((nv + 1) * sizeof(double)))) return 1;
+        return mbs_walk_gain_scales(&c->walk, sc->q0, c->walk_scale) != MBS_OK;
+    }
+    return 0;
+}
 
 int mbs_controller_init(mbs_controller *c, const mbs_scenario *sc, mbs_system *sys, mbs_error *err)
 {
@@ -55,6 +91,18 @@ int mbs_controller_init(mbs_controller *c, const mbs_scenario *sc, mbs_system *s
         mbs_controller_fini(c);
         return err ? err->code : MBS_ERR_MODEL;
     }
+    c->use_walk = t == MBS_CTRL_WALK;
+    if (c->use_walk && mbs_walk_init(&c->walk, sc, err)) {
+        c->use_walk = 0;
+        mbs_controller_fini(c);
+        return err ? err->code : MBS_ERR_MODEL;
+    }
+    c->kc = mbs_scenario_num(sc, "controller", "balance", 0);
+    c->kv = mbs_scenario_num(sc, "controller", "balance_damping", 0);
+    if (gain_scales(c, sc)) {
+        mbs_controller_fini(c);
+        return mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
+    }
     return MBS_OK;
 }
 
@@ -66,6 +114,9 @@ void mbs_controller_fini(mbs_controller *c)
     free(c->vr); free(c->ar); free(c->zero); free(c->b);
     free(c->kpv); free(c->kdv);
     free(c->J); free(c->Jc);
+    free(c->gain_scale);
+    free(c->walk_scale);
+    if (c->use_walk) mbs_walk_fini(&c->walk);
     memset(c, 0, sizeof *c);
 }
 
@@ -93,6 +144,77 @@ static void spd_solve(double *A, int n, double *b)
     }
 }
 
+/* λ_s = w_s A_sᵀ y with (A W Aᵀ + εI) y = b_base, A = [J_1,baseᵀ ... J_n,baseᵀ] (6 x 3n), W the
+ * contacts' weights: the smallest weighted forces that carry the base's share (ε only keeps
+ * the two-feet case, rank 5, solvable). w = 0 drops a contact. */
+static void weighted_forces(const mbs_controller *c, int ns, const double *w, double lam[][3])
+{
+    int nv = c->nv;
+    double AAt[36] = {0}, y[6], tr = 0;
+    for (int s = 0; s < ns; s++) {
+        const double *Js = c->Jc + (size_t)3 * nv * s;
+        for (int i = 0; i < 6; i++)
+            for (int j = 0; j < 6; j++)
+                for (int r = 0; r < 3; r++) AAt[i + 6 * j] += w[s] * Js[r + 3 * i] * Js[r + 3 * j];
+    }
+    for (int i = 0; i < 6; i++) tr += AAt[i + 6 * i];
+    for (int i = 0; i < 6; i++) { AAt[i + 6 * i] += 1e-9 * tr + 1e-300; y[i] = c->b[i]; }
+    spd_solve(AAt, 6, y);
+    for (int s = 0; s < ns; s++) {
+        const double *Js = c->Jc + (size_t)3 * nv * s;
+        for (int r = 0; r < 3; r++) {
+            lam[s][r] = 0;
+            for (int i = 0; i < 6; i++) lam[s][r] += w[s] * Js[r + 3 * i] * y[i];
+        }
+    }
+}
+
+/* The stance forces of the feed-forward: weighted least squares (weighted_forces), then the
+ * contacts asked to pull (λ_z < 0) are dropped and the rest solved again. A pulling foot corner
+ * would need an ankle torque that pushes the centre of pressure past the edge, and the foot
+ * would roll over it. */
+static void distribute(const mbs_controller *c, const int *idx, int ns, double lam[][3])
+{
+    double w[MBS_SIM_MAX_CONTACTS] = {0};
+    for (int s = 0; s < ns; s++) w[s] = c->weight[idx[s]];
+    for (int pass = 0; pass < ns; pass++) {
+        weighted_forces(c, ns, w, lam);
+        int dropped = 0;
+        for (int s = 0; s < ns; s++)
+            if (w[s] > 0 && lam[s][2] < 0) { w[s] = 0; dropped++; }
+        if (!dropped) return;
+    }
+    weighted_forces(c, ns, w, lam);
+}
+
+/* Adds to the base rows of b the couple Δp × F that moves the centre of pressure of the contact
+ * forces by c->cop_shift (world x y) under the same total force F; q is the configuration the
+ * base rows were computed at (its base orientation turns the couple into base axes). */
+static void shift_cop(mbs_controller *c, const double *q)
+{
+    double x = q[3], y = q[4], z = q[5], w = q[6], R[9], f[3], M[3];
+    R[0] = 1 - 2 * (y * y + z * z); R[3] = 2 * (x * y - z * w);     R[6] = 2 * (x * z + y * w);
+    R[1] = 2 * (x * y + z * w);     R[4] = 1 - 2 * (x * x + z * z); R[7] = 2 * (y * z - x * w);
+    R[2] = 2 * (x * z - y * w);     R[5] = 2 * (y * z + x * w);     R[8] = 1 - 2 * (x * x + y * y);
+    for (int i = 0; i < 3; i++) f[i] = R[i] * c->b[0] + R[i + 3] * c->b[1] + R[i + 6] * c->b[2];
+    M[0] = c->cop_shift[1] * f[2];
+    M[1] = -c->cop_shift[0] * f[2];
+    M[2] = 0;
+    for (int i = 0; i < 3; i++) c->b[3 + i] += R[3 * i] * M[0] + R[3 * i + 1] * M[1] + R[3 * i + 2] * M[2];
+}
+
+/* The walk's balance feedback (ankle strategy): the centre of pressure moves from under the
+ * planned COM by k_c e + k_v ė, e the measured COM's horizontal error from the reference's, so
+ * that the ground pushes the COM back (a linear inverted pendulum accelerates away from its
+ * centre of pressure). */
+static void balance(mbs_controller *c, const double *q, const double *v)
+{
+    double com[3], vcom[3], comr[3], vcomr[3];
+    mbs_center_of_mass(c->m, c->d, q, v, com, vcom);
+    mbs_center_of_mass(c->m, c->d, c->qr, c->vr, comr, vcomr);
+    for (int k = 0; k < 2; k++) c->cop_shift[k] = c->kc * (com[k] - comr[k]) + c->kv * (vcom[k] - vcomr[k]);
+}
+
 /* τ_ff into tau (actuated entries), from b = rnea(...) and the stance contacts. */
 static void feedforward(mbs_controller *c, const double *q, const double *v, double *tau)
 {
@@ -105,6 +227,7 @@ static void feedforward(mbs_controller *c, const double *q, const double *v, dou
     if (c->floating && ns == 0) return;   /* free fall */
     if (ff == MBS_FF_GRAVITY) mbs_rnea(m, c->d, q, c->zero, c->zero, c->b);
     else mbs_rnea(m, c->d, q, v, c->ar, c->b);
+    if (c->floating && c->use_walk) shift_cop(c, q);
     if (c->floating) {
         /* linear rows of each stance contact's Jacobian at its touching point (world axes) */
         mbs_compute_joint_jacobians(m, c->d, q);
@@ -119,26 +242,12 @@ static void feedforward(mbs_controller *c, const double *q, const double *v, dou
             for (int col = 0; col < nv; col++)
                 for (int r = 0; r < 3; r++) Js[r + 3 * col] = c->J[r + 6 * col];
         }
-        /* A = [J_1,baseᵀ ... J_n,baseᵀ] (6 x 3n); λ = Aᵀ (A Aᵀ + εI)⁻¹ b_base, the smallest forces
-         * that carry the base's share (ε only keeps the two-feet case, rank 5, solvable) */
-        double AAt[36] = {0}, y[6], tr = 0;
+        double lam[MBS_SIM_MAX_CONTACTS][3];
+        distribute(c, idx, ns, lam);
         for (int s = 0; s < ns; s++) {
             const double *Js = c->Jc + (size_t)3 * nv * s;
-            for (int i = 0; i < 6; i++)
-                for (int j = 0; j < 6; j++)
-                    for (int r = 0; r < 3; r++) AAt[i + 6 * j] += Js[r + 3 * i] * Js[r + 3 * j];
-        }
-        for (int i = 0; i < 6; i++) tr += AAt[i + 6 * i];
-        for (int i = 0; i < 6; i++) { AAt[i + 6 * i] += 1e-9 * tr; y[i] = c->b[i]; }
-        spd_solve(AAt, 6, y);
-        for (int s = 0; s < ns; s++) {
-            const double *Js = c->Jc + (size_t)3 * nv * s;
-            double lam[3];
-            for (int r = 0; r < 3; r++) {
-                lam[r] = 0;
-                for (int i = 0; i < 6; i++) lam[r] += Js[r + 3 * i] * y[i];
-            }
-            for (int col = 6; col < nv; col++) c->b[col] -= Js[3 * col] * lam[0] + Js[1 + 3 * col] * lam[1] + Js[2 + 3 * col] * lam[2];
+            const double *l = lam[s];
+            for (int col = 6; col < nv; col++) c->b[col] -= Js[3 * col] * l[0] + Js[1 + 3 * col] * l[1] + Js[2 + 3 * col] * l[2];
         }
     }
     for (int k = 0; k < c->nact; k++) tau[c->av[k]] += c->b[c->av[k]];
@@ -156,6 +265,17 @@ static void touching_feet(mbs_controller *c, const double *q, int *touching)
         for (int k = 0; k < 3; k++) ctr[k] = p[k] + R[k] * ct->offset[0] + R[k + 3] * ct->offset[1] + R[k + 6] * ct->offset[2];
         touching[i] = mbs_environment_query(&c->sys->env, ctr, ct->radius + 1e-3, &depth, n, pt, NULL);
     }
+}
+
+/* The walk's kp scale of joint iv: a leg's joints go from their free inertia (swing) to the one
+ * with the feet held (stance) as the plan loads the foot, reaching it at half the weight. */
+static double walk_gain_scale(const mbs_controller *c, int iv)
+{
+    int f = c->walk.leg_of[iv];
+    if (f < 0) return c->walk_scale[iv];
+    double h = 2 * c->walk.load[f];
+    h = h > 1 ? 1 : h;
+    return c->gain_scale[iv] + h * (c->walk_scale[iv] - c->gain_scale[iv]);
 }
 
 void mbs_controller_compute(mbs_controller *c, double t, const double *q, const double *v, double *tau)
@@ -203,9 +323,21 @@ void mbs_controller_compute(mbs_controller *c, double t, const double *q, const 
         }
         for (int i = 0; i < c->sys->ncontacts; i++) c->stance[i] = sched[i] && touching[i];
     }
+    for (int i = 0; i < c->sys->ncontacts; i++) c->weight[i] = 1;
+    if (c->use_walk) {
+        mbs_walk_reference(&c->walk, t, cfg->dt, q, c->qr, c->vr, c->ar, c->weight, c->sys->ncontacts);
+        for (int i = 0; i < c->sys->ncontacts; i++) c->stance[i] = c->weight[i] > 0 && touching[i];
+    }
     for (int k = 0; k < c->nact; k++) {
         int iq = c->aq[k], iv = c->av[k];
-        tau[iv] = c->kpv[iv] * (c->qr[iq] - q[iq]) + c->kdv[iv] * (c->vr[iv] - v[iv]);
+        double sd = c->gain_scale[iv], sp = c->walk_scale ? walk_gain_scale(c, iv) : sd;
+        tau[iv] = sp * c->kpv[iv] * (c->qr[iq] - q[iq]) + sd * c->kdv[iv] * (c->vr[iv] - v[iv]);
     }
-    feedforward(c, q, v, tau);
+    /* the walk's feed-forward is taken at the reference: at the measured state it would follow a
+     * fall, putting the centre of pressure under the falling COM instead of under the plan's */
+    if (c->use_walk) {
+        balance(c, q, v);
+        feedforward(c, c->qr, c->vr, tau);
+    }
+    else feedforward(c, q, v, tau);
 }

@@ -24,9 +24,10 @@ struct mbs_scenario_entry {
 
 /* ---- the key table ---- */
 
-typedef enum { K_NUM, K_INT, K_BOOL, K_VEC, K_STR, K_NAMES, K_ENUM } key_kind;
+typedef enum { K_NUM, K_INT, K_BOOL, K_VEC, K_STR, K_NAMES, K_ENUM, K_POINT } key_kind;   /* K_POINT: a name then a K_VEC */
 
-enum { CT_ALL = 0x1f, CT_SQUAT = 1 << MBS_CTRL_SQUAT, CT_JUMP = 1 << MBS_CTRL_JUMP, CT_TROT = 1 << MBS_CTRL_TROT };
+enum { CT_ALL = 0x3f, CT_SQUAT = 1 << MBS_CTRL_SQUAT, CT_JUMP = 1 << MBS_CTRL_JUMP, CT_TROT = 1 << MBS_CTRL_TROT,
+       CT_WALK = 1 << MBS_CTRL_WALK };
 enum { OPEN_LO = 1, OPEN_HI = 2 };
 
 typedef struct keyspec {
@@ -55,16 +56,18 @@ static const keyspec KEYS[] = {
     {"contact", "frames", K_NAMES, 0, 0, 0, 0, 0, 1, 0, NULL},
     {"contact", "radius", K_NUM, 0, 0, 0, 1, OPEN_HI, 0, 0, NULL},
     {"contact", "offset", K_VEC, 3, 3, -10, 10, 0, 0, 0, NULL},
+    {"contact", "points", K_POINT, 3, 3, -10, 10, 0, 1, 0, NULL},
     {"environment", "ground", K_BOOL, 0, 0, 0, 1, 0, 0, 0, NULL},
     {"environment", "ground_height", K_NUM, 0, 0, -1e4, 1e4, 0, 0, 0, NULL},
     {"environment", "plane", K_VEC, 4, 4, -1e4, 1e4, 0, 1, 0, NULL},
     {"environment", "box", K_VEC, 6, 7, -1e4, 1e4, 0, 1, 0, NULL},
-    {"controller", "type", K_ENUM, 0, 0, 0, 0, 0, 0, CT_ALL, "none pd squat jump trot"},
+    {"controller", "type", K_ENUM, 0, 0, 0, 0, 0, 0, CT_ALL, "none pd squat jump trot walk"},
     {"controller", "dt", K_NUM, 0, 0, 0, 10, OPEN_LO, 0, CT_ALL, NULL},
     {"controller", "kp", K_NUM, 0, 0, 0, 1e6, 0, 0, CT_ALL, NULL},
     {"controller", "kd", K_NUM, 0, 0, 0, 1e5, 0, 0, CT_ALL, NULL},
     {"controller", "feedforward", K_ENUM, 0, 0, 0, 0, 0, 0, CT_ALL, "none gravity inverse_dynamics"},
     {"controller", "settle", K_NUM, 0, 0, 0, 1e6, 0, 0, CT_ALL, NULL},
+    {"controller", "gains", K_ENUM, 0, 0, 0, 0, 0, 0, CT_ALL, "uniform inertia"},
     {"controller", "period", K_NUM, 0, 0, 0, 100, OPEN_LO, 0, CT_SQUAT | CT_JUMP | CT_TROT, NULL},
     {"controller", "amplitude", K_NUM, 0, 0, 0, 0.1, 0, 0, CT_SQUAT, NULL},
     {"controller", "crouch", K_NUM, 0, 0, 0, 0.15, 0, 0, CT_JUMP, NULL},
@@ -77,8 +80,16 @@ static const keyspec KEYS[] = {
     {"controller", "kp_flight", K_NUM, 0, 0, 0, 1e6, 0, 0, CT_JUMP, NULL},
     {"controller", "kd_flight", K_NUM, 0, 0, 0, 1e5, 0, 0, CT_JUMP, NULL},
     {"controller", "velocity", K_NUM, 0, 0, -2, 2, 0, 0, CT_TROT, NULL},
-    {"controller", "step_height", K_NUM, 0, 0, 0, 0.2, 0, 0, CT_TROT, NULL},
+    {"controller", "step_height", K_NUM, 0, 0, 0, 0.2, 0, 0, CT_TROT | CT_WALK, NULL},
     {"controller", "ramp", K_NUM, 0, 0, 0, 1e3, 0, 0, CT_TROT, NULL},
+    {"controller", "feet", K_NAMES, 0, 0, 0, 0, 0, 0, CT_WALK, NULL},
+    {"controller", "steps", K_INT, 0, 0, 1, 100, 0, 0, CT_WALK, NULL},
+    {"controller", "step_length", K_NUM, 0, 0, -0.5, 0.5, 0, 0, CT_WALK, NULL},
+    {"controller", "step_time", K_NUM, 0, 0, 0, 100, OPEN_LO, 0, CT_WALK, NULL},
+    {"controller", "double_support", K_NUM, 0, 0, 0, 100, OPEN_LO, 0, CT_WALK, NULL},
+    {"controller", "balance", K_NUM, 0, 0, 0, 100, 0, 0, CT_WALK, NULL},
+    {"controller", "balance_damping", K_NUM, 0, 0, 0, 100, 0, 0, CT_WALK, NULL},
+    {"controller", "stance_gain_cap", K_NUM, 0, 0, 1, 1e6, 0, 0, CT_WALK, NULL},
     {"stepper", "name", K_STR, 0, 0, 0, 0, 0, 0, 0, NULL},
     {"stepper", "dt", K_NUM, 0, 0, 0, 1, OPEN_LO, 0, 0, NULL},
     {"run", "duration", K_NUM, 0, 0, 0, 1e7, OPEN_LO, 0, 0, NULL},
@@ -90,7 +101,7 @@ static const keyspec KEYS[] = {
 #define NKEYS ((int)(sizeof KEYS / sizeof *KEYS))
 static const char *const SECTIONS[] = {"model", "contact", "environment", "controller", "stepper", "run", "output"};
 #define NSECTIONS ((int)(sizeof SECTIONS / sizeof *SECTIONS))
-static const char *const CTRL_NAMES[] = {"none", "pd", "squat", "jump", "trot"};
+static const char *const CTRL_NAMES[] = {"none", "pd", "squat", "jump", "trot", "walk"};
 
 /* Keys every scenario must set (the rest have defaults). */
 static const char *const REQUIRED[][2] = {{"model", "urdf"}, {"controller", "dt"}, {"stepper", "dt"}, {"run", "duration"}};
@@ -308,6 +319,47 @@ static int word_index(const char *words, const char *w)
     return -1;
 }
 
+/* The name and the numbers of a K_POINT value "NAME x y z": the name (at most n - 1 bytes)
+ * into name, and a pointer to the text of the numbers; 1 when the first word is missing or
+ * too long. */
+static int split_point(const char *value, char *name, size_t n, const char **rest)
+{
+    const char *p = value;
+    while (*p == ' ' || *p == '\t') p++;
+    const char *w = p;
+    while (*p && *p != ' ' && *p != '\t' && *p != ',') p++;
+    if (p == w || (size_t)(p - w) >= n) return 1;
+    memcpy(name, w, (size_t)(p - w));
+    name[p - w] = '\0';
+    *rest = p;
+    return 0;
+}
+
+/* A K_POINT value: a frame name (resolved against the model later), then exactly nmin numbers
+ * in the key's range. */
+static int check_point(const mbs_scenario *sc, const mbs_scenario_entry *e, const keyspec *k, double *x, int *count,
+                       mbs_error *err)
+{
+    char name[MBS_NAME_LEN], bad[128], rng[64];
+    const char *rest = NULL;
+    if (split_point(e->value, name, sizeof name, &rest))
+        return fail_at(sc, e, err, MBS_ERR_PARSE, "expected a frame name and %d numbers, got '%s'", k->nmin, e->value);
+    char *end;
+    strtod(name, &end);
+    if (*end == '\0')   /* the whole first word is a number: the frame was left out */
+        return fail_at(sc, e, err, MBS_ERR_PARSE, "expected a frame name before the numbers, got '%s'", e->value);
+    int n = parse_numbers(rest, x, k->nmax, bad, sizeof bad);
+    if (n < 0) return fail_at(sc, e, err, MBS_ERR_PARSE, "malformed number '%s'", bad);
+    if (n != k->nmin) return fail_at(sc, e, err, MBS_ERR_PARSE, "expected a frame name and %d numbers, got %d numbers", k->nmin, n);
+    for (int i = 0; i < n; i++)
+        if (!in_range(k, x[i])) {
+            range_text(k, rng, sizeof rng);
+            return fail_at(sc, e, err, MBS_ERR_ARG, "out of range: %g (must be %s)", x[i], rng);
+        }
+    *count = n;
+    return MBS_OK;
+}
+
 /* Checks one entry against its spec; numbers go to x (up to 7). */
 static int check_value(const mbs_scenario *sc, const mbs_scenario_entry *e, const keyspec *k, double *x, int *count,
                        mbs_error *err)
@@ -315,6 +367,8 @@ static int check_value(const mbs_scenario *sc, const mbs_scenario_entry *e, cons
     char bad[128], rng[64];
     *count = 0;
     switch (k->kind) {
+    case K_POINT:
+        return check_point(sc, e, k, x, count, err);
     case K_STR:
         if (!e->value[0]) return fail_at(sc, e, err, MBS_ERR_PARSE, "empty value");
         return MBS_OK;
@@ -367,6 +421,40 @@ static double get_num(const mbs_scenario *sc, const char *section, const char *k
 {
     get_nums(sc, section, key, &def, 1);
     return def;
+}
+
+double mbs_scenario_num(const mbs_scenario *sc, const char *section, const char *key, double def)
+{
+    return get_num(sc, section, key, def);
+}
+
+const char *mbs_scenario_text(const mbs_scenario *sc, const char *section, const char *key)
+{
+    const mbs_scenario_entry *e = find(sc, section, key);
+    return e ? e->value : NULL;
+}
+
+/* The words of a list of names separated by spaces or commas: up to max of them into names
+ * (each at most MBS_NAME_LEN - 1 bytes, longer ones cut); returns how many words there are. */
+static int split_names(const char *list, char names[][MBS_NAME_LEN], int max)
+{
+    int n = 0;
+    for (const char *p = list;;) {
+        while (*p == ' ' || *p == '\t' || *p == ',') p++;
+        if (!*p) return n;
+        const char *w = p;
+        while (*p && *p != ' ' && *p != '\t' && *p != ',') p++;
+        if (n < max) snprintf(names[n], MBS_NAME_LEN, "%.*s", (int)(p - w), w);
+        n++;
+    }
+}
+
+int mbs_scenario_two_frames(const mbs_scenario *sc, const char *list, int frame[2])
+{
+    char names[2][MBS_NAME_LEN];
+    if (split_names(list, names, 2) != 2) return 1;
+    for (int i = 0; i < 2; i++) frame[i] = mbs_frame_id(sc->model, names[i]);
+    return frame[0] < 0 || frame[1] < 0;
 }
 
 /* ---- --set overrides ---- */
@@ -615,6 +703,30 @@ static int initial_posture(mbs_scenario *sc, mbs_error *err)
     return MBS_OK;
 }
 
+/* [contact] points: one "FRAME x y z" per line, each point with its own offset in its frame
+ * (after the points of `frames`, in file order). */
+static int read_points(mbs_scenario *sc, double radius, mbs_error *err)
+{
+    for (int i = 0; i < sc->nentries; i++) {
+        const mbs_scenario_entry *e = &sc->entries[i];
+        if (e->dead || strcmp(e->section, "contact") != 0 || strcmp(e->key, "points") != 0) continue;
+        char name[MBS_NAME_LEN], bad[128];
+        const char *rest = NULL;
+        double x[3] = {0, 0, 0};
+        split_point(e->value, name, sizeof name, &rest);   /* checked by check_point */
+        parse_numbers(rest, x, 3, bad, sizeof bad);
+        if (mbs_frame_id(sc->model, name) < 0)
+            return fail_at(sc, e, err, MBS_ERR_ARG, "no frame '%s' in model '%s'", name, mbs_model_name(sc->model));
+        if (sc->ncontacts >= MBS_SIM_MAX_CONTACTS)
+            return fail_at(sc, e, err, MBS_ERR_ARG, "out of range: more than %d contact points", MBS_SIM_MAX_CONTACTS);
+        mbs_scenario_contact *c = &sc->contacts[sc->ncontacts++];
+        snprintf(c->frame, sizeof c->frame, "%s", name);
+        memcpy(c->offset, x, sizeof x);
+        c->radius = radius;
+    }
+    return MBS_OK;
+}
+
 static int read_contacts(mbs_scenario *sc, mbs_error *err)
 {
     mbs_material *mt = &sc->material;
@@ -649,7 +761,7 @@ static int read_contacts(mbs_scenario *sc, mbs_error *err)
             c->radius = radius;
         }
     }
-    return MBS_OK;
+    return read_points(sc, radius, err);
 }
 
 static int read_environment(mbs_scenario *sc, mbs_error *err)
@@ -708,6 +820,32 @@ static int check_legs(mbs_scenario *sc, mbs_error *err)
         if (mbs_leg_init(&leg, sc->model, sc->contacts[i].frame, sc->q0, &lerr))
             return fail_at(sc, e, err, MBS_ERR_MODEL, "%s", lerr.msg);
     }
+    return MBS_OK;
+}
+
+/* The walk needs a floating base and two feet: two frames of the model on different bodies,
+ * each carrying at least one contact point (a point on the foot's body). */
+static int check_walk(mbs_scenario *sc, mbs_error *err)
+{
+    if (sc->ctrl.type != MBS_CTRL_WALK) return MBS_OK;
+    const mbs_scenario_entry *te = find(sc, "controller", "type"), *e = find(sc, "controller", "feet");
+    if (!sc->floating) return fail_at(sc, te, err, MBS_ERR_ARG, "controller 'walk' needs a floating base ([model] floating = 1)");
+    if (!e) return fail_at(sc, te, err, MBS_ERR_ARG, "controller 'walk' needs [controller] feet = LEFT_FOOT RIGHT_FOOT");
+    char names[3][MBS_NAME_LEN];
+    int n = split_names(e->value, names, 3);
+    if (n != 2) return fail_at(sc, e, err, MBS_ERR_ARG, "expected two foot frames, got %d", n);
+    int body[2];
+    for (int f = 0; f < 2; f++) {
+        int id = mbs_frame_id(sc->model, names[f]);
+        if (id < 0) return fail_at(sc, e, err, MBS_ERR_ARG, "no frame '%s' in model '%s'", names[f], mbs_model_name(sc->model));
+        body[f] = mbs_frame_body(sc->model, id);
+        int carried = 0;
+        for (int i = 0; i < sc->ncontacts; i++)
+            carried |= mbs_frame_body(sc->model, mbs_frame_id(sc->model, sc->contacts[i].frame)) == body[f];
+        if (body[f] < 0 || !carried)
+            return fail_at(sc, e, err, MBS_ERR_ARG, "foot '%s' has no contact point ([contact] frames or points on its body)", names[f]);
+    }
+    if (body[0] == body[1]) return fail_at(sc, e, err, MBS_ERR_ARG, "the two feet '%s' and '%s' are on the same body", names[0], names[1]);
     return MBS_OK;
 }
 
@@ -838,7 +976,7 @@ mbs_scenario *mbs_scenario_load_text(const char *path, const char *text, size_t 
     }
 
     if (load_model(sc, err) || initial_posture(sc, err) || read_contacts(sc, err) || read_environment(sc, err) ||
-        check_legs(sc, err))
+        check_legs(sc, err) || check_walk(sc, err))
         goto fail;
     return sc;
 fail:

@@ -132,6 +132,19 @@ static void csv_names(FILE *f, const mbs_model *m, const char *prefix, int veloc
     }
 }
 
+/* Contact i's rank among the points of the same name (0, 1 ...), or -1 when its name is unique:
+ * several points on one frame ([contact] points) would otherwise repeat a column name. */
+static int point_number(const mbs_system *s, int i)
+{
+    int rank = 0, same = 0;
+    for (int j = 0; j < s->ncontacts; j++)
+        if (strcmp(s->contacts[j].name, s->contacts[i].name) == 0) {
+            same++;
+            if (j < i) rank++;
+        }
+    return same > 1 ? rank : -1;
+}
+
 static void csv_header(FILE *f, const mbs_system *s)
 {
     fprintf(f, "t");
@@ -140,7 +153,9 @@ static void csv_header(FILE *f, const mbs_system *s)
     csv_names(f, s->model, "tau", 1);
     for (int i = 0; i < s->ncontacts; i++) {
         const char *n = s->contacts[i].name;
-        fprintf(f, ",%s_fx,%s_fy,%s_fz,%s_active", n, n, n, n);
+        int k = point_number(s, i);
+        if (k < 0) fprintf(f, ",%s_fx,%s_fy,%s_fz,%s_active", n, n, n, n);
+        else fprintf(f, ",%s_%d_fx,%s_%d_fy,%s_%d_fz,%s_%d_active", n, k, n, k, n, k, n, k);
     }
     fputc('\n', f);
 }
@@ -169,7 +184,7 @@ static void quat_to_rpy(const double q[4], double rpy[3])
     rpy[2] = atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z));
 }
 
-static const char *const CTRL_NAMES[] = {"none", "pd", "squat", "jump", "trot"};
+static const char *const CTRL_NAMES[] = {"none", "pd", "squat", "jump", "trot", "walk"};
 
 /* Checks the state after a step; fills reason and returns 1 when it diverged. */
 static int diverged(const mbs_sim *sim, int rc, char *reason, size_t n)

@@ -1,0 +1,494 @@
+/* walk.c — the walk controller's references for a biped: a quasi-static plan and a whole-body
+ * inverse kinematics.
+ *
+ * Plan. After `settle`, each of the `steps` steps is a double-support phase (`double_support`
+ * seconds: the centre of mass moves over the centre of the stance foot's contact points) and
+ * a single-support phase (`step_time`: the other foot swings forward, lifted by
+ * `step_height`); a last double-support phase brings the COM back between the feet. The first
+ * and the last step move the swing foot by `step_length`, the ones between by twice that
+ * (passing the stance foot), so that the feet start and end side by side. Keeping the COM over
+ * the stance foot makes the plan statically stable: slow phases keep its ZMP near the COM (a
+ * weight shift must be slow enough that decelerating the COM keeps the ZMP inside the foot). The
+ * plan also gives each foot's share of the weight (foot_loads), which the controller uses for the
+ * feed-forward contact forces and to ramp the leg gains.
+ *
+ * IK. Each target configuration solves, by a few damped least-squares (Levenberg) iterations on
+ * the full floating-base q warm-started from the last solution, the weighted tasks: both feet
+ * 6-D (planned position, initial orientation), the COM (planned xy, initial height), the base
+ * orientation (the initial one, upright) and a light posture task towards the initial joint
+ * angles, which fixes the directions the other tasks leave free (arms, head, trunk). */
+#include <stdlib.h>
+
+#include "../internal.h"
+#include "../model/error_internal.h"
+#include "sim_internal.h"
+
+#define PI 3.14159265358979323846   /* M_PI is not ISO C */
+
+/* Task weights (positions in m, angles in rad) and the Levenberg damping: the feet and the COM
+ * dominate; the posture only decides what they leave free. */
+#define W_FOOT 100.0
+#define W_COM 10.0
+#define W_BASE 0.3
+#define W_POSTURE 1e-3
+#define DAMPING 1e-6
+#define IK_ITERATIONS 3
+
+/* 0 → 1 with zero slope at both ends. */
+static double smooth(double x) { return x <= 0 ? 0 : x >= 1 ? 1 : 0.5 - 0.5 * cos(PI * x); }
+
+/* ---- small linear algebra (column-major) ---- */
+
+/* y = R x, y = Rᵀ x */
+static void rot(const double R[9], const double x[3], double y[3])
+{
+    for (int i = 0; i < 3; i++) y[i] = R[i] * x[0] + R[i + 3] * x[1] + R[i + 6] * x[2];
+}
+
+static void rot_t(const double R[9], const double x[3], double y[3])
+{
+    for (int i = 0; i < 3; i++) y[i] = R[3 * i] * x[0] + R[3 * i + 1] * x[1] + R[3 * i + 2] * x[2];
+}
+
+/* The rotation vector (axis × angle) of A Bᵀ, or of Aᵀ B when transpose_first: the error
+ * between two orientations in world or in local axes. */
+static void rot_error(const double A[9], const double B[9], int transpose_first, double e[3])
+{
+    double E[9];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            double s = 0;
+            for (int k = 0; k < 3; k++)
+                s += transpose_first ? A[k + 3 * i] * B[k + 3 * j] : A[i + 3 * k] * B[j + 3 * k];
+            E[i + 3 * j] = s;
+        }
+    double w[3] = {0.5 * (E[5] - E[7]), 0.5 * (E[6] - E[2]), 0.5 * (E[1] - E[3])};
+    double s = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]), c = 0.5 * (E[0] + E[4] + E[8] - 1);
+    /* w = sin θ · axis; scale it to θ · axis (1 near θ = 0) */
+    double f = s > 1e-9 ? atan2(s, c) / s : 1;
+    for (int k = 0; k < 3; k++) e[k] = f * w[k];
+}
+
+static void quat_to_rot(const double q[4], double R[9])
+{
+    double x = q[0], y = q[1], z = q[2], w = q[3];
+    R[0] = 1 - 2 * (y * y + z * z); R[3] = 2 * (x * y - z * w);     R[6] = 2 * (x * z + y * w);
+    R[1] = 2 * (x * y + z * w);     R[4] = 1 - 2 * (x * x + z * z); R[7] = 2 * (y * z - x * w);
+    R[2] = 2 * (x * z - y * w);     R[5] = 2 * (y * z + x * w);     R[8] = 1 - 2 * (x * x + y * y);
+}
+
+/* Solves the n x n SPD system A x = b in place (Cholesky, lower triangle of A overwritten). */
+static void cholesky_solve(double *A, int n, double *b)
+{
+    for (int j = 0; j < n; j++) {
+        double s = A[j + n * j];
+        for (int k = 0; k < j; k++) s -= A[j + n * k] * A[j + n * k];
+        double l = sqrt(s > 1e-300 ? s : 1e-300);
+        A[j + n * j] = l;
+        for (int i = j + 1; i < n; i++) {
+            double x = A[i + n * j];
+            for (int k = 0; k < j; k++) x -= A[i + n * k] * A[j + n * k];
+            A[i + n * j] = x / l;
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < i; k++) b[i] -= A[i + n * k] * b[k];
+        b[i] /= A[i + n * i];
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        for (int k = i + 1; k < n; k++) b[i] -= A[k + n * i] * b[k];
+        b[i] /= A[i + n * i];
+    }
+}
+
+/* H += w Jᵀ J and g += w Jᵀ e for the rows r0 .. r0+nr-1 of a 6 x nv Jacobian. */
+static void add_task(mbs_walk *w, const double *J, int r0, int nr, const double *e, double weight)
+{
+    int nv = w->nv;
+    for (int a = 0; a < nv; a++) {
+        const double *ja = J + 6 * a + r0;
+        if (ja[0] == 0 && (nr < 2 || ja[1] == 0) && (nr < 3 || ja[2] == 0) && (nr < 4 || (ja[3] == 0 && ja[4] == 0 && ja[5] == 0)))
+            continue;   /* a joint that does not move this task */
+        double ga = 0;
+        for (int r = 0; r < nr; r++) ga += ja[r] * e[r];
+        w->g[a] += weight * ga;
+        for (int b = 0; b <= a; b++) {
+            const double *jb = J + 6 * b + r0;
+            double h = 0;
+            for (int r = 0; r < nr; r++) h += ja[r] * jb[r];
+            w->H[a + nv * b] += weight * h;
+        }
+    }
+}
+
+/* ---- the plan ---- */
+
+/* World position of foot f's contact centre when its frame is at p (orientation R0[f]). */
+static void foot_centre(const mbs_walk *w, int f, const double p[3], double c[3])
+{
+    rot(w->R0[f], w->centre[f], c);
+    for (int k = 0; k < 3; k++) c[k] += p[k];
+}
+
+/* The share of the weight each foot carries when the COM is at com: its position along the line
+ * between the feet' contact centres, so that a foot unloads gradually as the COM moves over the
+ * other one. */
+static void foot_loads(const mbs_walk *w, const double feet[2][3], const double com[3], double load[2])
+{
+    double c0[3], c1[3], d[2], dd, u;
+    foot_centre(w, 0, feet[0], c0);
+    foot_centre(w, 1, feet[1], c1);
+    d[0] = c1[0] - c0[0];
+    d[1] = c1[1] - c0[1];
+    dd = d[0] * d[0] + d[1] * d[1];
+    u = dd > 0 ? ((com[0] - c0[0]) * d[0] + (com[1] - c0[1]) * d[1]) / dd : 0.5;
+    u = u < 0 ? 0 : u > 1 ? 1 : u;
+    load[0] = 1 - u;
+    load[1] = u;
+}
+
+/* The plan at time t: feet frame positions, COM target, which foot swings (-1: none) and the
+ * share of the weight on each foot. */
+static void plan(const mbs_walk *w, double t, double feet[2][3], double com[3], int *swing, double load[2])
+{
+    double tm = t - w->settle, period = w->t_ds + w->t_ss;
+    int k = tm <= 0 ? 0 : (int)floor(tm / period);
+    if (k > w->nsteps) k = w->nsteps;
+    double s = tm <= 0 ? 0 : tm - k * period;   /* time into step k */
+    memcpy(feet, w->steps[k], sizeof(double[2][3]));
+    *swing = -1;
+    /* the COM moves from where the previous phase left it to over the stance foot (or, after the
+     * last step, to between the feet) */
+    double from[3], to[3];
+    int stance = k < w->nsteps ? 1 - (k % 2) : -1;   /* foot 0 swings first */
+    if (k == 0) memcpy(from, w->com0, sizeof from);
+    else foot_centre(w, (k - 1) % 2 == 0 ? 1 : 0, w->steps[k - 1][(k - 1) % 2 == 0 ? 1 : 0], from);
+    if (stance >= 0) foot_centre(w, stance, w->steps[k][stance], to);
+    else memcpy(to, w->com_final, sizeof to);
+    double a = tm <= 0 ? 0 : smooth(s / w->t_ds);
+    for (int i = 0; i < 2; i++) com[i] = from[i] + (to[i] - from[i]) * a;
+    com[2] = w->com0[2];
+    foot_loads(w, feet, com, load);
+    if (stance < 0 || s <= w->t_ds) return;
+    /* single support: the swing foot goes from steps[k] to steps[k + 1], lifted */
+    int sw = 1 - stance;
+    double u = (s - w->t_ds) / w->t_ss, b = smooth(u);
+    for (int i = 0; i < 3; i++) feet[sw][i] = w->steps[k][sw][i] + (w->steps[k + 1][sw][i] - w->steps[k][sw][i]) * b;
+    feet[sw][2] += w->height * 0.5 * (1 - cos(2 * PI * u));
+    *swing = sw;
+    load[sw] = 0;
+    load[1 - sw] = 1;
+}
+
+/* ---- the IK ---- */
+
+/* The COM task towards target at the placements in w->d: J_com = Σ m_b J_b(c_b) / M, with
+ * J_b(c_b) the linear rows of the Jacobian at body b's centre of mass. */
+static void com_task(mbs_walk *w, const double target[3])
+{
+    const mbs_model *m = w->m;
+    size_t n6 = 6 * (size_t)w->nv;
+    double com[3] = {0, 0, 0};
+    memset(w->J, 0, n6 * sizeof(double));
+    for (int b = 0; b < w->nbodies; b++) {
+        const mbs_body *bd = &m->bodies[b];
+        if (bd->mass <= 0) continue;
+        double c[3] = {bd->h[0] / bd->mass, bd->h[1] / bd->mass, bd->h[2] / bd->mass}, R[9], p[3], cw[3];
+        mbs_body_placement(m, w->d, b, R, p);
+        rot(R, c, cw);
+        for (int k = 0; k < 3; k++) com[k] += bd->mass * (p[k] + cw[k]);
+        mbs_frame_jacobian_fk(m, w->d, w->body_frame[b], c, MBS_LOCAL_WORLD_ALIGNED, w->Jb, 6);
+        for (size_t i = 0; i < n6; i++) w->J[i] += bd->mass * w->Jb[i];
+    }
+    double e[6] = {0};
+    for (int k = 0; k < 3; k++) e[k] = target[k] - com[k] / w->mass;
+    for (size_t i = 0; i < n6; i++) w->J[i] /= w->mass;
+    add_task(w, w->J, 0, 3, e, W_COM);
+}
+
+/* The COM of configuration q (placements into w->d). */
+static void com_of(mbs_walk *w, const double *q, double com[3])
+{
+    mbs_center_of_mass(w->m, w->d, q, NULL, com, NULL);
+}
+
+/* One damped least-squares step of every task at q towards the plan's targets. */
+static void ik_step(mbs_walk *w, double *q, double feet[2][3], const double com[3])
+{
+    const mbs_model *m = w->m;
+    int nv = w->nv;
+    memset(w->H, 0, (size_t)nv * (size_t)nv * sizeof(double));
+    memset(w->g, 0, (size_t)nv * sizeof(double));
+    mbs_compute_joint_jacobians(m, w->d, q);
+    for (int f = 0; f < 2; f++) {
+        double R[9], p[3], e[6];
+        mbs_frame_placement_fk(m, w->d, w->foot[f], R, p);
+        for (int k = 0; k < 3; k++) e[k] = feet[f][k] - p[k];
+        rot_error(w->R0[f], R, 0, e + 3);   /* R0 Rᵀ: world axes, as the Jacobian's angular rows */
+        mbs_frame_jacobian_fk(m, w->d, w->foot[f], NULL, MBS_LOCAL_WORLD_ALIGNED, w->J, 6);
+        add_task(w, w->J, 0, 6, e, W_FOOT);
+    }
+    com_task(w, com);
+    /* the base's angular velocity is v[3..5] in base axes: its error Rᵀ R_target there */
+    double Rb[9], Rt[9], eb[3];
+    quat_to_rot(q + 3, Rb);
+    quat_to_rot(w->qb0, Rt);
+    rot_error(Rb, Rt, 1, eb);
+    for (int k = 0; k < 3; k++) {
+        w->H[(3 + k) * (nv + 1)] += W_BASE;
+        w->g[3 + k] += W_BASE * eb[k];
+    }
+    for (int j = 1; j < mbs_model_njoints(m); j++) {
+        if (mbs_joint_nv(m, j) != 1 || mbs_joint_nq(m, j) != 1) continue;
+        int iv = mbs_joint_idx_v(m, j), iq = mbs_joint_idx_q(m, j);
+        w->H[iv * (nv + 1)] += W_POSTURE;
+        w->g[iv] += W_POSTURE * (w->q0[iq] - q[iq]);
+    }
+    for (int i = 0; i < nv; i++) w->H[i * (nv + 1)] += DAMPING;
+    cholesky_solve(w->H, nv, w->g);
+    mbs_integrate(m, q, w->g, w->qw);
+    memcpy(q, w->qw, (size_t)w->nq * sizeof(double));
+}
+
+/* q (warm start in, solution out) for the plan at time t; *swing and load as plan(). */
+static void ik(mbs_walk *w, double t, double *q, int *swing, double load[2])
+{
+    double feet[2][3], com[3];
+    plan(w, t, feet, com, swing, load);
+    for (int it = 0; it < IK_ITERATIONS; it++) ik_step(w, q, feet, com);
+}
+
+/* ---- init ---- */
+
+static int alloc_buffers(mbs_walk *w, int nsteps)
+{
+    size_t nq = (size_t)w->nq + 1, nv = (size_t)w->nv + 1;
+    w->d = mbs_data_new(w->m);
+    w->steps = calloc((size_t)nsteps + 1, sizeof *w->steps);
+    w->q0 = calloc(nq, sizeof(double));
+    w->qc = calloc(nq, sizeof(double));
+    w->qn = calloc(nq, sizeof(double));
+    w->qw = calloc(nq, sizeof(double));
+    w->vprev = calloc(nv, sizeof(double));
+    w->H = calloc(nv * nv, sizeof(double));
+    w->g = calloc(nv, sizeof(double));
+    w->J = calloc(6 * nv, sizeof(double));
+    w->Jb = calloc(6 * nv, sizeof(double));
+    w->body_frame = calloc((size_t)w->nbodies + 1, sizeof(int));
+    w->leg_of = calloc(nv, sizeof(int));
+    return !w->leg_of || !w->d || !w->steps || !w->q0 || !w->qc || !w->qn || !w->qw || !w->vprev || !w->H || !w->g || !w->J || !w->Jb ||
+           !w->body_frame;
+}
+
+/* Which foot each contact point is on (by body), and each foot's contact centre in its frame. */
+static void feet_contacts(mbs_walk *w, const mbs_scenario *sc)
+{
+    const mbs_model *m = w->m;
+    double R[2][9], p[2][3];
+    int count[2] = {0, 0};
+    memset(w->centre, 0, sizeof w->centre);
+    mbs_forward_kinematics(m, w->d, sc->q0, NULL, NULL);
+    for (int f = 0; f < 2; f++) mbs_frame_placement_fk(m, w->d, w->foot[f], R[f], p[f]);
+    for (int i = 0; i < sc->ncontacts; i++) {
+        int fr = mbs_frame_id(m, sc->contacts[i].frame), b = mbs_frame_body(m, fr);
+        w->foot_of[i] = b == mbs_frame_body(m, w->foot[0]) ? 0 : b == mbs_frame_body(m, w->foot[1]) ? 1 : -1;
+        if (w->foot_of[i] < 0) continue;
+        int f = w->foot_of[i];
+        double Rc[9], pc[3], off[3], d[3], local[3];
+        mbs_frame_placement_fk(m, w->d, fr, Rc, pc);
+        rot(Rc, sc->contacts[i].offset, off);
+        for (int k = 0; k < 3; k++) d[k] = pc[k] + off[k] - p[f][k];
+        rot_t(R[f], d, local);
+        for (int k = 0; k < 3; k++) w->centre[f][k] += local[k];
+        count[f]++;
+    }
+    for (int f = 0; f < 2; f++)
+        for (int k = 0; k < 3; k++) w->centre[f][k] /= count[f] ? count[f] : 1;
+}
+
+/* Footsteps: foot 0 first; the first and last steps advance by the step length, the others
+ * by twice that, along the x axis of the initial base heading. */
+static void footsteps(mbs_walk *w, const mbs_scenario *sc, double length)
+{
+    double Rb[9];
+    quat_to_rot(sc->q0 + 3, Rb);
+    double hx = Rb[0], hy = Rb[1], hn = hypot(hx, hy);
+    hx = hn > 0 ? hx / hn : 1;
+    hy = hn > 0 ? hy / hn : 0;
+    mbs_forward_kinematics(w->m, w->d, sc->q0, NULL, NULL);
+    for (int f = 0; f < 2; f++) mbs_frame_placement_fk(w->m, w->d, w->foot[f], w->R0[f], w->steps[0][f]);
+    for (int k = 0; k < w->nsteps; k++) {
+        int sw = k % 2;
+        double adv = (k == 0 || k == w->nsteps - 1) ? length : 2 * length;
+        memcpy(w->steps[k + 1], w->steps[k], sizeof w->steps[k]);
+        w->steps[k + 1][sw][0] += adv * hx;
+        w->steps[k + 1][sw][1] += adv * hy;
+    }
+}
+
+int mbs_walk_init(mbs_walk *w, const mbs_scenario *sc, mbs_error *err)
+{
+    memset(w, 0, sizeof *w);
+    const mbs_model *m = sc->model;
+    w->m = m;
+    w->nq = mbs_model_nq(m);
+    w->nv = mbs_model_nv(m);
+    w->nbodies = mbs_model_njoints(m);
+    w->nsteps = (int)mbs_scenario_num(sc, "controller", "steps", 2);
+    const char *feet = mbs_scenario_text(sc, "controller", "feet");
+    if (!feet || mbs_scenario_two_frames(sc, feet, w->foot))
+        return mbs_fail(err, MBS_ERR_ARG, "walk: [controller] feet must name two frames");
+    if (alloc_buffers(w, w->nsteps)) {
+        mbs_walk_fini(w);
+        return mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
+    }
+    w->settle = sc->ctrl.settle;
+    w->t_ds = mbs_scenario_num(sc, "controller", "double_support", 0.8);
+    w->t_ss = mbs_scenario_num(sc, "controller", "step_time", 0.8);
+    w->height = sc->ctrl.step_height;
+    w->gain_cap = mbs_scenario_num(sc, "controller", "stance_gain_cap", 10);
+    w->mass = 0;
+    for (int b = 0; b < w->nbodies; b++) {
+        w->mass += m->bodies[b].mass;
+        w->body_frame[b] = -1;
+    }
+    /* a frame at each body's origin: the link's own */
+    for (int f = mbs_model_nframes(m) - 1; f >= 0; f--)
+        if (mbs_frame_type_of(m, f) == MBS_FRAME_BODY && mbs_frame_body(m, f) >= 0) w->body_frame[mbs_frame_body(m, f)] = f;
+    for (int b = 0; b < w->nbodies; b++)
+        if (w->body_frame[b] < 0 && m->bodies[b].mass > 0) {
+            mbs_walk_fini(w);
+            return mbs_fail(err, MBS_ERR_MODEL, "walk: body %d has no frame", b);
+        }
+    memcpy(w->q0, sc->q0, (size_t)w->nq * sizeof(double));
+    memcpy(w->qc, sc->q0, (size_t)w->nq * sizeof(double));
+    memcpy(w->qb0, sc->q0 + 3, sizeof w->qb0);
+    feet_contacts(w, sc);
+    footsteps(w, sc, mbs_scenario_num(sc, "controller", "step_length", 0.1));
+    com_of(w, sc->q0, w->com0);
+    /* the final COM keeps its initial offset from the middle of the feet' contact centres */
+    double a[3], b[3], a0[3], b0[3];
+    foot_centre(w, 0, w->steps[w->nsteps][0], a);
+    foot_centre(w, 1, w->steps[w->nsteps][1], b);
+    foot_centre(w, 0, w->steps[0][0], a0);
+    foot_centre(w, 1, w->steps[0][1], b0);
+    for (int k = 0; k < 3; k++) w->com_final[k] = w->com0[k] + 0.5 * (a[k] + b[k]) - 0.5 * (a0[k] + b0[k]);
+    w->tn = NAN;
+    w->swing = -1;
+    w->load[0] = w->load[1] = 0.5;
+    return MBS_OK;
+}
+
+void mbs_walk_fini(mbs_walk *w)
+{
+    mbs_data_free(w->d);
+    free(w->steps);
+    free(w->q0); free(w->qc); free(w->qn); free(w->qw); free(w->vprev);
+    free(w->H); free(w->g); free(w->J); free(w->Jb);
+    free(w->body_frame); free(w->leg_of);
+    memset(w, 0, sizeof *w);
+}
+
+/* ---- gains ---- */
+
+/* scale[j] = 1 / (M_c⁻¹)_jj at the configuration of w->d: the inertia joint j faces when the
+ * feet in `fixed` (bit f for foot f) are held by the ground, with
+ * M_c⁻¹ = M⁻¹ − M⁻¹Jᵀ (J M⁻¹ Jᵀ)⁻¹ J M⁻¹ the inverse inertia under those constraints (J: the
+ * held feet's 6-D Jacobians). A stance ankle then faces the whole body above it, a swing ankle
+ * only its foot. Minv is M⁻¹ (nv x nv); Jr (12 x nv, row r at Jr + r nv) and B (nv x 12) are
+ * scratch. */
+static void constrained_scales(mbs_walk *w, const double *Minv, double *Jr, double *B, int fixed, double *scale)
+{
+    int nv = w->nv, nc = 0;
+    double A[144], Ac[144], y[12];
+    for (int f = 0; f < 2; f++) {
+        if (!(fixed & (1 << f))) continue;
+        mbs_frame_jacobian_fk(w->m, w->d, w->foot[f], NULL, MBS_LOCAL, w->J, 6);
+        for (int r = 0; r < 6; r++, nc++)
+            for (int k = 0; k < nv; k++) Jr[nc * nv + k] = w->J[r + 6 * k];
+    }
+    for (int a = 0; a < nc; a++)   /* B = M⁻¹ Jᵀ */
+        for (int i = 0; i < nv; i++) {
+            double x = 0;
+            for (int k = 0; k < nv; k++) x += Minv[i + nv * k] * Jr[a * nv + k];
+            B[i + nv * a] = x;
+        }
+    for (int a = 0; a < nc; a++)   /* A = J M⁻¹ Jᵀ */
+        for (int b = 0; b < nc; b++) {
+            double x = 0;
+            for (int k = 0; k < nv; k++) x += Jr[a * nv + k] * B[k + nv * b];
+            A[a + nc * b] = x;
+        }
+    for (int j = 0; j < nv; j++) {
+        for (int a = 0; a < nc; a++) y[a] = B[j + nv * a];
+        memcpy(Ac, A, sizeof(double) * (size_t)(nc * nc));
+        if (nc) cholesky_solve(Ac, nc, y);
+        double dj = Minv[j * (nv + 1)];
+        for (int a = 0; a < nc; a++) dj -= B[j + nv * a] * y[a];
+        /* at most CAP times the free gain: a stance foot is not held rigidly but by the contact
+         * springs, and a stiff sampled PD at its ankle rocks it on them */
+        double lo = Minv[j * (nv + 1)] / w->gain_cap;
+        scale[j] = 1 / (dj > lo ? dj : lo);
+    }
+}
+
+/* leg_of[j] = the foot whose 6-D Jacobian joint j moves (the joints of its leg), -1 for the base
+ * and the joints of neither leg; w->d holds the joint Jacobians. */
+static void legs(mbs_walk *w)
+{
+    for (int j = 0; j < w->nv; j++) w->leg_of[j] = -1;
+    for (int f = 0; f < 2; f++) {
+        mbs_frame_jacobian_fk(w->m, w->d, w->foot[f], NULL, MBS_LOCAL, w->J, 6);
+        for (int j = 6; j < w->nv; j++)
+            for (int r = 0; r < 6; r++)
+                if (w->J[r + 6 * j] != 0) w->leg_of[j] = f;
+    }
+}
+
+int mbs_walk_gain_scales(mbs_walk *w, const double *q0, double *scale)
+{
+    size_t nv = (size_t)w->nv;
+    double *M = malloc(sizeof(double) * (nv * nv + 1)), *Jr = malloc(sizeof(double) * (12 * nv + 1));
+    double *B = malloc(sizeof(double) * (12 * nv + 1));
+    int rc = !M || !Jr || !B ? MBS_ERR_NOMEM : MBS_OK;
+    if (!rc) {
+        mbs_crba(w->m, w->d, q0, M);
+        rc = mbs_ltdl(w->m, w->d, M);
+    }
+    if (!rc) {
+        /* M⁻¹ into M, column by column from the factor */
+        memset(M, 0, sizeof(double) * nv * nv);
+        for (size_t i = 0; i < nv; i++) M[i * (nv + 1)] = 1;
+        mbs_ltdl_solve(w->m, w->d, M, (int)nv, (int)nv);
+        mbs_compute_joint_jacobians(w->m, w->d, q0);
+        constrained_scales(w, M, Jr, B, 3, scale);   /* both feet held */
+        legs(w);
+    }
+    free(M); free(Jr); free(B);
+    return rc;
+}
+
+/* ---- the references ---- */
+
+void mbs_walk_reference(mbs_walk *w, double t, double dt, const double *q_meas, double *q, double *v, double *a, double *weight,
+                        int ncontacts)
+{
+    int swing, swing_next;
+    double load_next[2];
+    (void)q_meas;   /* open loop: the plan does not look at the measured state (yet) */
+    /* the solution for t was computed one period ago as the look-ahead: reuse it */
+    if (isfinite(w->tn) && fabs(w->tn - t) < 1e-9 * (1 + fabs(t))) memcpy(w->qc, w->qn, (size_t)w->nq * sizeof(double));
+    ik(w, t, w->qc, &swing, w->load);
+    memcpy(w->qn, w->qc, (size_t)w->nq * sizeof(double));
+    ik(w, t + dt, w->qn, &swing_next, load_next);
+    w->tn = t + dt;
+    memcpy(q, w->qc, (size_t)w->nq * sizeof(double));
+    mbs_difference(w->m, w->qc, w->qn, v);
+    for (int i = 0; i < w->nv; i++) {
+        v[i] /= dt;
+        a[i] = (v[i] - w->vprev[i]) / dt;
+        w->vprev[i] = v[i];
+    }
+    w->swing = swing;
+    for (int i = 0; i < ncontacts; i++) weight[i] = w->foot_of[i] < 0 ? 1 : w->load[w->foot_of[i]];
+}
