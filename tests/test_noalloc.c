@@ -107,10 +107,46 @@ static void test_steppers(void)
     mbs_model_free(m);
 }
 
+/* A whole simulation from a scenario: between the first and the last controller period (the
+ * controller's references, IK and feed-forward, the steps, the checks) nothing is allocated. */
+static long first_period = -1, last_period;
+static int count_period(void *user, double t, double duration)
+{
+    (void)user; (void)t; (void)duration;
+    if (first_period < 0) first_period = allocations;
+    last_period = allocations;
+    return 0;
+}
+
+static void test_scenarios(void)
+{
+    static const char *files[] = {"scenarios/solo_trot.ini", "scenarios/solo_jump.ini", "scenarios/solo_squat.ini",
+                                  "scenarios/romeo_walk.ini", "scenarios/chain10.ini"};
+    for (size_t k = 0; k < sizeof files / sizeof *files; k++) {
+        mbs_error err;
+        mbs_scenario *sc = mbs_scenario_load(tm_path(files[k]), NULL, 0, &err);
+        CHECK(sc != NULL, "%s: %s", files[k], err.msg);
+        if (!sc) continue;
+        mbs_sim *sim = mbs_sim_new(sc, &err);
+        CHECK(sim != NULL, "%s: %s", files[k], err.msg);
+        if (sim) {
+            mbs_sim_run_options o = {"", count_period, NULL};
+            mbs_sim_summary sum;
+            first_period = -1;
+            CHECK(mbs_sim_run(sim, &o, &sum, &err) == MBS_OK, "%s: %s", files[k], err.msg);
+            CHECK(first_period >= 0 && last_period == first_period, "%s: %ld allocations during the run", files[k],
+                  last_period - first_period);
+            mbs_sim_free(sim);
+        }
+        mbs_scenario_free(sc);
+    }
+}
+
 int main(void)
 {
     RUN(test_steppers);
     RUN(test_robots);
     RUN(test_random_tree);
+    RUN(test_scenarios);
     return check_summary("test_noalloc");
 }

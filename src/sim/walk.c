@@ -20,6 +20,10 @@
 #include <stdlib.h>
 
 #include "../internal.h"
+#include "../liegroup/se3.h"
+#include "../spatial/spatial.h"
+/* after spatial.h: lapacke.h brings complex.h, whose macro I would rename its inertias */
+#include <lapacke.h>
 #include "../model/error_internal.h"
 #include "sim_internal.h"
 
@@ -37,68 +41,29 @@
 /* 0 → 1 with zero slope at both ends. */
 static double smooth(double x) { return x <= 0 ? 0 : x >= 1 ? 1 : 0.5 - 0.5 * cos(PI * x); }
 
-/* ---- small linear algebra (column-major) ---- */
-
-/* y = R x, y = Rᵀ x */
-static void rot(const double R[9], const double x[3], double y[3])
+/* The rotation vector (axis × angle) of A Bᵀ (world, in world axes), or of Aᵀ B (in local
+ * axes): the error between two orientations. log(A Bᵀ) = B log(Bᵀ A). */
+static void rot_error(const double A[9], const double B[9], int world, double e[3])
 {
-    for (int i = 0; i < 3; i++) y[i] = R[i] * x[0] + R[i + 3] * x[1] + R[i + 6] * x[2];
+    double E[9], qt[4], w[3];
+    if (world) m3t_mul(B, A, E);
+    else m3t_mul(A, B, E);
+    m3_to_quat(E, qt);
+    mbs_so3_log(qt, w);
+    if (world) m3_mulv(B, w, e);
+    else memcpy(e, w, sizeof w);
 }
 
-static void rot_t(const double R[9], const double x[3], double y[3])
+/* Solves the n x n symmetric system A x = b in place (A overwritten). A is positive
+ * semi-definite here (contact rows of one foot are dependent): a ridge at round-off level of
+ * its diagonal makes it definite without moving the solution of a regular system. */
+static void spd_solve(double *A, int n, double *b)
 {
-    for (int i = 0; i < 3; i++) y[i] = R[3 * i] * x[0] + R[3 * i + 1] * x[1] + R[3 * i + 2] * x[2];
-}
-
-/* The rotation vector (axis × angle) of A Bᵀ, or of Aᵀ B when transpose_first: the error
- * between two orientations in world or in local axes. */
-static void rot_error(const double A[9], const double B[9], int transpose_first, double e[3])
-{
-    double E[9];
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) {
-            double s = 0;
-            for (int k = 0; k < 3; k++)
-                s += transpose_first ? A[k + 3 * i] * B[k + 3 * j] : A[i + 3 * k] * B[j + 3 * k];
-            E[i + 3 * j] = s;
-        }
-    double w[3] = {0.5 * (E[5] - E[7]), 0.5 * (E[6] - E[2]), 0.5 * (E[1] - E[3])};
-    double s = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]), c = 0.5 * (E[0] + E[4] + E[8] - 1);
-    /* w = sin θ · axis; scale it to θ · axis (1 near θ = 0) */
-    double f = s > 1e-9 ? atan2(s, c) / s : 1;
-    for (int k = 0; k < 3; k++) e[k] = f * w[k];
-}
-
-static void quat_to_rot(const double q[4], double R[9])
-{
-    double x = q[0], y = q[1], z = q[2], w = q[3];
-    R[0] = 1 - 2 * (y * y + z * z); R[3] = 2 * (x * y - z * w);     R[6] = 2 * (x * z + y * w);
-    R[1] = 2 * (x * y + z * w);     R[4] = 1 - 2 * (x * x + z * z); R[7] = 2 * (y * z - x * w);
-    R[2] = 2 * (x * z - y * w);     R[5] = 2 * (y * z + x * w);     R[8] = 1 - 2 * (x * x + y * y);
-}
-
-/* Solves the n x n SPD system A x = b in place (Cholesky, lower triangle of A overwritten). */
-static void cholesky_solve(double *A, int n, double *b)
-{
-    for (int j = 0; j < n; j++) {
-        double s = A[j + n * j];
-        for (int k = 0; k < j; k++) s -= A[j + n * k] * A[j + n * k];
-        double l = sqrt(s > 1e-300 ? s : 1e-300);
-        A[j + n * j] = l;
-        for (int i = j + 1; i < n; i++) {
-            double x = A[i + n * j];
-            for (int k = 0; k < j; k++) x -= A[i + n * k] * A[j + n * k];
-            A[i + n * j] = x / l;
-        }
-    }
-    for (int i = 0; i < n; i++) {
-        for (int k = 0; k < i; k++) b[i] -= A[i + n * k] * b[k];
-        b[i] /= A[i + n * i];
-    }
-    for (int i = n - 1; i >= 0; i--) {
-        for (int k = i + 1; k < n; k++) b[i] -= A[k + n * i] * b[k];
-        b[i] /= A[i + n * i];
-    }
+    double dmax = 0;
+    for (int i = 0; i < n; i++) dmax = fmax(dmax, A[i * (n + 1)]);
+    for (int i = 0; i < n; i++) A[i * (n + 1)] += 1e-12 * dmax + 1e-300;
+    if (n && LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', n, 1, A, n, b, n) != 0)
+        for (int i = 0; i < n; i++) b[i] = 0;   /* not even semi-definite: no correction */
 }
 
 /* H += w Jᵀ J and g += w Jᵀ e for the rows r0 .. r0+nr-1 of a 6 x nv Jacobian. */
@@ -126,7 +91,7 @@ static void add_task(mbs_walk *w, const double *J, int r0, int nr, const double 
 /* World position of foot f's contact centre when its frame is at p (orientation R0[f]). */
 static void foot_centre(const mbs_walk *w, int f, const double p[3], double c[3])
 {
-    rot(w->R0[f], w->centre[f], c);
+    m3_mulv(w->R0[f], w->centre[f], c);
     for (int k = 0; k < 3; k++) c[k] += p[k];
 }
 
@@ -195,7 +160,7 @@ static void com_task(mbs_walk *w, const double target[3])
         if (bd->mass <= 0) continue;
         double c[3] = {bd->h[0] / bd->mass, bd->h[1] / bd->mass, bd->h[2] / bd->mass}, R[9], p[3], cw[3];
         mbs_body_placement(m, w->d, b, R, p);
-        rot(R, c, cw);
+        m3_mulv(R, c, cw);
         for (int k = 0; k < 3; k++) com[k] += bd->mass * (p[k] + cw[k]);
         mbs_frame_jacobian_fk(m, w->d, w->body_frame[b], c, MBS_LOCAL_WORLD_ALIGNED, w->Jb, 6);
         for (size_t i = 0; i < n6; i++) w->J[i] += bd->mass * w->Jb[i];
@@ -224,16 +189,16 @@ static void ik_step(mbs_walk *w, double *q, double feet[2][3], const double com[
         double R[9], p[3], e[6];
         mbs_frame_placement_fk(m, w->d, w->foot[f], R, p);
         for (int k = 0; k < 3; k++) e[k] = feet[f][k] - p[k];
-        rot_error(w->R0[f], R, 0, e + 3);   /* R0 Rᵀ: world axes, as the Jacobian's angular rows */
+        rot_error(w->R0[f], R, 1, e + 3);   /* R0 Rᵀ: world axes, as the Jacobian's angular rows */
         mbs_frame_jacobian_fk(m, w->d, w->foot[f], NULL, MBS_LOCAL_WORLD_ALIGNED, w->J, 6);
         add_task(w, w->J, 0, 6, e, W_FOOT);
     }
     com_task(w, com);
     /* the base's angular velocity is v[3..5] in base axes: its error Rᵀ R_target there */
     double Rb[9], Rt[9], eb[3];
-    quat_to_rot(q + 3, Rb);
-    quat_to_rot(w->qb0, Rt);
-    rot_error(Rb, Rt, 1, eb);
+    m3_from_quat(q + 3, Rb);
+    m3_from_quat(w->qb0, Rt);
+    rot_error(Rb, Rt, 0, eb);
     for (int k = 0; k < 3; k++) {
         w->H[(3 + k) * (nv + 1)] += W_BASE;
         w->g[3 + k] += W_BASE * eb[k];
@@ -245,7 +210,7 @@ static void ik_step(mbs_walk *w, double *q, double feet[2][3], const double com[
         w->g[iv] += W_POSTURE * (w->q0[iq] - q[iq]);
     }
     for (int i = 0; i < nv; i++) w->H[i * (nv + 1)] += DAMPING;
-    cholesky_solve(w->H, nv, w->g);
+    spd_solve(w->H, nv, w->g);
     mbs_integrate(m, q, w->g, w->qw);
     memcpy(q, w->qw, (size_t)w->nq * sizeof(double));
 }
@@ -296,9 +261,9 @@ static void feet_contacts(mbs_walk *w, const mbs_scenario *sc)
         int f = w->foot_of[i];
         double Rc[9], pc[3], off[3], d[3], local[3];
         mbs_frame_placement_fk(m, w->d, fr, Rc, pc);
-        rot(Rc, sc->contacts[i].offset, off);
+        m3_mulv(Rc, sc->contacts[i].offset, off);
         for (int k = 0; k < 3; k++) d[k] = pc[k] + off[k] - p[f][k];
-        rot_t(R[f], d, local);
+        m3t_mulv(R[f], d, local);
         for (int k = 0; k < 3; k++) w->centre[f][k] += local[k];
         count[f]++;
     }
@@ -311,7 +276,7 @@ static void feet_contacts(mbs_walk *w, const mbs_scenario *sc)
 static void footsteps(mbs_walk *w, const mbs_scenario *sc, double length)
 {
     double Rb[9];
-    quat_to_rot(sc->q0 + 3, Rb);
+    m3_from_quat(sc->q0 + 3, Rb);
     double hx = Rb[0], hy = Rb[1], hn = hypot(hx, hy);
     hx = hn > 0 ? hx / hn : 1;
     hy = hn > 0 ? hy / hn : 0;
@@ -422,7 +387,7 @@ static void constrained_scales(mbs_walk *w, const double *Minv, double *Jr, doub
     for (int j = 0; j < nv; j++) {
         for (int a = 0; a < nc; a++) y[a] = B[j + nv * a];
         memcpy(Ac, A, sizeof(double) * (size_t)(nc * nc));
-        if (nc) cholesky_solve(Ac, nc, y);
+        if (nc) spd_solve(Ac, nc, y);
         double dj = Minv[j * (nv + 1)];
         for (int a = 0; a < nc; a++) dj -= B[j + nv * a] * y[a];
         /* at most CAP times the free gain: a stance foot is not held rigidly but by the contact
