@@ -703,6 +703,21 @@ static int initial_posture(mbs_scenario *sc, mbs_error *err)
     return MBS_OK;
 }
 
+/* Appends a contact point on frame name (checked to exist) from entry e. */
+static int add_contact(mbs_scenario *sc, const mbs_scenario_entry *e, const char *name, const double offset[3],
+                       double radius, mbs_error *err)
+{
+    if (mbs_frame_id(sc->model, name) < 0)
+        return fail_at(sc, e, err, MBS_ERR_ARG, "no frame '%s' in model '%s'", name, mbs_model_name(sc->model));
+    if (sc->ncontacts >= MBS_SIM_MAX_CONTACTS)
+        return fail_at(sc, e, err, MBS_ERR_ARG, "out of range: more than %d contact points", MBS_SIM_MAX_CONTACTS);
+    mbs_scenario_contact *c = &sc->contacts[sc->ncontacts++];
+    snprintf(c->frame, sizeof c->frame, "%s", name);
+    memcpy(c->offset, offset, sizeof c->offset);
+    c->radius = radius;
+    return MBS_OK;
+}
+
 /* [contact] points: one "FRAME x y z" per line, each point with its own offset in its frame
  * (after the points of `frames`, in file order). */
 static int read_points(mbs_scenario *sc, double radius, mbs_error *err)
@@ -715,14 +730,8 @@ static int read_points(mbs_scenario *sc, double radius, mbs_error *err)
         double x[3] = {0, 0, 0};
         split_point(e->value, name, sizeof name, &rest);   /* checked by check_point */
         parse_numbers(rest, x, 3, bad, sizeof bad);
-        if (mbs_frame_id(sc->model, name) < 0)
-            return fail_at(sc, e, err, MBS_ERR_ARG, "no frame '%s' in model '%s'", name, mbs_model_name(sc->model));
-        if (sc->ncontacts >= MBS_SIM_MAX_CONTACTS)
-            return fail_at(sc, e, err, MBS_ERR_ARG, "out of range: more than %d contact points", MBS_SIM_MAX_CONTACTS);
-        mbs_scenario_contact *c = &sc->contacts[sc->ncontacts++];
-        snprintf(c->frame, sizeof c->frame, "%s", name);
-        memcpy(c->offset, x, sizeof x);
-        c->radius = radius;
+        int rc = add_contact(sc, e, name, x, radius, err);
+        if (rc != MBS_OK) return rc;
     }
     return MBS_OK;
 }
@@ -751,14 +760,8 @@ static int read_contacts(mbs_scenario *sc, mbs_error *err)
             if ((size_t)(p - w) >= sizeof name) return fail_at(sc, e, err, MBS_ERR_ARG, "frame name too long");
             memcpy(name, w, (size_t)(p - w));
             name[p - w] = '\0';
-            if (mbs_frame_id(sc->model, name) < 0)
-                return fail_at(sc, e, err, MBS_ERR_ARG, "no frame '%s' in model '%s'", name, mbs_model_name(sc->model));
-            if (sc->ncontacts >= MBS_SIM_MAX_CONTACTS)
-                return fail_at(sc, e, err, MBS_ERR_ARG, "out of range: more than %d contact points", MBS_SIM_MAX_CONTACTS);
-            mbs_scenario_contact *c = &sc->contacts[sc->ncontacts++];
-            snprintf(c->frame, sizeof c->frame, "%s", name);
-            memcpy(c->offset, offset, sizeof offset);
-            c->radius = radius;
+            int rc = add_contact(sc, e, name, offset, radius, err);
+            if (rc != MBS_OK) return rc;
         }
     }
     return read_points(sc, radius, err);
