@@ -4,67 +4,82 @@
 #include "aba.h"
 #include "joint.h"
 
-/* IAp += X* Ia X⁻¹: an articulated inertia of a child expressed in its parent, with
- * X = (R, p) the child's placement. Blocks: Ia = [[A B] [Bᵀ C]] acting on [v; w]. */
-static void add_inertia_to_parent(const double R[9], const double p[3], const double Ia[36], double IAp[36])
+/* R M Rᵀ for the 3x3 block M of a 6x6 matrix (M(l, k) at M[l + 6 k]). */
+static inline void block_rotate(const double R[9], const double *M, double out[9])
 {
-    double A[9], B[9], C[9], T[9];
+    double T[9];
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < 3; i++) T[i + 3 * k] = R[i] * M[6 * k] + R[i + 3] * M[1 + 6 * k] + R[i + 6] * M[2 + 6 * k];
     for (int j = 0; j < 3; j++)
-        for (int i = 0; i < 3; i++) {
-            A[i + 3 * j] = Ia[i + 6 * j];
-            B[i + 3 * j] = Ia[i + 6 * (j + 3)];
-            C[i + 3 * j] = Ia[(i + 3) + 6 * (j + 3)];
-        }
-    /* rotate: X' = R X Rᵀ */
-    double *blk[3] = {A, B, C};
-    for (int b = 0; b < 3; b++) {
-        m3_mul(R, blk[b], T);
-        for (int j = 0; j < 3; j++)
-            for (int i = 0; i < 3; i++)
-                blk[b][i + 3 * j] = T[i] * R[j] + T[i + 3] * R[j + 3] + T[i + 6] * R[j + 6];
+        for (int i = 0; i < 3; i++) out[i + 3 * j] = T[i] * R[j] + T[i + 3] * R[j + 3] + T[i + 6] * R[j + 6];
+}
+
+/* The same for a symmetric block: only the lower half is formed, then mirrored. */
+static inline void block_rotate_sym(const double R[9], const double *M, double out[9])
+{
+    double T[9];
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < 3; i++) T[i + 3 * k] = R[i] * M[6 * k] + R[i + 3] * M[1 + 6 * k] + R[i + 6] * M[2 + 6 * k];
+    for (int j = 0; j < 3; j++)
+        for (int i = j; i < 3; i++)
+            out[i + 3 * j] = out[j + 3 * i] = T[i] * R[j] + T[i + 3] * R[j + 3] + T[i + 6] * R[j + 6];
+}
+
+/* X = X* Ia X⁻¹: an articulated inertia of a child expressed in its parent, with X = (R, p) the
+ * child's placement. Blocks: Ia = [[A B] [Bᵀ C]] acting on [v; w]. Each block is rotated
+ * (A' = R A Rᵀ, ...), then translated with P = [p]x: A'' = A', B'' = B' - A' P,
+ * C'' = C' + P B' - B''ᵀ P, whose entry (i, j) is C'(i, j) + (p x B'(:, j))_i + (p x B''(:, i))_j. */
+static void inertia_to_parent(const double R[9], const double p[3], const double Ia[36], double X[36])
+{
+    double A[9], B[9], C[9], B2[9], PB[9], PB2[9];
+    block_rotate(R, Ia + 18, B);
+    block_rotate_sym(R, Ia, A);
+    block_rotate_sym(R, Ia + 21, C);
+    /* column j of A' P is A' (p x e_j) */
+    for (int i = 0; i < 3; i++) {
+        B2[i]     = B[i]     - (A[i + 3] * p[2] - A[i + 6] * p[1]);
+        B2[i + 3] = B[i + 3] - (A[i + 6] * p[0] - A[i] * p[2]);
+        B2[i + 6] = B[i + 6] - (A[i] * p[1] - A[i + 3] * p[0]);
     }
-    /* translate, P = [p]x: B'' = B - A P, C'' = C + P B - (B - A P)ᵀ P, A'' = A */
-    double P[9] = {0, p[2], -p[1], -p[2], 0, p[0], p[1], -p[0], 0};
-    double AP[9], B2[9], PB[9], B2tP[9];
-    m3_mul(A, P, AP);
-    for (int k = 0; k < 9; k++) B2[k] = B[k] - AP[k];
-    m3_mul(P, B, PB);
-    m3t_mul(B2, P, B2tP);
+    for (int j = 0; j < 3; j++) {
+        v3_cross(p, B + 3 * j, PB + 3 * j);
+        v3_cross(p, B2 + 3 * j, PB2 + 3 * j);
+    }
     for (int j = 0; j < 3; j++)
         for (int i = 0; i < 3; i++) {
-            IAp[i + 6 * j] += A[i + 3 * j];
-            IAp[i + 6 * (j + 3)] += B2[i + 3 * j];
-            IAp[(j + 3) + 6 * i] += B2[i + 3 * j];
-            IAp[(i + 3) + 6 * (j + 3)] += C[i + 3 * j] + PB[i + 3 * j] - B2tP[i + 3 * j];
+            X[i + 6 * j] = A[i + 3 * j];
+            X[i + 6 * (j + 3)] = B2[i + 3 * j];
+            X[(j + 3) + 6 * i] = B2[i + 3 * j];
+            X[(i + 3) + 6 * (j + 3)] = C[i + 3 * j] + PB[i + 3 * j] + PB2[j + 3 * i];
         }
 }
 
-/* Inverse of the small SPD matrix D (n <= 6, leading dimension 6) by Cholesky, into Di. */
+/* Inverse of the small SPD matrix D (n <= 6, leading dimension 6) by Cholesky, into Di.
+ * The reciprocals of the diagonal are formed once: n divisions instead of 2n² in the solves. */
 static void small_spd_inverse(int n, const double *D, double *Di)
 {
-    double L[36];
+    double L[36], r[6];
     memcpy(L, D, sizeof L);
     for (int j = 0; j < n; j++) {
         double s = L[j + 6 * j];
         for (int k = 0; k < j; k++) s -= L[j + 6 * k] * L[j + 6 * k];
-        s = sqrt(s);
-        L[j + 6 * j] = s;
+        r[j] = 1.0 / sqrt(s);
         for (int i = j + 1; i < n; i++) {
             double t = L[i + 6 * j];
             for (int k = 0; k < j; k++) t -= L[i + 6 * k] * L[j + 6 * k];
-            L[i + 6 * j] = t / s;
+            L[i + 6 * j] = t * r[j];
         }
     }
     for (int c = 0; c < n; c++) {
         double x[6] = {0};
         x[c] = 1;
-        for (int i = 0; i < n; i++) {
-            for (int k = 0; k < i; k++) x[i] -= L[i + 6 * k] * x[k];
-            x[i] /= L[i + 6 * i];
+        for (int i = c; i < n; i++) {   /* x(0 .. c-1) stays zero */
+            for (int k = c; k < i; k++) x[i] -= L[i + 6 * k] * x[k];
+            x[i] *= r[i];
         }
         for (int i = n - 1; i >= 0; i--) {
             for (int k = i + 1; k < n; k++) x[i] -= L[k + 6 * i] * x[k];
-            x[i] /= L[i + 6 * i];
+            x[i] *= r[i];
         }
         for (int i = 0; i < n; i++) Di[i + 6 * c] = x[i];
     }
@@ -101,25 +116,47 @@ void mbs_aba_passes(const mbs_model *m, mbs_data *d, const double *q, const doub
         if (fext)
             for (int k = 0; k < 6; k++) pA[k] -= fext[6 * i + k];
     }
-    /* pass 2: articulated inertias and bias forces, leaves first */
+    /* pass 2: articulated inertias and bias forces, leaves first. A child's share goes to its
+     * parent in local variables when the parent is the next body (a chain), else through d->IA
+     * and d->f: reading back what was just stored there would stall the chain. */
+    double carry_I[36] = {0}, carry_p[6] = {0};
+    int carry_to = -1;
     for (int i = m->nbodies - 1; i >= 0; i--) {
         const mbs_body *b = &m->bodies[i];
         const double *S = m->S + 6 * b->idx_v;
-        double *IA = d->IA + 36 * i, *U = d->U + 6 * b->idx_v, *Di = d->Dab + 36 * i;
-        double *u = d->u + b->idx_v, *pA = d->f + 6 * i;
+        double *U = d->U + 6 * b->idx_v, *Di = d->Dab + 36 * i;
+        double *u = d->u + b->idx_v;
         int n = b->nv;
-        for (int k = 0; k < n; k++) m6_mulv(IA, S + 6 * k, U + 6 * k);
-        if (n == 1) Di[0] = 1.0 / sdot(S, U);
-        else {
-            double Dm[36];
-            for (int c = 0; c < n; c++)
-                for (int r = 0; r < n; r++) Dm[r + 6 * c] = sdot(S + 6 * r, U + 6 * c);
-            small_spd_inverse(n, Dm, Di);
+        double IA[36], pA[6];
+        memcpy(IA, d->IA + 36 * i, sizeof IA);
+        memcpy(pA, d->f + 6 * i, sizeof pA);
+        if (carry_to == i) {
+            for (int k = 0; k < 36; k++) IA[k] += carry_I[k];
+            for (int k = 0; k < 6; k++) pA[k] += carry_p[k];
+            /* stored (never read back here) so that d->IA and d->f stay complete */
+            memcpy(d->IA + 36 * i, IA, sizeof IA);
+            memcpy(d->f + 6 * i, pA, sizeof pA);
         }
-        for (int k = 0; k < n; k++) u[k] = (tau ? tau[b->idx_v + k] : 0.0) - sdot(S + 6 * k, pA);
+        if (b->type == MBS_JOINT_REVOLUTE && b->axis_id >= 0) {
+            /* S = e_{3+a}: U = I^A S is a column of I^A and D = Sᵀ U one of its entries */
+            int c = 3 + b->axis_id;
+            memcpy(U, IA + 6 * c, 6 * sizeof(double));
+            Di[0] = 1.0 / IA[c + 6 * c];
+            u[0] = (tau ? tau[b->idx_v] : 0.0) - pA[c];
+        } else {
+            for (int k = 0; k < n; k++) m6_mulv(IA, S + 6 * k, U + 6 * k);
+            if (n == 1) Di[0] = 1.0 / sdot(S, U);
+            else {
+                double Dm[36];
+                for (int c = 0; c < n; c++)
+                    for (int r = 0; r < n; r++) Dm[r + 6 * c] = sdot(S + 6 * r, U + 6 * c);
+                small_spd_inverse(n, Dm, Di);
+            }
+            for (int k = 0; k < n; k++) u[k] = (tau ? tau[b->idx_v + k] : 0.0) - sdot(S + 6 * k, pA);
+        }
         if (b->parent < 0) continue;
         /* Ia = IA - U D⁻¹ Uᵀ ; pa = pA + Ia c + U D⁻¹ u */
-        double Ia[36], pa[6], UD[36], Du[6], t[6];
+        double Ia[36], pa[6], UD[36], Du[6], X[36], t[6];
         for (int k = 0; k < n; k++)
             for (int r = 0; r < 6; r++) {
                 double s = 0;
@@ -137,9 +174,17 @@ void mbs_aba_passes(const mbs_model *m, mbs_data *d, const double *q, const doub
         dinv_mul(b, Di, u, Du);
         for (int k = 0; k < n; k++)
             for (int r = 0; r < 6; r++) pa[r] += U[r + 6 * k] * Du[k];
-        add_inertia_to_parent(d->liR + 9 * i, d->lip + 3 * i, Ia, d->IA + 36 * b->parent);
+        inertia_to_parent(d->liR + 9 * i, d->lip + 3 * i, Ia, X);
         se3_act_force(d->liR + 9 * i, d->lip + 3 * i, pa, t);
-        for (int k = 0; k < 6; k++) d->f[6 * b->parent + k] += t[k];
+        if (b->parent == i - 1) {
+            memcpy(carry_I, X, sizeof X);
+            memcpy(carry_p, t, sizeof t);
+            carry_to = i - 1;
+        } else {
+            double *Ip = d->IA + 36 * b->parent, *fp = d->f + 6 * b->parent;
+            for (int k = 0; k < 36; k++) Ip[k] += X[k];
+            for (int k = 0; k < 6; k++) fp[k] += t[k];
+        }
     }
     d->abi_ready = 1;
     if (!ddq) return;
