@@ -92,9 +92,9 @@ bench-ess: $(BUILD)/tools/bench_ess
 bench-variational: $(BUILD)/tools/bench_variational
 	OPENBLAS_NUM_THREADS=1 $(BUILD)/tools/bench_variational --data $(BUILD)/bench_variational
 
-# bench-expo: section 6 of Hammoud et al. 2022 (issue 3) on the Solo scenarios: local error vs
+# bench-expo: section 6 of Hammoud et al. 2022 (issue 3) on the Solo scenarios and Romeo's walk: local error vs
 # real-time factor, largest stable step, time per step, error vs contact stiffness and damping;
-# plots into docs/images when gnuplot is installed (optional, not in deps). About 3 minutes.
+# plots into docs/images when gnuplot is installed (optional, not in deps). About 4 minutes.
 .PHONY: bench-expo
 bench-expo: $(BUILD)/tools/bench_expo
 	OPENBLAS_NUM_THREADS=1 $(BUILD)/tools/bench_expo --data $(BUILD)/bench_expo

@@ -6,29 +6,29 @@ if (!exists("datadir")) datadir = 'build/bench_expo'
 if (!exists("imgdir")) imgdir = 'docs/images'
 if (!exists("parts")) parts = 'abcd'
 
-set terminal pngcairo size 1600,540 font ",11"
+set terminal pngcairo size 1500,1000 font ",11"
 set grid
 set logscale xy
 set format y "10^{%L}"
 set datafile missing "nan"   # what printf writes for NAN: a measurement that diverged or was not run
-# one legend, right of the three panels
-set key at screen 0.865, 0.55 left center vertical box opaque font ",10" samplen 2 spacing 1.3
+# four panels in a 2x2 grid (a row of four would squeeze each to 300 px), one legend right of them
+set key at screen 0.865, 0.5 left center vertical box opaque font ",10" samplen 2 spacing 1.3
 
 # one colour and point type per stepper, in bench_expo.c's VARS order
 array col[7] = ["#d62728", "#ff7f0e", "#9467bd", "#1f77b4", "#17becf", "#2ca02c", "#000000"]
 array pts[7] = [7, 5, 9, 11, 13, 15, 4]
-scen = "solo_squat solo_jump solo_trot"
-titles = "\"solo-squat (controller 40 ms)\" \"solo-jump (controller 10 ms)\" \"solo-trot (controller 2 ms)\""
+scen = "solo_squat solo_jump solo_trot romeo_walk"
+titles = "\"solo-squat (controller 40 ms)\" \"solo-jump (controller 10 ms)\" \"solo-trot (controller 2 ms)\" \"romeo-walk (controller 10 ms)\""
 
 if (strstrt(parts, 'a') > 0) {
     # ---- fig. 2: local error against real-time factor
     set output imgdir.'/expo_error_vs_rtf.png'
-    set multiplot layout 1,3 title "Local integration error (mean over controller periods of ||x ⊖ x_{gt}||_∞) vs real-time factor (stepper time only)" margins 0.05, 0.85, 0.12, 0.88 spacing 0.05
+    set multiplot layout 2,2 title "Local integration error (mean over controller periods of ||x ⊖ x_{gt}||_∞) vs real-time factor (stepper time only)" margins 0.06, 0.85, 0.07, 0.93 spacing 0.07, 0.1
     set xlabel "real-time factor"
     set ylabel "mean local error"
     set yrange [*:1e3]
     set format x "10^{%L}"
-    do for [s=1:3] {
+    do for [s=1:4] {
         set title word(titles, s)
         if (s == 1) { set key } else { unset key }
         plot for [i=0:6] datadir.'/accuracy_'.word(scen, s).'.dat' index i u 2:3 w lp lw 2 pt pts[i+1] ps 1.1 lc rgb col[i+1] t columnheader(1)
@@ -37,10 +37,10 @@ if (strstrt(parts, 'a') > 0) {
 
     # ---- fig. 3: local error against the integration step
     set output imgdir.'/expo_error_vs_dt.png'
-    set multiplot layout 1,3 title "Local integration error vs integration step" margins 0.05, 0.85, 0.12, 0.88 spacing 0.05
+    set multiplot layout 2,2 title "Local integration error vs integration step" margins 0.06, 0.85, 0.07, 0.93 spacing 0.07, 0.1
     set xlabel "step δt (ms)"
     set format x "%g"
-    do for [s=1:3] {
+    do for [s=1:4] {
         set title word(titles, s)
         if (s == 1) { set key } else { unset key }
         plot for [i=0:6] datadir.'/accuracy_'.word(scen, s).'.dat' index i u 1:3 w lp lw 2 pt pts[i+1] ps 1.1 lc rgb col[i+1] t columnheader(1)
