@@ -13,7 +13,10 @@
 
 #include "../internal.h"
 #include "../model/error_internal.h"
+#include "../spatial/spatial.h"
 #include "sim_internal.h"
+/* after spatial.h: lapacke.h brings complex.h, whose macro I would rename its inertias */
+#include <lapacke.h>
 
 /* The gain of each joint is kp (kd) times its scale: 1, or with `gains = inertia` the joint's
  * apparent inertia 1 / (M⁻¹)_jj at the initial posture, so that kp and kd are ω² and 2ζω of
@@ -27,25 +30,25 @@ static int gain_scales(mbs_controller *c, const mbs_scenario *sc)
     for (size_t i = 0; i < nv; i++) c->gain_scale[i] = 1;
     const char *g = mbs_scenario_text(sc, "controller", "gains");
     if (!g || strcmp(g, "inertia") != 0) return 0;
-    double *M = malloc((nv * nv + 1) * sizeof(double));
-    if (!M) return 1;
-    mbs_crba(c->m, c->d, sc->q0, M);
-    int rc = mbs_ltdl(c->m, c->d, M);
     /* column j of M⁻¹: the accelerations a unit torque at joint j produces with every other
      * joint (and the base) free, so 1 / (M⁻¹)_jj is the smallest inertia the joint can face */
-    for (size_t j = 0; j < nv && rc == MBS_OK; j++) {
-        memset(M, 0, nv * sizeof(double));
-        M[j] = 1;
-        mbs_ltdl_solve(c->m, c->d, M, 1, (int)nv);
-        c->gain_scale[j] = M[j] > 0 ? 1 / M[j] : 1;
-    }
-    free(M);
-    if (c->use_walk) {
+    double *Minv = malloc((nv * nv + 1) * sizeof(double));
+    if (!Minv) return 1;
+    mbs_crba(c->m, c->d, sc->q0, Minv);
+    int rc = mbs_ltdl(c->m, c->d, Minv);
+    if (rc == MBS_OK) {
+        memset(Minv, 0, nv * nv * sizeof(double));
+        for (size_t j = 0; j < nv; j++) Minv[j * (nv + 1)] = 1;
+        mbs_ltdl_solve(c->m, c->d, Minv, (int)nv, (int)nv);
+        for (size_t j = 0; j < nv; j++) c->gain_scale[j] = Minv[j * (nv + 1)] > 0 ? 1 / Minv[j * (nv + 1)] : 1;
         /* the walk knows its contact phases: the inertia under the feet that hold */
-        if (!(c->walk_scale = malloc((nv + 1) * sizeof(double)))) return 1;
-        return mbs_walk_gain_scales(&c->walk, sc->q0, c->walk_scale) != MBS_OK;
+        if (c->use_walk) {
+            c->walk_scale = malloc((nv + 1) * sizeof(double));
+            rc = !c->walk_scale ? MBS_ERR_NOMEM : mbs_walk_gain_scales(&c->walk, sc->q0, Minv, c->walk_scale);
+        }
     }
-    return 0;
+    free(Minv);
+    return rc != MBS_OK;
 }
 
 int mbs_controller_init(mbs_controller *c, const mbs_scenario *sc, mbs_system *sys, mbs_error *err)
@@ -120,28 +123,13 @@ void mbs_controller_fini(mbs_controller *c)
     memset(c, 0, sizeof *c);
 }
 
-/* Solves the n x n SPD system A x = b in place (Cholesky; n <= 6, column-major). */
-static void spd_solve(double *A, int n, double *b)
+void mbs_sim_spd_solve(double *A, int n, double *b)
 {
-    for (int j = 0; j < n; j++) {
-        double s = A[j + n * j];
-        for (int k = 0; k < j; k++) s -= A[j + n * k] * A[j + n * k];
-        double ljj = sqrt(s > 0 ? s : 1e-300);
-        A[j + n * j] = ljj;
-        for (int i = j + 1; i < n; i++) {
-            double x = A[i + n * j];
-            for (int k = 0; k < j; k++) x -= A[i + n * k] * A[j + n * k];
-            A[i + n * j] = x / ljj;
-        }
-    }
-    for (int i = 0; i < n; i++) {
-        for (int k = 0; k < i; k++) b[i] -= A[i + n * k] * b[k];
-        b[i] /= A[i + n * i];
-    }
-    for (int i = n - 1; i >= 0; i--) {
-        for (int k = i + 1; k < n; k++) b[i] -= A[k + n * i] * b[k];
-        b[i] /= A[i + n * i];
-    }
+    double dmax = 0;
+    for (int i = 0; i < n; i++) dmax = fmax(dmax, A[i * (n + 1)]);
+    for (int i = 0; i < n; i++) A[i * (n + 1)] += 1e-12 * dmax + 1e-300;
+    if (n && LAPACKE_dposv_work(LAPACK_COL_MAJOR, 'L', n, 1, A, n, b, n) != 0)
+        for (int i = 0; i < n; i++) b[i] = 0;
 }
 
 /* λ_s = w_s A_sᵀ y with (A W Aᵀ + εI) y = b_base, A = [J_1,baseᵀ ... J_n,baseᵀ] (6 x 3n), W the
@@ -158,8 +146,8 @@ static void weighted_forces(const mbs_controller *c, int ns, const double *w, do
                 for (int r = 0; r < 3; r++) AAt[i + 6 * j] += w[s] * Js[r + 3 * i] * Js[r + 3 * j];
     }
     for (int i = 0; i < 6; i++) tr += AAt[i + 6 * i];
-    for (int i = 0; i < 6; i++) { AAt[i + 6 * i] += 1e-9 * tr + 1e-300; y[i] = c->b[i]; }
-    spd_solve(AAt, 6, y);
+    for (int i = 0; i < 6; i++) { AAt[i + 6 * i] += 1e-9 * tr; y[i] = c->b[i]; }
+    mbs_sim_spd_solve(AAt, 6, y);
     for (int s = 0; s < ns; s++) {
         const double *Js = c->Jc + (size_t)3 * nv * s;
         for (int r = 0; r < 3; r++) {
@@ -192,15 +180,14 @@ static void distribute(const mbs_controller *c, const int *idx, int ns, double l
  * base rows were computed at (its base orientation turns the couple into base axes). */
 static void shift_cop(mbs_controller *c, const double *q)
 {
-    double x = q[3], y = q[4], z = q[5], w = q[6], R[9], f[3], M[3];
-    R[0] = 1 - 2 * (y * y + z * z); R[3] = 2 * (x * y - z * w);     R[6] = 2 * (x * z + y * w);
-    R[1] = 2 * (x * y + z * w);     R[4] = 1 - 2 * (x * x + z * z); R[7] = 2 * (y * z - x * w);
-    R[2] = 2 * (x * z - y * w);     R[5] = 2 * (y * z + x * w);     R[8] = 1 - 2 * (x * x + y * y);
-    for (int i = 0; i < 3; i++) f[i] = R[i] * c->b[0] + R[i + 3] * c->b[1] + R[i + 6] * c->b[2];
+    double R[9], f[3], M[3];
+    m3_from_quat(q + 3, R);
+    m3_mulv(R, c->b, f);   /* the base force in world axes */
     M[0] = c->cop_shift[1] * f[2];
     M[1] = -c->cop_shift[0] * f[2];
     M[2] = 0;
-    for (int i = 0; i < 3; i++) c->b[3 + i] += R[3 * i] * M[0] + R[3 * i + 1] * M[1] + R[3 * i + 2] * M[2];
+    m3t_mulv(R, M, f);
+    for (int i = 0; i < 3; i++) c->b[3 + i] += f[i];
 }
 
 /* The walk's balance feedback (ankle strategy): the centre of pressure moves from under the
@@ -325,7 +312,7 @@ void mbs_controller_compute(mbs_controller *c, double t, const double *q, const 
     }
     for (int i = 0; i < c->sys->ncontacts; i++) c->weight[i] = 1;
     if (c->use_walk) {
-        mbs_walk_reference(&c->walk, t, cfg->dt, q, c->qr, c->vr, c->ar, c->weight, c->sys->ncontacts);
+        mbs_walk_reference(&c->walk, t, cfg->dt, c->qr, c->vr, c->ar, c->weight, c->sys->ncontacts);
         for (int i = 0; i < c->sys->ncontacts; i++) c->stance[i] = c->weight[i] > 0 && touching[i];
     }
     for (int k = 0; k < c->nact; k++) {

@@ -17,11 +17,6 @@
 #include "../internal.h"
 #include "sim_internal.h"
 
-#define PI 3.14159265358979323846   /* M_PI is not ISO C */
-
-/* 0 → 1 with zero slope at both ends. */
-static double smooth(double x) { return x <= 0 ? 0 : x >= 1 ? 1 : 0.5 - 0.5 * cos(PI * x); }
-
 int mbs_gait_init(mbs_gait *g, const mbs_scenario *sc, mbs_error *err)
 {
     memset(g, 0, sizeof *g);
@@ -44,7 +39,7 @@ static double jump_height(const mbs_controller_config *c, double s, double *kp, 
     *kp = c->kp;
     *kd = c->kd;
     *air = 0;
-    if (s < c->crouch_time) return -c->crouch * smooth(s / c->crouch_time);
+    if (s < c->crouch_time) return -c->crouch * mbs_sim_smooth(s / c->crouch_time);
     s -= c->crouch_time;
     if (s < c->push_time) {
         *kp = c->kp_push;
@@ -56,7 +51,7 @@ static double jump_height(const mbs_controller_config *c, double s, double *kp, 
         *kp = c->kp_flight;
         *kd = c->kd_flight;
         *air = 1;
-        return c->push_height * (1 - smooth(s / c->retract_time));
+        return c->push_height * (1 - mbs_sim_smooth(s / c->retract_time));
     }
     return 0;
 }
@@ -69,7 +64,7 @@ void mbs_gait_reference(const mbs_gait *g, double t, const int *touching, double
     double h = 0;                /* base height offset, squat and jump */
     double kp_phase = c->kp, kd_phase = c->kd;
     int air = 0;
-    if (tm > 0 && c->type == MBS_CTRL_SQUAT) h = -c->amplitude * (1 - cos(2 * PI * tm / c->period));
+    if (tm > 0 && c->type == MBS_CTRL_SQUAT) h = -c->amplitude * (1 - cos(2 * MBS_SIM_PI * tm / c->period));
     if (tm > 0 && c->type == MBS_CTRL_JUMP) h = jump_height(c, fmod(tm, c->period), &kp_phase, &kd_phase, &air);
     /* trot: the stride is the distance the base is to travel in half a cycle; the speed ramps
      * up so that the first steps are short */
@@ -90,14 +85,14 @@ void mbs_gait_reference(const mbs_gait *g, double t, const int *touching, double
                 /* stance: from +stride/2 to −stride/2 at the base's speed */
                 double s = phase / 0.5;
                 p[0] += stride * (0.5 - s);
-                if (cyc >= 1) p[2] -= sink * (1 - smooth(s / 0.3));   /* not the first stance: no swing before it */
+                if (cyc >= 1) p[2] -= sink * (1 - mbs_sim_smooth(s / 0.3));   /* not the first stance: no swing before it */
             } else {
                 /* swing: back to the front, lifted. The cubic (Hermite) in x leaves and lands
                  * with the stance's velocity relative to the base, −v: zero in the world, so the
                  * foot neither scuffs at lift-off nor hits the ground sliding */
                 double s = (phase - 0.5) / 0.5;
                 p[0] += stride * (((-4 * s + 6) * s - 1) * s - 0.5);
-                p[2] += c->step_height * 0.5 * (1 - cos(2 * PI * s)) - sink * smooth(s);
+                p[2] += c->step_height * 0.5 * (1 - cos(2 * MBS_SIM_PI * s)) - sink * mbs_sim_smooth(s);
                 stance[i] = 0;
             }
         }

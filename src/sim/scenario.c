@@ -319,20 +319,31 @@ static int word_index(const char *words, const char *w)
     return -1;
 }
 
+/* The next word of a list separated by spaces, tabs or commas, from *p: copied into name (n
+ * bytes; left empty when it does not fit) and *p moved past it. Returns its length, 0 at the
+ * end of the list, -1 when it does not fit. */
+static int next_word(const char **p, char *name, size_t n)
+{
+    const char *s = *p;
+    while (*s == ' ' || *s == '\t' || *s == ',') s++;
+    const char *w = s;
+    while (*s && *s != ' ' && *s != '\t' && *s != ',') s++;
+    *p = s;
+    size_t len = (size_t)(s - w);
+    name[0] = '\0';
+    if (len >= n) return -1;
+    memcpy(name, w, len);
+    name[len] = '\0';
+    return (int)len;
+}
+
 /* The name and the numbers of a K_POINT value "NAME x y z": the name (at most n - 1 bytes)
  * into name, and a pointer to the text of the numbers; 1 when the first word is missing or
  * too long. */
 static int split_point(const char *value, char *name, size_t n, const char **rest)
 {
-    const char *p = value;
-    while (*p == ' ' || *p == '\t') p++;
-    const char *w = p;
-    while (*p && *p != ' ' && *p != '\t' && *p != ',') p++;
-    if (p == w || (size_t)(p - w) >= n) return 1;
-    memcpy(name, w, (size_t)(p - w));
-    name[p - w] = '\0';
-    *rest = p;
-    return 0;
+    *rest = value;
+    return next_word(rest, name, n) <= 0;
 }
 
 /* A K_POINT value: a frame name (resolved against the model later), then exactly nmin numbers
@@ -434,19 +445,15 @@ const char *mbs_scenario_text(const mbs_scenario *sc, const char *section, const
     return e ? e->value : NULL;
 }
 
-/* The words of a list of names separated by spaces or commas: up to max of them into names
- * (each at most MBS_NAME_LEN - 1 bytes, longer ones cut); returns how many words there are. */
+/* The words of a list of names: up to max of them into names (a name too long for
+ * MBS_NAME_LEN left empty); returns how many words there are. */
 static int split_names(const char *list, char names[][MBS_NAME_LEN], int max)
 {
     int n = 0;
-    for (const char *p = list;;) {
-        while (*p == ' ' || *p == '\t' || *p == ',') p++;
-        if (!*p) return n;
-        const char *w = p;
-        while (*p && *p != ' ' && *p != '\t' && *p != ',') p++;
-        if (n < max) snprintf(names[n], MBS_NAME_LEN, "%.*s", (int)(p - w), w);
-        n++;
-    }
+    char word[MBS_NAME_LEN];
+    for (const char *p = list; next_word(&p, word, sizeof word) != 0; n++)
+        if (n < max) memcpy(names[n], word, sizeof word);
+    return n;
 }
 
 int mbs_scenario_two_frames(const mbs_scenario *sc, const char *list, int frame[2])
@@ -751,15 +758,9 @@ static int read_contacts(mbs_scenario *sc, mbs_error *err)
         const mbs_scenario_entry *e = &sc->entries[i];
         if (e->dead || strcmp(e->section, "contact") != 0 || strcmp(e->key, "frames") != 0) continue;
         const char *p = e->value;
-        for (;;) {
-            while (*p == ' ' || *p == '\t' || *p == ',') p++;
-            if (!*p) break;
-            const char *w = p;
-            while (*p && *p != ' ' && *p != '\t' && *p != ',') p++;
-            char name[MBS_NAME_LEN];
-            if ((size_t)(p - w) >= sizeof name) return fail_at(sc, e, err, MBS_ERR_ARG, "frame name too long");
-            memcpy(name, w, (size_t)(p - w));
-            name[p - w] = '\0';
+        char name[MBS_NAME_LEN];
+        for (int len; (len = next_word(&p, name, sizeof name)) != 0;) {
+            if (len < 0) return fail_at(sc, e, err, MBS_ERR_ARG, "frame name too long");
             int rc = add_contact(sc, e, name, offset, radius, err);
             if (rc != MBS_OK) return rc;
         }

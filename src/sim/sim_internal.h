@@ -5,7 +5,24 @@
 
 #include <stddef.h>
 
+#include <math.h>
+
 #include "mbs/sim.h"
+
+#define MBS_SIM_PI 3.14159265358979323846   /* M_PI is not ISO C */
+
+/* 0 → 1 over x in [0, 1] with zero slope at both ends (a raised cosine): the time profile of
+ * every planned motion of the gaits and the walk. */
+static inline double mbs_sim_smooth(double x)
+{
+    return x <= 0 ? 0 : x >= 1 ? 1 : 0.5 - 0.5 * cos(MBS_SIM_PI * x);
+}
+
+/* Solves the n x n symmetric positive semi-definite system A x = b in place (A overwritten;
+ * column-major). A ridge at round-off level of A's diagonal makes a semi-definite A (dependent
+ * contact rows) definite without moving the solution of a regular one; b becomes 0 when A is
+ * not even semi-definite. */
+void mbs_sim_spd_solve(double *A, int n, double *b);
 
 /* mbs_scenario_load on a text already in memory (len bytes, no NUL needed at the end): `path`
  * names it in messages and the [model] urdf is resolved against its folder, as for a file.
@@ -74,11 +91,10 @@ void mbs_walk_fini(mbs_walk *w);
  * the velocity v = (q(t + dt) ⊖ q(t)) / dt and the acceleration a (change of v over the last
  * period, all nv), and weight[i], the share of the weight the plan puts on the foot of contact
  * i (0 for a swing foot; 1 for a point on neither foot). */
-void mbs_walk_reference(mbs_walk *w, double t, double dt, const double *q_meas, double *q, double *v, double *a, double *weight,
-                        int ncontacts);
+void mbs_walk_reference(mbs_walk *w, double t, double dt, double *q, double *v, double *a, double *weight, int ncontacts);
 /* The walk's stance gain scale (gains = inertia), nv entries: the apparent inertia of every
- * joint at q0 with both feet held. Also fills w->leg_of. */
-int mbs_walk_gain_scales(mbs_walk *w, const double *q0, double *scale);
+ * joint at q0 with both feet held, from Minv = M(q0)⁻¹ (nv x nv). Also fills w->leg_of. */
+int mbs_walk_gain_scales(mbs_walk *w, const double *q0, const double *Minv, double *scale);
 
 /* Joint PD with feed-forward, evaluated at the controller period. */
 typedef struct mbs_controller {

@@ -22,12 +22,8 @@
 #include "../internal.h"
 #include "../liegroup/se3.h"
 #include "../spatial/spatial.h"
-/* after spatial.h: lapacke.h brings complex.h, whose macro I would rename its inertias */
-#include <lapacke.h>
 #include "../model/error_internal.h"
 #include "sim_internal.h"
-
-#define PI 3.14159265358979323846   /* M_PI is not ISO C */
 
 /* Task weights (positions in m, angles in rad) and the Levenberg damping: the feet and the COM
  * dominate; the posture only decides what they leave free. */
@@ -37,9 +33,6 @@
 #define W_POSTURE 1e-3
 #define DAMPING 1e-6
 #define IK_ITERATIONS 3
-
-/* 0 → 1 with zero slope at both ends. */
-static double smooth(double x) { return x <= 0 ? 0 : x >= 1 ? 1 : 0.5 - 0.5 * cos(PI * x); }
 
 /* The rotation vector (axis × angle) of A Bᵀ (world, in world axes), or of Aᵀ B (in local
  * axes): the error between two orientations. log(A Bᵀ) = B log(Bᵀ A). */
@@ -52,18 +45,6 @@ static void rot_error(const double A[9], const double B[9], int world, double e[
     mbs_so3_log(qt, w);
     if (world) m3_mulv(B, w, e);
     else memcpy(e, w, sizeof w);
-}
-
-/* Solves the n x n symmetric system A x = b in place (A overwritten). A is positive
- * semi-definite here (contact rows of one foot are dependent): a ridge at round-off level of
- * its diagonal makes it definite without moving the solution of a regular system. */
-static void spd_solve(double *A, int n, double *b)
-{
-    double dmax = 0;
-    for (int i = 0; i < n; i++) dmax = fmax(dmax, A[i * (n + 1)]);
-    for (int i = 0; i < n; i++) A[i * (n + 1)] += 1e-12 * dmax + 1e-300;
-    if (n && LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', n, 1, A, n, b, n) != 0)
-        for (int i = 0; i < n; i++) b[i] = 0;   /* not even semi-definite: no correction */
 }
 
 /* H += w Jᵀ J and g += w Jᵀ e for the rows r0 .. r0+nr-1 of a 6 x nv Jacobian. */
@@ -130,16 +111,16 @@ static void plan(const mbs_walk *w, double t, double feet[2][3], double com[3], 
     else foot_centre(w, (k - 1) % 2 == 0 ? 1 : 0, w->steps[k - 1][(k - 1) % 2 == 0 ? 1 : 0], from);
     if (stance >= 0) foot_centre(w, stance, w->steps[k][stance], to);
     else memcpy(to, w->com_final, sizeof to);
-    double a = tm <= 0 ? 0 : smooth(s / w->t_ds);
+    double a = tm <= 0 ? 0 : mbs_sim_smooth(s / w->t_ds);
     for (int i = 0; i < 2; i++) com[i] = from[i] + (to[i] - from[i]) * a;
     com[2] = w->com0[2];
     foot_loads(w, feet, com, load);
     if (stance < 0 || s <= w->t_ds) return;
     /* single support: the swing foot goes from steps[k] to steps[k + 1], lifted */
     int sw = 1 - stance;
-    double u = (s - w->t_ds) / w->t_ss, b = smooth(u);
+    double u = (s - w->t_ds) / w->t_ss, b = mbs_sim_smooth(u);
     for (int i = 0; i < 3; i++) feet[sw][i] = w->steps[k][sw][i] + (w->steps[k + 1][sw][i] - w->steps[k][sw][i]) * b;
-    feet[sw][2] += w->height * 0.5 * (1 - cos(2 * PI * u));
+    feet[sw][2] += w->height * 0.5 * (1 - cos(2 * MBS_SIM_PI * u));
     *swing = sw;
     load[sw] = 0;
     load[1 - sw] = 1;
@@ -210,7 +191,7 @@ static void ik_step(mbs_walk *w, double *q, double feet[2][3], const double com[
         w->g[iv] += W_POSTURE * (w->q0[iq] - q[iq]);
     }
     for (int i = 0; i < nv; i++) w->H[i * (nv + 1)] += DAMPING;
-    spd_solve(w->H, nv, w->g);
+    mbs_sim_spd_solve(w->H, nv, w->g);
     mbs_integrate(m, q, w->g, w->qw);
     memcpy(q, w->qw, (size_t)w->nq * sizeof(double));
 }
@@ -387,7 +368,7 @@ static void constrained_scales(mbs_walk *w, const double *Minv, double *Jr, doub
     for (int j = 0; j < nv; j++) {
         for (int a = 0; a < nc; a++) y[a] = B[j + nv * a];
         memcpy(Ac, A, sizeof(double) * (size_t)(nc * nc));
-        if (nc) spd_solve(Ac, nc, y);
+        if (nc) mbs_sim_spd_solve(Ac, nc, y);
         double dj = Minv[j * (nv + 1)];
         for (int a = 0; a < nc; a++) dj -= B[j + nv * a] * y[a];
         /* at most CAP times the free gain: a stance foot is not held rigidly but by the contact
@@ -410,37 +391,26 @@ static void legs(mbs_walk *w)
     }
 }
 
-int mbs_walk_gain_scales(mbs_walk *w, const double *q0, double *scale)
+int mbs_walk_gain_scales(mbs_walk *w, const double *q0, const double *Minv, double *scale)
 {
     size_t nv = (size_t)w->nv;
-    double *M = malloc(sizeof(double) * (nv * nv + 1)), *Jr = malloc(sizeof(double) * (12 * nv + 1));
-    double *B = malloc(sizeof(double) * (12 * nv + 1));
-    int rc = !M || !Jr || !B ? MBS_ERR_NOMEM : MBS_OK;
+    double *Jr = malloc(sizeof(double) * (12 * nv + 1)), *B = malloc(sizeof(double) * (12 * nv + 1));
+    int rc = !Jr || !B ? MBS_ERR_NOMEM : MBS_OK;
     if (!rc) {
-        mbs_crba(w->m, w->d, q0, M);
-        rc = mbs_ltdl(w->m, w->d, M);
-    }
-    if (!rc) {
-        /* M⁻¹ into M, column by column from the factor */
-        memset(M, 0, sizeof(double) * nv * nv);
-        for (size_t i = 0; i < nv; i++) M[i * (nv + 1)] = 1;
-        mbs_ltdl_solve(w->m, w->d, M, (int)nv, (int)nv);
         mbs_compute_joint_jacobians(w->m, w->d, q0);
-        constrained_scales(w, M, Jr, B, 3, scale);   /* both feet held */
+        constrained_scales(w, Minv, Jr, B, 3, scale);   /* both feet held */
         legs(w);
     }
-    free(M); free(Jr); free(B);
+    free(Jr); free(B);
     return rc;
 }
 
 /* ---- the references ---- */
 
-void mbs_walk_reference(mbs_walk *w, double t, double dt, const double *q_meas, double *q, double *v, double *a, double *weight,
-                        int ncontacts)
+void mbs_walk_reference(mbs_walk *w, double t, double dt, double *q, double *v, double *a, double *weight, int ncontacts)
 {
     int swing, swing_next;
     double load_next[2];
-    (void)q_meas;   /* open loop: the plan does not look at the measured state (yet) */
     /* the solution for t was computed one period ago as the look-ahead: reuse it */
     if (isfinite(w->tn) && fabs(w->tn - t) < 1e-9 * (1 + fabs(t))) memcpy(w->qc, w->qn, (size_t)w->nq * sizeof(double));
     ik(w, t, w->qc, &swing, w->load);
