@@ -347,6 +347,26 @@ static void test_solvers_same_root(void)
     }
 }
 
+/* A step of 10 ms begun (mbs_vi_begin_velocity) from a random state with v scaled by vscale,
+ * and q0 = q ⊕ (0.01 v + noise uniform in ±amp): a guess off the root, for tests of single
+ * updates. The options: that guess given, tol 0, max_iter updates. */
+static void off_root_guess(const mbs_model *m, mbs_vi *w, unsigned long long seed, double vscale, double amp,
+                           int max_iter, double *q0, mbs_vi_options *o)
+{
+    int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
+    double *q = calloc((size_t)nq, 8), *v = calloc((size_t)nv, 8), *dq = calloc((size_t)nv, 8);
+    tm_random_state(m, &seed, q, v, NULL, NULL);
+    for (int k = 0; k < nv; k++) v[k] *= vscale;
+    CHECK(mbs_vi_begin_velocity(m, w, 0.01, q, v, NULL, NULL) == MBS_OK, "begin failed");
+    for (int k = 0; k < nv; k++) dq[k] = 0.01 * v[k] + tm_uniform(&seed, -amp, amp);
+    mbs_integrate(m, q, dq, q0);
+    mbs_vi_default_options(o);
+    o->guess = MBS_VI_GUESS_GIVEN;
+    o->max_iter = max_iter;
+    o->tol = 0;
+    free(q); free(v); free(dq);
+}
+
 /* One tree-Newton update is the dense Newton update: the O(n) elimination of del_tree.c solves
  * with the very Jacobian of Algorithm 4 (checked against finite differences above), on trees
  * with every joint type, fixed and floating, from a guess far enough to make B_i asymmetric. */
@@ -357,20 +377,10 @@ static void test_tree_newton_step(void)
         int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
         mbs_data *d = mbs_data_new(m);
         mbs_vi *w = mbs_vi_new(m, NULL);
-        double *q = calloc((size_t)nq, 8), *v = calloc((size_t)nv, 8), *q0 = calloc((size_t)nq, 8);
-        double *a = calloc((size_t)nq, 8), *b = calloc((size_t)nq, 8), *dq = calloc((size_t)nv, 8);
-        double *step = calloc((size_t)nv, 8);
-        unsigned long long seed = 71 + c;
-        tm_random_state(m, &seed, q, v, NULL, NULL);
-        for (int k = 0; k < nv; k++) v[k] *= 10;
-        CHECK(mbs_vi_begin_velocity(m, w, 0.01, q, v, NULL, NULL) == MBS_OK, "begin failed");
-        for (int k = 0; k < nv; k++) dq[k] = 0.01 * v[k] + tm_uniform(&seed, -0.05, 0.05);
-        mbs_integrate(m, q, dq, q0);
+        double *q0 = calloc((size_t)nq, 8), *a = calloc((size_t)nq, 8), *b = calloc((size_t)nq, 8);
+        double *dq = calloc((size_t)nv, 8), *step = calloc((size_t)nv, 8);
         mbs_vi_options o;
-        mbs_vi_default_options(&o);
-        o.guess = MBS_VI_GUESS_GIVEN;
-        o.max_iter = 1;
-        o.tol = 0;
+        off_root_guess(m, w, 71 + (unsigned long long)c, 10, 0.05, 1, q0, &o);
         memcpy(a, q0, sizeof(double) * (size_t)nq);
         memcpy(b, q0, sizeof(double) * (size_t)nq);
         o.solver = MBS_VI_NEWTON;
@@ -384,7 +394,7 @@ static void test_tree_newton_step(void)
         mbs_difference(m, a, b, dq);
         CHECK(norm2(dq, nv) < 1e-11 * norm2(step, nv), "model %d (nv %d): tree and dense Newton steps differ by %.3e of %.3e",
               c, nv, norm2(dq, nv), norm2(step, nv));
-        free(q); free(v); free(q0); free(a); free(b); free(dq); free(step);
+        free(q0); free(a); free(b); free(dq); free(step);
         mbs_vi_free(w);
         mbs_data_free(d);
         mbs_model_free(m);
@@ -401,23 +411,15 @@ static void test_tree_newton_chord(void)
     int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
     mbs_data *d = mbs_data_new(m);
     mbs_vi *w = mbs_vi_new(m, NULL);
-    double *q = calloc((size_t)nq, 8), *v = calloc((size_t)nv, 8), *q0 = calloc((size_t)nq, 8);
-    double *q1 = calloc((size_t)nq, 8), *q2 = calloc((size_t)nq, 8), *ref = calloc((size_t)nq, 8);
-    double *dq = calloc((size_t)nv, 8), *e = calloc((size_t)nv, 8), *J = calloc((size_t)nv * nv, 8);
+    double *q0 = calloc((size_t)nq, 8), *q1 = calloc((size_t)nq, 8), *q2 = calloc((size_t)nq, 8);
+    double *ref = calloc((size_t)nq, 8), *dq = calloc((size_t)nv, 8), *e = calloc((size_t)nv, 8);
+    double *J = calloc((size_t)nv * nv, 8);
     int *ipiv = calloc((size_t)nv, sizeof(int));
-    unsigned long long seed = 91;
-    tm_random_state(m, &seed, q, v, NULL, NULL);
-    CHECK(mbs_vi_begin_velocity(m, w, 0.01, q, v, NULL, NULL) == MBS_OK, "begin failed");
-    for (int k = 0; k < nv; k++) dq[k] = 0.01 * v[k] + tm_uniform(&seed, -0.01, 0.01);
-    mbs_integrate(m, q, dq, q0);
     mbs_vi_options o;
-    mbs_vi_default_options(&o);
-    o.guess = MBS_VI_GUESS_GIVEN;
+    off_root_guess(m, w, 91, 1, 0.01, 1, q0, &o);
     o.solver = MBS_VI_TREE_NEWTON;
-    o.tol = 0;
     mbs_vi_result r;
     memcpy(q1, q0, sizeof(double) * (size_t)nq);
-    o.max_iter = 1;
     CHECK(mbs_vi_solve(m, d, w, &o, q1, &r) == MBS_OK, "one tree-Newton update failed");
     memcpy(q2, q0, sizeof(double) * (size_t)nq);
     o.max_iter = 2;
@@ -433,7 +435,7 @@ static void test_tree_newton_chord(void)
     mbs_difference(m, ref, q2, gap);
     CHECK(norm2(gap, nv) < 1e-6 * norm2(dq, nv), "chord step differs from -A(q0)⁻¹ f(q1) by %.3e of %.3e",
           norm2(gap, nv), norm2(dq, nv));
-    free(q); free(v); free(q0); free(q1); free(q2); free(ref); free(dq); free(e); free(J); free(ipiv);
+    free(q0); free(q1); free(q2); free(ref); free(dq); free(e); free(J); free(ipiv);
     mbs_vi_free(w);
     mbs_data_free(d);
     mbs_model_free(m);

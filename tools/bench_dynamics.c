@@ -144,18 +144,11 @@ static void teardown(bench *b)
 int main(int argc, char **argv)
 {
     tool_single_thread_blas(argv);
-    int quick = 0;
-    const char *data = MBS_SOURCE_DIR "/build/bench_dynamics", *images = MBS_SOURCE_DIR "/docs/images";
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--quick") == 0) quick = 1;
-        else if (strcmp(argv[i], "--data") == 0 && i + 1 < argc) data = argv[++i];
-        else if (strcmp(argv[i], "--images") == 0 && i + 1 < argc) images = argv[++i];
-        else { fprintf(stderr, "usage: bench_dynamics [--quick] [--data DIR] [--images DIR]\n"); return 2; }
-    }
-    if (tool_mkdir_p(data) != 0 || tool_mkdir_p(images) != 0) {
-        fprintf(stderr, "bench_dynamics: cannot create %s or %s\n", data, images);
-        return 1;
-    }
+    tool_args args;
+    int status = tool_parse_args(argc, argv, "bench_dynamics", MBS_SOURCE_DIR, NULL, &args);
+    if (status) return status;
+    int quick = args.quick;
+    const char *data = args.data, *images = args.images;
     int nbatch = quick ? 30 : NBATCH;
     static const char *robots[3] = {"solo12", "romeo", "robosimian"};
     double res[3][NALG];

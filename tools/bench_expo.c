@@ -874,20 +874,11 @@ static void part_d(const char *data, int quick)
 int main(int argc, char **argv)
 {
     tool_single_thread_blas(argv);
-    int quick = 0;
-    const char *only = "abcd";
-    const char *data = MBS_SOURCE_DIR "/build/bench_expo", *images = MBS_SOURCE_DIR "/docs/images";
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--quick") == 0) quick = 1;
-        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
-        else if (strcmp(argv[i], "--data") == 0 && i + 1 < argc) data = argv[++i];
-        else if (strcmp(argv[i], "--images") == 0 && i + 1 < argc) images = argv[++i];
-        else { fprintf(stderr, "usage: bench_expo [--quick] [--only abcd] [--data DIR] [--images DIR]\n"); return 2; }
-    }
-    if (tool_mkdir_p(data) != 0 || tool_mkdir_p(images) != 0) {
-        fprintf(stderr, "bench_expo: cannot create %s or %s\n", data, images);
-        return 1;
-    }
+    tool_args args;
+    int status = tool_parse_args(argc, argv, "bench_expo", MBS_SOURCE_DIR, "abcd", &args);
+    if (status) return status;
+    int quick = args.quick;
+    const char *only = args.only, *data = args.data, *images = args.images;
     double t0 = tool_now();
     printf("# bench_expo: Hammoud et al. 2022, section 6, on scenarios/solo_{squat,jump,trot}.ini and romeo_walk.ini "
            "(parts a, b; c, d on solo_trot)%s\n",

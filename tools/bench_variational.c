@@ -198,18 +198,11 @@ static double time_jacobian(const mbs_model *m, mbs_data *d, mbs_vi *w, const do
 int main(int argc, char **argv)
 {
     tool_single_thread_blas(argv);
-    int quick = 0;
-    const char *data = MBS_SOURCE_DIR "/build/bench_variational", *images = MBS_SOURCE_DIR "/docs/images";
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--quick") == 0) quick = 1;
-        else if (strcmp(argv[i], "--data") == 0 && i + 1 < argc) data = argv[++i];
-        else if (strcmp(argv[i], "--images") == 0 && i + 1 < argc) images = argv[++i];
-        else { fprintf(stderr, "usage: bench_variational [--quick] [--data DIR] [--images DIR]\n"); return 2; }
-    }
-    if (tool_mkdir_p(data) != 0 || tool_mkdir_p(images) != 0) {
-        fprintf(stderr, "bench_variational: cannot create %s or %s\n", data, images);
-        return 1;
-    }
+    tool_args args;
+    int status = tool_parse_args(argc, argv, "bench_variational", MBS_SOURCE_DIR, NULL, &args);
+    if (status) return status;
+    int quick = args.quick;
+    const char *data = args.data, *images = args.images;
 
     /* fig. 2 */
     const int nE = quick ? 20000 : 100000;
