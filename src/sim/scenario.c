@@ -103,6 +103,11 @@ static const char *const SECTIONS[] = {"model", "contact", "environment", "contr
 #define NSECTIONS ((int)(sizeof SECTIONS / sizeof *SECTIONS))
 static const char *const CTRL_NAMES[] = {"none", "pd", "squat", "jump", "trot", "walk"};
 
+const char *mbs_controller_type_name(mbs_controller_type t)
+{
+    return (int)t >= 0 && (size_t)t < sizeof CTRL_NAMES / sizeof *CTRL_NAMES ? CTRL_NAMES[t] : "?";
+}
+
 /* Keys every scenario must set (the rest have defaults). */
 static const char *const REQUIRED[][2] = {{"model", "urdf"}, {"controller", "dt"}, {"stepper", "dt"}, {"run", "duration"}};
 

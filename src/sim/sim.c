@@ -184,8 +184,6 @@ static void quat_to_rpy(const double q[4], double rpy[3])
     rpy[2] = atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z));
 }
 
-static const char *const CTRL_NAMES[] = {"none", "pd", "squat", "jump", "trot", "walk"};
-
 /* Checks the state after a step; fills reason and returns 1 when it diverged. */
 static int diverged(const mbs_sim *sim, int rc, char *reason, size_t n)
 {
@@ -220,7 +218,7 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
     memset(out, 0, sizeof *out);
     snprintf(out->model, sizeof out->model, "%s", mbs_model_name(sc->model));
     snprintf(out->stepper, sizeof out->stepper, "%s", sc->stepper);
-    snprintf(out->controller, sizeof out->controller, "%s", CTRL_NAMES[sc->ctrl.type]);
+    snprintf(out->controller, sizeof out->controller, "%s", mbs_controller_type_name(sc->ctrl.type));
     out->dt = sc->dt;
     out->controller_dt = sc->ctrl.dt;
 

@@ -50,6 +50,9 @@ int mbs_gait_init(mbs_gait *g, const mbs_scenario *sc, mbs_error *err);
 void mbs_gait_reference(const mbs_gait *g, double t, const int *touching, double *q, int *stance, double *kp,
                         double *kd);
 
+/* The scenario name of a controller type ("trot", "walk" ...). */
+const char *mbs_controller_type_name(mbs_controller_type t);
+
 /* A key's value as read (after --set overrides): the number (def when absent) or the text
  * (NULL when absent). For the walk's keys, which mbs_controller_config does not hold yet. */
 double mbs_scenario_num(const mbs_scenario *sc, const char *section, const char *key, double def);
