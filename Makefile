@@ -65,7 +65,13 @@ $(BUILD)/tools/bench_%: tools/bench_%.c $(LIB) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(LDSAN) -DMBS_SOURCE_DIR='"$(CURDIR)"' $< $(LIB) $(LIBS) -o $@
 
-test: $(TEST_BIN) $(SIM)
+# check-layers: no file of src/ includes a header of a layer above its own (tools/check_layers.py)
+.PHONY: check-layers
+check-layers:
+	@python3 tools/check_layers.py --self-test
+	@python3 tools/check_layers.py
+
+test: $(TEST_BIN) $(SIM) check-layers
 	@sh tests/run_all.sh $(TEST_BIN)
 
 bench: bench-dynamics bench-ess bench-variational bench-expo

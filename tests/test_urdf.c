@@ -14,7 +14,7 @@
 #include "check.h"
 #include "testmodels.h"
 #include "mbs.h"
-#include "../src/internal.h" /* joint placements (Rt, pt) have no public query */
+#include "../src/model/model_internal.h" /* joint placements (Rt, pt) have no public query */
 
 #define REF_URDF MBS_SOURCE_DIR "/../shared/reference/urdf/"
 #define BAD_DIR MBS_SOURCE_DIR "/tests/data/urdf_bad/"

@@ -13,7 +13,7 @@
 #include <lapacke.h>
 
 #include "../src/dynamics/del_tree.h"
-#include "../src/liegroup/se3.h"
+#include "../src/liegroup/liegroup_internal.h"
 #include "check.h"
 #include "mbs.h"
 #include "testmodels.h"

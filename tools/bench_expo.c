@@ -36,7 +36,7 @@
 
 #include "mbs.h"
 #include "tool.h"
-#include "../src/dynamics/ltdl.h"   /* mbs_ltdl_solve_rows: the expo step's own solve (breakdown) */
+#include "../src/dynamics/dynamics_internal.h"   /* mbs_ltdl_solve_rows: the expo step's own solve (breakdown) */
 #include "../src/step/expm.h"       /* the matrix exponential the expo step calls (breakdown) */
 
 #ifndef MBS_SOURCE_DIR

@@ -1,6 +1,9 @@
 /* contact.c — the anchor-point spring-damper contact model (Hammoud et al. 2022, eq. 2) with
  * unilateral release, Coulomb cone and anchor slip (eq. 28). */
-#include "../internal.h"
+#include "../model/model_internal.h"
+#include "mbs/dynamics.h"
+#include "mbs/liegroup.h"
+#include "mbs/contact.h"
 #include "../spatial/spatial.h"
 #include "contact_internal.h"
 

@@ -21,7 +21,10 @@
  * zero when released (and the identity for the smooth model). Everything is O(d²) per contact
  * for a support of d dofs. The normal of a contact is held fixed, which is exact for planes
  * and box faces; at a box edge or corner the derivatives miss the turning of the normal. */
-#include "../internal.h"
+#include "../model/model_internal.h"
+#include "mbs/dynamics.h"
+#include "mbs/liegroup.h"
+#include "mbs/contact.h"
 #include "../spatial/spatial.h"
 #include "contact_internal.h"
 

@@ -1,5 +1,7 @@
 /* environment.c — penetration queries of points and spheres against planes and boxes. */
-#include "../internal.h"
+#include "../model/model_internal.h"
+#include "mbs/dynamics.h"
+#include "mbs/liegroup.h"
 #include "../spatial/spatial.h"
 #include "mbs/contact.h"
 

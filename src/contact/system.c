@@ -2,8 +2,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../internal.h"
-#include "../model/error_internal.h"
+#include "../model/model_internal.h"
+#include "mbs/dynamics.h"
+#include "mbs/liegroup.h"
+#include "../base/base.h"
 #include "../spatial/spatial.h"
 #include "mbs/contact.h"
 

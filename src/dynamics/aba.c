@@ -1,6 +1,8 @@
 /* aba.c — the articulated-body algorithm (Featherstone, RBDA table 7.1), in body frames.
  * Its backward pass also leaves the articulated inertias that mbs_abi_solve reuses. */
-#include "../internal.h"
+#include "../model/model_internal.h"
+#include "mbs/dynamics.h"
+#include "mbs/liegroup.h"
 #include "aba.h"
 #include "joint.h"
 

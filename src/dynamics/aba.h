@@ -2,7 +2,9 @@
 #ifndef MBS_ABA_H
 #define MBS_ABA_H
 
-#include "../internal.h"
+#include "../model/model_internal.h"
+#include "mbs/dynamics.h"
+#include "mbs/liegroup.h"
 
 /* Runs ABA; with v == NULL the velocity terms are skipped, with ddq == NULL only the
  * articulated inertias (d->IA, d->U, d->Dab) and bias terms are computed. */

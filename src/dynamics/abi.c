@@ -1,6 +1,8 @@
 /* abi.c — M⁻¹ x in O(n) per vector without forming M: the impulse form of the articulated-body
  * algorithm (Featherstone; Mirtich), with the articulated inertias of mbs_aba_passes. */
-#include "../internal.h"
+#include "../model/model_internal.h"
+#include "mbs/dynamics.h"
+#include "mbs/liegroup.h"
 #include "aba.h"
 #include "joint.h"
 

@@ -11,7 +11,9 @@
  * inertia) is handed over in local variables rather than read back from the array it was just
  * stored to: such a load stalls whenever its width does not match the stores' (the compiler
  * vectorises some of them and not others), and that was a quarter of the time. */
-#include "../internal.h"
+#include "../model/model_internal.h"
+#include "mbs/dynamics.h"
+#include "mbs/liegroup.h"
 #include "joint.h"
 
 /* d->Ic is CRBA's scratch here (16 doubles per body): the composite inertia (mass, h, the six

@@ -16,7 +16,9 @@
 #ifndef MBS_DEL_TREE_H
 #define MBS_DEL_TREE_H
 
-#include "../internal.h"
+#include "../model/model_internal.h"
+#include "mbs/dynamics.h"
+#include "mbs/liegroup.h"
 
 typedef struct del_tree {
     double *IA;      /* 36 x nbodies: I^A_i, then I^a_i (column-major 6x6) */

@@ -18,9 +18,11 @@
  * ABA derivatives need no separate ABA: the same passes run with q̈ = 0 give the bias torques
  * τ_b and (from the composite inertias) M, so q̈ = M⁻¹ (τ − τ_b) by the LTDL factor; q̈ then
  * only adds δa to the accelerations and Y δa to the forces, and ∂q̈/∂x = −M⁻¹ ∂τ/∂x. */
-#include "../internal.h"
+#include "../model/model_internal.h"
+#include "mbs/dynamics.h"
+#include "mbs/liegroup.h"
 #include "joint.h"
-#include "ltdl.h"
+#include "dynamics_internal.h"
 
 /* B = crf(v) Y − Y crm(v) + [m ↦ m ×* Yv] has only two non-zero 3x3 blocks once expanded
  * with Y = [[m 1, −[c̄]x], [[c̄]x, Io]] (c̄ = m c) and p = Y v = [p_l; p_a]:

@@ -7,7 +7,7 @@
  * average body twist V_i = log(ΔT_i)/Δt = ξ_i/Δt (eq. 10), twists [v; w]. With the trapezoidal
  * discrete Lagrangian of eq. 9, varying T^k by T^k exp(ε) gives, per body,
  *   D2Ld(T^{k-1}, T^k) + D1Ld(T^k, T^{k+1}) = Jr⁻ᵀ(ξ^{k-1}) G V^{k-1} - Jl⁻ᵀ(ξ^k) G V^k - Δt ∂P(T^k),
- * where Jr, Jl are the right and left Jacobians of exp (src/liegroup/se3.h has Jr⁻¹ = jlog).
+ * where Jr, Jl are the right and left Jacobians of exp (src/liegroup/liegroup_internal.h has Jr⁻¹ = jlog).
  * The paper's dlog_ξ (eqs. 12–13) is Jl⁻¹(ξ) = Jr⁻¹(-ξ), and Jr⁻¹(ξ) = Jl⁻¹(ξ) Ad_{exp ξ}, so
  * the two terms are the paper's Ad*_{exp(Δt V^{k-1})} μ^{k-1} and μ^k = dlog_{ΔtV}ᵀ G V
  * (eq. 21b). Adding the impulses of gravity, external wrenches and the children's joints
@@ -30,9 +30,11 @@
 #include <float.h>
 #include <stdlib.h>
 
-#include "../internal.h"
-#include "../liegroup/se3.h"
-#include "../model/error_internal.h"
+#include "../model/model_internal.h"
+#include "mbs/dynamics.h"
+#include "mbs/liegroup.h"
+#include "../liegroup/liegroup_internal.h"
+#include "../base/base.h"
 #include "del_tree.h"
 #include "joint.h"
 #include "mbs/variational.h"

@@ -1,5 +1,7 @@
 /* energy.c — kinetic and potential energy, centre of mass. */
-#include "../internal.h"
+#include "../model/model_internal.h"
+#include "mbs/dynamics.h"
+#include "mbs/liegroup.h"
 #include "joint.h"
 
 double mbs_kinetic_energy(const mbs_model *m, mbs_data *d, const double *q, const double *v)

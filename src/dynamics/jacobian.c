@@ -1,5 +1,7 @@
 /* jacobian.c — joint and frame Jacobians and the frame drift J̇ v. */
-#include "../internal.h"
+#include "../model/model_internal.h"
+#include "mbs/dynamics.h"
+#include "mbs/liegroup.h"
 #include "joint.h"
 
 void mbs_compute_joint_jacobians(const mbs_model *m, mbs_data *d, const double *q)

@@ -4,7 +4,9 @@
 #ifndef MBS_JOINT_H
 #define MBS_JOINT_H
 
-#include "../internal.h"
+#include "../model/model_internal.h"
+#include "mbs/dynamics.h"
+#include "mbs/liegroup.h"
 #include "../spatial/spatial.h"
 
 /* Placement (R, p) of body b in its parent: tree transform times joint motion. */

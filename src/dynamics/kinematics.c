@@ -1,5 +1,7 @@
 /* kinematics.c — placements, velocities and accelerations of bodies and frames. */
-#include "../internal.h"
+#include "../model/model_internal.h"
+#include "mbs/dynamics.h"
+#include "mbs/liegroup.h"
 #include "joint.h"
 
 void mbs_forward_kinematics(const mbs_model *m, mbs_data *d, const double *q, const double *v,

@@ -1,8 +1,10 @@
 /* ltdl.c — the tree-sparse factorisation M = Lᵀ D L (Featherstone, RBDA §6.3, tables 6.3–6.4).
  * L(k, j) is non-zero only when dof j is an ancestor of dof k, so factorising and solving
  * cost O(n d²) and O(n d) instead of O(n³) and O(n²). */
-#include "../internal.h"
-#include "ltdl.h"
+#include "../model/model_internal.h"
+#include "mbs/dynamics.h"
+#include "mbs/liegroup.h"
+#include "dynamics_internal.h"
 
 int mbs_ltdl(const mbs_model *m, mbs_data *d, const double *M)
 {

@@ -1,5 +1,7 @@
 /* rnea.c — recursive Newton–Euler inverse dynamics (Featherstone, RBDA table 5.1), in body frames. */
-#include "../internal.h"
+#include "../model/model_internal.h"
+#include "mbs/dynamics.h"
+#include "mbs/liegroup.h"
 #include "joint.h"
 
 void mbs_rnea_fext(const mbs_model *m, mbs_data *d, const double *q, const double *v,

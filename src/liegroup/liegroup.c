@@ -15,9 +15,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../internal.h"
+#include "../model/model_internal.h"
+#include "mbs/liegroup.h"
 #include "../spatial/spatial.h"
-#include "se3.h"
+#include "liegroup_internal.h"
 
 /* Unit-norm the last four (free-flyer quaternion) or the (cos, sin) pair; a zero norm
  * (only from garbage input) becomes the identity rather than NaN. */

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "../spatial/spatial.h"
-#include "se3.h"
+#include "liegroup_internal.h"
 
 #define SERIES_ANGLE 1.0
 #define SERIES_TERMS 10

@@ -2,8 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../internal.h"
-#include "error_internal.h"
+#include "model_internal.h"
+#include "../base/base.h"
 
 mbs_model *mbs_model_chain(int n, const mbs_chain_options *opt, mbs_error *err)
 {

@@ -2,19 +2,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../internal.h"
+#include "model_internal.h"
 
-/* Carves aligned arrays of doubles out of one block; the first pass only counts. */
-typedef struct carver { double *base; size_t used; } carver;
+#define carve mbs_carve_doubles
 
-static double *carve(carver *c, size_t n)
-{
-    double *p = c->base ? c->base + c->used : NULL;
-    c->used += (n + 7) & ~(size_t)7;   /* 64-byte alignment for every array */
-    return p;
-}
-
-static void layout(carver *c, mbs_data *d, int nb, int nv)
+static void layout(mbs_carver *c, mbs_data *d, int nb, int nv)
 {
     size_t b = (size_t)nb, v = (size_t)(nv ? nv : 1);
     d->liR = carve(c, 9 * b); d->lip = carve(c, 3 * b);
@@ -45,15 +37,9 @@ mbs_data *mbs_data_new(const mbs_model *m)
     if (!d) return NULL;
     d->nb = m->nbodies;
     d->nv = m->nv;
-    carver c = {NULL, 0};
+    mbs_carver c = {NULL, 0};
     layout(&c, d, d->nb, d->nv);
-    size_t bytes = c.used * sizeof(double);
-    bytes = (bytes + 63) & ~(size_t)63;
-    double *block = aligned_alloc(64, bytes ? bytes : 64);
-    if (!block) { free(d); return NULL; }
-    memset(block, 0, bytes);
-    c.base = block;
-    c.used = 0;
+    if (!mbs_carver_alloc(&c)) { free(d); return NULL; }
     layout(&c, d, d->nb, d->nv);
     return d;
 }

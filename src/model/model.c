@@ -3,17 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../internal.h"
+#include "model_internal.h"
 #include "../spatial/spatial.h"
-#include "error_internal.h"
-
-char *mbs_strdup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *c = malloc(n);
-    if (c) memcpy(c, s, n);
-    return c;
-}
+#include "../base/base.h"
 
 mbs_model *mbs_model_new(const char *name)
 {

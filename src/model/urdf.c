@@ -24,7 +24,7 @@
 
 #include "mbs/model.h"
 #include "../spatial/spatial.h"
-#include "error_internal.h"
+#include "../base/base.h"
 
 /* No XML_PARSE_NOENT / XML_PARSE_DTDLOAD: external entities are never read; no
  * XML_PARSE_HUGE: libxml2 keeps its entity-amplification limits; NOERROR / NOWARNING:

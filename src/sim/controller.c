@@ -11,8 +11,13 @@
  * its COM error (balance). */
 #include <stdlib.h>
 
-#include "../internal.h"
-#include "../model/error_internal.h"
+#include "../model/model_internal.h"
+#include "mbs/dynamics.h"
+#include "mbs/liegroup.h"
+#include "mbs/contact.h"
+#include "mbs/step.h"
+#include "mbs/sim.h"
+#include "../base/base.h"
 #include "../spatial/spatial.h"
 #include "sim_internal.h"
 /* after spatial.h: lapacke.h brings complex.h, whose macro I would rename its inertias */

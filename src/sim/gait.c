@@ -14,7 +14,12 @@
  *          base by v·T/2 at the base's speed v (so the base travels forward at v when the feet
  *          grip), a swing foot returns forward lifted by step_height, leaving and landing at
  *          rest in the world. */
-#include "../internal.h"
+#include "../model/model_internal.h"
+#include "mbs/dynamics.h"
+#include "mbs/liegroup.h"
+#include "mbs/contact.h"
+#include "mbs/step.h"
+#include "mbs/sim.h"
 #include "sim_internal.h"
 
 int mbs_gait_init(mbs_gait *g, const mbs_scenario *sc, mbs_error *err)

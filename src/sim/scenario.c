@@ -11,8 +11,12 @@
 
 #include <ini.h>
 
-#include "../internal.h"
-#include "../model/error_internal.h"
+#include "../model/model_internal.h"
+#include "mbs/dynamics.h"
+#include "mbs/liegroup.h"
+#include "mbs/contact.h"
+#include "mbs/step.h"
+#include "../base/base.h"
 #include "mbs/sim.h"
 #include "sim_internal.h"
 

@@ -8,8 +8,13 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "../internal.h"
-#include "../model/error_internal.h"
+#include "../model/model_internal.h"
+#include "mbs/dynamics.h"
+#include "mbs/liegroup.h"
+#include "mbs/contact.h"
+#include "mbs/step.h"
+#include "mbs/sim.h"
+#include "../base/base.h"
 #include "sim_internal.h"
 
 struct mbs_sim {

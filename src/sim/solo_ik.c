@@ -9,8 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../internal.h"
-#include "../model/error_internal.h"
+#include "../model/model_internal.h"
+#include "mbs/dynamics.h"
+#include "mbs/liegroup.h"
+#include "mbs/contact.h"
+#include "mbs/step.h"
+#include "../base/base.h"
 #include "mbs/sim.h"
 
 #define TWO_PI 6.28318530717958647692   /* M_PI is not ISO C */

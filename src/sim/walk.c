@@ -19,10 +19,15 @@
  * angles, which fixes the directions the other tasks leave free (arms, head, trunk). */
 #include <stdlib.h>
 
-#include "../internal.h"
-#include "../liegroup/se3.h"
+#include "../model/model_internal.h"
+#include "mbs/dynamics.h"
+#include "mbs/liegroup.h"
+#include "mbs/contact.h"
+#include "mbs/step.h"
+#include "mbs/sim.h"
+#include "../liegroup/liegroup_internal.h"
 #include "../spatial/spatial.h"
-#include "../model/error_internal.h"
+#include "../base/base.h"
 #include "sim_internal.h"
 
 /* Task weights (positions in m, angles in rad) and the Levenberg damping: the feet and the COM

@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "mbs/ess.h"
-#include "../model/error_internal.h"
+#include "../base/base.h"
 #include "dopri5.h"
 
 enum { CAND_ENTRY = 0, CAND_CROSS = 1, CAND_REVERSE = 2 };

@@ -30,8 +30,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "../dynamics/ltdl.h"
-#include "../model/error_internal.h"
+#include "../dynamics/dynamics_internal.h"
+#include "../base/base.h"
 #include "expm.h"
 #include "steppers.h"
 

@@ -37,7 +37,7 @@
 #include <stdlib.h>
 
 #include "../contact/contact_internal.h"
-#include "../model/error_internal.h"
+#include "../base/base.h"
 #include "steppers.h"
 
 enum { LINE_SEARCH_MAX = 12 };      /* halvings of the step before the regularisation is raised */

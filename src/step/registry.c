@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../model/error_internal.h"
+#include "../base/base.h"
 #include "mbs/step.h"
 #include "steppers.h"
 

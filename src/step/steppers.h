@@ -2,7 +2,10 @@
 #ifndef MBS_STEPPERS_H
 #define MBS_STEPPERS_H
 
-#include "../internal.h"
+#include "../model/model_internal.h"
+#include "mbs/dynamics.h"
+#include "mbs/liegroup.h"
+#include "mbs/contact.h"
 #include "mbs/step.h"
 
 extern const mbs_stepper_type mbs_stepper_euler;

@@ -28,7 +28,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "../model/error_internal.h"
+#include "../base/base.h"
 #include "mbs/variational.h"
 #include "steppers.h"
 

@@ -1,4 +1,4 @@
-/* se3.h — exponential, logarithm, adjoint and right Jacobians of SO(3), SE(3) and SE(2):
+/* liegroup_internal.h — what the Lie-group layer shares with the layers above: exponential, logarithm, adjoint and right Jacobians of SO(3), SE(3) and SE(2):
  * the group arithmetic behind liegroup.c. Internal to the library.
  *
  * Layouts follow the configuration vector, so a joint's slice of q is a group element:

@@ -1,18 +1,15 @@
 /* error.c — the error record every fallible call can fill. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
-#include "mbs/error.h"
+#include "base.h"
 
 void mbs_error_clear(mbs_error *err)
 {
     if (!err) return;
     memset(err, 0, sizeof *err);
 }
-
-#include <stdarg.h>
-#include <stdio.h>
-
-#include "error_internal.h"
 
 int mbs_fail(mbs_error *err, int code, const char *fmt, ...)
 {

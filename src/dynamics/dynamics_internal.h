@@ -1,8 +1,11 @@
-/* ltdl.h — the LTDL factorisation in place, and its solve for many right-hand sides stored as rows. */
-#ifndef MBS_LTDL_H
-#define MBS_LTDL_H
+/* dynamics_internal.h — what the dynamics layer shares with the layers above beyond its public
+ * header: the LTDL factorisation in place, and its solve for many right-hand sides stored as rows. */
+#ifndef MBS_DYNAMICS_INTERNAL_H
+#define MBS_DYNAMICS_INTERNAL_H
 
-#include "../internal.h"
+#include "../model/model_internal.h"
+#include "mbs/dynamics.h"
+#include "mbs/liegroup.h"
 
 /* mbs_ltdl on the M already in d->L (column-major), of which only the entries (k, j), j = k or
  * j an ancestor of k (the lower triangle's tree entries), are read: the rest may hold anything. */

@@ -1,12 +1,14 @@
-/* internal.h — the layout of mbs_model and mbs_data, shared by the library's files only. */
-#ifndef MBS_INTERNAL_H
-#define MBS_INTERNAL_H
+/* model_internal.h — the layout of mbs_model and mbs_data, shared by the library's files only
+ * (the model layer and the layers above it). */
+#ifndef MBS_MODEL_INTERNAL_H
+#define MBS_MODEL_INTERNAL_H
 
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
 
-#include "mbs.h"
+#include "../base/base.h"
+#include "mbs/model.h"
 
 /* One moving body and the joint that moves it. */
 typedef struct mbs_body {
@@ -84,8 +86,5 @@ struct mbs_data {
     double *tmp_6nv;            /* 6 x nv */
     double *tmp_6nb;            /* 6 x nb */
 };
-
-/* Allocation helpers that never fail silently: they return NULL and the caller reports. */
-char *mbs_strdup(const char *s);
 
 #endif

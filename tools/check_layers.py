@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""check_layers.py — fails when a file of src/ includes a header of a layer above its own.
+
+The library's layers, bottom to top, are the folders of src/ in LAYERS. A file may include:
+  - headers of its own folder;
+  - the public header of its own layer or of a layer below (include/mbs/<name>.h, see PUBLIC);
+  - the one internal header of a layer below (<folder>/<folder>_internal.h, or base/base.h and
+    spatial/spatial.h, whose folders hold nothing else).
+Never the umbrella mbs.h, never another folder's private header. Also fails on an include
+circle among the headers of one folder. Run by `make test`; prints every violation."""
+import os, re, sys
+
+LAYERS = ["base", "spatial", "model", "liegroup", "dynamics", "contact", "step", "control", "sim"]
+PUBLIC = {"error.h": "base", "options.h": "base", "model.h": "model", "liegroup.h": "liegroup",
+          "dynamics.h": "dynamics", "contact.h": "contact", "step.h": "step", "ess.h": "step",
+          "variational.h": "step", "control.h": "control", "sim.h": "sim"}
+EXPORTED = {"base": "base.h", "spatial": "spatial.h"}
+INC = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def rank(layer):
+    return LAYERS.index(layer)
+
+
+def main(root):
+    src = os.path.join(root, "src")
+    bad, graph = [], {}
+    folders = sorted(d for d in os.listdir(src) if os.path.isdir(os.path.join(src, d)))
+    for d in folders:
+        if d not in LAYERS:
+            bad.append("src/%s/: a folder that is no layer (add it to LAYERS in tools/check_layers.py)" % d)
+    for f in sorted(os.listdir(src)):
+        if os.path.isfile(os.path.join(src, f)):
+            bad.append("src/%s: a file outside the layer folders" % f)
+    for d in folders:
+        if d not in LAYERS:
+            continue
+        for f in sorted(os.listdir(os.path.join(src, d))):
+            if not f.endswith((".c", ".h")):
+                continue
+            path = "src/%s/%s" % (d, f)
+            text = open(os.path.join(root, path), encoding="utf-8").read()
+            for inc in INC.findall(text):
+                if inc.startswith("mbs/"):
+                    name = inc[4:]
+                    if name not in PUBLIC:
+                        bad.append("%s: includes %s, which is no layer's public header" % (path, inc))
+                    elif rank(PUBLIC[name]) > rank(d):
+                        bad.append("%s: includes %s of layer '%s', above '%s'" % (path, inc, PUBLIC[name], d))
+                    continue
+                if inc in ("mbs.h",) or inc.endswith("/mbs.h"):
+                    bad.append("%s: includes the umbrella mbs.h (include the layers' headers)" % path)
+                    continue
+                parts = os.path.normpath(os.path.join(d, inc)).split(os.sep)
+                if len(parts) != 2 or parts[0] not in LAYERS:
+                    bad.append("%s: includes \"%s\", outside the layer folders" % (path, inc))
+                    continue
+                layer, header = parts
+                if layer == d:
+                    graph.setdefault(path, []).append("src/%s/%s" % (layer, header))
+                    continue
+                if rank(layer) > rank(d):
+                    bad.append("%s: includes %s of layer '%s', above '%s'" % (path, inc, layer, d))
+                elif header != EXPORTED.get(layer, layer + "_internal.h"):
+                    bad.append("%s: includes %s, a private header of '%s' (only %s is shared)"
+                               % (path, inc, layer, EXPORTED.get(layer, layer + "_internal.h")))
+    # the public headers: each includes only public headers of its layer or below
+    pub = os.path.join(root, "include", "mbs")
+    for f in sorted(os.listdir(pub)):
+        if f not in PUBLIC:
+            bad.append("include/mbs/%s: a public header of no layer (add it to PUBLIC)" % f)
+            continue
+        for inc in INC.findall(open(os.path.join(pub, f), encoding="utf-8").read()):
+            name = inc[4:] if inc.startswith("mbs/") else inc
+            if name not in PUBLIC:
+                bad.append("include/mbs/%s: includes \"%s\", no layer's public header" % (f, inc))
+            elif rank(PUBLIC[name]) > rank(PUBLIC[f]):
+                bad.append("include/mbs/%s: includes %s of layer '%s', above '%s'" % (f, inc, PUBLIC[name], PUBLIC[f]))
+    # include circles within a folder
+    state = {}
+
+    def visit(node, stack):
+        state[node] = 1
+        for nxt in graph.get(node, []):
+            if state.get(nxt) == 1:
+                bad.append("include circle: " + " -> ".join(stack[stack.index(nxt):] + [nxt]))
+            elif not state.get(nxt):
+                visit(nxt, stack + [nxt])
+        state[node] = 2
+
+    for node in sorted(graph):
+        if not state.get(node):
+            visit(node, [node])
+    for b in bad:
+        print("check_layers: " + b)
+    print("check_layers: %d violation%s" % (len(bad), "" if len(bad) == 1 else "s"))
+    return 1 if bad else 0
+
+
+def self_test():
+    """The checker must catch what it is for: a tree with four planted violations."""
+    import tempfile, io, contextlib
+    with tempfile.TemporaryDirectory() as t:
+        files = {"src/model/a.c": '#include "mbs/sim.h"\n',                 # public header above
+                 "src/sim/b.c": '#include "../dynamics/joint.h"\n',         # private header of another layer
+                 "src/dynamics/c.h": '#include "d.h"\n', "src/dynamics/d.h": '#include "c.h"\n',   # circle
+                 "src/step/e.c": '#include "mbs.h"\n',                      # umbrella
+                 "src/dynamics/joint.h": "", "include/mbs/sim.h": ""}
+        for f, text in files.items():
+            os.makedirs(os.path.dirname(os.path.join(t, f)), exist_ok=True)
+            open(os.path.join(t, f), "w").write(text)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            rc = main(t)
+        found = out.getvalue()
+        ok = rc == 1 and "4 violations" in found and "circle" in found and "umbrella" in found
+        print("check_layers self-test: " + ("caught all four planted violations" if ok else "FAILED:\n" + found))
+        return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--self-test"]:
+        sys.exit(self_test())
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")))
