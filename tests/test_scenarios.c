@@ -15,6 +15,7 @@
 #include "check.h"
 #include "testmodels.h"
 #include "mbs.h"
+#include "../src/control/control_internal.h" /* the leg IK is internal to the control layer */
 
 #define SCEN(name) MBS_SOURCE_DIR "/scenarios/" name
 #define BAD(name) MBS_SOURCE_DIR "/tests/data/scenarios_bad/" name
@@ -46,7 +47,7 @@ static const char *const SOLO[] = {"solo_squat", "solo_jump", "solo_trot"};
 static double test_dt(const char *stepper, const mbs_scenario *sc)
 {
     if (strcmp(stepper, "expo") == 0) return sc->dt;
-    if (strcmp(stepper, "implicit_euler") == 0) return fmin(sc->ctrl.dt, 0.002);
+    if (strcmp(stepper, "implicit_euler") == 0) return fmin(sc->controller_dt, 0.002);
     return 1.0 / 16000;
 }
 
@@ -325,7 +326,7 @@ static void test_overrides(void)
                               "contact.stiffness_tangent=3e4"};
         sc = load(path, sets, 9, &err);
         if (!sc) continue;
-        CHECK(strcmp(sc->stepper, "euler") == 0 && sc->dt == 1e-4 && sc->ctrl.dt == 0.004 && sc->duration == 0.5,
+        CHECK(strcmp(sc->stepper, "euler") == 0 && sc->dt == 1e-4 && sc->controller_dt == 0.004 && sc->duration == 0.5,
               "%s: stepper/time overrides not applied", SOLO[k]);
         CHECK(sc->material.k_normal == 2e5 && sc->material.b_normal == 100 && sc->material.mu == 0.5 &&
               sc->material.k_tangent == 3e4 && sc->material.b_tangent == 100 && sc->env.planes[0].material.k_normal == 2e5,

@@ -195,7 +195,7 @@ static void record(const char *scen, const ovl *o, const char *stepper, double d
     tr->nq = s->nq;
     tr->nv = s->nv;
     tr->nc = s->ncontacts;
-    tr->cdt = sc->ctrl.dt;
+    tr->cdt = sc->controller_dt;
     tr->n = lround(horizon / tr->cdt);
     size_t n1 = (size_t)tr->n + 1;
     tr->q = xcalloc(n1 * (size_t)tr->nq, sizeof(double));
@@ -348,7 +348,7 @@ static void part_a(const char *data, int quick)
     printf("\n## (a) local integration error vs real-time factor (figs. 2, 3)\n");
     for (int c = 0; c < NSCEN; c++) {
         mbs_scenario *sc0 = load(SCEN[c], NULL);
-        double cdt = sc0->ctrl.dt, dur = sc0->duration;
+        double cdt = sc0->controller_dt, dur = sc0->duration;
         mbs_scenario_free(sc0);
         /* the scenario's full duration: Romeo's 7 s costs about 75 s here, within the budget */
         double horizon = quick ? 1.0 : dur;
@@ -460,7 +460,7 @@ static void part_b(void)
            "#   x@t: diverged at t; b: bounded but the task failed (travel m, lowest base z m)\n");
     for (int c = 0; c < NSCEN; c++) {
         mbs_scenario *sc0 = load(SCEN[c], NULL);
-        double cdt = sc0->ctrl.dt;
+        double cdt = sc0->controller_dt;
         mbs_scenario_free(sc0);
         int jmax = gt_level(cdt);
         mbs_sim_summary ref;
@@ -700,7 +700,7 @@ static void part_c(int quick)
     printf("\n## (c) time per step on solo_trot (table 3)\n");
     int reps = quick ? 3 : 7;
     mbs_scenario *sc0 = load("solo_trot", NULL);
-    double cdt = sc0->ctrl.dt, dur = sc0->duration;
+    double cdt = sc0->controller_dt, dur = sc0->duration;
     mbs_scenario_free(sc0);
     double horizon = quick ? 1.0 : dur;
     double em, ea, er, fm, fa, fr, um, ua, ur;
@@ -785,7 +785,7 @@ static void part_d(const char *data, int quick)
 {
     printf("\n## (d) local error vs contact stiffness and damping ratio on solo_trot (fig. 4)\n");
     mbs_scenario *sc0 = load("solo_trot", NULL);
-    double cdt = sc0->ctrl.dt, K0 = sc0->material.k_normal, z00 = sc0->q0[2];
+    double cdt = sc0->controller_dt, K0 = sc0->material.k_normal, z00 = sc0->q0[2];
     double W = mbs_model_mass(sc0->model) * 9.81;
     mbs_scenario_free(sc0);
     double horizon = quick ? 0.5 : 2.0;

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "contact.h"
+#include "control.h"
 #include "step.h"
 
 #ifdef __cplusplus
@@ -21,40 +22,7 @@ extern "C" {
 #define MBS_PATH_LEN 1024
 #define MBS_SIM_MAX_CONTACTS 32
 #define MBS_SIM_MAX_SCHEMES 16      /* scheme sections ([expo], [implicit_euler] ...) per scenario */
-#define MBS_SIM_MAX_OPTIONS 64      /* scheme options over all scheme sections */
-
-typedef enum mbs_controller_type {
-    MBS_CTRL_NONE = 0,    /* zero torque: a passive robot */
-    MBS_CTRL_PD = 1,      /* joint PD holding the initial posture */
-    MBS_CTRL_SQUAT = 2,   /* base height moving sinusoidally, feet fixed (leg IK) */
-    MBS_CTRL_JUMP = 3,    /* crouch, push off, retract, land: jumping in place repeatedly */
-    MBS_CTRL_TROT = 4,    /* diagonal leg pairs, feet trajectories relative to a base moving forward */
-    MBS_CTRL_WALK = 5     /* biped: quasi-static COM plan and footsteps, whole-body IK, balance feedback */
-} mbs_controller_type;
-
-typedef enum mbs_feedforward {
-    MBS_FF_NONE = 0,      /* PD only */
-    MBS_FF_GRAVITY = 1,   /* rnea(q, 0, 0), the base's share carried by the stance feet */
-    MBS_FF_INVDYN = 2     /* rnea(q, v, a_ref), likewise */
-} mbs_feedforward;
-
-/* The [controller] section. Gait fields not used by the chosen type keep their defaults. */
-typedef struct mbs_controller_config {
-    mbs_controller_type type;
-    double dt;                        /* controller period (s); τ is held in between */
-    double kp, kd;                    /* joint gains (N·m/rad, N·m·s/rad) */
-    mbs_feedforward feedforward;
-    double settle;                    /* time holding the initial posture before the motion (s) */
-    double period;                    /* squat: oscillation period; jump: cycle; trot: gait cycle (s) */
-    double amplitude;                 /* squat: base height amplitude (m) */
-    double crouch, push_height;       /* jump: base lowered before, raised at the end of the push (m) */
-    double crouch_time, push_time, retract_time;   /* jump phases (s) */
-    double kp_push, kd_push;          /* jump: gains during the push */
-    double kp_flight, kd_flight;      /* jump: gains from lift-off until the retract phase ends */
-    double velocity;                  /* trot: forward base velocity (m/s) */
-    double step_height;               /* trot: swing foot lift (m) */
-    double ramp;                      /* trot: time to reach the full velocity (s) */
-} mbs_controller_config;
+#define MBS_SIM_MAX_OPTIONS 64      /* stepper and controller options over all sections */
 
 typedef struct mbs_scenario_contact {
     char frame[MBS_NAME_LEN];
@@ -62,9 +30,10 @@ typedef struct mbs_scenario_contact {
     double radius;                    /* 0: a point; > 0: a sphere centred at frame + offset */
 } mbs_scenario_contact;
 
-/* A scheme option with the place it came from (line 0: a --set override). */
+/* An option of a stepper ([expo] ...) or of the controller ([controller] keys other than type
+ * and dt), with the place it came from (line 0: a --set override). */
 typedef struct mbs_scenario_option {
-    char scheme[MBS_NAME_LEN];
+    char scheme[MBS_NAME_LEN];        /* the section: a stepper's name, or "controller" */
     char key[MBS_NAME_LEN];
     char value[128];
     int line;
@@ -86,7 +55,8 @@ typedef struct mbs_scenario {
     /* [environment] */
     mbs_environment env;              /* planes (the ground first when ground = 1) and boxes */
     /* [controller] */
-    mbs_controller_config ctrl;
+    char controller[MBS_NAME_LEN];    /* a registered controller's name (mbs/control.h) */
+    double controller_dt;             /* controller period (s); τ is held in between */
     /* [stepper] and the scheme sections */
     char stepper[MBS_NAME_LEN];
     double dt;
@@ -116,32 +86,6 @@ int mbs_scenario_line(const mbs_scenario *sc, const char *section, const char *k
  * into buf, the prefix of every message about that key. */
 void mbs_scenario_where(const mbs_scenario *sc, const char *section, const char *key, char *buf, size_t n);
 
-/* ---- Solo-type leg inverse kinematics ----
- * A leg is the chain root → HAA (about x) → HFE (about y) → KFE (about y) → foot frame, with
- * every joint frame parallel to the root at q = neutral; link lengths and offsets are read from
- * the model. Foot positions are expressed in the root (base) frame. */
-typedef struct mbs_leg {
-    char foot[MBS_NAME_LEN];
-    int foot_frame;
-    int joint[3];                     /* HAA, HFE, KFE joint ids */
-    int idx_q[3], idx_v[3];
-    double p_haa[3];                  /* HAA origin in the base frame */
-    double d1[3];                     /* HAA → HFE origin */
-    double y_off;                     /* lateral offset of the leg plane from the HAA axis */
-    double L1, L2, beta1, beta2;      /* thigh and shank lengths and angle offsets in the leg plane */
-    double knee;                      /* +1 or -1: the knee branch */
-    double hip_z_sign;                /* -1: the foot is below the HAA axis (the branch of HAA) */
-} mbs_leg;
-
-/* Builds the leg of foot frame `foot` from the model; the knee branch is the one of
- * configuration q_ref (the initial posture). Fails when the chain is not of that form. */
-int mbs_leg_init(mbs_leg *leg, const mbs_model *m, const char *foot, const double *q_ref, mbs_error *err);
-/* Joint angles (HAA, HFE, KFE) placing the foot at p (base frame). Returns 0 when p is
- * reachable, 1 when it was clamped onto the workspace boundary. */
-int mbs_leg_ik(const mbs_leg *leg, const double p[3], double angles[3]);
-/* Foot position (base frame) for the joint angles: the inverse of mbs_leg_ik. */
-void mbs_leg_fk(const mbs_leg *leg, const double angles[3], double p[3]);
-
 /* ---- the simulation ---- */
 typedef struct mbs_sim mbs_sim;
 
@@ -151,9 +95,12 @@ mbs_sim *mbs_sim_new(const mbs_scenario *sc, mbs_error *err);
 void mbs_sim_free(mbs_sim *sim);
 /* The system the sim advances (state, contacts), for callers that inspect it. */
 mbs_system *mbs_sim_system(mbs_sim *sim);
+/* A program's own control, called each controller period after the scenario's controller (whose
+ * τ it receives and may change), like MuJoCo's control callback; NULL removes it. */
+void mbs_sim_set_control(mbs_sim *sim, mbs_control_callback cb, void *user);
 
 /* Called once per controller period with the simulated time; a non-zero return stops the run
- * (an interrupt): the temporary CSV is removed and mbs_sim_run returns MBS_ERR_ARG. */
+ * (an interrupt): the temporary CSV is removed and mbs_sim_run returns MBS_ERR_INTERRUPTED. */
 typedef int (*mbs_sim_progress)(void *user, double t, double duration);
 
 typedef struct mbs_sim_run_options {
@@ -163,7 +110,7 @@ typedef struct mbs_sim_run_options {
 } mbs_sim_run_options;
 
 typedef struct mbs_sim_summary {
-    char model[MBS_NAME_LEN], stepper[MBS_NAME_LEN], controller[16];
+    char model[MBS_NAME_LEN], stepper[MBS_NAME_LEN], controller[MBS_NAME_LEN];
     double dt, controller_dt;
     double sim_time;                  /* simulated time reached */
     double wall_time_s;               /* the whole loop: controller, steps, checks, logging */

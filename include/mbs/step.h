@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "contact.h"
+#include "options.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -19,11 +20,6 @@ typedef struct mbs_step_stats {
     int nonconverged;   /* 1 when a solver stopped before reaching its tolerance */
     double residual;    /* final residual of an implicit scheme */
 } mbs_step_stats;
-
-/* A scheme option, e.g. {"max_mat_mult", "2"} from the [expo] section of a scenario. */
-typedef struct mbs_option {
-    const char *key, *value;
-} mbs_option;
 
 typedef struct mbs_stepper mbs_stepper;
 

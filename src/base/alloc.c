@@ -1,4 +1,5 @@
-/* alloc.c — the library's two allocation helpers: a string copy and the buffer carver. */
+/* alloc.c — the library's allocation and text helpers: a string copy, a word splitter and the
+ * buffer carver. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,21 @@ char *mbs_strdup(const char *s)
     char *c = malloc(n);
     if (c) memcpy(c, s, n);
     return c;
+}
+
+int mbs_next_word(const char **p, char *word, size_t n)
+{
+    const char *s = *p;
+    while (*s == ' ' || *s == '\t' || *s == ',') s++;
+    const char *w = s;
+    while (*s && *s != ' ' && *s != '\t' && *s != ',') s++;
+    *p = s;
+    size_t len = (size_t)(s - w);
+    word[0] = '\0';
+    if (len >= n) return -1;
+    memcpy(word, w, len);
+    word[len] = '\0';
+    return (int)len;
 }
 
 #define CARVE_ALIGN 64

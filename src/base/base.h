@@ -15,6 +15,21 @@ int mbs_fail(mbs_error *err, int code, const char *fmt, ...) __attribute__((form
 /* Appends one warning line to err (when not NULL). */
 void mbs_warn(mbs_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* 0 → 1 over x in [0, 1] with zero slope at both ends (a raised cosine): the time profile of
+ * every planned motion of the controllers. */
+double mbs_smooth_step(double x);
+
+/* Solves the n x n symmetric positive semi-definite system A x = b in place (A overwritten;
+ * column-major, leading dimension n). A ridge at round-off level of A's diagonal makes a
+ * semi-definite A (dependent contact rows) definite without moving the solution of a regular
+ * one; b becomes 0 when A is not even semi-definite. LAPACK, no allocation. */
+void mbs_spd_solve(double *A, int n, double *b);
+
+/* The next word of a list separated by spaces, tabs or commas, from *p: copied into word (n
+ * bytes; left empty when it does not fit) and *p moved past it. Returns its length, 0 at the
+ * end of the list, -1 when it does not fit. */
+int mbs_next_word(const char **p, char *word, size_t n);
+
 /* A copy of s from malloc, NULL when out of memory (the caller reports). */
 char *mbs_strdup(const char *s);
 

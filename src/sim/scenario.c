@@ -11,13 +11,7 @@
 
 #include <ini.h>
 
-#include "../model/model_internal.h"
-#include "mbs/dynamics.h"
-#include "mbs/liegroup.h"
-#include "mbs/contact.h"
-#include "mbs/step.h"
-#include "../base/base.h"
-#include "mbs/sim.h"
+#include "mbs/control.h"
 #include "sim_internal.h"
 
 struct mbs_scenario_entry {
@@ -30,8 +24,6 @@ struct mbs_scenario_entry {
 
 typedef enum { K_NUM, K_INT, K_BOOL, K_VEC, K_STR, K_NAMES, K_ENUM, K_POINT } key_kind;   /* K_POINT: a name then a K_VEC */
 
-enum { CT_ALL = 0x3f, CT_SQUAT = 1 << MBS_CTRL_SQUAT, CT_JUMP = 1 << MBS_CTRL_JUMP, CT_TROT = 1 << MBS_CTRL_TROT,
-       CT_WALK = 1 << MBS_CTRL_WALK };
 enum { OPEN_LO = 1, OPEN_HI = 2 };
 
 typedef struct keyspec {
@@ -41,76 +33,42 @@ typedef struct keyspec {
     double lo, hi;                 /* range of every number */
     int open;                      /* OPEN_LO / OPEN_HI: the bound itself is out of range */
     int multi;                     /* may be given more than once (each a separate item) */
-    unsigned ctrl;                 /* [controller] keys: the controller types that use it */
     const char *words;             /* K_ENUM: the accepted words, space-separated */
 } keyspec;
 
 #define BIG 1e300
 static const keyspec KEYS[] = {
-    {"model", "urdf", K_STR, 0, 0, 0, 0, 0, 0, 0, NULL},
-    {"model", "floating", K_BOOL, 0, 0, 0, 1, 0, 0, 0, NULL},
-    {"model", "base_position", K_VEC, 3, 3, -1e4, 1e4, 0, 0, 0, NULL},
-    {"model", "base_rpy", K_VEC, 3, 3, -10, 10, 0, 0, 0, NULL},
-    {"model", "q.*", K_NUM, 0, 0, -1e4, 1e4, 0, 0, 0, NULL},
-    {"contact", "stiffness", K_NUM, 0, 0, 0, 1e12, 0, 0, 0, NULL},
-    {"contact", "damping", K_NUM, 0, 0, 0, 1e10, 0, 0, 0, NULL},
-    {"contact", "stiffness_tangent", K_NUM, 0, 0, 0, 1e12, 0, 0, 0, NULL},
-    {"contact", "damping_tangent", K_NUM, 0, 0, 0, 1e10, 0, 0, 0, NULL},
-    {"contact", "friction", K_NUM, 0, 0, 0, 100, 0, 0, 0, NULL},
-    {"contact", "frames", K_NAMES, 0, 0, 0, 0, 0, 1, 0, NULL},
-    {"contact", "radius", K_NUM, 0, 0, 0, 1, OPEN_HI, 0, 0, NULL},
-    {"contact", "offset", K_VEC, 3, 3, -10, 10, 0, 0, 0, NULL},
-    {"contact", "points", K_POINT, 3, 3, -10, 10, 0, 1, 0, NULL},
-    {"environment", "ground", K_BOOL, 0, 0, 0, 1, 0, 0, 0, NULL},
-    {"environment", "ground_height", K_NUM, 0, 0, -1e4, 1e4, 0, 0, 0, NULL},
-    {"environment", "plane", K_VEC, 4, 4, -1e4, 1e4, 0, 1, 0, NULL},
-    {"environment", "box", K_VEC, 6, 7, -1e4, 1e4, 0, 1, 0, NULL},
-    {"controller", "type", K_ENUM, 0, 0, 0, 0, 0, 0, CT_ALL, "none pd squat jump trot walk"},
-    {"controller", "dt", K_NUM, 0, 0, 0, 10, OPEN_LO, 0, CT_ALL, NULL},
-    {"controller", "kp", K_NUM, 0, 0, 0, 1e6, 0, 0, CT_ALL, NULL},
-    {"controller", "kd", K_NUM, 0, 0, 0, 1e5, 0, 0, CT_ALL, NULL},
-    {"controller", "feedforward", K_ENUM, 0, 0, 0, 0, 0, 0, CT_ALL, "none gravity inverse_dynamics"},
-    {"controller", "settle", K_NUM, 0, 0, 0, 1e6, 0, 0, CT_ALL, NULL},
-    {"controller", "gains", K_ENUM, 0, 0, 0, 0, 0, 0, CT_ALL, "uniform inertia"},
-    {"controller", "period", K_NUM, 0, 0, 0, 100, OPEN_LO, 0, CT_SQUAT | CT_JUMP | CT_TROT, NULL},
-    {"controller", "amplitude", K_NUM, 0, 0, 0, 0.1, 0, 0, CT_SQUAT, NULL},
-    {"controller", "crouch", K_NUM, 0, 0, 0, 0.15, 0, 0, CT_JUMP, NULL},
-    {"controller", "push_height", K_NUM, 0, 0, 0, 0.15, 0, 0, CT_JUMP, NULL},
-    {"controller", "crouch_time", K_NUM, 0, 0, 0, 10, OPEN_LO, 0, CT_JUMP, NULL},
-    {"controller", "push_time", K_NUM, 0, 0, 0, 10, OPEN_LO, 0, CT_JUMP, NULL},
-    {"controller", "retract_time", K_NUM, 0, 0, 0, 10, OPEN_LO, 0, CT_JUMP, NULL},
-    {"controller", "kp_push", K_NUM, 0, 0, 0, 1e6, 0, 0, CT_JUMP, NULL},
-    {"controller", "kd_push", K_NUM, 0, 0, 0, 1e5, 0, 0, CT_JUMP, NULL},
-    {"controller", "kp_flight", K_NUM, 0, 0, 0, 1e6, 0, 0, CT_JUMP, NULL},
-    {"controller", "kd_flight", K_NUM, 0, 0, 0, 1e5, 0, 0, CT_JUMP, NULL},
-    {"controller", "velocity", K_NUM, 0, 0, -2, 2, 0, 0, CT_TROT, NULL},
-    {"controller", "step_height", K_NUM, 0, 0, 0, 0.2, 0, 0, CT_TROT | CT_WALK, NULL},
-    {"controller", "ramp", K_NUM, 0, 0, 0, 1e3, 0, 0, CT_TROT, NULL},
-    {"controller", "feet", K_NAMES, 0, 0, 0, 0, 0, 0, CT_WALK, NULL},
-    {"controller", "steps", K_INT, 0, 0, 1, 100, 0, 0, CT_WALK, NULL},
-    {"controller", "step_length", K_NUM, 0, 0, -0.5, 0.5, 0, 0, CT_WALK, NULL},
-    {"controller", "step_time", K_NUM, 0, 0, 0, 100, OPEN_LO, 0, CT_WALK, NULL},
-    {"controller", "double_support", K_NUM, 0, 0, 0, 100, OPEN_LO, 0, CT_WALK, NULL},
-    {"controller", "balance", K_NUM, 0, 0, 0, 100, 0, 0, CT_WALK, NULL},
-    {"controller", "balance_damping", K_NUM, 0, 0, 0, 100, 0, 0, CT_WALK, NULL},
-    {"controller", "stance_gain_cap", K_NUM, 0, 0, 1, 1e6, 0, 0, CT_WALK, NULL},
-    {"stepper", "name", K_STR, 0, 0, 0, 0, 0, 0, 0, NULL},
-    {"stepper", "dt", K_NUM, 0, 0, 0, 1, OPEN_LO, 0, 0, NULL},
-    {"run", "duration", K_NUM, 0, 0, 0, 1e7, OPEN_LO, 0, 0, NULL},
-    {"run", "max_velocity", K_NUM, 0, 0, 0, BIG, OPEN_LO, 0, 0, NULL},
-    {"run", "box", K_VEC, 6, 6, -BIG, BIG, 0, 0, 0, NULL},
-    {"output", "csv", K_STR, 0, 0, 0, 0, 0, 0, 0, NULL},
-    {"output", "every", K_INT, 0, 0, 1, 1e9, 0, 0, 0, NULL},
+    {"model", "urdf", K_STR, 0, 0, 0, 0, 0, 0, NULL},
+    {"model", "floating", K_BOOL, 0, 0, 0, 1, 0, 0, NULL},
+    {"model", "base_position", K_VEC, 3, 3, -1e4, 1e4, 0, 0, NULL},
+    {"model", "base_rpy", K_VEC, 3, 3, -10, 10, 0, 0, NULL},
+    {"model", "q.*", K_NUM, 0, 0, -1e4, 1e4, 0, 0, NULL},
+    {"contact", "stiffness", K_NUM, 0, 0, 0, 1e12, 0, 0, NULL},
+    {"contact", "damping", K_NUM, 0, 0, 0, 1e10, 0, 0, NULL},
+    {"contact", "stiffness_tangent", K_NUM, 0, 0, 0, 1e12, 0, 0, NULL},
+    {"contact", "damping_tangent", K_NUM, 0, 0, 0, 1e10, 0, 0, NULL},
+    {"contact", "friction", K_NUM, 0, 0, 0, 100, 0, 0, NULL},
+    {"contact", "frames", K_NAMES, 0, 0, 0, 0, 0, 1, NULL},
+    {"contact", "radius", K_NUM, 0, 0, 0, 1, OPEN_HI, 0, NULL},
+    {"contact", "offset", K_VEC, 3, 3, -10, 10, 0, 0, NULL},
+    {"contact", "points", K_POINT, 3, 3, -10, 10, 0, 1, NULL},
+    {"environment", "ground", K_BOOL, 0, 0, 0, 1, 0, 0, NULL},
+    {"environment", "ground_height", K_NUM, 0, 0, -1e4, 1e4, 0, 0, NULL},
+    {"environment", "plane", K_VEC, 4, 4, -1e4, 1e4, 0, 1, NULL},
+    {"environment", "box", K_VEC, 6, 7, -1e4, 1e4, 0, 1, NULL},
+    {"controller", "type", K_STR, 0, 0, 0, 0, 0, 0, NULL},
+    {"controller", "dt", K_NUM, 0, 0, 0, 10, OPEN_LO, 0, NULL},
+    {"stepper", "name", K_STR, 0, 0, 0, 0, 0, 0, NULL},
+    {"stepper", "dt", K_NUM, 0, 0, 0, 1, OPEN_LO, 0, NULL},
+    {"run", "duration", K_NUM, 0, 0, 0, 1e7, OPEN_LO, 0, NULL},
+    {"run", "max_velocity", K_NUM, 0, 0, 0, BIG, OPEN_LO, 0, NULL},
+    {"run", "box", K_VEC, 6, 6, -BIG, BIG, 0, 0, NULL},
+    {"output", "csv", K_STR, 0, 0, 0, 0, 0, 0, NULL},
+    {"output", "every", K_INT, 0, 0, 1, 1e9, 0, 0, NULL},
 };
 #define NKEYS ((int)(sizeof KEYS / sizeof *KEYS))
 static const char *const SECTIONS[] = {"model", "contact", "environment", "controller", "stepper", "run", "output"};
 #define NSECTIONS ((int)(sizeof SECTIONS / sizeof *SECTIONS))
-static const char *const CTRL_NAMES[] = {"none", "pd", "squat", "jump", "trot", "walk"};
-
-const char *mbs_controller_type_name(mbs_controller_type t)
-{
-    return (int)t >= 0 && (size_t)t < sizeof CTRL_NAMES / sizeof *CTRL_NAMES ? CTRL_NAMES[t] : "?";
-}
 
 /* Keys every scenario must set (the rest have defaults). */
 static const char *const REQUIRED[][2] = {{"model", "urdf"}, {"controller", "dt"}, {"stepper", "dt"}, {"run", "duration"}};
@@ -328,31 +286,13 @@ static int word_index(const char *words, const char *w)
     return -1;
 }
 
-/* The next word of a list separated by spaces, tabs or commas, from *p: copied into name (n
- * bytes; left empty when it does not fit) and *p moved past it. Returns its length, 0 at the
- * end of the list, -1 when it does not fit. */
-static int next_word(const char **p, char *name, size_t n)
-{
-    const char *s = *p;
-    while (*s == ' ' || *s == '\t' || *s == ',') s++;
-    const char *w = s;
-    while (*s && *s != ' ' && *s != '\t' && *s != ',') s++;
-    *p = s;
-    size_t len = (size_t)(s - w);
-    name[0] = '\0';
-    if (len >= n) return -1;
-    memcpy(name, w, len);
-    name[len] = '\0';
-    return (int)len;
-}
-
 /* The name and the numbers of a K_POINT value "NAME x y z": the name (at most n - 1 bytes)
  * into name, and a pointer to the text of the numbers; 1 when the first word is missing or
  * too long. */
 static int split_point(const char *value, char *name, size_t n, const char **rest)
 {
     *rest = value;
-    return next_word(rest, name, n) <= 0;
+    return mbs_next_word(rest, name, n) <= 0;
 }
 
 /* A K_POINT value: a frame name (resolved against the model later), then exactly nmin numbers
@@ -443,36 +383,6 @@ static double get_num(const mbs_scenario *sc, const char *section, const char *k
     return def;
 }
 
-double mbs_scenario_num(const mbs_scenario *sc, const char *section, const char *key, double def)
-{
-    return get_num(sc, section, key, def);
-}
-
-const char *mbs_scenario_text(const mbs_scenario *sc, const char *section, const char *key)
-{
-    const mbs_scenario_entry *e = find(sc, section, key);
-    return e ? e->value : NULL;
-}
-
-/* The words of a list of names: up to max of them into names (a name too long for
- * MBS_NAME_LEN left empty); returns how many words there are. */
-static int split_names(const char *list, char names[][MBS_NAME_LEN], int max)
-{
-    int n = 0;
-    char word[MBS_NAME_LEN];
-    for (const char *p = list; next_word(&p, word, sizeof word) != 0; n++)
-        if (n < max) memcpy(names[n], word, sizeof word);
-    return n;
-}
-
-int mbs_scenario_two_frames(const mbs_scenario *sc, const char *list, int frame[2])
-{
-    char names[2][MBS_NAME_LEN];
-    if (split_names(list, names, 2) != 2) return 1;
-    for (int i = 0; i < 2; i++) frame[i] = mbs_frame_id(sc->model, names[i]);
-    return frame[0] < 0 || frame[1] < 0;
-}
-
 /* ---- --set overrides ---- */
 
 /* Copies [a, b) without surrounding white space; non-zero when it does not fit. */
@@ -539,18 +449,46 @@ static int unknown_section(const char *where_, const char *name, mbs_error *err)
                     "or a stepper's name for its options: %s)", where_, name, names);
 }
 
+/* A [controller] key other than type and dt: an option of the chosen controller, checked by its
+ * table; an option of another controller only earns a warning (switching the type with --set
+ * controller.type=pd should not force the user to delete the gait's keys), but its value is
+ * still checked by the table that has it. */
+static int check_controller_key(const mbs_scenario *sc, const mbs_scenario_entry *e, const mbs_scheme_info *ctrl,
+                                mbs_error *err)
+{
+    const mbs_option_table *t = ctrl->options;
+    if (!mbs_options_find(t, e->key, NULL)) {
+        t = NULL;
+        for (int c = 0; !t && c < mbs_controller_count(); c++)
+            if (mbs_options_find(mbs_controller_at(c)->options, e->key, NULL)) t = mbs_controller_at(c)->options;
+        if (!t) return fail_at(sc, e, err, MBS_ERR_PARSE, "unknown key '%s' in section [controller] (controller '%s' "
+                               "has no such option)", e->key, ctrl->name);
+        char w[MBS_PATH_LEN + 256];
+        where(sc, e, w, sizeof w);
+        mbs_warn(err, "%s: not used by controller type '%s' (ignored)", w, ctrl->name);
+    }
+    mbs_error e1;
+    mbs_error_clear(&e1);
+    if (mbs_options_set(t, NULL, e->key, e->value, &e1) != MBS_OK) return fail_at(sc, e, err, e1.code, "%s", e1.msg);
+    return MBS_OK;
+}
+
 /* Checks every entry: its section, its key (and controller type), its value. */
 static int check_entries(mbs_scenario *sc, mbs_error *err)
 {
-    /* the controller type first: it decides which [controller] keys exist */
-    int type = MBS_CTRL_PD;
+    /* the controller first: its option table decides which [controller] keys exist */
     const mbs_scenario_entry *te = find(sc, "controller", "type");
-    if (te) {
-        const char *words = spec_of("controller", "type")->words;
-        type = word_index(words, te->value);
-        if (type < 0) return fail_at(sc, te, err, MBS_ERR_PARSE, "'%s' is not one of: %s", te->value, words);
+    const char *type = te ? te->value : "pd";
+    const mbs_scheme_info *ctrl = mbs_controller_find(type);
+    if (!ctrl) {
+        char names[256] = "";
+        for (int c = 0; c < mbs_controller_count(); c++) {
+            strncat(names, c ? " " : "", sizeof names - strlen(names) - 1);
+            strncat(names, mbs_controller_at(c)->name, sizeof names - strlen(names) - 1);
+        }
+        return fail_at(sc, te, err, MBS_ERR_PARSE, "'%s' is not one of: %s", type, names);
     }
-    sc->ctrl.type = (mbs_controller_type)type;
+    snprintf(sc->controller, sizeof sc->controller, "%s", type);
     for (int i = 0; i < sc->nentries; i++) {
         mbs_scenario_entry *e = &sc->entries[i];
         if (e->dead) continue;
@@ -562,14 +500,17 @@ static int check_entries(mbs_scenario *sc, mbs_error *err)
         }
         if (mbs_stepper_find(e->section) && !spec_of(e->section, e->key)) continue;
         const keyspec *k = spec_of(e->section, e->key);
-        if (!k) return fail_at(sc, e, err, MBS_ERR_PARSE, "unknown key '%s' in section [%s]", e->key, e->section);
-        if (k->ctrl && !(k->ctrl & (1u << type))) {
-            /* a warning, not an error: switching the type with --set controller.type=pd should
-             * not force the user to delete the gait's keys */
-            char w[MBS_PATH_LEN + 256];
-            where(sc, e, w, sizeof w);
-            mbs_warn(err, "%s: not used by controller type '%s' (ignored)", w, CTRL_NAMES[type]);
+        if (!k && strcmp(e->section, "controller") == 0) {
+            for (int j = 0; j < i; j++) {
+                const mbs_scenario_entry *o = &sc->entries[j];
+                if (!o->dead && strcmp(o->section, e->section) == 0 && strcmp(o->key, e->key) == 0)
+                    return fail_at(sc, e, err, MBS_ERR_PARSE, "given twice (first at line %d)", o->line);
+            }
+            int rc = check_controller_key(sc, e, ctrl, err);
+            if (rc != MBS_OK) return rc;
+            continue;
         }
+        if (!k) return fail_at(sc, e, err, MBS_ERR_PARSE, "unknown key '%s' in section [%s]", e->key, e->section);
         if (!k->multi)
             for (int j = 0; j < i; j++) {
                 const mbs_scenario_entry *o = &sc->entries[j];
@@ -589,28 +530,7 @@ static int check_entries(mbs_scenario *sc, mbs_error *err)
 
 static void read_controller(mbs_scenario *sc)
 {
-    mbs_controller_config *c = &sc->ctrl;
-    c->dt = get_num(sc, "controller", "dt", 0);
-    c->kp = get_num(sc, "controller", "kp", 5);
-    c->kd = get_num(sc, "controller", "kd", 0.1);
-    const mbs_scenario_entry *ff = find(sc, "controller", "feedforward");
-    c->feedforward = ff ? (mbs_feedforward)word_index(spec_of("controller", "feedforward")->words, ff->value) : MBS_FF_GRAVITY;
-    c->settle = get_num(sc, "controller", "settle", 0);
-    double period = c->type == MBS_CTRL_SQUAT ? 2 : c->type == MBS_CTRL_JUMP ? 1 : 0.3;
-    c->period = get_num(sc, "controller", "period", period);
-    c->amplitude = get_num(sc, "controller", "amplitude", 0.03);
-    c->crouch = get_num(sc, "controller", "crouch", 0.05);
-    c->push_height = get_num(sc, "controller", "push_height", 0.06);
-    c->crouch_time = get_num(sc, "controller", "crouch_time", 0.3);
-    c->push_time = get_num(sc, "controller", "push_time", 0.1);
-    c->retract_time = get_num(sc, "controller", "retract_time", 0.2);
-    c->kp_push = get_num(sc, "controller", "kp_push", c->kp);
-    c->kd_push = get_num(sc, "controller", "kd_push", c->kd);
-    c->kp_flight = get_num(sc, "controller", "kp_flight", c->kp);
-    c->kd_flight = get_num(sc, "controller", "kd_flight", c->kd);
-    c->velocity = get_num(sc, "controller", "velocity", 0.2);
-    c->step_height = get_num(sc, "controller", "step_height", 0.05);
-    c->ramp = get_num(sc, "controller", "ramp", 0.5);
+    sc->controller_dt = get_num(sc, "controller", "dt", 0);
 }
 
 #define MAX_SUBSTEPS 1e9    /* stepper steps per controller period */
@@ -620,35 +540,28 @@ static void read_controller(mbs_scenario *sc)
 static int check_together(mbs_scenario *sc, mbs_error *err)
 {
     const mbs_scenario_entry *sdt = find(sc, "stepper", "dt");
-    if (sc->dt > sc->ctrl.dt * (1 + 1e-9))
+    if (sc->dt > sc->controller_dt * (1 + 1e-9))
         return fail_at(sc, sdt, err, MBS_ERR_ARG, "out of range: %g is longer than the controller period [controller] dt = %g",
-                       sc->dt, sc->ctrl.dt);
-    double ratio = sc->ctrl.dt / sc->dt;
+                       sc->dt, sc->controller_dt);
+    double ratio = sc->controller_dt / sc->dt;
     /* the loop counts sub-steps per controller period in an int and controller periods in a
      * long: bounds far beyond any real run keep both conversions defined */
     if (!(ratio <= MAX_SUBSTEPS))
         return fail_at(sc, sdt, err, MBS_ERR_ARG,
                        "out of range: %g makes %.3g steps per controller period [controller] dt = %g (at most %g)",
-                       sc->dt, ratio, sc->ctrl.dt, MAX_SUBSTEPS);
-    double periods = sc->duration / sc->ctrl.dt;
+                       sc->dt, ratio, sc->controller_dt, MAX_SUBSTEPS);
+    double periods = sc->duration / sc->controller_dt;
     if (!(periods <= MAX_PERIODS))
         return fail_at(sc, find(sc, "run", "duration"), err, MBS_ERR_ARG,
                        "out of range: %g is %.3g controller periods of %g s (at most %g)", sc->duration, periods,
-                       sc->ctrl.dt, MAX_PERIODS);
+                       sc->controller_dt, MAX_PERIODS);
     if (fabs(ratio - floor(ratio + 0.5)) > 1e-6 * ratio)
         return fail_at(sc, sdt, err, MBS_ERR_ARG,
                        "out of range: %g does not divide the controller period [controller] dt = %g into whole steps",
-                       sc->dt, sc->ctrl.dt);
-    if (sc->duration < sc->ctrl.dt)
+                       sc->dt, sc->controller_dt);
+    if (sc->duration < sc->controller_dt)
         return fail_at(sc, find(sc, "run", "duration"), err, MBS_ERR_ARG,
-                       "out of range: %g is shorter than one controller period (%g)", sc->duration, sc->ctrl.dt);
-    const mbs_controller_config *c = &sc->ctrl;
-    if (c->type == MBS_CTRL_JUMP && c->crouch_time + c->push_time + c->retract_time >= c->period) {
-        const mbs_scenario_entry *e = find(sc, "controller", "period");
-        if (!e) e = find(sc, "controller", "type");
-        return fail_at(sc, e, err, MBS_ERR_ARG, "out of range: the jump period %g must exceed crouch_time + push_time + "
-                       "retract_time = %g", c->period, c->crouch_time + c->push_time + c->retract_time);
-    }
+                       "out of range: %g is shorter than one controller period (%g)", sc->duration, sc->controller_dt);
     for (int k = 0; k < 3; k++)
         if (!(sc->box_min[k] < sc->box_max[k]))
             return fail_at(sc, find(sc, "run", "box"), err, MBS_ERR_ARG,
@@ -768,7 +681,7 @@ static int read_contacts(mbs_scenario *sc, mbs_error *err)
         if (e->dead || strcmp(e->section, "contact") != 0 || strcmp(e->key, "frames") != 0) continue;
         const char *p = e->value;
         char name[MBS_NAME_LEN];
-        for (int len; (len = next_word(&p, name, sizeof name)) != 0;) {
+        for (int len; (len = mbs_next_word(&p, name, sizeof name)) != 0;) {
             if (len < 0) return fail_at(sc, e, err, MBS_ERR_ARG, "frame name too long");
             int rc = add_contact(sc, e, name, offset, radius, err);
             if (rc != MBS_OK) return rc;
@@ -817,49 +730,43 @@ static int read_environment(mbs_scenario *sc, mbs_error *err)
     return MBS_OK;
 }
 
-/* The gait controllers turn foot positions into joint angles: the model must have such legs. */
-static int check_legs(mbs_scenario *sc, mbs_error *err)
+int mbs_scenario_scheme_options(const mbs_scenario *sc, const char *scheme, mbs_option *opts, int *idx)
 {
-    mbs_controller_type t = sc->ctrl.type;
-    if (t != MBS_CTRL_SQUAT && t != MBS_CTRL_JUMP && t != MBS_CTRL_TROT) return MBS_OK;
-    const mbs_scenario_entry *e = find(sc, "controller", "type");
-    if (!sc->floating) return fail_at(sc, e, err, MBS_ERR_ARG, "controller '%s' needs a floating base ([model] floating = 1)", e->value);
-    if (sc->ncontacts < 1) return fail_at(sc, e, err, MBS_ERR_ARG, "controller '%s' needs the feet as [contact] frames", e->value);
-    if (t == MBS_CTRL_TROT && sc->ncontacts != 4)
-        return fail_at(sc, e, err, MBS_ERR_ARG, "controller 'trot' needs four feet as [contact] frames, got %d", sc->ncontacts);
-    for (int i = 0; i < sc->ncontacts; i++) {
-        mbs_leg leg;
-        mbs_error lerr;
-        if (mbs_leg_init(&leg, sc->model, sc->contacts[i].frame, sc->q0, &lerr))
-            return fail_at(sc, e, err, MBS_ERR_MODEL, "%s", lerr.msg);
-    }
-    return MBS_OK;
+    int n = 0;
+    for (int i = 0; i < sc->noptions; i++)
+        if (strcmp(sc->options[i].scheme, scheme) == 0) {
+            opts[n].key = sc->options[i].key;
+            opts[n].value = sc->options[i].value;
+            if (idx) idx[n] = i;
+            n++;
+        }
+    return n;
 }
 
-/* The walk needs a floating base and two feet: two frames of the model on different bodies,
- * each carrying at least one contact point (a point on the foot's body). */
-static int check_walk(mbs_scenario *sc, mbs_error *err)
+void mbs_scenario_option_where(const mbs_scenario *sc, int i, char *buf, size_t n)
 {
-    if (sc->ctrl.type != MBS_CTRL_WALK) return MBS_OK;
-    const mbs_scenario_entry *te = find(sc, "controller", "type"), *e = find(sc, "controller", "feet");
-    if (!sc->floating) return fail_at(sc, te, err, MBS_ERR_ARG, "controller 'walk' needs a floating base ([model] floating = 1)");
-    if (!e) return fail_at(sc, te, err, MBS_ERR_ARG, "controller 'walk' needs [controller] feet = LEFT_FOOT RIGHT_FOOT");
-    char names[3][MBS_NAME_LEN];
-    int n = split_names(e->value, names, 3);
-    if (n != 2) return fail_at(sc, e, err, MBS_ERR_ARG, "expected two foot frames, got %d", n);
-    int body[2];
-    for (int f = 0; f < 2; f++) {
-        int id = mbs_frame_id(sc->model, names[f]);
-        if (id < 0) return fail_at(sc, e, err, MBS_ERR_ARG, "no frame '%s' in model '%s'", names[f], mbs_model_name(sc->model));
-        body[f] = mbs_frame_body(sc->model, id);
-        int carried = 0;
-        for (int i = 0; i < sc->ncontacts; i++)
-            carried |= mbs_frame_body(sc->model, mbs_frame_id(sc->model, sc->contacts[i].frame)) == body[f];
-        if (body[f] < 0 || !carried)
-            return fail_at(sc, e, err, MBS_ERR_ARG, "foot '%s' has no contact point ([contact] frames or points on its body)", names[f]);
-    }
-    if (body[0] == body[1]) return fail_at(sc, e, err, MBS_ERR_ARG, "the two feet '%s' and '%s' are on the same body", names[0], names[1]);
-    return MBS_OK;
+    const mbs_scenario_option *o = &sc->options[i];
+    if (o->line > 0) snprintf(buf, n, "%s:%d: [%s] %s", sc->path, o->line, o->scheme, o->key);
+    else snprintf(buf, n, "%s: --set %s.%s=%s", sc->path, o->scheme, o->key, o->value);
+}
+
+/* The controller's options against each other (the jump's phases within its period, say). */
+static int check_controller(const mbs_scenario *sc, mbs_error *err)
+{
+    mbs_option opts[MBS_SIM_MAX_OPTIONS];
+    int idx[MBS_SIM_MAX_OPTIONS];
+    int n = mbs_scenario_scheme_options(sc, "controller", opts, idx);
+    const char *key = NULL;
+    mbs_error e;
+    mbs_error_clear(&e);
+    if (mbs_controller_check(sc->controller, opts, n, &key, &e) == MBS_OK) return MBS_OK;
+    char w[MBS_PATH_LEN + 256];
+    int at = -1;
+    for (int i = 0; key && i < n; i++)
+        if (strcmp(opts[i].key, key) == 0) at = idx[i];
+    if (at >= 0) mbs_scenario_option_where(sc, at, w, sizeof w);
+    else mbs_scenario_where(sc, "controller", "type", w, sizeof w);
+    return mbs_fail(err, e.code, "%s: %s", w, e.msg);
 }
 
 /* The whole file in memory (not NUL-terminated: the reader stops at len), so that
@@ -972,10 +879,15 @@ mbs_scenario *mbs_scenario_load_text(const char *path, const char *text, size_t 
     sc->csv_every = (int)get_num(sc, "output", "every", 1);
     if (check_together(sc, err)) goto fail;
 
-    /* scheme options: every section named after a stepper, for mbs_sim_new to hand over */
+    /* scheme options: every section named after a stepper, and the controller's keys, for
+     * mbs_sim_new to hand over */
     for (int i = 0; i < sc->nentries; i++) {
         const mbs_scenario_entry *e = &sc->entries[i];
-        if (e->dead || spec_of(e->section, e->key) || !mbs_stepper_find(e->section)) continue;
+        if (e->dead || spec_of(e->section, e->key)) continue;
+        int ctrl = strcmp(e->section, "controller") == 0;
+        if (!mbs_stepper_find(e->section) && !ctrl) continue;
+        /* another controller's key was warned about and is left out */
+        if (ctrl && !mbs_options_find(mbs_controller_find(sc->controller)->options, e->key, NULL)) continue;
         if (sc->noptions >= MBS_SIM_MAX_OPTIONS) { fail_at(sc, e, err, MBS_ERR_ARG, "out of range: too many scheme options"); goto fail; }
         mbs_scenario_option *o = &sc->options[sc->noptions++];
         if (strlen(e->key) >= sizeof o->key || strlen(e->value) >= sizeof o->value) {
@@ -988,8 +900,8 @@ mbs_scenario *mbs_scenario_load_text(const char *path, const char *text, size_t 
         o->line = e->line;
     }
 
-    if (load_model(sc, err) || initial_posture(sc, err) || read_contacts(sc, err) || read_environment(sc, err) ||
-        check_legs(sc, err) || check_walk(sc, err))
+    if (check_controller(sc, err) || load_model(sc, err) || initial_posture(sc, err) || read_contacts(sc, err) ||
+        read_environment(sc, err))
         goto fail;
     return sc;
 fail:

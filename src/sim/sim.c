@@ -8,21 +8,16 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "../model/model_internal.h"
-#include "mbs/dynamics.h"
-#include "mbs/liegroup.h"
-#include "mbs/contact.h"
-#include "mbs/step.h"
-#include "mbs/sim.h"
-#include "../base/base.h"
 #include "sim_internal.h"
 
 struct mbs_sim {
     const mbs_scenario *sc;
     mbs_system *sys;
     mbs_stepper *st;
-    mbs_controller ctrl;
-    int ctrl_ready;
+    mbs_controller *ctrl;
+    mbs_control_callback user_control;
+    void *user;
+    int floating;      /* a free-flyer root: the base's box and the summary's base figures */
     int nsub;          /* steps per controller period */
     int ran;
 };
@@ -40,13 +35,7 @@ static double now(void)
 static mbs_stepper *make_stepper(const mbs_scenario *sc, const char *scheme, mbs_system *sys, mbs_error *err)
 {
     mbs_option opts[MBS_SIM_MAX_OPTIONS];
-    int idx[MBS_SIM_MAX_OPTIONS], n = 0;
-    for (int i = 0; i < sc->noptions; i++)
-        if (strcmp(sc->options[i].scheme, scheme) == 0) {
-            opts[n].key = sc->options[i].key;
-            opts[n].value = sc->options[i].value;
-            idx[n++] = i;
-        }
+    int idx[MBS_SIM_MAX_OPTIONS], n = mbs_scenario_scheme_options(sc, scheme, opts, idx);
     mbs_error e;
     mbs_error_clear(&e);
     mbs_stepper *st = mbs_stepper_new(scheme, sys, opts, n, &e);
@@ -64,6 +53,31 @@ static mbs_stepper *make_stepper(const mbs_scenario *sc, const char *scheme, mbs
     char w[MBS_PATH_LEN + 128];
     mbs_scenario_where(sc, "stepper", "name", w, sizeof w);
     mbs_fail(err, e.code ? e.code : MBS_ERR_ARG, "%s: %s", w, e.msg);
+    return NULL;
+}
+
+/* Creates the scenario's controller with its options. A message about one option ("key: ...")
+ * gets that option's file and line, any other the line of [controller] type. */
+static mbs_controller *make_controller(const mbs_scenario *sc, mbs_system *sys, mbs_error *err)
+{
+    mbs_option opts[MBS_SIM_MAX_OPTIONS];
+    int idx[MBS_SIM_MAX_OPTIONS], n = mbs_scenario_scheme_options(sc, "controller", opts, idx);
+    mbs_error e;
+    mbs_error_clear(&e);
+    mbs_controller *c = mbs_controller_new(sc->controller, sys, sc->q0, sc->controller_dt, opts, n, &e);
+    if (c) return c;
+    char w[MBS_PATH_LEN + 256];
+    const char *msg = e.msg;
+    mbs_scenario_where(sc, "controller", "type", w, sizeof w);
+    for (int i = 0; i < n; i++) {
+        size_t k = strlen(opts[i].key);
+        if (strncmp(e.msg, opts[i].key, k) == 0 && e.msg[k] == ':' && e.msg[k + 1] == ' ') {
+            mbs_scenario_option_where(sc, idx[i], w, sizeof w);
+            msg = e.msg + k + 2;
+        }
+    }
+    if (msg == e.msg) mbs_fail(err, e.code ? e.code : MBS_ERR_ARG, "%s: controller '%s': %s", w, sc->controller, msg);
+    else mbs_fail(err, e.code ? e.code : MBS_ERR_ARG, "%s: %s", w, msg);
     return NULL;
 }
 
@@ -91,16 +105,17 @@ mbs_sim *mbs_sim_new(const mbs_scenario *sc, mbs_error *err)
     for (int i = 0; i < sc->noptions; i++) {
         int seen = 0;
         for (int j = 0; j < i; j++) seen |= strcmp(sc->options[j].scheme, sc->options[i].scheme) == 0;
-        if (seen || strcmp(sc->options[i].scheme, sc->stepper) == 0) continue;
+        if (seen || strcmp(sc->options[i].scheme, sc->stepper) == 0 || !mbs_stepper_find(sc->options[i].scheme)) continue;
         mbs_stepper *other = make_stepper(sc, sc->options[i].scheme, sim->sys, err);
         if (!other) goto fail;
         mbs_stepper_free(other);
     }
     sim->st = make_stepper(sc, sc->stepper, sim->sys, err);
     if (!sim->st) goto fail;
-    if (mbs_controller_init(&sim->ctrl, sc, sim->sys, err)) goto fail;
-    sim->ctrl_ready = 1;
-    sim->nsub = (int)floor(sc->ctrl.dt / sc->dt + 0.5);
+    sim->ctrl = make_controller(sc, sim->sys, err);
+    if (!sim->ctrl) goto fail;
+    sim->floating = mbs_model_njoints(sc->model) > 0 && mbs_joint_type_of(sc->model, 0) == MBS_JOINT_FREEFLYER;
+    sim->nsub = (int)floor(sc->controller_dt / sc->dt + 0.5);
     if (sim->nsub < 1) sim->nsub = 1;
     return sim;
 fail:
@@ -111,13 +126,20 @@ fail:
 void mbs_sim_free(mbs_sim *sim)
 {
     if (!sim) return;
-    if (sim->ctrl_ready) mbs_controller_fini(&sim->ctrl);
+    mbs_controller_free(sim->ctrl);
     mbs_stepper_free(sim->st);
     mbs_system_free(sim->sys);
     free(sim);
 }
 
 mbs_system *mbs_sim_system(mbs_sim *sim) { return sim ? sim->sys : NULL; }
+
+void mbs_sim_set_control(mbs_sim *sim, mbs_control_callback cb, void *user)
+{
+    if (!sim) return;
+    sim->user_control = cb;
+    sim->user = user;
+}
 
 /* ---- CSV ---- */
 
@@ -204,7 +226,7 @@ static int diverged(const mbs_sim *sim, int rc, char *reason, size_t n)
             return 1;
         }
     }
-    if (sim->ctrl.floating)
+    if (sim->floating)
         for (int k = 0; k < 3; k++)
             if (s->q[k] < sc->box_min[k] || s->q[k] > sc->box_max[k]) {
                 snprintf(reason, n, "base %c = %.3g left the box [%g, %g]", "xyz"[k], s->q[k], sc->box_min[k], sc->box_max[k]);
@@ -223,9 +245,9 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
     memset(out, 0, sizeof *out);
     snprintf(out->model, sizeof out->model, "%s", mbs_model_name(sc->model));
     snprintf(out->stepper, sizeof out->stepper, "%s", sc->stepper);
-    snprintf(out->controller, sizeof out->controller, "%s", mbs_controller_type_name(sc->ctrl.type));
+    snprintf(out->controller, sizeof out->controller, "%s", sc->controller);
     out->dt = sc->dt;
-    out->controller_dt = sc->ctrl.dt;
+    out->controller_dt = sc->controller_dt;
 
     /* the initial state, and the contacts' state in it (anchors of feet already touching) */
     memcpy(s->q, sc->q0, (size_t)s->nq * sizeof(double));
@@ -245,10 +267,10 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
         csv_header(f, s);
     }
 
-    int floating = sim->ctrl.floating;
+    int floating = sim->floating;
     double x0 = floating ? s->q[0] : 0, y0 = floating ? s->q[1] : 0;
     out->base_z_min = out->base_z_max = floating ? s->q[2] : 0;
-    double cdt = sc->ctrl.dt, dt = sc->dt;
+    double cdt = sc->controller_dt, dt = sc->dt;
     long nperiods = (long)ceil(sc->duration / cdt - 1e-9);
     long iters = 0;
     double t_step = 0, t0 = now(), t = 0;
@@ -256,7 +278,8 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
     for (long k = 0; k < nperiods && !out->diverged; k++) {
         t = (double)k * cdt;
         if (opt && opt->progress && opt->progress(opt->user, t, sc->duration)) { interrupted = 1; break; }
-        mbs_controller_compute(&sim->ctrl, t, s->q, s->v, s->tau);
+        mbs_controller_compute(sim->ctrl, t, s->q, s->v, s->tau);
+        if (sim->user_control) sim->user_control(sim->user, t, s->q, s->v, s->tau);
         if (f && k % sc->csv_every == 0) csv_row(f, s, t);
         /* the last period may be cut short when the duration is not a whole number of them */
         long n = sim->nsub;
@@ -289,7 +312,7 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
             if (floating) {
                 const double *qb = s->q + 3;
                 double czz = 1 - 2 * (qb[0] * qb[0] + qb[1] * qb[1]);
-                double tilt = acos(czz > 1 ? 1 : czz < -1 ? -1 : czz) * (180 / 3.14159265358979323846);
+                double tilt = acos(czz > 1 ? 1 : czz < -1 ? -1 : czz) * (180 / MBS_PI);
                 if (tilt > out->max_tilt_deg) out->max_tilt_deg = tilt;
                 if (s->q[2] < out->base_z_min) out->base_z_min = s->q[2];
                 if (s->q[2] > out->base_z_max) out->base_z_max = s->q[2];
@@ -303,7 +326,7 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
 
     if (interrupted) {
         if (f) { fclose(f); remove(tmp); }
-        return mbs_fail(err, MBS_ERR_ARG, "interrupted at t = %g s", t);
+        return mbs_fail(err, MBS_ERR_INTERRUPTED, "interrupted at t = %g s", t);
     }
     if (f) {
         int bad = ferror(f);

@@ -1,4 +1,4 @@
-/* walk.c — the walk controller's references for a biped: a quasi-static plan and a whole-body
+/* walk_plan.c — the walk controller's references for a biped: a quasi-static plan and a whole-body
  * inverse kinematics.
  *
  * Plan. After `settle`, each of the `steps` steps is a double-support phase (`double_support`
@@ -19,16 +19,9 @@
  * angles, which fixes the directions the other tasks leave free (arms, head, trunk). */
 #include <stdlib.h>
 
-#include "../model/model_internal.h"
-#include "mbs/dynamics.h"
-#include "mbs/liegroup.h"
-#include "mbs/contact.h"
-#include "mbs/step.h"
-#include "mbs/sim.h"
 #include "../liegroup/liegroup_internal.h"
 #include "../spatial/spatial.h"
-#include "../base/base.h"
-#include "sim_internal.h"
+#include "control_internal.h"
 
 /* Task weights (positions in m, angles in rad) and the Levenberg damping: the feet and the COM
  * dominate; the posture only decides what they leave free. */
@@ -116,16 +109,16 @@ static void plan(const mbs_walk *w, double t, double feet[2][3], double com[3], 
     else foot_centre(w, (k - 1) % 2 == 0 ? 1 : 0, w->steps[k - 1][(k - 1) % 2 == 0 ? 1 : 0], from);
     if (stance >= 0) foot_centre(w, stance, w->steps[k][stance], to);
     else memcpy(to, w->com_final, sizeof to);
-    double a = tm <= 0 ? 0 : mbs_sim_smooth(s / w->t_ds);
+    double a = tm <= 0 ? 0 : mbs_smooth_step(s / w->t_ds);
     for (int i = 0; i < 2; i++) com[i] = from[i] + (to[i] - from[i]) * a;
     com[2] = w->com0[2];
     foot_loads(w, feet, com, load);
     if (stance < 0 || s <= w->t_ds) return;
     /* single support: the swing foot goes from steps[k] to steps[k + 1], lifted */
     int sw = 1 - stance;
-    double u = (s - w->t_ds) / w->t_ss, b = mbs_sim_smooth(u);
+    double u = (s - w->t_ds) / w->t_ss, b = mbs_smooth_step(u);
     for (int i = 0; i < 3; i++) feet[sw][i] = w->steps[k][sw][i] + (w->steps[k + 1][sw][i] - w->steps[k][sw][i]) * b;
-    feet[sw][2] += w->height * 0.5 * (1 - cos(2 * MBS_SIM_PI * u));
+    feet[sw][2] += w->height * 0.5 * (1 - cos(2 * MBS_PI * u));
     *swing = sw;
     load[sw] = 0;
     load[1 - sw] = 1;
@@ -196,7 +189,7 @@ static void ik_step(mbs_walk *w, double *q, double feet[2][3], const double com[
         w->g[iv] += W_POSTURE * (w->q0[iq] - q[iq]);
     }
     for (int i = 0; i < nv; i++) w->H[i * (nv + 1)] += DAMPING;
-    mbs_sim_spd_solve(w->H, nv, w->g);
+    mbs_spd_solve(w->H, nv, w->g);
     mbs_integrate(m, q, w->g, w->qw);
     memcpy(q, w->qw, (size_t)w->nq * sizeof(double));
 }
@@ -211,43 +204,48 @@ static void ik(mbs_walk *w, double t, double *q, int *swing, double load[2])
 
 /* ---- init ---- */
 
-static int alloc_buffers(mbs_walk *w, int nsteps)
+#define carve mbs_carve_doubles
+
+static void layout(mbs_carver *c, mbs_walk *w, int nsteps)
 {
     size_t nq = (size_t)w->nq + 1, nv = (size_t)w->nv + 1;
+    w->steps = mbs_carve(c, ((size_t)nsteps + 1) * sizeof *w->steps);
+    w->q0 = carve(c, nq); w->qc = carve(c, nq); w->qn = carve(c, nq); w->qw = carve(c, nq);
+    w->vprev = carve(c, nv);
+    w->H = carve(c, nv * nv); w->g = carve(c, nv);
+    w->J = carve(c, 6 * nv); w->Jb = carve(c, 6 * nv);
+    w->body_frame = mbs_carve_ints(c, (size_t)w->nbodies + 1);
+    w->leg_of = mbs_carve_ints(c, nv);
+}
+
+static int alloc_buffers(mbs_walk *w, int nsteps)
+{
+    mbs_carver c = {NULL, 0};
+    layout(&c, w, nsteps);
+    w->block = mbs_carver_alloc(&c);
     w->d = mbs_data_new(w->m);
-    w->steps = calloc((size_t)nsteps + 1, sizeof *w->steps);
-    w->q0 = calloc(nq, sizeof(double));
-    w->qc = calloc(nq, sizeof(double));
-    w->qn = calloc(nq, sizeof(double));
-    w->qw = calloc(nq, sizeof(double));
-    w->vprev = calloc(nv, sizeof(double));
-    w->H = calloc(nv * nv, sizeof(double));
-    w->g = calloc(nv, sizeof(double));
-    w->J = calloc(6 * nv, sizeof(double));
-    w->Jb = calloc(6 * nv, sizeof(double));
-    w->body_frame = calloc((size_t)w->nbodies + 1, sizeof(int));
-    w->leg_of = calloc(nv, sizeof(int));
-    return !w->leg_of || !w->d || !w->steps || !w->q0 || !w->qc || !w->qn || !w->qw || !w->vprev || !w->H || !w->g || !w->J || !w->Jb ||
-           !w->body_frame;
+    if (!w->block || !w->d) return 1;
+    layout(&c, w, nsteps);
+    return 0;
 }
 
 /* Which foot each contact point is on (by body), and each foot's contact centre in its frame. */
-static void feet_contacts(mbs_walk *w, const mbs_scenario *sc)
+static void feet_contacts(mbs_walk *w, const mbs_system *sys, const double *q0)
 {
     const mbs_model *m = w->m;
     double R[2][9], p[2][3];
     int count[2] = {0, 0};
     memset(w->centre, 0, sizeof w->centre);
-    mbs_forward_kinematics(m, w->d, sc->q0, NULL, NULL);
+    mbs_forward_kinematics(m, w->d, q0, NULL, NULL);
     for (int f = 0; f < 2; f++) mbs_frame_placement_fk(m, w->d, w->foot[f], R[f], p[f]);
-    for (int i = 0; i < sc->ncontacts; i++) {
-        int fr = mbs_frame_id(m, sc->contacts[i].frame), b = mbs_frame_body(m, fr);
+    for (int i = 0; i < sys->ncontacts; i++) {
+        int fr = sys->contacts[i].frame, b = mbs_frame_body(m, fr);
         w->foot_of[i] = b == mbs_frame_body(m, w->foot[0]) ? 0 : b == mbs_frame_body(m, w->foot[1]) ? 1 : -1;
         if (w->foot_of[i] < 0) continue;
         int f = w->foot_of[i];
         double Rc[9], pc[3], off[3], d[3], local[3];
         mbs_frame_placement_fk(m, w->d, fr, Rc, pc);
-        m3_mulv(Rc, sc->contacts[i].offset, off);
+        m3_mulv(Rc, sys->contacts[i].offset, off);
         for (int k = 0; k < 3; k++) d[k] = pc[k] + off[k] - p[f][k];
         m3t_mulv(R[f], d, local);
         for (int k = 0; k < 3; k++) w->centre[f][k] += local[k];
@@ -259,14 +257,14 @@ static void feet_contacts(mbs_walk *w, const mbs_scenario *sc)
 
 /* Footsteps: foot 0 first; the first and last steps advance by the step length, the others
  * by twice that, along the x axis of the initial base heading. */
-static void footsteps(mbs_walk *w, const mbs_scenario *sc, double length)
+static void footsteps(mbs_walk *w, const double *q0, double length)
 {
     double Rb[9];
-    m3_from_quat(sc->q0 + 3, Rb);
+    m3_from_quat(q0 + 3, Rb);
     double hx = Rb[0], hy = Rb[1], hn = hypot(hx, hy);
     hx = hn > 0 ? hx / hn : 1;
     hy = hn > 0 ? hy / hn : 0;
-    mbs_forward_kinematics(w->m, w->d, sc->q0, NULL, NULL);
+    mbs_forward_kinematics(w->m, w->d, q0, NULL, NULL);
     for (int f = 0; f < 2; f++) mbs_frame_placement_fk(w->m, w->d, w->foot[f], w->R0[f], w->steps[0][f]);
     for (int k = 0; k < w->nsteps; k++) {
         int sw = k % 2;
@@ -277,27 +275,26 @@ static void footsteps(mbs_walk *w, const mbs_scenario *sc, double length)
     }
 }
 
-int mbs_walk_init(mbs_walk *w, const mbs_scenario *sc, mbs_error *err)
+int mbs_walk_init(mbs_walk *w, const mbs_system *sys, const double *q0, const mbs_walk_plan_options *o, mbs_error *err)
 {
     memset(w, 0, sizeof *w);
-    const mbs_model *m = sc->model;
+    const mbs_model *m = sys->model;
     w->m = m;
     w->nq = mbs_model_nq(m);
     w->nv = mbs_model_nv(m);
     w->nbodies = mbs_model_njoints(m);
-    w->nsteps = (int)mbs_scenario_num(sc, "controller", "steps", 2);
-    const char *feet = mbs_scenario_text(sc, "controller", "feet");
-    if (!feet || mbs_scenario_two_frames(sc, feet, w->foot))
-        return mbs_fail(err, MBS_ERR_ARG, "walk: [controller] feet must name two frames");
+    w->nsteps = o->steps;
+    w->foot[0] = o->foot[0];
+    w->foot[1] = o->foot[1];
     if (alloc_buffers(w, w->nsteps)) {
         mbs_walk_fini(w);
         return mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
     }
-    w->settle = sc->ctrl.settle;
-    w->t_ds = mbs_scenario_num(sc, "controller", "double_support", 0.8);
-    w->t_ss = mbs_scenario_num(sc, "controller", "step_time", 0.8);
-    w->height = sc->ctrl.step_height;
-    w->gain_cap = mbs_scenario_num(sc, "controller", "stance_gain_cap", 10);
+    w->settle = o->settle;
+    w->t_ds = o->double_support;
+    w->t_ss = o->step_time;
+    w->height = o->step_height;
+    w->gain_cap = o->gain_cap;
     w->mass = 0;
     for (int b = 0; b < w->nbodies; b++) {
         w->mass += m->bodies[b].mass;
@@ -311,12 +308,12 @@ int mbs_walk_init(mbs_walk *w, const mbs_scenario *sc, mbs_error *err)
             mbs_walk_fini(w);
             return mbs_fail(err, MBS_ERR_MODEL, "walk: body %d has no frame", b);
         }
-    memcpy(w->q0, sc->q0, (size_t)w->nq * sizeof(double));
-    memcpy(w->qc, sc->q0, (size_t)w->nq * sizeof(double));
-    memcpy(w->qb0, sc->q0 + 3, sizeof w->qb0);
-    feet_contacts(w, sc);
-    footsteps(w, sc, mbs_scenario_num(sc, "controller", "step_length", 0.1));
-    com_of(w, sc->q0, w->com0);
+    memcpy(w->q0, q0, (size_t)w->nq * sizeof(double));
+    memcpy(w->qc, q0, (size_t)w->nq * sizeof(double));
+    memcpy(w->qb0, q0 + 3, sizeof w->qb0);
+    feet_contacts(w, sys, q0);
+    footsteps(w, q0, o->step_length);
+    com_of(w, q0, w->com0);
     /* the final COM keeps its initial offset from the middle of the feet' contact centres */
     double a[3], b[3], a0[3], b0[3];
     foot_centre(w, 0, w->steps[w->nsteps][0], a);
@@ -333,10 +330,7 @@ int mbs_walk_init(mbs_walk *w, const mbs_scenario *sc, mbs_error *err)
 void mbs_walk_fini(mbs_walk *w)
 {
     mbs_data_free(w->d);
-    free(w->steps);
-    free(w->q0); free(w->qc); free(w->qn); free(w->qw); free(w->vprev);
-    free(w->H); free(w->g); free(w->J); free(w->Jb);
-    free(w->body_frame); free(w->leg_of);
+    free(w->block);
     memset(w, 0, sizeof *w);
 }
 
@@ -373,7 +367,7 @@ static void constrained_scales(mbs_walk *w, const double *Minv, double *Jr, doub
     for (int j = 0; j < nv; j++) {
         for (int a = 0; a < nc; a++) y[a] = B[j + nv * a];
         memcpy(Ac, A, sizeof(double) * (size_t)(nc * nc));
-        if (nc) mbs_sim_spd_solve(Ac, nc, y);
+        if (nc) mbs_spd_solve(Ac, nc, y);
         double dj = Minv[j * (nv + 1)];
         for (int a = 0; a < nc; a++) dj -= B[j + nv * a] * y[a];
         /* at most CAP times the free gain: a stance foot is not held rigidly but by the contact

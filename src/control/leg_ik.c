@@ -1,4 +1,4 @@
-/* solo_ik.c — analytic inverse kinematics of a Solo-type leg: HAA about the base x axis, then
+/* leg_ik.c — analytic inverse kinematics of a Solo-type leg: HAA about the base x axis, then
  * HFE and KFE about y. Nothing is hard-coded: the offsets and link lengths are read from the
  * model's joint placements at q = neutral, and the axes are checked by turning each joint, so
  * the same code serves any leg of that form (and refuses one that is not).
@@ -9,15 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../model/model_internal.h"
-#include "mbs/dynamics.h"
-#include "mbs/liegroup.h"
-#include "mbs/contact.h"
-#include "mbs/step.h"
-#include "../base/base.h"
-#include "mbs/sim.h"
+#include "control_internal.h"
 
-#define TWO_PI 6.28318530717958647692   /* M_PI is not ISO C */
+#define TWO_PI (2 * MBS_PI)
 
 /* The angle in [−π, π] equal to x modulo 2π; cheaper than libm's remainder() for the few
  * turns an IK angle can be off by. */

@@ -1,0 +1,82 @@
+/* mbs/options.h — the one option mechanism of steppers and controllers. Each scheme declares
+ * its options once, as a table of specs (key, kind, unit, range, default, one-line doc, and
+ * where the value goes in the scheme's typed options struct). The same table validates a
+ * value without creating anything, fills the struct, prints `./sim --help` and writes the
+ * option tables of docs/scenarios.md. */
+#ifndef MBS_OPTIONS_H
+#define MBS_OPTIONS_H
+
+#include <stddef.h>
+
+#include "error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum mbs_option_kind {
+    MBS_OPT_REAL,    /* a finite number in the range: a double */
+    MBS_OPT_INT,     /* a whole number in the range: an int; `words` may name values ("full=-1") */
+    MBS_OPT_BOOL,    /* 0 or 1: an int */
+    MBS_OPT_ENUM,    /* one of `words` (space-separated): an int, the word's index */
+    MBS_OPT_TEXT     /* a non-empty list of names: a char[MBS_OPTION_TEXT_LEN] */
+} mbs_option_kind;
+
+#define MBS_OPTION_TEXT_LEN 256
+enum { MBS_OPT_OPEN_LO = 1, MBS_OPT_OPEN_HI = 2 };   /* the bound itself is out of range */
+
+typedef struct mbs_option_spec {
+    const char *key;
+    mbs_option_kind kind;
+    const char *unit;    /* SI unit of the value, "" for a pure number or a word */
+    double lo, hi;       /* range of REAL and INT */
+    int open;            /* MBS_OPT_OPEN_LO | MBS_OPT_OPEN_HI */
+    const char *def;     /* the default, written as in a scenario file; NULL for a REAL whose
+                          * default the scheme derives from others (stored as NAN), "" for TEXT: none */
+    const char *words;   /* ENUM: the words; INT: optional "name=value" aliases */
+    size_t offset;       /* of the field in the options struct */
+    const char *doc;     /* one line: what it does, what it is good for */
+} mbs_option_spec;
+
+/* A scheme's options: its own specs and, optionally, a shared table (the options of a
+ * feedback law every gait uses, say) whose struct sits at base_offset inside this one. */
+typedef struct mbs_option_table {
+    const char *name;                     /* the scheme, for messages */
+    const mbs_option_spec *spec;
+    int n;
+    const struct mbs_option_table *base;  /* may be NULL */
+    size_t base_offset;
+    size_t size;                          /* of the options struct */
+} mbs_option_table;
+
+/* A scheme option as text, e.g. {"max_mat_mult", "2"} from the [expo] section of a scenario. */
+typedef struct mbs_option {
+    const char *key, *value;
+} mbs_option;
+
+/* What the registries of steppers and controllers tell about a scheme. */
+typedef struct mbs_scheme_info {
+    const char *name;
+    const char *summary;                  /* one line: the scheme and what it is good for */
+    const mbs_option_table *options;      /* never NULL (a table of no options at least) */
+} mbs_scheme_info;
+
+/* Number of options of t, its shared table's first. */
+int mbs_options_count(const mbs_option_table *t);
+/* Option i (0 <= i < count) and the offset of its field in t's struct; NULL when out of range. */
+const mbs_option_spec *mbs_options_at(const mbs_option_table *t, int i, size_t *offset);
+/* The option named key, or NULL. */
+const mbs_option_spec *mbs_options_find(const mbs_option_table *t, const char *key, size_t *offset);
+/* Fills the struct at opts with every default. Returns MBS_OK (a table whose default does
+ * not parse is a bug the tests catch, reported as MBS_ERR_ARG). */
+int mbs_options_defaults(const mbs_option_table *t, void *opts, mbs_error *err);
+/* Checks key = value against t and, when opts is not NULL, stores it. An unknown key or a bad
+ * value is an error whose message names the key, the value and what is accepted. */
+int mbs_options_set(const mbs_option_table *t, void *opts, const char *key, const char *value, mbs_error *err);
+/* The accepted values of an option as text ("in [0, 1e+06] N·m/rad", "one of: riqn newton"). */
+void mbs_option_range_text(const mbs_option_spec *s, char *buf, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,176 @@
+/* options.c — option tables: validation, defaults and storage for every stepper and
+ * controller (the declarations and the format are in mbs/options.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base.h"
+#include "mbs/options.h"
+
+int mbs_options_count(const mbs_option_table *t)
+{
+    return t ? t->n + (t->base ? t->base->n : 0) : 0;
+}
+
+const mbs_option_spec *mbs_options_at(const mbs_option_table *t, int i, size_t *offset)
+{
+    int nb = t && t->base ? t->base->n : 0;
+    if (!t || i < 0 || i >= mbs_options_count(t)) return NULL;
+    const mbs_option_spec *s = i < nb ? &t->base->spec[i] : &t->spec[i - nb];
+    if (offset) *offset = s->offset + (i < nb ? t->base_offset : 0);
+    return s;
+}
+
+const mbs_option_spec *mbs_options_find(const mbs_option_table *t, const char *key, size_t *offset)
+{
+    for (int i = 0; key && i < mbs_options_count(t); i++) {
+        const mbs_option_spec *s = mbs_options_at(t, i, offset);
+        if (strcmp(s->key, key) == 0) return s;
+    }
+    return NULL;
+}
+
+/* The index of word w in a space-separated list, -1 when absent. */
+static int word_index(const char *words, const char *w)
+{
+    size_t n = strlen(w);
+    int i = 0;
+    for (const char *p = words; p && *p; i++) {
+        const char *e = strchr(p, ' ');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && strncmp(p, w, n) == 0) return i;
+        if (!e) break;
+        p = e + 1;
+    }
+    return -1;
+}
+
+/* An INT alias "name=value" among words; 1 with its value when w is one. */
+static int alias_value(const char *words, const char *w, long *x)
+{
+    size_t n = strlen(w);
+    for (const char *p = words; p && *p;) {
+        const char *e = strchr(p, ' '), *eq = strchr(p, '=');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (eq && eq < p + len && (size_t)(eq - p) == n && strncmp(p, w, n) == 0) {
+            *x = strtol(eq + 1, NULL, 10);
+            return 1;
+        }
+        if (!e) break;
+        p = e + 1;
+    }
+    return 0;
+}
+
+static int in_range(const mbs_option_spec *s, double x)
+{
+    if (s->open & MBS_OPT_OPEN_LO ? !(x > s->lo) : !(x >= s->lo)) return 0;
+    if (s->open & MBS_OPT_OPEN_HI ? !(x < s->hi) : !(x <= s->hi)) return 0;
+    return 1;
+}
+
+void mbs_option_range_text(const mbs_option_spec *s, char *buf, size_t n)
+{
+    const char *u = s->unit && s->unit[0] ? " " : "", *unit = s->unit ? s->unit : "";
+    switch (s->kind) {
+    case MBS_OPT_BOOL: snprintf(buf, n, "0 or 1"); return;
+    case MBS_OPT_ENUM: snprintf(buf, n, "one of: %s", s->words); return;
+    case MBS_OPT_TEXT: snprintf(buf, n, "a list of names"); return;
+    case MBS_OPT_REAL: case MBS_OPT_INT: {
+        char alias[96] = "";
+        if (s->kind == MBS_OPT_INT && s->words) snprintf(alias, sizeof alias, " (or %s)", s->words);
+        const char *what = s->kind == MBS_OPT_INT ? "a whole number " : "";
+        if (s->hi >= 1e300) snprintf(buf, n, "%s%s %g%s%s%s", what, s->open & MBS_OPT_OPEN_LO ? ">" : ">=", s->lo, u, unit, alias);
+        else snprintf(buf, n, "%sin %s%g, %g%s%s%s%s", what, s->open & MBS_OPT_OPEN_LO ? "(" : "[", s->lo, s->hi,
+                      s->open & MBS_OPT_OPEN_HI ? ")" : "]", u, unit, alias);
+        return;
+    }
+    }
+    buf[0] = '\0';
+}
+
+/* The option's value from text into *field (when not NULL); MBS_OK or an error naming both. */
+static int parse(const mbs_option_table *t, const mbs_option_spec *s, const char *value, void *field, mbs_error *err)
+{
+    char rng[160];
+    mbs_option_range_text(s, rng, sizeof rng);
+    const char *v = value ? value : "";
+    switch (s->kind) {
+    case MBS_OPT_ENUM: {
+        int i = word_index(s->words, v);
+        if (i < 0) return mbs_fail(err, MBS_ERR_ARG, "%s.%s: '%s' is not one of: %s", t->name, s->key, v, s->words);
+        if (field) *(int *)field = i;
+        return MBS_OK;
+    }
+    case MBS_OPT_TEXT:
+        if (!v[0]) return mbs_fail(err, MBS_ERR_ARG, "%s.%s: empty list of names", t->name, s->key);
+        if (strlen(v) >= MBS_OPTION_TEXT_LEN)
+            return mbs_fail(err, MBS_ERR_ARG, "%s.%s: longer than %d characters", t->name, s->key, MBS_OPTION_TEXT_LEN - 1);
+        if (field) snprintf((char *)field, MBS_OPTION_TEXT_LEN, "%s", v);
+        return MBS_OK;
+    case MBS_OPT_REAL: {
+        char *end = NULL;
+        errno = 0;
+        double x = strtod(v, &end);
+        if (end == v || *end || errno == ERANGE || !isfinite(x))
+            return mbs_fail(err, MBS_ERR_ARG, "%s.%s: malformed number '%s' (must be %s)", t->name, s->key, v, rng);
+        if (!in_range(s, x)) return mbs_fail(err, MBS_ERR_ARG, "%s.%s: out of range: %g (must be %s)", t->name, s->key, x, rng);
+        if (field) *(double *)field = x;
+        return MBS_OK;
+    }
+    case MBS_OPT_INT: case MBS_OPT_BOOL: {
+        long x;
+        if (!(s->kind == MBS_OPT_INT && alias_value(s->words, v, &x))) {
+            /* the whole text a whole number: no blanks, no sign that strtol would skip */
+            char *end = NULL;
+            errno = 0;
+            int digit = (v[0] >= '0' && v[0] <= '9') || (v[0] == '-' && v[1] >= '0' && v[1] <= '9');
+            x = digit ? strtol(v, &end, 10) : 0;
+            if (!digit || *end || errno)
+                return mbs_fail(err, MBS_ERR_ARG, "%s.%s: '%s' is not a whole number (must be %s)", t->name, s->key, v, rng);
+            if (s->kind == MBS_OPT_BOOL ? (x != 0 && x != 1) : !in_range(s, (double)x))
+                return mbs_fail(err, MBS_ERR_ARG, "%s.%s: out of range: %ld (must be %s)", t->name, s->key, x, rng);
+        }
+        if (field) *(int *)field = (int)x;
+        return MBS_OK;
+    }
+    }
+    return mbs_fail(err, MBS_ERR_ARG, "%s.%s: option of unknown kind", t->name, s->key);
+}
+
+int mbs_options_defaults(const mbs_option_table *t, void *opts, mbs_error *err)
+{
+    for (int i = 0; i < mbs_options_count(t); i++) {
+        size_t off;
+        const mbs_option_spec *s = mbs_options_at(t, i, &off);
+        if (s->kind == MBS_OPT_TEXT && (!s->def || !s->def[0])) {
+            if (opts) ((char *)opts + off)[0] = '\0';
+            continue;
+        }
+        if (s->kind == MBS_OPT_REAL && !s->def) {   /* no default of its own: the scheme derives one */
+            if (opts) *(double *)((char *)opts + off) = NAN;
+            continue;
+        }
+        int rc = parse(t, s, s->def, opts ? (char *)opts + off : NULL, err);
+        if (rc != MBS_OK) return rc;
+    }
+    return MBS_OK;
+}
+
+int mbs_options_set(const mbs_option_table *t, void *opts, const char *key, const char *value, mbs_error *err)
+{
+    size_t off;
+    const mbs_option_spec *s = mbs_options_find(t, key, &off);
+    if (!s) {
+        char known[512] = "";
+        for (int i = 0; i < mbs_options_count(t); i++) {
+            strncat(known, i ? ", " : "", sizeof known - strlen(known) - 1);
+            strncat(known, mbs_options_at(t, i, NULL)->key, sizeof known - strlen(known) - 1);
+        }
+        if (!known[0]) return mbs_fail(err, MBS_ERR_ARG, "'%s' has no option '%s'", t ? t->name : "?", key ? key : "(null)");
+        return mbs_fail(err, MBS_ERR_ARG, "'%s' has no option '%s' (options: %s)", t->name, key ? key : "(null)", known);
+    }
+    return parse(t, s, value, opts ? (char *)opts + off : NULL, err);
+}

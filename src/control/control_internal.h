@@ -1,0 +1,203 @@
+/* control_internal.h — the control layer's pieces: the controller interface its files
+ * implement, the feedback law (pd_law.c), the reference generators (gait.c with squat.c,
+ * jump.c and trot.c; walk_plan.c) and the Solo-type leg inverse kinematics (leg_ik.c).
+ * The sim layer and the tests may include it; nothing below the control layer does. */
+#ifndef MBS_CONTROL_INTERNAL_H
+#define MBS_CONTROL_INTERNAL_H
+
+#include <stddef.h>
+
+#include "../base/base.h"
+#include "../model/model_internal.h"
+#include "mbs/contact.h"
+#include "mbs/control.h"
+#include "mbs/dynamics.h"
+#include "mbs/liegroup.h"
+#include "mbs/options.h"
+
+#define MBS_CONTROL_MAX_CONTACTS 32   /* contact points a controller distributes forces over */
+
+/* ---- the interface ---- */
+
+/* One controller: adding one is a file defining such a type and a line in registry.c. */
+typedef struct mbs_controller_type {
+    mbs_scheme_info info;          /* name, summary, option table */
+    /* builds the controller's state (c->impl) from its options: the struct the table filled,
+     * c->opts, which lives as long as the controller (init may resolve defaults in it) */
+    int (*init)(mbs_controller *c, mbs_error *err);
+    void (*compute)(mbs_controller *c, double t, const double *q, const double *v, double *tau);
+    void (*fini)(mbs_controller *c);
+    /* optional: checks options against each other (no model needed); *key names the one at fault */
+    int (*check)(const void *opts, const char **key, mbs_error *err);
+} mbs_controller_type;
+
+struct mbs_controller {
+    const mbs_controller_type *type;
+    mbs_system *sys;
+    const mbs_model *m;
+    double *q0;                    /* nq: the posture it was created with (owned copy) */
+    double dt;                     /* controller period (s) */
+    void *opts;                    /* the options struct of the type's table (owned) */
+    void *impl;
+};
+
+extern const mbs_controller_type mbs_controller_none, mbs_controller_pd, mbs_controller_squat,
+    mbs_controller_jump, mbs_controller_trot, mbs_controller_walk;
+
+/* The type behind a registry entry (NULL when unknown). */
+const mbs_controller_type *mbs_controller_type_find(const char *name);
+/* Checks a controller's options against each other after they were checked one by one;
+ * fills *key with the option at fault. MBS_OK for a type without such a check. */
+int mbs_controller_check(const char *name, const mbs_option *opts, int nopts, const char **key, mbs_error *err);
+
+/* ---- the feedback law: joint PD with feed-forward (pd_law.c) ----
+ *   τ_j = s_p kp (q_ref − q) + s_d kd (v_ref − v) + τ_ff,
+ * τ_ff the joint part of inverse dynamics once the stance contacts carry the base's part. */
+
+typedef enum mbs_feedforward { MBS_FF_NONE = 0, MBS_FF_GRAVITY = 1, MBS_FF_INVDYN = 2 } mbs_feedforward;
+typedef enum mbs_gain_mode { MBS_GAINS_UNIFORM = 0, MBS_GAINS_INERTIA = 1 } mbs_gain_mode;
+
+typedef struct mbs_pd_options {
+    double kp, kd;                 /* joint gains (N·m/rad, N·m·s/rad; per unit inertia with gains = inertia) */
+    int feedforward;               /* mbs_feedforward */
+    int gains;                     /* mbs_gain_mode */
+} mbs_pd_options;
+
+extern const mbs_option_table mbs_pd_option_table;
+
+typedef struct mbs_pd_law {
+    const mbs_model *m;
+    mbs_system *sys;               /* its contact points and environment: the sensed contacts */
+    mbs_data *d;                   /* its own: the stepper's data is left alone between steps */
+    mbs_pd_options opt;
+    const double *q0;
+    int nv, nq, floating, ncontacts;
+    int nact, *aq, *av;            /* the actuated (one-coordinate) joints' indices into q and v */
+    double *gain_scale;            /* per velocity coordinate: 1, or the apparent inertia with gains = inertia */
+    /* the reference of this period, set by the controller between begin and torque */
+    double *qr, *vr, *ar;          /* nq, nv, nv */
+    double *kpv, *kdv;             /* gains per velocity coordinate */
+    int stance[MBS_CONTROL_MAX_CONTACTS];     /* contacts that carry the base in the feed-forward */
+    double weight[MBS_CONTROL_MAX_CONTACTS];  /* each stance contact's weight in that distribution */
+    int touching[MBS_CONTROL_MAX_CONTACTS];   /* sensed: within 1 mm of the environment */
+    /* scratch */
+    double *qp, *qm, *zero, *b, *J, *Jc;
+    void *block;
+} mbs_pd_law;
+
+/* The law for c's system and posture with options o; M⁻¹ at q0 into Minv when not NULL (nv x nv,
+ * column-major), which gains = inertia needs and the walk reuses. */
+int mbs_pd_law_init(mbs_pd_law *law, const mbs_controller *c, const mbs_pd_options *o, double *Minv, mbs_error *err);
+void mbs_pd_law_fini(mbs_pd_law *law);
+/* Starts a period: the reference is the posture at rest (qr = q0, vr = ar = 0), gains kp and kd
+ * everywhere, weights 1, and the stance contacts are those touching now. */
+void mbs_pd_law_begin(mbs_pd_law *law, const double *q);
+/* The PD part into tau (every entry written); kp_scale (nv) replaces the gain scale of the
+ * stiffness when not NULL. */
+void mbs_pd_law_torque(mbs_pd_law *law, const double *q, const double *v, const double *kp_scale, double *tau);
+/* Adds τ_ff, the inverse dynamics at (q, v, ar) (or gravity alone) whose base part the stance
+ * contacts carry, to tau. cop_shift (world x y, m) moves the centre of pressure of those
+ * contact forces when not NULL. */
+void mbs_pd_law_feedforward(mbs_pd_law *law, const double *q, const double *v, const double *cop_shift, double *tau);
+
+/* ---- Solo-type leg inverse kinematics (leg_ik.c) ----
+ * A leg is the chain root → HAA (about x) → HFE (about y) → KFE (about y) → foot frame, with
+ * every joint frame parallel to the root at q = neutral; link lengths and offsets are read from
+ * the model. Foot positions are expressed in the root (base) frame. */
+typedef struct mbs_leg {
+    char foot[MBS_NAME_LEN];
+    int foot_frame;
+    int joint[3];                  /* HAA, HFE, KFE joint ids */
+    int idx_q[3], idx_v[3];
+    double p_haa[3];               /* HAA origin in the base frame */
+    double d1[3];                  /* HAA → HFE origin */
+    double y_off;                  /* lateral offset of the leg plane from the HAA axis */
+    double L1, L2, beta1, beta2;   /* thigh and shank lengths and angle offsets in the leg plane */
+    double knee;                   /* +1 or -1: the knee branch */
+    double hip_z_sign;             /* -1: the foot is below the HAA axis (the branch of HAA) */
+} mbs_leg;
+
+/* Builds the leg of foot frame `foot` from the model; the knee branch is the one of
+ * configuration q_ref (the initial posture). Fails when the chain is not of that form. */
+int mbs_leg_init(mbs_leg *leg, const mbs_model *m, const char *foot, const double *q_ref, mbs_error *err);
+/* Joint angles (HAA, HFE, KFE) placing the foot at p (base frame). Returns 0 when p is
+ * reachable, 1 when it was clamped onto the workspace boundary. */
+int mbs_leg_ik(const mbs_leg *leg, const double p[3], double angles[3]);
+/* Foot position (base frame) for the joint angles: the inverse of mbs_leg_ik. */
+void mbs_leg_fk(const mbs_leg *leg, const double angles[3], double p[3]);
+
+/* ---- the gaits' reference generator (gait.c) ----
+ * Foot positions in the base frame as functions of time (each gait's file), turned into joint
+ * angles by the legs' IK; leg i is the leg of contact point i. */
+typedef struct mbs_gait mbs_gait;
+/* A gait's feet at time t: p[i] (base frame) for leg i, from the nominal feet g->nom; stance[i]
+ * the legs it expects on the ground, and each leg's gains. touching (may be NULL) says which
+ * feet touch now. */
+typedef void (*mbs_gait_feet)(const mbs_gait *g, double t, const int *touching, double p[][3], int *stance,
+                              double *kp, double *kd);
+
+struct mbs_gait {
+    const void *opts;              /* the gait's options */
+    mbs_gait_feet feet;
+    int nlegs;
+    mbs_leg leg[MBS_CONTROL_MAX_CONTACTS];
+    double nom[MBS_CONTROL_MAX_CONTACTS][3];   /* foot positions (base frame) in the initial posture */
+    int pair[MBS_CONTROL_MAX_CONTACTS];        /* 0 for the FL-HR diagonal, 1 for FR-HL */
+    mbs_pd_law law;
+};
+
+/* The gait controllers' init, compute and fini: the legs of c's contact points, the law, and
+ * each period the reference (with velocity and acceleration by central differences) fed to it. */
+int mbs_gait_init(mbs_controller *c, const mbs_pd_options *pd, mbs_gait_feet feet, mbs_error *err);
+void mbs_gait_compute(mbs_controller *c, double t, const double *q, const double *v, double *tau);
+void mbs_gait_fini(mbs_controller *c);
+
+/* ---- the walk's reference generator (walk_plan.c) ----
+ * A quasi-static plan of the centre of mass and the feet, turned into a whole-body
+ * configuration by damped least-squares inverse kinematics on the full floating-base q, once
+ * per controller period. */
+typedef struct mbs_walk_plan_options {
+    int foot[2];                   /* frame ids of the feet */
+    int steps;
+    double settle, step_length, step_time, double_support, step_height;
+    double gain_cap;               /* a stance joint's kp scale is at most this times its free one */
+} mbs_walk_plan_options;
+
+typedef struct mbs_walk {
+    const mbs_model *m;
+    mbs_data *d;
+    int nq, nv, nbodies;
+    int foot[2];                          /* frame ids of the feet */
+    int foot_of[MBS_CONTROL_MAX_CONTACTS];/* contact point i belongs to foot 0, 1, or -1 (neither) */
+    double centre[2][3];                  /* centre of each foot's contact points, in the foot frame */
+    double R0[2][9];                      /* foot orientations, kept all along */
+    int nsteps;
+    double (*steps)[2][3];                /* foot positions after each step (nsteps + 1 entries) */
+    double com0[3], com_final[3];         /* initial and final COM targets */
+    double settle, t_ds, t_ss, height;
+    double gain_cap;
+    double qb0[4];                        /* base orientation target (the initial one) */
+    double *q0;                           /* the posture the IK regularises towards */
+    double *qc, *qn, *qw, *vprev;         /* IK solution at t and at t + dt, scratch, the previous v_ref */
+    double tn;                            /* the time qn is for (NAN: none) */
+    double *H, *g, *J, *Jb;               /* nv x nv normal matrix, nv right-hand side, two 6 x nv Jacobians */
+    int *body_frame;                      /* a frame on each body at its origin, for the COM Jacobian */
+    double mass;
+    int swing;                            /* the foot the last reference has swinging, -1: none */
+    double load[2];                       /* the share of the weight the last reference puts on each foot */
+    int *leg_of;                          /* per velocity coordinate: the foot whose leg it moves, or -1 */
+    void *block;
+} mbs_walk;
+
+int mbs_walk_init(mbs_walk *w, const mbs_system *sys, const double *q0, const mbs_walk_plan_options *o, mbs_error *err);
+void mbs_walk_fini(mbs_walk *w);
+/* The walk's references at time t for a controller period dt: the configuration q (all nq),
+ * the velocity v = (q(t + dt) ⊖ q(t)) / dt and the acceleration a (change of v over the last
+ * period, all nv), and weight[i], the share of the weight the plan puts on the foot of contact
+ * i (0 for a swing foot; 1 for a point on neither foot). */
+void mbs_walk_reference(mbs_walk *w, double t, double dt, double *q, double *v, double *a, double *weight, int ncontacts);
+/* The walk's stance gain scale (gains = inertia), nv entries: the apparent inertia of every
+ * joint at q0 with both feet held, from Minv = M(q0)⁻¹ (nv x nv). Also fills w->leg_of. */
+int mbs_walk_gain_scales(mbs_walk *w, const double *q0, const double *Minv, double *scale);
+
+#endif

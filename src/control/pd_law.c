@@ -1,0 +1,251 @@
+/* pd_law.c — the feedback law of today's controllers: joint PD with feed-forward, evaluated
+ * once per controller period and held:
+ *   τ_j = kp (q_ref − q) + kd (v_ref − v) + τ_ff.
+ * The feed-forward is inverse dynamics b = rnea(q, v, a_ref) (or gravity alone, rnea(q, 0, 0)).
+ * On a floating base the base rows of b cannot be produced by the motors: the stance feet must
+ * carry them. We find the smallest contact forces λ that do (b_base = Σ J_i,baseᵀ λ_i, solved in
+ * the least-squares sense — two diagonal feet cannot resist a moment about their diagonal) and
+ * subtract their joint-space effect: τ_ff = b_joint − Σ J_i,jointᵀ λ_i. With no foot on the
+ * ground the robot is in free fall, where gravity produces no joint torque: τ_ff = 0.
+ * Contacts asked to pull are dropped from that distribution. A controller may weigh each
+ * contact (the walk: by the plan's share of the weight) and shift the centre of pressure. */
+#include <stdlib.h>
+
+#include "../spatial/spatial.h"
+#include "control_internal.h"
+
+static const mbs_option_spec pd_spec[] = {
+    {"kp", MBS_OPT_REAL, "N·m/rad", 0, 1e6, 0, "5", NULL, offsetof(mbs_pd_options, kp),
+     "joint stiffness (with gains = inertia: per unit of the joint's apparent inertia, 1/s²)"},
+    {"kd", MBS_OPT_REAL, "N·m·s/rad", 0, 1e5, 0, "0.1", NULL, offsetof(mbs_pd_options, kd),
+     "joint damping (with gains = inertia: per unit of apparent inertia, 1/s)"},
+    {"feedforward", MBS_OPT_ENUM, "", 0, 0, 0, "gravity", "none gravity inverse_dynamics",
+     offsetof(mbs_pd_options, feedforward),
+     "torque added to the PD: none, gravity rnea(q, 0, 0), or inverse dynamics of the reference; the base's share carried by the stance feet"},
+    {"gains", MBS_OPT_ENUM, "", 0, 0, 0, "uniform", "uniform inertia", offsetof(mbs_pd_options, gains),
+     "uniform: kp and kd as given; inertia: scaled by each joint's apparent inertia at the initial posture, so kp = ω², kd = 2ζω"},
+};
+const mbs_option_table mbs_pd_option_table = {"pd", pd_spec, (int)(sizeof pd_spec / sizeof *pd_spec), NULL, 0,
+                                              sizeof(mbs_pd_options)};
+
+#define carve mbs_carve_doubles
+
+static void layout(mbs_carver *c, mbs_pd_law *l)
+{
+    size_t nq = (size_t)l->nq + 1, nv = (size_t)l->nv + 1, nj = (size_t)mbs_model_njoints(l->m) + 1;
+    l->aq = mbs_carve_ints(c, nj); l->av = mbs_carve_ints(c, nj);
+    l->gain_scale = carve(c, nv);
+    l->qr = carve(c, nq); l->qp = carve(c, nq); l->qm = carve(c, nq);
+    l->vr = carve(c, nv); l->ar = carve(c, nv); l->zero = carve(c, nv); l->b = carve(c, nv);
+    l->kpv = carve(c, nv); l->kdv = carve(c, nv);
+    l->J = carve(c, 6 * nv);
+    l->Jc = carve(c, 3 * nv * MBS_CONTROL_MAX_CONTACTS);
+}
+
+/* The gain of each joint is kp (kd) times its scale: 1, or with `gains = inertia` the joint's
+ * apparent inertia 1 / (M⁻¹)_jj at the initial posture, so that kp and kd are ω² and 2ζω of
+ * every joint. A sampled PD is stable only while kd·dt is small against the inertia it drives: on a
+ * humanoid the wrist's is ~10⁴ times smaller than the hip's, and one gain cannot suit both.
+ * Column j of M⁻¹: the accelerations a unit torque at joint j produces with every other joint
+ * (and the base) free, so 1 / (M⁻¹)_jj is the smallest inertia the joint can face. */
+static int inverse_inertia(mbs_pd_law *l, double *Minv)
+{
+    size_t nv = (size_t)l->nv;
+    mbs_crba(l->m, l->d, l->q0, Minv);
+    int rc = mbs_ltdl(l->m, l->d, Minv);
+    if (rc != MBS_OK) return rc;
+    memset(Minv, 0, nv * nv * sizeof(double));
+    for (size_t j = 0; j < nv; j++) Minv[j * (nv + 1)] = 1;
+    mbs_ltdl_solve(l->m, l->d, Minv, (int)nv, (int)nv);
+    return MBS_OK;
+}
+
+int mbs_pd_law_init(mbs_pd_law *l, const mbs_controller *c, const mbs_pd_options *o, double *Minv, mbs_error *err)
+{
+    memset(l, 0, sizeof *l);
+    const mbs_model *m = c->m;
+    l->m = m;
+    l->sys = c->sys;
+    l->opt = *o;
+    l->q0 = c->q0;
+    l->nq = mbs_model_nq(m);
+    l->nv = mbs_model_nv(m);
+    l->ncontacts = c->sys->ncontacts;
+    if (l->ncontacts > MBS_CONTROL_MAX_CONTACTS)
+        return mbs_fail(err, MBS_ERR_ARG, "the controller handles at most %d contact points, the system has %d",
+                        MBS_CONTROL_MAX_CONTACTS, l->ncontacts);
+    l->floating = mbs_model_njoints(m) > 0 && mbs_joint_type_of(m, 0) == MBS_JOINT_FREEFLYER;
+    mbs_carver cv = {NULL, 0};
+    layout(&cv, l);
+    l->block = mbs_carver_alloc(&cv);
+    l->d = mbs_data_new(m);
+    if (!l->block || !l->d) {
+        mbs_pd_law_fini(l);
+        return mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
+    }
+    layout(&cv, l);
+    for (int j = 0; j < mbs_model_njoints(m); j++) {
+        mbs_joint_type t = mbs_joint_type_of(m, j);
+        if (t != MBS_JOINT_REVOLUTE && t != MBS_JOINT_PRISMATIC) continue;
+        l->aq[l->nact] = mbs_joint_idx_q(m, j);
+        l->av[l->nact] = mbs_joint_idx_v(m, j);
+        l->nact++;
+    }
+    for (int i = 0; i < l->nv; i++) l->gain_scale[i] = 1;
+    if (o->gains == MBS_GAINS_INERTIA || Minv) {
+        size_t nv = (size_t)l->nv;
+        double *Mi = Minv ? Minv : malloc((nv * nv + 1) * sizeof(double));
+        int rc = Mi ? inverse_inertia(l, Mi) : MBS_ERR_NOMEM;
+        if (rc == MBS_OK && o->gains == MBS_GAINS_INERTIA)
+            for (size_t j = 0; j < nv; j++) l->gain_scale[j] = Mi[j * (nv + 1)] > 0 ? 1 / Mi[j * (nv + 1)] : 1;
+        if (Mi != Minv) free(Mi);
+        if (rc != MBS_OK) {
+            mbs_pd_law_fini(l);
+            if (rc == MBS_ERR_NOMEM) return mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
+            return mbs_fail(err, MBS_ERR_MODEL, "gains: the mass matrix at the initial posture is singular");
+        }
+    }
+    return MBS_OK;
+}
+
+void mbs_pd_law_fini(mbs_pd_law *l)
+{
+    mbs_data_free(l->d);
+    free(l->block);
+    memset(l, 0, sizeof *l);
+}
+
+/* touching[i] = 1 when contact point i is within 1 mm of the environment: the sensed contact
+ * of a real robot, with a margin so that feet resting exactly on the ground count. */
+static void touching_feet(mbs_pd_law *l, const double *q)
+{
+    mbs_forward_kinematics(l->m, l->d, q, NULL, NULL);
+    for (int i = 0; i < l->ncontacts; i++) {
+        const mbs_contact *ct = &l->sys->contacts[i];
+        double R[9], p[3], ctr[3], depth, n[3], pt[3];
+        mbs_frame_placement_fk(l->m, l->d, ct->frame, R, p);
+        for (int k = 0; k < 3; k++) ctr[k] = p[k] + R[k] * ct->offset[0] + R[k + 3] * ct->offset[1] + R[k + 6] * ct->offset[2];
+        l->touching[i] = mbs_environment_query(&l->sys->env, ctr, ct->radius + 1e-3, &depth, n, pt, NULL);
+    }
+}
+
+void mbs_pd_law_begin(mbs_pd_law *l, const double *q)
+{
+    for (int k = 0; k < l->nv; k++) { l->kpv[k] = l->opt.kp; l->kdv[k] = l->opt.kd; }
+    memcpy(l->qr, l->q0, (size_t)l->nq * sizeof(double));
+    memset(l->vr, 0, (size_t)l->nv * sizeof(double));
+    memset(l->ar, 0, (size_t)l->nv * sizeof(double));
+    /* which feet carry the base: those on (or within a hair of) the ground (a controller may
+     * narrow it to those its plan has in stance). A foot still in the air must not get its
+     * share of the weight: on a light leg that torque slams the foot into the ground. */
+    touching_feet(l, q);
+    for (int i = 0; i < l->ncontacts; i++) {
+        l->stance[i] = l->touching[i];
+        l->weight[i] = 1;
+    }
+}
+
+void mbs_pd_law_torque(mbs_pd_law *l, const double *q, const double *v, const double *kp_scale, double *tau)
+{
+    memset(tau, 0, (size_t)l->nv * sizeof(double));
+    for (int k = 0; k < l->nact; k++) {
+        int iq = l->aq[k], iv = l->av[k];
+        double sd = l->gain_scale[iv], sp = kp_scale ? kp_scale[iv] : sd;
+        tau[iv] = sp * l->kpv[iv] * (l->qr[iq] - q[iq]) + sd * l->kdv[iv] * (l->vr[iv] - v[iv]);
+    }
+}
+
+/* λ_s = w_s A_sᵀ y with (A W Aᵀ + εI) y = b_base, A = [J_1,baseᵀ ... J_n,baseᵀ] (6 x 3n), W the
+ * contacts' weights: the smallest weighted forces that carry the base's share (ε only keeps
+ * the two-feet case, rank 5, solvable). w = 0 drops a contact. */
+static void weighted_forces(const mbs_pd_law *l, int ns, const double *w, double lam[][3])
+{
+    int nv = l->nv;
+    double AAt[36] = {0}, y[6], tr = 0;
+    for (int s = 0; s < ns; s++) {
+        const double *Js = l->Jc + (size_t)3 * nv * s;
+        for (int i = 0; i < 6; i++)
+            for (int j = 0; j < 6; j++)
+                for (int r = 0; r < 3; r++) AAt[i + 6 * j] += w[s] * Js[r + 3 * i] * Js[r + 3 * j];
+    }
+    for (int i = 0; i < 6; i++) tr += AAt[i + 6 * i];
+    for (int i = 0; i < 6; i++) { AAt[i + 6 * i] += 1e-9 * tr; y[i] = l->b[i]; }
+    mbs_spd_solve(AAt, 6, y);
+    for (int s = 0; s < ns; s++) {
+        const double *Js = l->Jc + (size_t)3 * nv * s;
+        for (int r = 0; r < 3; r++) {
+            lam[s][r] = 0;
+            for (int i = 0; i < 6; i++) lam[s][r] += w[s] * Js[r + 3 * i] * y[i];
+        }
+    }
+}
+
+/* The stance forces of the feed-forward: weighted least squares (weighted_forces), then the
+ * contacts asked to pull (λ_z < 0) are dropped and the rest solved again. A pulling foot corner
+ * would need an ankle torque that pushes the centre of pressure past the edge, and the foot
+ * would roll over it. */
+static void distribute(const mbs_pd_law *l, const int *idx, int ns, double lam[][3])
+{
+    double w[MBS_CONTROL_MAX_CONTACTS] = {0};
+    for (int s = 0; s < ns; s++) w[s] = l->weight[idx[s]];
+    for (int pass = 0; pass < ns; pass++) {
+        weighted_forces(l, ns, w, lam);
+        int dropped = 0;
+        for (int s = 0; s < ns; s++)
+            if (w[s] > 0 && lam[s][2] < 0) { w[s] = 0; dropped++; }
+        if (!dropped) return;
+    }
+    weighted_forces(l, ns, w, lam);
+}
+
+/* Adds to the base rows of b the couple Δp × F that moves the centre of pressure of the contact
+ * forces by `shift` (world x y) under the same total force F; q is the configuration the base
+ * rows were computed at (its base orientation turns the couple into base axes). */
+static void shift_cop(mbs_pd_law *l, const double *q, const double shift[2])
+{
+    double R[9], f[3], M[3];
+    m3_from_quat(q + 3, R);
+    m3_mulv(R, l->b, f);   /* the base force in world axes */
+    M[0] = shift[1] * f[2];
+    M[1] = -shift[0] * f[2];
+    M[2] = 0;
+    m3t_mulv(R, M, f);
+    for (int i = 0; i < 3; i++) l->b[3 + i] += f[i];
+}
+
+void mbs_pd_law_feedforward(mbs_pd_law *l, const double *q, const double *v, const double *cop_shift, double *tau)
+{
+    const mbs_model *m = l->m;
+    int ff = l->opt.feedforward;
+    if (ff == MBS_FF_NONE) return;
+    int nv = l->nv, ns = 0, idx[MBS_CONTROL_MAX_CONTACTS];
+    for (int i = 0; i < l->ncontacts; i++)
+        if (l->stance[i]) idx[ns++] = i;
+    if (l->floating && ns == 0) return;   /* free fall */
+    if (ff == MBS_FF_GRAVITY) mbs_rnea(m, l->d, q, l->zero, l->zero, l->b);
+    else mbs_rnea(m, l->d, q, v, l->ar, l->b);
+    if (l->floating && cop_shift) shift_cop(l, q, cop_shift);
+    if (l->floating) {
+        /* linear rows of each stance contact's Jacobian at its touching point (world axes) */
+        mbs_compute_joint_jacobians(m, l->d, q);
+        for (int s = 0; s < ns; s++) {
+            const mbs_contact *ct = &l->sys->contacts[idx[s]];
+            double R[9], p[3], off[3];
+            mbs_frame_placement_fk(m, l->d, ct->frame, R, p);
+            /* a sphere touches at its lowest point: centre − r ẑ, in frame coordinates */
+            for (int k = 0; k < 3; k++) off[k] = ct->offset[k] - ct->radius * R[2 + 3 * k];
+            mbs_frame_jacobian_fk(m, l->d, ct->frame, off, MBS_LOCAL_WORLD_ALIGNED, l->J, 6);
+            double *Js = l->Jc + (size_t)3 * nv * s;
+            for (int col = 0; col < nv; col++)
+                for (int r = 0; r < 3; r++) Js[r + 3 * col] = l->J[r + 6 * col];
+        }
+        double lam[MBS_CONTROL_MAX_CONTACTS][3];
+        distribute(l, idx, ns, lam);
+        for (int s = 0; s < ns; s++) {
+            const double *Js = l->Jc + (size_t)3 * nv * s;
+            const double *lm = lam[s];
+            for (int col = 6; col < nv; col++) l->b[col] -= Js[3 * col] * lm[0] + Js[1 + 3 * col] * lm[1] + Js[2 + 3 * col] * lm[2];
+        }
+    }
+    for (int k = 0; k < l->nact; k++) tau[l->av[k]] += l->b[l->av[k]];
+}

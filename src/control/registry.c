@@ -1,0 +1,117 @@
+/* registry.c — the one table of controllers: adding a controller is one file and one line here.
+ * Creating one parses its options with its table (mbs/options.h) into a struct it keeps. */
+#include <stdlib.h>
+
+#include "control_internal.h"
+
+static const mbs_controller_type *const table[] = {
+    &mbs_controller_none,
+    &mbs_controller_pd,
+    &mbs_controller_squat,
+    &mbs_controller_jump,
+    &mbs_controller_trot,
+    &mbs_controller_walk,
+};
+
+int mbs_controller_count(void) { return (int)(sizeof table / sizeof *table); }
+
+const mbs_scheme_info *mbs_controller_at(int i) { return i >= 0 && i < mbs_controller_count() ? &table[i]->info : NULL; }
+
+const mbs_controller_type *mbs_controller_type_find(const char *name)
+{
+    for (int i = 0; name && i < mbs_controller_count(); i++)
+        if (strcmp(table[i]->info.name, name) == 0) return table[i];
+    return NULL;
+}
+
+const mbs_scheme_info *mbs_controller_find(const char *name)
+{
+    const mbs_controller_type *t = mbs_controller_type_find(name);
+    return t ? &t->info : NULL;
+}
+
+/* The options struct of type t from its defaults and opts; NULL with err filled ("key: ..."). */
+static void *parse_options(const mbs_controller_type *t, const mbs_option *opts, int nopts, mbs_error *err)
+{
+    const mbs_option_table *tab = t->info.options;
+    void *o = calloc(1, tab->size ? tab->size : 1);
+    if (!o) { mbs_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
+    mbs_error e;
+    mbs_error_clear(&e);
+    int rc = mbs_options_defaults(tab, o, &e);
+    for (int i = 0; rc == MBS_OK && i < nopts; i++) {
+        rc = mbs_options_set(tab, o, opts[i].key, opts[i].value, &e);
+        if (rc != MBS_OK) mbs_fail(err, rc, "%s: %s", opts[i].key ? opts[i].key : "(null)", e.msg);
+    }
+    if (rc == MBS_OK) return o;
+    if (e.code && !(err && err->code)) mbs_fail(err, rc, "%s", e.msg);
+    free(o);
+    return NULL;
+}
+
+int mbs_controller_check(const char *name, const mbs_option *opts, int nopts, const char **key, mbs_error *err)
+{
+    const mbs_controller_type *t = mbs_controller_type_find(name);
+    *key = NULL;
+    if (!t) return mbs_fail(err, MBS_ERR_ARG, "unknown controller '%s'", name ? name : "(null)");
+    if (!t->check) return MBS_OK;
+    void *o = parse_options(t, opts, nopts, err);
+    if (!o) return err ? err->code : MBS_ERR_ARG;
+    int rc = t->check(o, key, err);
+    free(o);
+    return rc;
+}
+
+mbs_controller *mbs_controller_new(const char *name, mbs_system *sys, const double *q0, double dt,
+                                   const mbs_option *opts, int nopts, mbs_error *err)
+{
+    const mbs_controller_type *t = mbs_controller_type_find(name);
+    if (!t) {
+        char known[256] = "";
+        for (int i = 0; i < mbs_controller_count(); i++) {
+            strncat(known, i ? ", " : "", sizeof known - strlen(known) - 1);
+            strncat(known, table[i]->info.name, sizeof known - strlen(known) - 1);
+        }
+        mbs_fail(err, MBS_ERR_ARG, "unknown controller '%s' (known: %s)", name ? name : "(null)", known);
+        return NULL;
+    }
+    if (!sys || !q0 || !(dt > 0)) {
+        mbs_fail(err, MBS_ERR_ARG, "controller '%s': needs a system, a posture and a period > 0", name);
+        return NULL;
+    }
+    mbs_controller *c = calloc(1, sizeof *c);
+    size_t nq = (size_t)mbs_model_nq(sys->model);
+    if (c) c->q0 = malloc((nq + 1) * sizeof(double));
+    if (!c || !c->q0) {
+        free(c);
+        mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    memcpy(c->q0, q0, nq * sizeof(double));
+    c->type = t;
+    c->sys = sys;
+    c->m = sys->model;
+    c->dt = dt;
+    c->opts = parse_options(t, opts, nopts, err);
+    if (!c->opts || t->init(c, err) != MBS_OK) {
+        free(c->opts);
+        free(c->q0);
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void mbs_controller_compute(mbs_controller *c, double t, const double *q, const double *v, double *tau)
+{
+    c->type->compute(c, t, q, v, tau);
+}
+
+void mbs_controller_free(mbs_controller *c)
+{
+    if (!c) return;
+    c->type->fini(c);
+    free(c->opts);
+    free(c->q0);
+    free(c);
+}
