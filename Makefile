@@ -84,10 +84,10 @@ bench-dynamics: $(BUILD)/tools/bench_dynamics
 # the MuJoCo figures print as n/a.
 .PHONY: bench-ess
 ESS_MUJOCO := $(if $(wildcard /usr/include/mujoco/mujoco.h),1,)
-$(BUILD)/tools/bench_ess: tools/bench_ess.c tools/ess_mujoco.c tools/ess_mujoco.h $(LIB) $(HEADERS)
+$(BUILD)/tools/bench_ess: tools/bench_ess.c tests/ess_systems.c tools/ess_mujoco.c tools/ess_mujoco.h $(LIB) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(LDSAN) -DMBS_SOURCE_DIR='"$(CURDIR)"' $(if $(ESS_MUJOCO),-DMBS_HAVE_MUJOCO) \
-	  tools/bench_ess.c $(if $(ESS_MUJOCO),tools/ess_mujoco.c) $(LIB) $(if $(ESS_MUJOCO),-lmujoco) $(LIBS) -o $@
+	  tools/bench_ess.c tests/ess_systems.c $(if $(ESS_MUJOCO),tools/ess_mujoco.c) $(LIB) $(if $(ESS_MUJOCO),-lmujoco) $(LIBS) -o $@
 
 bench-ess: $(BUILD)/tools/bench_ess
 	$(BUILD)/tools/bench_ess
