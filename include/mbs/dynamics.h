@@ -1,7 +1,8 @@
 /* mbs/dynamics.h — the Featherstone layer: kinematics, Jacobians, inverse and forward
  * dynamics, the mass matrix and its tree-sparse factorisation, energies and analytical
- * derivatives. Every function is O(n) or O(n d) (d = depth) and works in the buffers of
- * mbs_data: none allocates.
+ * derivatives, and the discrete RNEA of the variational integrator. Every function is O(n) or
+ * O(n d) (d = depth) and works in the buffers of mbs_data (DRNEA: of its mbs_vi workspace):
+ * none but mbs_vi_new allocates.
  *
  * Conventions (Pinocchio's): spatial motion vectors are [linear; angular], spatial forces
  * [force; torque]. Dense matrices are column-major with the leading dimension given
@@ -106,6 +107,64 @@ void mbs_rnea_derivatives(const mbs_model *m, mbs_data *d, const double *q, cons
 void mbs_aba_derivatives(const mbs_model *m, mbs_data *d, const double *q, const double *v,
                          const double *tau, double *ddq, double *dddq_dq, double *dddq_dv,
                          double *dddq_dtau);
+
+/* ---- the discrete RNEA of the variational integrator (Lee, Liu, Park, Srinivasa, "A linear-time
+ * variational integrator for multibody systems", WAFR 2016; equation and algorithm numbers are
+ * theirs; the root finders are in mbs/variational.h) ----
+ * Conventions are the library's (Pinocchio's): twists are [v; w], wrenches [f; n], expressed
+ * in the body frame; q^{k+1} is perturbed in the tangent space, q ⊕ δ = integrate(q, δ). The
+ * residual is an impulse per joint (N·s, N·m·s): with Δt → 0, f / Δt tends to the torque of
+ * mbs_rnea_fext. Forcing (Lagrange–d'Alembert, eq. 17) is integrated like the Lagrangian, by the
+ * trapezoidal rule: the impulse at t_k is (Δt_prev + Δt)/2 · (τ, gravity, f_ext) at t_k.
+ *
+ * A workspace is made once per model (the only allocation); begin, residual, jacobian, solve
+ * and momentum never allocate. One workspace per thread. */
+typedef struct mbs_vi mbs_vi;
+
+mbs_vi *mbs_vi_new(const mbs_model *m, mbs_error *err);
+void mbs_vi_free(mbs_vi *w);
+
+/* Fixes what a step knows before it solves: the step dt from q to q_next, the previous
+ * configuration q_prev from which the step dt_prev reached q, the joint torques tau (nv,
+ * held over the step; NULL = 0) and external wrenches fext (6 x nbodies, body frame at the
+ * body origin, as mbs_rnea_fext; NULL = none), both taken at t_k. Its O(n) pass computes the
+ * discrete momentum each body brings from the previous step (the Ad* μ^{k-1} term of eq. 21a)
+ * and the forcing impulses. Returns MBS_OK, or MBS_ERR_ARG when a step is not positive. */
+int mbs_vi_begin(const mbs_model *m, mbs_vi *w, double dt_prev, double dt, const double *q_prev,
+                 const double *q, const double *tau, const double *fext);
+/* The same for a first step from a continuous state (q, v): each body's momentum at t_k is the
+ * continuous G_i V_i rather than a discrete one, and the forcing acts over the half-step dt/2
+ * that follows t_k (the discrete Legendre transform p_k = -D1 Ld(q^k, q^{k+1}) - F^-_k set to
+ * M(q) v). */
+int mbs_vi_begin_velocity(const mbs_model *m, mbs_vi *w, double dt, const double *q, const double *v,
+                          const double *tau, const double *fext);
+
+/* DRNEA (Algorithm 2): the DEL residual f(q_next) of eq. 22, nv impulses, after mbs_vi_begin. */
+void mbs_vi_residual(const mbs_model *m, mbs_vi *w, const double *q_next, double *res);
+/* Algorithm 4: the residual and its Jacobian ∂f/∂q_next (nv x nv, column-major, leading
+ * dimension ldJ >= nv) in the tangent space at q_next. */
+void mbs_vi_jacobian(const mbs_model *m, mbs_vi *w, const double *q_next, double *res, double *J, int ldJ);
+/* The velocity estimate at t_k that IG2 and IG3 use: (q ⊖ q_prev)/dt_prev, or v. */
+const double *mbs_vi_velocity(const mbs_vi *w);
+
+/* One-shot DRNEA: mbs_vi_begin with dt_prev = dt, then mbs_vi_residual. */
+int mbs_drnea(const mbs_model *m, mbs_vi *w, double dt, const double *q_prev, const double *q,
+              const double *q_next, const double *tau, const double *fext, double *res);
+
+/* The discrete spatial momentum of the tree over [t_k, t_k+1], in the world frame at the world
+ * origin ([linear; angular]): the sum of the bodies' μ_i^k (eq. 21b), each moved from body i's
+ * frame at t_k to the world. For a free-floating tree without gravity or external forces it is
+ * the same at every step (discrete Noether). */
+void mbs_vi_momentum(const mbs_model *m, mbs_vi *w, const double *q_next, double out[6]);
+
+/* ---- the SE(3) building blocks, exposed for tests and for users of DRNEA ----
+ * dlog_ξ is the paper's (eqs. 11–13): the inverse of the right-trivialised tangent of exp,
+ * Σ_j B_j/j! ad_ξ^j, which is the left Jacobian inverse Jl⁻¹(ξ). Closed forms, exact at every
+ * angle below 2π (series below 1 rad, like src/liegroup/se3.c). */
+/* out = [dlog_ξ]ᵀ y, the map from a body's average velocity to its discrete momentum (eq. 21b). */
+void mbs_vi_dlog_transpose(const double xi[6], const double y[6], double out[6]);
+/* out = d/dε [dlog_{ξ+ε dξ}]ᵀ y at ε = 0: the derivative Algorithm 4 (line 8) needs. */
+void mbs_vi_dlog_transpose_derivative(const double xi[6], const double dxi[6], const double y[6], double out[6]);
 
 #ifdef __cplusplus
 }

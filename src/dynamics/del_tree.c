@@ -1,9 +1,8 @@
 /* del_tree.c — the exact DEL Jacobian of the variational integrator eliminated along the tree
- * in O(n); the derivation is in del_tree.h. */
-#include "del_tree.h"
-
+ * in O(n); the derivation is in dynamics_internal.h (mbs_del_tree). */
 #include <float.h>
 
+#include "dynamics_internal.h"
 #include "joint.h"
 
 /* Inverse of the n x n block D (leading dimension 6) by Gauss–Jordan with partial pivoting:
@@ -51,8 +50,8 @@ static inline void block_solve(int n, const double *Di, const double *x, double 
     }
 }
 
-int del_tree_factor(const mbs_model *m, del_tree *t, const double *B, const double *Rk, const double *pk,
-                    const double *R1, const double *p1)
+int mbs_del_tree_factor(const mbs_model *m, mbs_del_tree *t, const double *B, const double *Rk, const double *pk,
+                        const double *R1, const double *p1)
 {
     const int nb = m->nbodies;
     memcpy(t->IA, B, 36 * (size_t)nb * sizeof(double));
@@ -95,8 +94,8 @@ int del_tree_factor(const mbs_model *m, del_tree *t, const double *B, const doub
     return 0;
 }
 
-void del_tree_solve(const mbs_model *m, del_tree *t, const double *Rk, const double *pk, const double *R1,
-                    const double *p1, double *x)
+void mbs_del_tree_solve(const mbs_model *m, mbs_del_tree *t, const double *Rk, const double *pk, const double *R1,
+                        const double *p1, double *x)
 {
     const int nb = m->nbodies;
     double *p = t->p, *u = t->u;

@@ -1,5 +1,8 @@
 /* dynamics_internal.h — what the dynamics layer shares with the layers above beyond its public
- * header: the LTDL factorisation in place, and its solve for many right-hand sides stored as rows. */
+ * header: the LTDL factorisation in place, and its solve for many right-hand sides stored as rows;
+ * the DRNEA workspace, its exact Jacobian (Algorithm 4) at the last evaluation, and that
+ * Jacobian's O(n) elimination along the tree, for the variational integrator's root finders
+ * (src/step/variational_solve.c). */
 #ifndef MBS_DYNAMICS_INTERNAL_H
 #define MBS_DYNAMICS_INTERNAL_H
 
@@ -16,5 +19,71 @@ int mbs_ltdl_in_place(const mbs_model *m, mbs_data *d);
  * The first nid columns (0 or nv) are the identity, set here: they come out as the upper
  * triangle of M⁻¹ (row i from column i on; the entries left of the diagonal are not M⁻¹'s). */
 void mbs_ltdl_solve_rows(const mbs_model *m, const mbs_data *d, double *X, int ncols, int nid);
+
+/* ---- the exact DEL Jacobian eliminated along the tree (del_tree.c) ----
+ * Algorithm 4 of Lee et al. (WAFR 2016) gives the Jacobian of the DRNEA residual as
+ *   A = Σ_i L_iᵀ B_i R_i,
+ * where B_i (6x6, not symmetric) is body i's ∂μ_i/∂ξ_i · Jr⁻¹(ξ_i), R_i maps joint rates to
+ * body i's twist through the tree's motion transforms at q^{k+1}, and L_i does the same at
+ * q^k (the impulses of the backward pass travel with the placements at q^k). That is the shape
+ * of a mass matrix Σ Jᵢᵀ G_i J_i with a non-symmetric "inertia" and two sets of transforms, and
+ * the articulated-body elimination goes through unchanged: articulated matrices
+ *   I^A_i = B_i + Σ_c X^k*_c I^a_c X^{k+1}_c,   D_i = S_iᵀ I^A_i S_i,
+ *   I^a_i = I^A_i - I^A_i S_i D_i⁻¹ S_iᵀ I^A_i,
+ * then one backward and one forward pass per right-hand side, as the impulse form of the ABA
+ * (abi.c) does for M. Exact Newton steps at O(n) per iteration — where the paper pays O(n²) to
+ * form A and O(n³) to factor it. */
+typedef struct mbs_del_tree {
+    double *IA;      /* 36 x nbodies: I^A_i, then I^a_i (column-major 6x6) */
+    double *Dinv;    /* 36 x nbodies: D_i⁻¹ (nv_i x nv_i, leading dimension 6) */
+    double *U;       /* 6 x nv: I^A_i S_i */
+    double *W;       /* 6 x nv: (S_iᵀ I^A_i)ᵀ */
+    double *p;       /* 6 x nbodies: scratch of a solve (impulses, then twists) */
+    double *u;       /* nv: scratch of a solve */
+} mbs_del_tree;
+
+/* Factors A from B (36 x nbodies) and each body's placement in its parent's frame at q^k
+ * (Rk, pk) and at q^{k+1} (R1, p1). Returns 0, or 1 when a pivot block D_i is singular to
+ * round-off (A itself may be regular: the elimination pivots only within each body's block). */
+int mbs_del_tree_factor(const mbs_model *m, mbs_del_tree *t, const double *B, const double *Rk, const double *pk,
+                        const double *R1, const double *p1);
+
+/* x ← A⁻¹ x (nv entries) with the factors of mbs_del_tree_factor. */
+void mbs_del_tree_solve(const mbs_model *m, mbs_del_tree *t, const double *Rk, const double *pk, const double *R1,
+                        const double *p1, double *x);
+
+/* ---- the DRNEA workspace (drnea.c; the public functions are in mbs/dynamics.h) ----
+ * One block from mbs_vi_new holds DRNEA's arrays and the root finders' scratch, so that a step
+ * of the variational integrator never allocates. */
+struct mbs_vi {
+    int nb, nq, nv;
+    double dt, h;                /* the step, and the weight of the forcing at t_k */
+    /* fixed by begin */
+    double *Rk, *pk;             /* 9 x nb, 3 x nb: body in its parent at q^k */
+    double *oRk, *opk;           /* 9 x nb, 3 x nb: body in the world at q^k */
+    double *cst;                 /* 6 x nb: π_i + h (f_grav + f_ext) */
+    double *Q;                   /* nv: h τ */
+    double *qk, *vk, *tau, *fext;
+    int has_fext;
+    /* one evaluation at q^{k+1} */
+    double *R1, *p1;             /* body in its parent at q^{k+1} (Algorithm 4), at q^{k-1} (begin) */
+    double *dE, *de;             /* ΔT_i as (R - 1, p): see displacement() in drnea.c */
+    double *xi, *mu, *F;         /* 6 x nb: log ΔT_i, μ_i, F_i */
+    /* Algorithm 4 */
+    double *B, *Psi, *dF;        /* 36 x nb, 6 x nb, 6 x nb */
+    /* the root finders' scratch (src/step/variational_solve.c) */
+    double *J, *H;               /* nv x nv: Newton's Jacobian, Broyden's inverse */
+    mbs_del_tree tree;           /* tree Newton's factors */
+    double *e, *e2, *dq, *y, *t1, *t2;
+    void *ipiv;                  /* nv lapack_int: LAPACK's pivots */
+    void *block;                 /* the one allocation */
+};
+
+/* What every exact Jacobian needs at q_next: the joint placements at q^{k+1} (R1, p1) and the
+ * B_i. The ξ_i it reads are those of the last residual evaluation, which must have been at q_next. */
+void mbs_vi_linearise(const mbs_model *m, mbs_vi *w, const double *q_next);
+/* Algorithm 4 at the configuration of the last residual evaluation, q_next: J = ∂f/∂q_next
+ * (column-major, leading dimension ldJ). mbs_vi_jacobian without the residual. */
+void mbs_vi_jacobian_at(const mbs_model *m, mbs_vi *w, const double *q_next, double *J, int ldJ);
 
 #endif

@@ -1,4 +1,5 @@
-/* se3.c — exponential, logarithm, adjoint and right Jacobians of SO(3), SE(3) and SE(2).
+/* se3.c — exponential, logarithm, adjoint and right Jacobians of SO(3), SE(3) and SE(2), and the
+ * SE(3) inverse Jacobian's transpose applied to a wrench, with its derivative (the discrete RNEA's).
  *
  * References (formulas are quoted where used):
  *   [Sola]     J. Sola, J. Deray, D. Atchuthan, "A micro Lie theory for state estimation in
@@ -81,16 +82,19 @@ static void q_coefs(double t, double *D, double *E)
  * appendix, inverse right Jacobian). From x cot x = Σ (-1)^n 2^{2n} B_{2n} x^{2n}/(2n)!,
  * β = Σ_k |B_{2k+2}| θ^{2k}/(2k+2)! (Bernoulli numbers); the series converges for |θ| < 2π,
  * where the closed form is singular too. */
+#define NBETA 12
+static const double beta_series[NBETA] = {   /* |B_{2k+2}|/(2k+2)!; the last two serve jlog_t_mul's series only */
+    1.0 / 12.0, 1.0 / 720.0, 1.0 / 30240.0, 1.0 / 1209600.0, 1.0 / 47900160.0,
+    691.0 / 1307674368000.0, 1.0 / 74724249600.0, 3617.0 / 10670622842880000.0,
+    43867.0 / 5109094217170944000.0, 174611.0 / 802857662698291200000.0,
+    854513.0 / 138.0 / 1124000727777607680000.0, 236364091.0 / 2730.0 / 620448401733239439360000.0};
+
 static void log_coefs(double t, double *alpha, double *beta)
 {
-    static const double b[SERIES_TERMS] = {
-        1.0 / 12.0, 1.0 / 720.0, 1.0 / 30240.0, 1.0 / 1209600.0, 1.0 / 47900160.0,
-        691.0 / 1307674368000.0, 1.0 / 74724249600.0, 3617.0 / 10670622842880000.0,
-        43867.0 / 5109094217170944000.0, 174611.0 / 802857662698291200000.0};
     double x = t * t;
     if (fabs(t) < SERIES_ANGLE) {
         double sum = 0.0;
-        for (int k = SERIES_TERMS - 1; k >= 0; k--) sum = sum * x + b[k];
+        for (int k = SERIES_TERMS - 1; k >= 0; k--) sum = sum * x + beta_series[k];
         *beta = sum;
         *alpha = 1.0 - x * sum;
         return;
@@ -313,6 +317,211 @@ void mbs_se3_jlog(const double xi[6], double *J, int ld)
     put3(J, ld, 0, 3, T, -1.0);
     put3(J, ld, 3, 0, Z, 1.0);
     put3(J, ld, 3, 3, Ji, 1.0);
+}
+
+/* ------------------------------------------------------- SE(3): Jr⁻ᵀ applied to a wrench (DRNEA)
+ * Jr⁻¹(ξ) = [[A, -A Q A], [0, A]] for ξ = (ρ, ω) (mbs_se3_jlog above), with
+ *   A = I + ½ W + β W²,   W = [ω]x,  β = 1/θ² - (1 + cos θ)/(2θ sin θ),
+ *   Q = -½ P + C (WP + PW - WPW) - D (WWP + PWW - 3 WPW) + E (WPWW + WWPW),  P = [ρ]x,
+ * C = (θ - sin θ)/θ³, D = (θ²/2 + cos θ - 1)/θ⁴, E = (2θ - 3 sin θ + θ cos θ)/(2θ⁵). The
+ * discrete RNEA needs only its transpose applied to a wrench y = (f, n):
+ *   Jr⁻ᵀ y = (g, Aᵀ (n - Qᵀ g)),  g = Aᵀ f,
+ * with Aᵀ = I - ½ W + β W² and Qᵀ = ½ P + C (PW + WP + WPW) + D (PWW + WWP - 3 WPW) + E (WWPW + WPWW)
+ * (Pᵀ = -P, Wᵀ = -W): a dozen cross products instead of the 6x6 matrix that mbs_se3_jlog forms,
+ * which is what keeps an evaluation cheap. */
+
+/* Series in x = θ² below 1 rad (as above), where the closed forms lose digits:
+ * β = Σ |B_{2k+2}|/(2k+2)! x^k (beta_series, shared with log_coefs), C = Σ (-x)^k/(2k+3)!,
+ * D = Σ (-x)^k/(2k+4)!, E = Σ (-x)^k (k+1)/(2k+5)! — the series trig_tail and q_coefs sum term
+ * by term, here as tables because Horner also gives their derivatives in x. The first omitted
+ * terms are below 1e-17 relative at x = 1. */
+#define NCDE 10
+#define F3 6.0
+#define F4 24.0
+#define F5 120.0
+#define F6 720.0
+#define F7 5040.0
+#define F8 40320.0
+#define F9 362880.0
+#define F10 3628800.0
+#define F11 39916800.0
+#define F12 479001600.0
+#define F13 6227020800.0
+#define F14 87178291200.0
+#define F15 1307674368000.0
+#define F16 20922789888000.0
+#define F17 355687428096000.0
+#define F18 6402373705728000.0
+#define F19 121645100408832000.0
+#define F20 2432902008176640000.0
+#define F21 51090942171709440000.0
+#define F22 1124000727777607680000.0
+#define F23 25852016738884976640000.0
+static const double c_series[NCDE] = {1 / F3, -1 / F5, 1 / F7, -1 / F9, 1 / F11, -1 / F13, 1 / F15, -1 / F17, 1 / F19, -1 / F21};
+static const double d_series[NCDE] = {1 / F4, -1 / F6, 1 / F8, -1 / F10, 1 / F12, -1 / F14, 1 / F16, -1 / F18, 1 / F20, -1 / F22};
+static const double e_series[NCDE] = {1 / F5, -2 / F7, 3 / F9, -4 / F11, 5 / F13, -6 / F15, 7 / F17, -8 / F19, 9 / F21, -10 / F23};
+
+/* Σ c_k x^k and its derivative by Horner. */
+static void horner(const double *c, int n, double x, double *f, double *df)
+{
+    double s = c[n - 1], ds = 0;
+    for (int k = n - 2; k >= 0; k--) {
+        ds = ds * x + s;
+        s = s * x + c[k];
+    }
+    *f = s;
+    *df = ds;
+}
+
+static double horner_value(const double *c, int n, double x)
+{
+    double s = c[n - 1];
+    for (int k = n - 2; k >= 0; k--) s = s * x + c[k];
+    return s;
+}
+
+/* The closed forms at x = θ² >= 1, and with dc their derivatives with respect to x. */
+static void closed_coefs(double x, double c[4], double *dc)
+{
+    double t = sqrt(x), s = sin(t), co = cos(t), sh = sin(0.5 * t), ch = cos(0.5 * t);
+    double alpha = 0.5 * t * ch / sh;            /* (θ/2) cot(θ/2) */
+    c[0] = (1.0 - alpha) / x;
+    c[1] = (t - s) / (x * t);
+    c[2] = (0.5 * x - 2 * sh * sh) / (x * x);    /* 1 - cos θ = 2 sin²(θ/2) has no cancellation */
+    c[3] = (2 * t - 3 * s + t * co) / (2 * x * x * t);
+    if (!dc) return;
+    /* d/dθ of each, then d/dx = d/dθ / (2θ) */
+    double dalpha = 0.5 * ch / sh - 0.25 * t / (sh * sh);
+    double d0 = -dalpha / x - 2 * (1.0 - alpha) / (x * t);
+    double d1 = (1.0 - co) / (x * t) - 3 * c[1] / t;
+    double d2 = (t - s) / (x * x) - 4 * c[2] / t;
+    double d3 = (2 - 2 * co - t * s) / (2 * x * x * t) - 5 * c[3] / t;
+    dc[0] = d0 / (2 * t); dc[1] = d1 / (2 * t); dc[2] = d2 / (2 * t); dc[3] = d3 / (2 * t);
+}
+
+/* c = (β, C, D, E) at x = θ², dc = their derivatives with respect to x. */
+static void dlog_coefs(double x, double c[4], double dc[4])
+{
+    if (x >= 1.0) { closed_coefs(x, c, dc); return; }
+    horner(beta_series, NBETA, x, &c[0], &dc[0]);
+    horner(c_series, NCDE, x, &c[1], &dc[1]);
+    horner(d_series, NCDE, x, &c[2], &dc[2]);
+    horner(e_series, NCDE, x, &c[3], &dc[3]);
+}
+
+/* Values only, for DRNEA, whose angles per step are small: the series is cut where its next term
+ * falls below 1e-18 relative (6 terms below θ = 0.1, 4 below 0.01). */
+static void dlog_coefs_value(double x, double c[4])
+{
+    if (x >= 1.0) { closed_coefs(x, c, NULL); return; }
+    int nb = x < 1e-4 ? 4 : x < 1e-2 ? 6 : x < 0.1 ? 8 : NBETA, nc = nb < NCDE ? nb : NCDE;
+    c[0] = horner_value(beta_series, nb, x);
+    c[1] = horner_value(c_series, nc, x);
+    c[2] = horner_value(d_series, nc, x);
+    c[3] = horner_value(e_series, nc, x);
+}
+
+/* out = Aᵀ y = y - ½ w × y + β w × (w × y), with a = w × y and b = w × a kept for the tangent.
+ * out may alias y. */
+static inline void at_mul(const double w[3], double beta, const double y[3], double a[3], double b[3], double out[3])
+{
+    v3_cross(w, y, a);
+    v3_cross(w, a, b);
+    for (int k = 0; k < 3; k++) out[k] = y[k] - 0.5 * a[k] + beta * b[k];
+}
+
+/* The words of Qᵀ applied to g, P = [r]x, W = [w]x. */
+static inline void q_words(const double r[3], const double w[3], const double g[3], mbs_se3_qwords *q)
+{
+    v3_cross(w, g, q->Wg);
+    v3_cross(r, g, q->Pg);
+    v3_cross(r, q->Wg, q->PWg);
+    v3_cross(w, q->Pg, q->WPg);
+    v3_cross(w, q->PWg, q->WPWg);
+    v3_cross(w, q->Wg, q->WWg);
+    v3_cross(r, q->WWg, q->PWWg);
+    v3_cross(w, q->WPg, q->WWPg);
+    v3_cross(w, q->WPWg, q->WWPWg);
+    v3_cross(w, q->PWWg, q->WPWWg);
+}
+
+void mbs_se3_jlog_t_mul(const double xi[6], const double y[6], double out[6])
+{
+    const double *r = xi, *w = xi + 3;
+    double c[4], a[3], b[3], g[3], n[3];
+    mbs_se3_qwords q;
+    dlog_coefs_value(v3_dot(w, w), c);
+    at_mul(w, c[0], y, a, b, g);
+    q_words(r, w, g, &q);
+    for (int k = 0; k < 3; k++)
+        n[k] = y[k + 3] - (0.5 * q.Pg[k] + c[1] * (q.PWg[k] + q.WPg[k] + q.WPWg[k]) +
+                           c[2] * (q.PWWg[k] + q.WWPg[k] - 3 * q.WPWg[k]) + c[3] * (q.WWPWg[k] + q.WPWWg[k]));
+    memcpy(out, g, sizeof g);
+    at_mul(w, c[0], n, a, b, out + 3);
+}
+
+void mbs_se3_jlog_t_at(const double xi[6], const double y[6], mbs_se3_jlog_t_point *t)
+{
+    memcpy(t->r, xi, sizeof t->r);
+    memcpy(t->w, xi + 3, sizeof t->w);
+    memcpy(t->f, y, sizeof t->f);
+    const double *c = t->c;
+    const mbs_se3_qwords *q = &t->q;
+    dlog_coefs(v3_dot(t->w, t->w), t->c, t->dc);
+    at_mul(t->w, c[0], y, t->a, t->b, t->g);
+    q_words(t->r, t->w, t->g, &t->q);
+    for (int k = 0; k < 3; k++) {
+        t->s1[k] = q->PWg[k] + q->WPg[k] + q->WPWg[k];
+        t->s2[k] = q->PWWg[k] + q->WWPg[k] - 3 * q->WPWg[k];
+        t->s3[k] = q->WWPWg[k] + q->WPWWg[k];
+        t->n[k] = y[k + 3] - 0.5 * q->Pg[k] - c[1] * t->s1[k] - c[2] * t->s2[k] - c[3] * t->s3[k];
+    }
+    v3_cross(t->w, t->n, t->a2);
+    v3_cross(t->w, t->a2, t->b2);
+}
+
+/* o = d(u × v) = du × v + u × dv */
+static inline void dcross(const double u[3], const double du[3], const double v[3], const double dv[3], double o[3])
+{
+    double t[3];
+    v3_cross(du, v, o);
+    v3_cross(u, dv, t);
+    for (int k = 0; k < 3; k++) o[k] += t[k];
+}
+
+void mbs_se3_jlog_t_along(const mbs_se3_jlog_t_point *t, const double dxi[6], const double dy[6], double dout[6])
+{
+    const double *r = t->r, *w = t->w, *c = t->c, *dr = dxi, *dw = dxi + 3;
+    const mbs_se3_qwords *q = &t->q;
+    double dcx[4], x = 2 * v3_dot(w, dw);
+    for (int k = 0; k < 4; k++) dcx[k] = t->dc[k] * x;
+    double da[3], db[3], dg[3], dWg[3], dPg[3], dPWg[3], dWPg[3], dWPWg[3], dWWg[3], dPWWg[3], dWWPg[3];
+    double dWWPWg[3], dWPWWg[3], dn[3], da2[3], db2[3];
+    dcross(w, dw, t->f, dy, da);
+    dcross(w, dw, t->a, da, db);
+    for (int k = 0; k < 3; k++) dg[k] = dy[k] - 0.5 * da[k] + c[0] * db[k] + dcx[0] * t->b[k];
+    dcross(w, dw, t->g, dg, dWg);
+    dcross(r, dr, t->g, dg, dPg);
+    dcross(r, dr, q->Wg, dWg, dPWg);
+    dcross(w, dw, q->Pg, dPg, dWPg);
+    dcross(w, dw, q->PWg, dPWg, dWPWg);
+    dcross(w, dw, q->Wg, dWg, dWWg);
+    dcross(r, dr, q->WWg, dWWg, dPWWg);
+    dcross(w, dw, q->WPg, dWPg, dWWPg);
+    dcross(w, dw, q->WPWg, dWPWg, dWWPWg);
+    dcross(w, dw, q->PWWg, dPWWg, dWPWWg);
+    for (int k = 0; k < 3; k++) {
+        double ds1 = dPWg[k] + dWPg[k] + dWPWg[k], ds2 = dPWWg[k] + dWWPg[k] - 3 * dWPWg[k];
+        double ds3 = dWWPWg[k] + dWPWWg[k];
+        dn[k] = dy[k + 3] - 0.5 * dPg[k] - c[1] * ds1 - dcx[1] * t->s1[k] - c[2] * ds2 - dcx[2] * t->s2[k] -
+                c[3] * ds3 - dcx[3] * t->s3[k];
+    }
+    dcross(w, dw, t->n, dn, da2);
+    dcross(w, dw, t->a2, da2, db2);
+    for (int k = 0; k < 3; k++) {
+        dout[k] = dg[k];
+        dout[k + 3] = dn[k] - 0.5 * da2[k] + c[0] * db2[k] + dcx[0] * t->b2[k];
+    }
 }
 
 /* ------------------------------------------------------------------------------------ SE(2)

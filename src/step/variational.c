@@ -1,8 +1,8 @@
 /* variational.c — the linear-time variational integrator (Lee, Liu, Park, Srinivasa, WAFR 2016)
  * as a stepper: each step solves the forced DEL equations (eq. 17) for q^{k+1}, evaluated by
- * DRNEA (Algorithm 2) and solved by RIQN (Algorithm 3), by tree Newton (the exact Jacobian
- * eliminated along the tree, del_tree.h) or, for comparison, by Newton / Broyden — in
- * src/dynamics/drnea.c.
+ * DRNEA (Algorithm 2, src/dynamics/drnea.c) and solved by RIQN (Algorithm 3), by tree Newton
+ * (the exact Jacobian eliminated along the tree, src/dynamics/del_tree.c) or, for comparison, by
+ * Newton / Broyden — in variational_solve.c.
  *
  * State. A variational integrator advances (q^{k-1}, q^k), not (q, v). The stepper keeps both
  * and writes q^{k+1} and the average velocity v = (q^{k+1} ⊖ q^k)/Δt (eq. 10 in generalised
