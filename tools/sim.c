@@ -15,11 +15,14 @@
 #include "mbs.h"
 #include "tool.h"
 
-static int usage(void)
+/* The help on `out`: stdout for --help (so that `./sim --help | less` works), stderr after a
+ * usage error. Returns the exit status. */
+static int usage(FILE *out, int status)
 {
-    fprintf(stderr,
+    fprintf(out,
             "usage: sim FILE.ini [--set section.key=value ...] [--csv OUT.csv] [--quiet]\n"
             "       sim --info MODEL.urdf [--fixed] [--strict]\n"
+            "       sim --help | --options-markdown\n"
             "  FILE.ini  run a scenario (format: docs/scenarios.md) and print its summary as key: value lines\n"
             "  --set     override one key of the scenario, e.g. --set stepper.name=euler --set stepper.dt=1e-4\n"
             "  --csv     write the trajectory (t, q, v, tau, contact forces) to OUT.csv; overrides [output] csv\n"
@@ -27,11 +30,28 @@ static int usage(void)
             "  --info    load a URDF and print its summary as key: value lines\n"
             "  --fixed   attach the root link to the world instead of a free-flyer\n"
             "  --strict  treat physically impossible inertias as errors\n"
-            "exit status: 0 stable, 1 error, 2 usage, 3 diverged, 130 interrupted\n"
-            "steppers ([stepper] name):\n");
-    for (int i = 0; i < mbs_stepper_count(); i++)
-        fprintf(stderr, "  %-18s %s\n", mbs_stepper_at(i)->name, mbs_stepper_at(i)->summary);
-    return 2;
+            "  --options-markdown  print every controller's and stepper's option tables as docs/scenarios.md holds them\n"
+            "exit status: 0 stable, 1 error, 2 usage, 3 diverged, 130 interrupted\n\n");
+    int n = mbs_sim_options_text(0, NULL, 0);
+    char *text = malloc((size_t)n + 1);
+    if (text) {
+        mbs_sim_options_text(0, text, (size_t)n + 1);
+        fputs(text, out);
+        free(text);
+    }
+    return status;
+}
+
+/* The option tables of docs/scenarios.md, with the markers a test finds them by. */
+static int options_markdown(void)
+{
+    int n = mbs_sim_options_text(1, NULL, 0);
+    char *text = malloc((size_t)n + 1);
+    if (!text) return 1;
+    mbs_sim_options_text(1, text, (size_t)n + 1);
+    printf("<!-- options: written by ./sim --options-markdown; do not edit -->\n%s<!-- end of options -->\n", text);
+    free(text);
+    return 0;
 }
 
 static const char *type_name(mbs_joint_type t)
@@ -155,17 +175,18 @@ int main(int argc, char **argv)
         else if (strncmp(a, "--set=", 6) == 0) sets[nsets++] = a + 6;
         else if (strcmp(a, "--csv") == 0 && i + 1 < argc) csv = argv[++i];
         else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) quiet = 1;
-        else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { usage(); status = 0; }
+        else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) status = usage(stdout, 0);
+        else if (strcmp(a, "--options-markdown") == 0) status = options_markdown();
         else if (a[0] != '-' && !scenario) scenario = a;
         else {
             fprintf(stderr, "sim: unknown or incomplete argument '%s'\n", a);
-            status = usage();
+            status = usage(stderr, 2);
         }
     }
     if (status < 0) {
         if (model && !scenario && !nsets && !csv) status = info(model, fixed, strict);
         else if (scenario && !model && !fixed && !strict) status = run(scenario, sets, nsets, csv, quiet);
-        else status = usage();
+        else status = usage(stderr, 2);
     }
     free(sets);
     return status;

@@ -73,8 +73,16 @@ int mbs_options_defaults(const mbs_option_table *t, void *opts, mbs_error *err);
 /* Checks key = value against t and, when opts is not NULL, stores it. An unknown key or a bad
  * value is an error whose message names the key, the value and what is accepted. */
 int mbs_options_set(const mbs_option_table *t, void *opts, const char *key, const char *value, mbs_error *err);
+/* A struct of t's options (t->size bytes, from malloc; free it with free()): the defaults, then
+ * opts[0..n-1] in order. NULL with err filled when a key or a value is refused; the message
+ * then starts with "key: ". */
+void *mbs_options_new(const mbs_option_table *t, const mbs_option *opts, int n, mbs_error *err);
 /* The accepted values of an option as text ("in [0, 1e+06] N·m/rad", "one of: riqn newton"). */
 void mbs_option_range_text(const mbs_option_spec *s, char *buf, size_t n);
+
+/* Describes a scheme's options into buf (n bytes; returns the length needed, as snprintf):
+ * markdown = 1: a heading and a table (docs/scenarios.md), 0: indented lines for --help. */
+int mbs_options_describe(const mbs_scheme_info *info, int markdown, char *buf, size_t n);
 
 #ifdef __cplusplus
 }

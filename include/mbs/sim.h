@@ -136,6 +136,10 @@ typedef struct mbs_sim_summary {
  * not run or was interrupted. The CSV is written to "<csv>.tmp" and renamed to <csv> when the
  * run ends, so an interrupted run never leaves a truncated file under the requested name. */
 int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *summary, mbs_error *err);
+/* Every controller's and every stepper's options, from their tables: markdown = 1 the block
+ * docs/scenarios.md holds (a test checks they agree), 0 the text of ./sim --help. Writes into
+ * buf (n bytes) and returns the length needed, as snprintf. */
+int mbs_sim_options_text(int markdown, char *buf, size_t n);
 /* The summary as "key: value" lines (the keys of ./sim's output); returns the length needed. */
 int mbs_sim_summary_format(const mbs_sim_summary *s, char *buf, size_t n);
 

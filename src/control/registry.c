@@ -30,32 +30,13 @@ const mbs_scheme_info *mbs_controller_find(const char *name)
     return t ? &t->info : NULL;
 }
 
-/* The options struct of type t from its defaults and opts; NULL with err filled ("key: ..."). */
-static void *parse_options(const mbs_controller_type *t, const mbs_option *opts, int nopts, mbs_error *err)
-{
-    const mbs_option_table *tab = t->info.options;
-    void *o = calloc(1, tab->size ? tab->size : 1);
-    if (!o) { mbs_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
-    mbs_error e;
-    mbs_error_clear(&e);
-    int rc = mbs_options_defaults(tab, o, &e);
-    for (int i = 0; rc == MBS_OK && i < nopts; i++) {
-        rc = mbs_options_set(tab, o, opts[i].key, opts[i].value, &e);
-        if (rc != MBS_OK) mbs_fail(err, rc, "%s: %s", opts[i].key ? opts[i].key : "(null)", e.msg);
-    }
-    if (rc == MBS_OK) return o;
-    if (e.code && !(err && err->code)) mbs_fail(err, rc, "%s", e.msg);
-    free(o);
-    return NULL;
-}
-
 int mbs_controller_check(const char *name, const mbs_option *opts, int nopts, const char **key, mbs_error *err)
 {
     const mbs_controller_type *t = mbs_controller_type_find(name);
     *key = NULL;
     if (!t) return mbs_fail(err, MBS_ERR_ARG, "unknown controller '%s'", name ? name : "(null)");
     if (!t->check) return MBS_OK;
-    void *o = parse_options(t, opts, nopts, err);
+    void *o = mbs_options_new(t->info.options, opts, nopts, err);
     if (!o) return err ? err->code : MBS_ERR_ARG;
     int rc = t->check(o, key, err);
     free(o);
@@ -92,7 +73,7 @@ mbs_controller *mbs_controller_new(const char *name, mbs_system *sys, const doub
     c->sys = sys;
     c->m = sys->model;
     c->dt = dt;
-    c->opts = parse_options(t, opts, nopts, err);
+    c->opts = mbs_options_new(t->info.options, opts, nopts, err);
     if (!c->opts || t->init(c, err) != MBS_OK) {
         free(c->opts);
         free(c->q0);

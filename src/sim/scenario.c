@@ -449,6 +449,27 @@ static int unknown_section(const char *where_, const char *name, mbs_error *err)
                     "or a stepper's name for its options: %s)", where_, name, names);
 }
 
+/* Entry i repeats a key given before it (not an override's replaced one): an error. */
+static int given_twice(const mbs_scenario *sc, int i, mbs_error *err)
+{
+    const mbs_scenario_entry *e = &sc->entries[i];
+    for (int j = 0; j < i; j++) {
+        const mbs_scenario_entry *o = &sc->entries[j];
+        if (!o->dead && strcmp(o->section, e->section) == 0 && strcmp(o->key, e->key) == 0)
+            return fail_at(sc, e, err, MBS_ERR_PARSE, "given twice (first at line %d)", o->line);
+    }
+    return MBS_OK;
+}
+
+/* A stepper's or controller's option: its value checked by its table, nothing created. */
+static int check_option(const mbs_scenario *sc, const mbs_scenario_entry *e, const mbs_option_table *t, mbs_error *err)
+{
+    mbs_error e1;
+    mbs_error_clear(&e1);
+    if (mbs_options_set(t, NULL, e->key, e->value, &e1) != MBS_OK) return fail_at(sc, e, err, e1.code, "%s", e1.msg);
+    return MBS_OK;
+}
+
 /* A [controller] key other than type and dt: an option of the chosen controller, checked by its
  * table; an option of another controller only earns a warning (switching the type with --set
  * controller.type=pd should not force the user to delete the gait's keys), but its value is
@@ -467,10 +488,7 @@ static int check_controller_key(const mbs_scenario *sc, const mbs_scenario_entry
         where(sc, e, w, sizeof w);
         mbs_warn(err, "%s: not used by controller type '%s' (ignored)", w, ctrl->name);
     }
-    mbs_error e1;
-    mbs_error_clear(&e1);
-    if (mbs_options_set(t, NULL, e->key, e->value, &e1) != MBS_OK) return fail_at(sc, e, err, e1.code, "%s", e1.msg);
-    return MBS_OK;
+    return check_option(sc, e, t, err);
 }
 
 /* Checks every entry: its section, its key (and controller type), its value. */
@@ -498,25 +516,16 @@ static int check_entries(mbs_scenario *sc, mbs_error *err)
             snprintf(w, sizeof w, "%s: --set %s.%s=%s", sc->path, e->section, e->key, e->value);
             return unknown_section(w, e->section, err);
         }
-        if (mbs_stepper_find(e->section) && !spec_of(e->section, e->key)) continue;
         const keyspec *k = spec_of(e->section, e->key);
-        if (!k && strcmp(e->section, "controller") == 0) {
-            for (int j = 0; j < i; j++) {
-                const mbs_scenario_entry *o = &sc->entries[j];
-                if (!o->dead && strcmp(o->section, e->section) == 0 && strcmp(o->key, e->key) == 0)
-                    return fail_at(sc, e, err, MBS_ERR_PARSE, "given twice (first at line %d)", o->line);
-            }
-            int rc = check_controller_key(sc, e, ctrl, err);
+        const mbs_scheme_info *scheme = mbs_stepper_find(e->section);
+        if (!k && (scheme || strcmp(e->section, "controller") == 0)) {
+            if (given_twice(sc, i, err)) return MBS_ERR_PARSE;
+            int rc = scheme ? check_option(sc, e, scheme->options, err) : check_controller_key(sc, e, ctrl, err);
             if (rc != MBS_OK) return rc;
             continue;
         }
         if (!k) return fail_at(sc, e, err, MBS_ERR_PARSE, "unknown key '%s' in section [%s]", e->key, e->section);
-        if (!k->multi)
-            for (int j = 0; j < i; j++) {
-                const mbs_scenario_entry *o = &sc->entries[j];
-                if (!o->dead && strcmp(o->section, e->section) == 0 && strcmp(o->key, e->key) == 0)
-                    return fail_at(sc, e, err, MBS_ERR_PARSE, "given twice (first at line %d)", o->line);
-            }
+        if (!k->multi && given_twice(sc, i, err)) return MBS_ERR_PARSE;
         double x[8];
         int n;
         if (check_value(sc, e, k, x, &n, err)) return err ? err->code : MBS_ERR_PARSE;

@@ -29,35 +29,38 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Creates the stepper of one scheme with that scheme's options from the scenario. When the
- * scheme refuses, find which option it refused (it stops at the first), so that the message
- * names the file, line and key. */
-static mbs_stepper *make_stepper(const mbs_scenario *sc, const char *scheme, mbs_system *sys, mbs_error *err)
+/* err = e, located: a message about one of the options ("key: ...") gets that option's file and
+ * line, any other the line of [section] key (the scheme's name). */
+static void scheme_error(const mbs_scenario *sc, const char *section, const char *key, const mbs_option *opts,
+                         const int *idx, int n, const mbs_error *e, mbs_error *err)
 {
-    mbs_option opts[MBS_SIM_MAX_OPTIONS];
-    int idx[MBS_SIM_MAX_OPTIONS], n = mbs_scenario_scheme_options(sc, scheme, opts, idx);
-    mbs_error e;
-    mbs_error_clear(&e);
-    mbs_stepper *st = mbs_stepper_new(scheme, sys, opts, n, &e);
-    if (st) return st;
+    char w[MBS_PATH_LEN + 256];
+    const char *msg = e->msg;
+    mbs_scenario_where(sc, section, key, w, sizeof w);
     for (int i = 0; i < n; i++) {
-        mbs_error e1;
-        mbs_error_clear(&e1);
-        mbs_stepper *one = mbs_stepper_new(scheme, sys, &opts[i], 1, &e1);
-        if (one) { mbs_stepper_free(one); continue; }
-        const mbs_scenario_option *o = &sc->options[idx[i]];
-        if (o->line > 0) mbs_fail(err, e1.code ? e1.code : MBS_ERR_ARG, "%s:%d: [%s] %s: %s", sc->path, o->line, scheme, o->key, e1.msg);
-        else mbs_fail(err, e1.code ? e1.code : MBS_ERR_ARG, "%s: --set %s.%s=%s: %s", sc->path, scheme, o->key, o->value, e1.msg);
-        return NULL;
+        size_t k = strlen(opts[i].key);
+        if (strncmp(e->msg, opts[i].key, k) == 0 && e->msg[k] == ':' && e->msg[k + 1] == ' ') {
+            mbs_scenario_option_where(sc, idx[i], w, sizeof w);
+            msg = e->msg + k + 2;
+        }
     }
-    char w[MBS_PATH_LEN + 128];
-    mbs_scenario_where(sc, "stepper", "name", w, sizeof w);
-    mbs_fail(err, e.code ? e.code : MBS_ERR_ARG, "%s: %s", w, e.msg);
-    return NULL;
+    mbs_fail(err, e->code ? e->code : MBS_ERR_ARG, "%s: %s", w, msg);
 }
 
-/* Creates the scenario's controller with its options. A message about one option ("key: ...")
- * gets that option's file and line, any other the line of [controller] type. */
+/* Creates the scenario's stepper with its section's options (checked when the scenario was
+ * loaded; a message about one option still gets its file and line). */
+static mbs_stepper *make_stepper(const mbs_scenario *sc, mbs_system *sys, mbs_error *err)
+{
+    mbs_option opts[MBS_SIM_MAX_OPTIONS];
+    int idx[MBS_SIM_MAX_OPTIONS], n = mbs_scenario_scheme_options(sc, sc->stepper, opts, idx);
+    mbs_error e;
+    mbs_error_clear(&e);
+    mbs_stepper *st = mbs_stepper_new(sc->stepper, sys, opts, n, &e);
+    if (!st) scheme_error(sc, "stepper", "name", opts, idx, n, &e, err);
+    return st;
+}
+
+/* Creates the scenario's controller with its options, located like the stepper's errors. */
 static mbs_controller *make_controller(const mbs_scenario *sc, mbs_system *sys, mbs_error *err)
 {
     mbs_option opts[MBS_SIM_MAX_OPTIONS];
@@ -65,20 +68,8 @@ static mbs_controller *make_controller(const mbs_scenario *sc, mbs_system *sys, 
     mbs_error e;
     mbs_error_clear(&e);
     mbs_controller *c = mbs_controller_new(sc->controller, sys, sc->q0, sc->controller_dt, opts, n, &e);
-    if (c) return c;
-    char w[MBS_PATH_LEN + 256];
-    const char *msg = e.msg;
-    mbs_scenario_where(sc, "controller", "type", w, sizeof w);
-    for (int i = 0; i < n; i++) {
-        size_t k = strlen(opts[i].key);
-        if (strncmp(e.msg, opts[i].key, k) == 0 && e.msg[k] == ':' && e.msg[k + 1] == ' ') {
-            mbs_scenario_option_where(sc, idx[i], w, sizeof w);
-            msg = e.msg + k + 2;
-        }
-    }
-    if (msg == e.msg) mbs_fail(err, e.code ? e.code : MBS_ERR_ARG, "%s: controller '%s': %s", w, sc->controller, msg);
-    else mbs_fail(err, e.code ? e.code : MBS_ERR_ARG, "%s: %s", w, msg);
-    return NULL;
+    if (!c) scheme_error(sc, "controller", "type", opts, idx, n, &e, err);
+    return c;
 }
 
 mbs_sim *mbs_sim_new(const mbs_scenario *sc, mbs_error *err)
@@ -100,17 +91,7 @@ mbs_sim *mbs_sim_new(const mbs_scenario *sc, mbs_error *err)
         if (mbs_system_add_box(sim->sys, b->center, b->R, b->half, &b->material, err)) goto fail;
     }
     memcpy(sim->sys->q, sc->q0, (size_t)sim->sys->nq * sizeof(double));
-    /* every scheme section is checked by its scheme, even when another scheme runs, so that a
-     * typo in [expo] is caught while the scenario is being run with euler */
-    for (int i = 0; i < sc->noptions; i++) {
-        int seen = 0;
-        for (int j = 0; j < i; j++) seen |= strcmp(sc->options[j].scheme, sc->options[i].scheme) == 0;
-        if (seen || strcmp(sc->options[i].scheme, sc->stepper) == 0 || !mbs_stepper_find(sc->options[i].scheme)) continue;
-        mbs_stepper *other = make_stepper(sc, sc->options[i].scheme, sim->sys, err);
-        if (!other) goto fail;
-        mbs_stepper_free(other);
-    }
-    sim->st = make_stepper(sc, sc->stepper, sim->sys, err);
+    sim->st = make_stepper(sc, sim->sys, err);
     if (!sim->st) goto fail;
     sim->ctrl = make_controller(sc, sim->sys, err);
     if (!sim->ctrl) goto fail;
@@ -390,5 +371,28 @@ int mbs_sim_summary_format(const mbs_sim_summary *s, char *buf, size_t n)
     put(&b, "iterations_per_step: %.3g\n", s->mean_iterations);
     if (s->diverged) put(&b, "status: diverged at t = %.6g (%s)\n", s->diverged_t, s->reason);
     else put(&b, "status: stable\n");
+    return (int)b.len;
+}
+
+/* ---- the options of every scheme ---- */
+
+int mbs_sim_options_text(int markdown, char *buf, size_t n)
+{
+    sbuf b = {buf, buf ? n : 0, 0};
+    if (buf && n) buf[0] = '\0';
+    for (int part = 0; part < 2; part++) {
+        int count = part ? mbs_stepper_count() : mbs_controller_count();
+        if (markdown) put(&b, part ? "### Stepper options (a section named after the stepper, e.g. `[expo]`)\n\n"
+                                   : "### Controller options (`[controller]`, after `type` and `dt`)\n\n");
+        else put(&b, part ? "steppers ([stepper] name; options in a section named after it):\n"
+                          : "controllers ([controller] type; options in [controller]):\n");
+        for (int i = 0; i < count; i++) {
+            const mbs_scheme_info *info = part ? mbs_stepper_at(i) : mbs_controller_at(i);
+            size_t room = b.len < b.n ? b.n - b.len : 0;
+            int k = mbs_options_describe(info, markdown, room ? b.p + b.len : NULL, room);
+            if (k > 0) b.len += (size_t)k;
+            if (markdown) put(&b, "\n");
+        }
+    }
     return (int)b.len;
 }

@@ -27,13 +27,24 @@
  * Options: max_mat_mult (full or -1: Higham's complete algorithm, the default; 0..4: the
  * reduced variants of §5.3), balance (1: balance the exponent matrix first, §5.3; default 1).
  * Statistics: iterations = exponentials computed in the step (0 without contact, 1 or 2). */
-#include <errno.h>
 #include <stdlib.h>
 
 #include "../dynamics/dynamics_internal.h"
 #include "../base/base.h"
 #include "expm.h"
 #include "steppers.h"
+
+typedef struct expo_options {
+    int max_mat_mult, balance;
+} expo_options;
+
+static const mbs_option_spec expo_spec[] = {
+    {"max_mat_mult", MBS_OPT_INT, "", -1, 4, 0, "full", "full=-1", offsetof(expo_options, max_mat_mult),
+     "full (or -1): Higham's complete scaling-and-squaring exponential; 0..4: the reduced variants of sec. 5.3, "
+     "at most this many matrix-matrix products"},
+    {"balance", MBS_OPT_BOOL, "", 0, 1, 0, "1", NULL, offsetof(expo_options, balance),
+     "1: balance the exponent matrix before the exponential (sec. 5.3)"},
+};
 
 typedef struct expo {
     int max_mat_mult, balance;
@@ -63,80 +74,61 @@ static void fini(mbs_stepper *st)
     expo *e = st->impl;
     if (!e) return;
     mbs_expm_ws_free(e->ws);
-    free(e->act);
-    free(e->mode);
-    free(e->M);   /* one block for every double buffer */
-    free(e);
+    free(e);   /* one block: the struct and every buffer */
     st->impl = NULL;
+}
+
+static void layout(mbs_carver *c, expo *e)
+{
+    size_t nv = (size_t)e->nv, cs = (size_t)e->cmax, N = 6 * cs + 3;
+    e->M = mbs_carve_doubles(c, nv * nv);
+    e->X = mbs_carve_doubles(c, nv * (3 * cs + 1));
+    e->Jc = mbs_carve_doubles(c, 3 * cs * nv);
+    e->dq = mbs_carve_doubles(c, nv);
+    e->zero = mbs_carve_doubles(c, nv);
+    e->J6 = mbs_carve_doubles(c, 6 * nv);
+    e->ups = mbs_carve_doubles(c, 9 * cs * cs);
+    e->Kw = mbs_carve_doubles(c, 9 * cs);
+    e->Bw = mbs_carve_doubles(c, 9 * cs);
+    e->off = mbs_carve_doubles(c, 3 * cs);
+    e->pdd = mbs_carve_doubles(c, 3 * cs);
+    e->Ab = mbs_carve_doubles(c, N * N);
+    e->V2 = mbs_carve_doubles(c, 2 * N);
+    e->X2 = mbs_carve_doubles(c, 2 * N);
+    e->lam = mbs_carve_doubles(c, 3 * cs);
+    e->lam2 = mbs_carve_doubles(c, 3 * cs);
+    e->lb = mbs_carve_doubles(c, 3 * cs);
+    e->lb2 = mbs_carve_doubles(c, 3 * cs);
+    e->act = mbs_carve_ints(c, cs);
+    e->mode = mbs_carve_ints(c, cs);
 }
 
 static int init(mbs_stepper *st, mbs_error *err)
 {
     mbs_system *s = st->sys;
+    const expo_options *o = st->opts;
     int c = s->max_contacts > 0 ? s->max_contacts : 1, nv = s->nv, N = 6 * c + 3;
-    expo *e = calloc(1, sizeof *e);
+    /* the struct first, then its buffers, in one block */
+    expo head = {0};
+    head.cmax = c;
+    head.nv = nv;
+    mbs_carver cv = {NULL, 0};
+    mbs_carve(&cv, sizeof(expo));
+    layout(&cv, &head);
+    expo *e = mbs_carver_alloc(&cv);
     if (!e) return mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
+    *e = head;
+    mbs_carve(&cv, sizeof(expo));
+    layout(&cv, e);
     st->impl = e;
-    e->max_mat_mult = MBS_EXPM_FULL;
-    e->balance = 1;
-    e->cmax = c;
-    e->nv = nv;
-    size_t nvs = (size_t)nv, cs = (size_t)c, Ns = (size_t)N;
-    /* sizes of the buffers, in the order of the struct */
-    size_t sz[] = {nvs * nvs, nvs * (3 * cs + 1), 3 * cs * nvs, nvs, nvs, 6 * nvs, 9 * cs * cs,
-                   9 * cs, 9 * cs, 3 * cs, 3 * cs, Ns * Ns, 2 * Ns, 2 * Ns, 3 * cs, 3 * cs, 3 * cs, 3 * cs};
-    double **dst[] = {&e->M, &e->X, &e->Jc, &e->dq, &e->zero, &e->J6, &e->ups, &e->Kw, &e->Bw, &e->off,
-                      &e->pdd, &e->Ab, &e->V2, &e->X2, &e->lam, &e->lam2, &e->lb, &e->lb2};
-    size_t total = 0;
-    for (size_t i = 0; i < sizeof sz / sizeof *sz; i++) total += sz[i];
-    double *blk = calloc(total, sizeof(double));
-    e->act = calloc(cs, sizeof(int));
-    e->mode = calloc(cs, sizeof(int));
+    e->max_mat_mult = o->max_mat_mult;
+    e->balance = o->balance;
     e->ws = mbs_expm_ws_new(N);
-    if (!blk || !e->act || !e->mode || !e->ws) {
-        free(blk);
-        e->M = NULL;
+    if (!e->ws) {
         fini(st);
         return mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
     }
-    for (size_t i = 0; i < sizeof sz / sizeof *sz; i++) {
-        *dst[i] = blk;
-        blk += sz[i];
-    }
     return MBS_OK;
-}
-
-/* A whole number that is the entire string: strtol with a full-consumption check, and no
- * leading blanks or sign that strtol would skip silently. */
-static int parse_int(const char *val, long *x)
-{
-    if (!((val[0] >= '0' && val[0] <= '9') || (val[0] == '-' && val[1] >= '0' && val[1] <= '9'))) return -1;
-    char *end = NULL;
-    errno = 0;
-    *x = strtol(val, &end, 10);
-    return (*end || errno) ? -1 : 0;
-}
-
-static int option(mbs_stepper *st, const char *key, const char *value, mbs_error *err)
-{
-    expo *e = st->impl;
-    const char *val = value ? value : "";
-    long x;
-    if (strcmp(key, "max_mat_mult") == 0) {
-        if (strcmp(val, "full") == 0) { e->max_mat_mult = MBS_EXPM_FULL; return MBS_OK; }
-        if (parse_int(val, &x) || x < -1 || x > 4)
-            return mbs_fail(err, MBS_ERR_ARG,
-                            "expo.max_mat_mult = '%s': expected 'full' (or -1) or a whole number 0 to 4", val);
-        e->max_mat_mult = (int)x;
-        return MBS_OK;
-    }
-    if (strcmp(key, "balance") == 0) {
-        if (parse_int(val, &x) || (x != 0 && x != 1))
-            return mbs_fail(err, MBS_ERR_ARG, "expo.balance = '%s': expected 0 or 1", val);
-        e->balance = (int)x;
-        return MBS_OK;
-    }
-    return mbs_fail(err, MBS_ERR_ARG, "stepper 'expo' has no option '%s' (options: max_mat_mult, balance)", key);
 }
 
 /* Explicit Euler exactly as euler.c (eq. 34): what the scheme reduces to without contacts. */
@@ -423,6 +415,7 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
 }
 
 const mbs_stepper_type mbs_stepper_expo = {
-    "expo", "exponential integrator (Hammoud et al. 2022): stiff viscoelastic contacts at 5-40 ms steps",
-    init, option, step, fini,
+    {"expo", "exponential integrator (Hammoud et al. 2022): stiff viscoelastic contacts at 5-40 ms steps",
+     &(const mbs_option_table){"expo", expo_spec, (int)(sizeof expo_spec / sizeof *expo_spec), NULL, 0, sizeof(expo_options)}},
+    init, step, fini,
 };

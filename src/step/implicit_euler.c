@@ -32,13 +32,13 @@
  * it differs from the smooth residual only where a contact slips. The reported residual, the
  * tolerance test and the forces left in the contacts are those of that last residual. A
  * contact that starts penetrating during the step acts from the next step on. */
-#include <errno.h>
-#include <lapacke.h>
 #include <stdlib.h>
 
 #include "../contact/contact_internal.h"
 #include "../base/base.h"
 #include "steppers.h"
+/* after the library headers: lapacke.h brings complex.h, whose macro I would rename an identifier */
+#include <lapacke.h>
 
 enum { LINE_SEARCH_MAX = 12 };      /* halvings of the step before the regularisation is raised */
 static const double ARMIJO = 1e-4;  /* sufficient decrease of ‖r‖ per unit step */
@@ -57,74 +57,65 @@ typedef struct implicit_euler {
     double *work;
     int *iwork;
     lapack_int *ipiv;
-    double *mem;
 } implicit_euler;
+
+typedef struct implicit_euler_options {
+    double tol, reg;
+    int max_iter;
+} implicit_euler_options;
+
+static const mbs_option_spec spec[] = {
+    {"tol", MBS_OPT_REAL, "", 0, 1e300, MBS_OPT_OPEN_LO, "1e-6", NULL, offsetof(implicit_euler_options, tol),
+     "Newton stops when the scaled residual of eq. A1 is below it"},
+    {"max_iter", MBS_OPT_INT, "", 1, 100000, 0, "20", NULL, offsetof(implicit_euler_options, max_iter),
+     "Newton iterations at most per step (a step that stops early counts as non-converged)"},
+    {"reg", MBS_OPT_REAL, "", 0, 1e300, 0, "1e-9", NULL, offsetof(implicit_euler_options, reg),
+     "first Levenberg regularisation of the Newton matrix, raised after a failed line search"},
+};
 
 static void fini(mbs_stepper *st)
 {
-    implicit_euler *w = st->impl;
-    if (!w) return;
-    free(w->mem);
-    free(w->iwork);
-    free(w->ipiv);
-    free(w);
+    free(st->impl);   /* one block: the struct and every buffer */
     st->impl = NULL;
+}
+
+static void layout(mbs_carver *c, implicit_euler *w, size_t nq, size_t nv)
+{
+    size_t nn = nv * nv;
+    double **vecq[] = {&w->q1, &w->qt, &w->y};
+    for (int k = 0; k < 3; k++) *vecq[k] = mbs_carve_doubles(c, nq);
+    double **vecv[] = {&w->v1, &w->a1, &w->vt, &w->at, &w->th};
+    for (int k = 0; k < 5; k++) *vecv[k] = mbs_carve_doubles(c, nv);
+    double **vec2[] = {&w->r, &w->rt, &w->dx};
+    for (int k = 0; k < 3; k++) *vec2[k] = mbs_carve_doubles(c, 2 * nv);
+    double **mat[] = {&w->Gq, &w->Gv, &w->M, &w->D0, &w->D1, &w->I1};
+    for (int k = 0; k < 6; k++) *mat[k] = mbs_carve_doubles(c, nn);
+    w->N = mbs_carve_doubles(c, 4 * nn);
+    w->A = mbs_carve_doubles(c, 4 * nn);
+    w->work = mbs_carve_doubles(c, mbs_contact_derivatives_work_size((int)nv) + 1);
+    w->iwork = mbs_carve_ints(c, nv + 1);
+    w->ipiv = mbs_carve(c, (2 * nv + 1) * sizeof(lapack_int));
 }
 
 static int init(mbs_stepper *st, mbs_error *err)
 {
     const mbs_system *s = st->sys;
-    size_t nq = (size_t)s->nq, nv = (size_t)s->nv, nn = nv * nv;
-    implicit_euler *w = calloc(1, sizeof *w);
+    const implicit_euler_options *o = st->opts;
+    size_t nq = (size_t)s->nq, nv = (size_t)s->nv;
+    implicit_euler head = {0};
+    mbs_carver c = {NULL, 0};
+    mbs_carve(&c, sizeof head);
+    layout(&c, &head, nq, nv);
+    implicit_euler *w = mbs_carver_alloc(&c);
     if (!w) return mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
+    mbs_carve(&c, sizeof head);
+    layout(&c, w, nq, nv);
     st->impl = w;
-    w->tol = 1e-6;
-    w->max_iter = 20;
+    w->tol = o->tol;
+    w->max_iter = o->max_iter;
     w->clamped = 1;
-    w->reg = 1e-9;
-    size_t total = 3 * nq + 11 * nv + 6 * nn + 8 * nn + mbs_contact_derivatives_work_size(s->nv) + 1;
-    w->mem = calloc(total, sizeof(double));
-    w->iwork = calloc(nv + 1, sizeof(int));
-    w->ipiv = calloc(2 * nv + 1, sizeof(lapack_int));
-    if (!w->mem || !w->iwork || !w->ipiv) { fini(st); return mbs_fail(err, MBS_ERR_NOMEM, "out of memory"); }
-    double *p = w->mem;
-    double **vecq[] = {&w->q1, &w->qt, &w->y};
-    for (int k = 0; k < 3; k++) { *vecq[k] = p; p += nq; }
-    double **vecv[] = {&w->v1, &w->a1, &w->vt, &w->at, &w->th};
-    for (int k = 0; k < 5; k++) { *vecv[k] = p; p += nv; }
-    double **vec2[] = {&w->r, &w->rt, &w->dx};
-    for (int k = 0; k < 3; k++) { *vec2[k] = p; p += 2 * nv; }
-    double **mat[] = {&w->Gq, &w->Gv, &w->M, &w->D0, &w->D1, &w->I1};
-    for (int k = 0; k < 6; k++) { *mat[k] = p; p += nn; }
-    w->N = p; p += 4 * nn;
-    w->A = p; p += 4 * nn;
-    w->work = p;
+    w->reg = o->reg;
     return MBS_OK;
-}
-
-static int option(mbs_stepper *st, const char *key, const char *value, mbs_error *err)
-{
-    implicit_euler *w = st->impl;
-    if (!key || !value) return mbs_fail(err, MBS_ERR_ARG, "implicit_euler: option without a key or a value");
-    char *end = NULL;
-    errno = 0;
-    if (strcmp(key, "tol") == 0 || strcmp(key, "reg") == 0) {
-        double x = strtod(value, &end);
-        int is_tol = key[0] == 't';
-        if (end == value || *end || errno || !isfinite(x) || (is_tol ? !(x > 0) : !(x >= 0)))
-            return mbs_fail(err, MBS_ERR_ARG, "implicit_euler.%s: '%s' is not a %s number", key, value,
-                            is_tol ? "positive" : "non-negative");
-        if (is_tol) w->tol = x; else w->reg = x;
-        return MBS_OK;
-    }
-    if (strcmp(key, "max_iter") == 0) {
-        long x = strtol(value, &end, 10);
-        if (end == value || *end || errno || x < 1 || x > 100000)
-            return mbs_fail(err, MBS_ERR_ARG, "implicit_euler.max_iter: '%s' is not an integer in [1, 100000]", value);
-        w->max_iter = (int)x;
-        return MBS_OK;
-    }
-    return mbs_fail(err, MBS_ERR_ARG, "implicit_euler: unknown option '%s' (known: tol, max_iter, reg)", key);
 }
 
 /* r(x1) of eq. A1 for a step of dt from the system's state; leaves a1 = q̈(x1) and the contacts
@@ -345,8 +336,10 @@ double mbs_implicit_euler_residual(mbs_stepper *st, double dt, int clamped, cons
 }
 
 const mbs_stepper_type mbs_stepper_implicit_euler = {
-    "implicit_euler",
-    "implicit Euler on the Lie group (appendix A of Hammoud et al.): Newton with analytical derivatives; "
-    "stiff contacts at large steps, at a price",
-    init, option, step, fini,
+    {"implicit_euler",
+     "implicit Euler on the Lie group (appendix A of Hammoud et al.): Newton with analytical derivatives; "
+     "stiff contacts at large steps, at a price",
+     &(const mbs_option_table){"implicit_euler", spec, (int)(sizeof spec / sizeof *spec), NULL, 0,
+                               sizeof(implicit_euler_options)}},
+    init, step, fini,
 };

@@ -1,9 +1,8 @@
-/* registry.c — the one table of steppers: adding a scheme is one file and one line here. */
+/* registry.c — the one table of steppers: adding a scheme is one file and one line here.
+ * Creating one parses its options with its table (mbs/options.h) into a struct it keeps. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/base.h"
-#include "mbs/step.h"
 #include "steppers.h"
 
 static const mbs_stepper_type *const table[] = {
@@ -17,24 +16,30 @@ static const mbs_stepper_type *const table[] = {
 
 int mbs_stepper_count(void) { return (int)(sizeof table / sizeof *table); }
 
-const mbs_stepper_type *mbs_stepper_at(int i) { return i >= 0 && i < mbs_stepper_count() ? table[i] : NULL; }
+const mbs_scheme_info *mbs_stepper_at(int i) { return i >= 0 && i < mbs_stepper_count() ? &table[i]->info : NULL; }
 
-const mbs_stepper_type *mbs_stepper_find(const char *name)
+static const mbs_stepper_type *type_of(const char *name)
 {
     for (int i = 0; name && i < mbs_stepper_count(); i++)
-        if (strcmp(table[i]->name, name) == 0) return table[i];
+        if (strcmp(table[i]->info.name, name) == 0) return table[i];
     return NULL;
+}
+
+const mbs_scheme_info *mbs_stepper_find(const char *name)
+{
+    const mbs_stepper_type *t = type_of(name);
+    return t ? &t->info : NULL;
 }
 
 mbs_stepper *mbs_stepper_new(const char *name, mbs_system *sys, const mbs_option *opts, int nopts,
                              mbs_error *err)
 {
-    const mbs_stepper_type *t = mbs_stepper_find(name);
+    const mbs_stepper_type *t = type_of(name);
     if (!t) {
         char known[256] = "";
         for (int i = 0; i < mbs_stepper_count(); i++) {
             strncat(known, i ? ", " : "", sizeof known - strlen(known) - 1);
-            strncat(known, table[i]->name, sizeof known - strlen(known) - 1);
+            strncat(known, table[i]->info.name, sizeof known - strlen(known) - 1);
         }
         mbs_fail(err, MBS_ERR_ARG, "unknown stepper '%s' (known: %s)", name ? name : "(null)", known);
         return NULL;
@@ -44,13 +49,11 @@ mbs_stepper *mbs_stepper_new(const char *name, mbs_system *sys, const mbs_option
     if (!st) { mbs_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
     st->type = t;
     st->sys = sys;
-    if (t->init(st, err) != MBS_OK) { free(st); return NULL; }
-    for (int i = 0; i < nopts; i++) {
-        if (!t->option || t->option(st, opts[i].key, opts[i].value, err) != MBS_OK) {
-            if (!t->option) mbs_fail(err, MBS_ERR_ARG, "stepper '%s' has no option '%s'", name, opts[i].key);
-            mbs_stepper_free(st);
-            return NULL;
-        }
+    st->opts = mbs_options_new(t->info.options, opts, nopts, err);
+    if (!st->opts || t->init(st, err) != MBS_OK) {
+        free(st->opts);
+        free(st);
+        return NULL;
     }
     return st;
 }
@@ -67,30 +70,27 @@ void mbs_stepper_free(mbs_stepper *st)
 {
     if (!st) return;
     if (st->type->fini) st->type->fini(st);
+    free(st->opts);
     free(st);
 }
 
 int mbs_step_buffers_init(mbs_stepper *st, int nbuf, size_t n, mbs_error *err)
 {
-    double **b = calloc((size_t)nbuf + 1, sizeof *b);
-    if (!b) return mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
-    for (int i = 0; i < nbuf; i++) {
-        b[i] = calloc(n ? n : 1, sizeof(double));
-        if (!b[i]) {
-            while (i-- > 0) free(b[i]);
-            free(b);
-            return mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
+    mbs_carver c = {NULL, 0};
+    for (int pass = 0; pass < 2; pass++) {
+        double **b = mbs_carve(&c, (size_t)nbuf * sizeof *b);
+        for (int i = 0; i < nbuf; i++) {
+            double *a = mbs_carve_doubles(&c, n ? n : 1);
+            if (b) b[i] = a;
         }
+        if (pass == 0 && !mbs_carver_alloc(&c)) return mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
     }
-    st->impl = b;
+    st->impl = c.base;
     return MBS_OK;
 }
 
 void mbs_step_buffers_fini(mbs_stepper *st)
 {
-    double **b = st->impl;
-    if (!b) return;
-    for (int i = 0; b[i]; i++) free(b[i]);
-    free(b);
+    free(st->impl);
     st->impl = NULL;
 }

@@ -1,12 +1,33 @@
-/* steppers.h — the scheme descriptors the registry lists, and small helpers they share. */
+/* steppers.h — the step layer's internal header: the scheme descriptor every stepper file
+ * defines and the registry lists, the stepper object, and the scratch helper of the simple
+ * schemes. The layers above (and the tests) may include it. */
 #ifndef MBS_STEPPERS_H
 #define MBS_STEPPERS_H
 
+#include "../base/base.h"
 #include "../model/model_internal.h"
+#include "mbs/contact.h"
 #include "mbs/dynamics.h"
 #include "mbs/liegroup.h"
-#include "mbs/contact.h"
+#include "mbs/options.h"
 #include "mbs/step.h"
+
+/* One scheme: adding one is a file defining such a type and a line in registry.c. */
+typedef struct mbs_stepper_type {
+    mbs_scheme_info info;          /* name, summary, option table */
+    /* allocates the scheme's state (st->impl) for st->sys with the options in st->opts */
+    int (*init)(mbs_stepper *st, mbs_error *err);
+    /* advances st->sys by dt; returns MBS_OK or non-zero when it cannot */
+    int (*step)(mbs_stepper *st, double dt, mbs_step_stats *stats);
+    void (*fini)(mbs_stepper *st);
+} mbs_stepper_type;
+
+struct mbs_stepper {
+    const mbs_stepper_type *type;
+    mbs_system *sys;
+    void *opts;                    /* the struct the scheme's table filled (owned) */
+    void *impl;
+};
 
 extern const mbs_stepper_type mbs_stepper_euler;
 extern const mbs_stepper_type mbs_stepper_symplectic_euler;
@@ -15,8 +36,8 @@ extern const mbs_stepper_type mbs_stepper_expo;
 extern const mbs_stepper_type mbs_stepper_implicit_euler;
 extern const mbs_stepper_type mbs_stepper_variational;
 
-/* Steppers that need only scratch vectors keep them as st->impl = an array of nbuf
- * zeroed arrays of n doubles each; these make and free that array (only at init / fini). */
+/* Steppers that need only scratch vectors keep them as st->impl = one carved block of nbuf
+ * zeroed arrays of n doubles each; these make and free it (only at init / fini). */
 int mbs_step_buffers_init(mbs_stepper *st, int nbuf, size_t n, mbs_error *err);
 void mbs_step_buffers_fini(mbs_stepper *st);
 static inline double *mbs_step_buffer(const mbs_stepper *st, int i) { return ((double **)st->impl)[i]; }

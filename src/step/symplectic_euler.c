@@ -20,6 +20,6 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
 }
 
 const mbs_stepper_type mbs_stepper_symplectic_euler = {
-    "symplectic_euler", "semi-implicit Euler: velocity, then position with the new velocity",
-    init, NULL, step, mbs_step_buffers_fini,
+    {"symplectic_euler", "semi-implicit Euler: velocity, then position with the new velocity", &(const mbs_option_table){"symplectic_euler", NULL, 0, NULL, 0, 0}},
+    init, step, mbs_step_buffers_fini,
 };

@@ -25,7 +25,6 @@
  * (default 20). A step that stops at max_iter above tol is reported through
  * mbs_step_stats.nonconverged; one whose next update would be below the rounding of q counts as
  * converged (the residual's floor, see mbs_vi_options.tol). */
-#include <errno.h>
 #include <stdlib.h>
 
 #include "../base/base.h"
@@ -40,73 +39,66 @@ typedef struct variational {
     double *q_prev, *q_cur, *q_next, *v_out;
 } variational;
 
+typedef struct variational_options {
+    int solver, guess;
+    double tol;
+    int max_iter;
+} variational_options;
+
+static const mbs_option_spec spec[] = {
+    {"solver", MBS_OPT_ENUM, "", 0, 0, 0, "riqn", "riqn newton broyden tree_newton", offsetof(variational_options, solver),
+     "root finder of the DEL equations: RIQN (Algorithm 3, O(n)), Newton or Broyden with the exact Jacobian (Algorithm 4), "
+     "or tree Newton (that Jacobian eliminated along the tree, O(n))"},
+    {"guess", MBS_OPT_ENUM, "", 0, 0, 0, "ig3", "ig1 ig2 ig3", offsetof(variational_options, guess),
+     "initial guess (sec. 3.3): q^k, explicit Euler, or semi-implicit Euler with the ABA's acceleration"},
+    {"tol", MBS_OPT_REAL, "N·s", 0, 1e300, MBS_OPT_OPEN_LO, "1e-9", NULL, offsetof(variational_options, tol),
+     "stop when the Euclidean norm of the residual impulse is below it (or at the rounding floor of q)"},
+    {"max_iter", MBS_OPT_INT, "", 1, 100000, 0, "20", NULL, offsetof(variational_options, max_iter),
+     "updates of q^{k+1} at most per step (a step that stops above tol counts as non-converged)"},
+};
+
+_Static_assert(MBS_VI_RIQN == 0 && MBS_VI_NEWTON == 1 && MBS_VI_BROYDEN == 2 && MBS_VI_TREE_NEWTON == 3 &&
+               MBS_VI_IG2 == MBS_VI_IG1 + 1 && MBS_VI_IG3 == MBS_VI_IG1 + 2, "the option words follow the enums");
+
+#define carve mbs_carve_doubles
+
+static void layout(mbs_carver *c, variational *v, size_t nq, size_t nv)
+{
+    v->q_prev = carve(c, nq); v->q_cur = carve(c, nq); v->q_next = carve(c, nq);
+    v->v_out = carve(c, nv);
+}
+
 static void fini(mbs_stepper *st)
 {
     variational *v = st->impl;
     if (!v) return;
     mbs_vi_free(v->w);
-    free(v->q_prev);
-    free(v->q_cur);
-    free(v->q_next);
-    free(v->v_out);
-    free(v);
+    free(v);   /* one block: the struct and its vectors */
     st->impl = NULL;
 }
 
 static int init(mbs_stepper *st, mbs_error *err)
 {
     const mbs_system *s = st->sys;
-    variational *v = calloc(1, sizeof *v);
+    const variational_options *o = st->opts;
+    size_t nq = (size_t)s->nq + 1, nv = (size_t)s->nv + 1;
+    variational head = {0};
+    mbs_carver c = {NULL, 0};
+    mbs_carve(&c, sizeof head);
+    layout(&c, &head, nq, nv);
+    variational *v = mbs_carver_alloc(&c);
     if (!v) return mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
+    mbs_carve(&c, sizeof head);
+    layout(&c, v, nq, nv);
     st->impl = v;
     mbs_vi_default_options(&v->opt);
+    v->opt.solver = (mbs_vi_solver)o->solver;          /* the words are in the enum's order */
+    v->opt.guess = (mbs_vi_guess)(MBS_VI_IG1 + o->guess);
+    v->opt.tol = o->tol;
+    v->opt.max_iter = o->max_iter;
     v->w = mbs_vi_new(s->model, err);
     if (!v->w) { fini(st); return err ? err->code : MBS_ERR_NOMEM; }
-    size_t nq = (size_t)s->nq + 1, nv = (size_t)s->nv + 1;
-    v->q_prev = calloc(nq, sizeof(double));
-    v->q_cur = calloc(nq, sizeof(double));
-    v->q_next = calloc(nq, sizeof(double));
-    v->v_out = calloc(nv, sizeof(double));
-    if (!v->q_prev || !v->q_cur || !v->q_next || !v->v_out) { fini(st); return mbs_fail(err, MBS_ERR_NOMEM, "out of memory"); }
     return MBS_OK;
-}
-
-static int option(mbs_stepper *st, const char *key, const char *value, mbs_error *err)
-{
-    variational *v = st->impl;
-    if (!key || !value) return mbs_fail(err, MBS_ERR_ARG, "variational: option without a key or a value");
-    if (strcmp(key, "solver") == 0) {
-        static const struct { const char *name; mbs_vi_solver solver; } solvers[4] = {
-            {"riqn", MBS_VI_RIQN}, {"newton", MBS_VI_NEWTON}, {"broyden", MBS_VI_BROYDEN},
-            {"tree_newton", MBS_VI_TREE_NEWTON}};
-        for (int k = 0; k < 4; k++)
-            if (strcmp(value, solvers[k].name) == 0) { v->opt.solver = solvers[k].solver; return MBS_OK; }
-        return mbs_fail(err, MBS_ERR_ARG, "variational.solver: '%s' is not riqn, newton, broyden or tree_newton", value);
-    }
-    if (strcmp(key, "guess") == 0) {
-        static const struct { const char *name; mbs_vi_guess guess; } guesses[3] = {
-            {"ig1", MBS_VI_IG1}, {"ig2", MBS_VI_IG2}, {"ig3", MBS_VI_IG3}};
-        for (int k = 0; k < 3; k++)
-            if (strcmp(value, guesses[k].name) == 0) { v->opt.guess = guesses[k].guess; return MBS_OK; }
-        return mbs_fail(err, MBS_ERR_ARG, "variational.guess: '%s' is not ig1, ig2 or ig3", value);
-    }
-    char *end = NULL;
-    errno = 0;
-    if (strcmp(key, "tol") == 0) {
-        double x = strtod(value, &end);
-        if (end == value || *end || errno || !isfinite(x) || !(x > 0))
-            return mbs_fail(err, MBS_ERR_ARG, "variational.tol: '%s' is not a positive number", value);
-        v->opt.tol = x;
-        return MBS_OK;
-    }
-    if (strcmp(key, "max_iter") == 0) {
-        long x = strtol(value, &end, 10);
-        if (end == value || *end || errno || x < 1 || x > 100000)
-            return mbs_fail(err, MBS_ERR_ARG, "variational.max_iter: '%s' is not an integer in [1, 100000]", value);
-        v->opt.max_iter = (int)x;
-        return MBS_OK;
-    }
-    return mbs_fail(err, MBS_ERR_ARG, "variational: unknown option '%s' (known: solver, guess, tol, max_iter)", key);
 }
 
 static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
@@ -144,7 +136,9 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
 }
 
 const mbs_stepper_type mbs_stepper_variational = {
-    "variational",
-    "linear-time variational integrator (Lee et al. 2016): DRNEA + RIQN, O(n) per step; long runs without energy drift",
-    init, option, step, fini,
+    {"variational",
+     "linear-time variational integrator (Lee et al. 2016): DRNEA + RIQN, O(n) per step; long runs without energy drift",
+     &(const mbs_option_table){"variational", spec, (int)(sizeof spec / sizeof *spec), NULL, 0,
+                               sizeof(variational_options)}},
+    init, step, fini,
 };

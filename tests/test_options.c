@@ -1,0 +1,179 @@
+/* test_options.c — the one option mechanism: every controller's and stepper's table is sound
+ * (defaults parse, are in range, keys unique, every option documented), values are checked as
+ * documented, docs/scenarios.md holds exactly the tables the code declares, and the control
+ * layer's interface: a controller from the registry, a user's control callback. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "mbs.h"
+
+#define SCEN(name) MBS_SOURCE_DIR "/scenarios/" name
+
+static void check_table(const mbs_scheme_info *info)
+{
+    const mbs_option_table *t = info->options;
+    CHECK(t != NULL && info->name && info->summary && info->summary[0], "%s: no table, name or summary", info->name);
+    if (!t) return;
+    void *o = calloc(1, t->size + 1);
+    mbs_error err;
+    mbs_error_clear(&err);
+    CHECK(mbs_options_defaults(t, o, &err) == MBS_OK, "%s: a default does not parse: %s", info->name, err.msg);
+    for (int i = 0; i < mbs_options_count(t); i++) {
+        size_t off;
+        const mbs_option_spec *s = mbs_options_at(t, i, &off);
+        CHECK(s->key && s->key[0] && s->doc && s->doc[0] && s->unit, "%s: option %d lacks a key, a doc or a unit", info->name, i);
+        CHECK(off < t->size, "%s.%s: its field lies outside the options struct", info->name, s->key);
+        for (int j = 0; j < i; j++)
+            CHECK(strcmp(mbs_options_at(t, j, NULL)->key, s->key) != 0, "%s: option '%s' twice", info->name, s->key);
+        if (s->def && s->kind != MBS_OPT_TEXT)
+            CHECK(mbs_options_set(t, NULL, s->key, s->def, &err) == MBS_OK, "%s.%s: default '%s' refused: %s", info->name,
+                  s->key, s->def, err.msg);
+    }
+    free(o);
+}
+
+static void test_every_table(void)
+{
+    CHECK(mbs_controller_count() >= 6 && mbs_stepper_count() >= 6, "registries: %d controllers, %d steppers",
+          mbs_controller_count(), mbs_stepper_count());
+    for (int i = 0; i < mbs_controller_count(); i++) check_table(mbs_controller_at(i));
+    for (int i = 0; i < mbs_stepper_count(); i++) check_table(mbs_stepper_at(i));
+    CHECK(mbs_controller_find("trot") == mbs_controller_at(4) || mbs_controller_find("trot") != NULL, "trot not found");
+    CHECK(mbs_controller_find("fly") == NULL, "an unknown controller was found");
+}
+
+/* Values are checked as the tables say: kinds, ranges (open and closed), words, aliases. */
+static void test_values(void)
+{
+    typedef struct { double x; int n, e, b; } opts;
+    static const mbs_option_spec spec[] = {
+        {"x", MBS_OPT_REAL, "m", 0, 1, MBS_OPT_OPEN_LO, "0.5", NULL, offsetof(opts, x), "a length"},
+        {"n", MBS_OPT_INT, "", -1, 4, 0, "2", "full=-1", offsetof(opts, n), "a count"},
+        {"e", MBS_OPT_ENUM, "", 0, 0, 0, "b", "a b c", offsetof(opts, e), "a choice"},
+        {"b", MBS_OPT_BOOL, "", 0, 1, 0, "1", NULL, offsetof(opts, b), "a switch"},
+    };
+    const mbs_option_table t = {"demo", spec, 4, NULL, 0, sizeof(opts)};
+    opts o;
+    mbs_error err;
+    mbs_error_clear(&err);
+    CHECK(mbs_options_defaults(&t, &o, &err) == MBS_OK && o.x == 0.5 && o.n == 2 && o.e == 1 && o.b == 1, "defaults");
+    CHECK(mbs_options_set(&t, &o, "x", "1", &err) == MBS_OK && o.x == 1, "x = 1 (closed upper bound)");
+    CHECK(mbs_options_set(&t, &o, "x", "0", &err) != MBS_OK && strstr(err.msg, "out of range") && strstr(err.msg, "(0, 1] m"),
+          "x = 0 (open lower bound): '%s'", err.msg);
+    CHECK(mbs_options_set(&t, &o, "x", "1e-3x", &err) != MBS_OK && strstr(err.msg, "malformed number '1e-3x'"), "x malformed: '%s'", err.msg);
+    CHECK(mbs_options_set(&t, &o, "x", "nan", &err) != MBS_OK, "x = nan accepted");
+    CHECK(mbs_options_set(&t, &o, "n", "full", &err) == MBS_OK && o.n == -1, "alias full");
+    CHECK(mbs_options_set(&t, &o, "n", "5", &err) != MBS_OK && strstr(err.msg, "out of range: 5"), "n = 5: '%s'", err.msg);
+    CHECK(mbs_options_set(&t, &o, "n", " 3", &err) != MBS_OK, "n with a leading blank accepted");
+    CHECK(mbs_options_set(&t, &o, "n", "3.0", &err) != MBS_OK && strstr(err.msg, "whole number"), "n = 3.0: '%s'", err.msg);
+    CHECK(mbs_options_set(&t, &o, "e", "c", &err) == MBS_OK && o.e == 2, "e = c");
+    CHECK(mbs_options_set(&t, &o, "e", "d", &err) != MBS_OK && strstr(err.msg, "one of: a b c"), "e = d: '%s'", err.msg);
+    CHECK(mbs_options_set(&t, &o, "b", "2", &err) != MBS_OK, "b = 2 accepted");
+    CHECK(mbs_options_set(&t, &o, "y", "1", &err) != MBS_OK && strstr(err.msg, "'y'") && strstr(err.msg, "x, n, e, b"),
+          "unknown key: '%s'", err.msg);
+    /* validating without storing leaves the struct alone */
+    o.x = 0.25;
+    CHECK(mbs_options_set(&t, NULL, "x", "0.75", &err) == MBS_OK && o.x == 0.25, "check-only stored a value");
+}
+
+/* docs/scenarios.md holds the block ./sim --options-markdown prints, between its markers. */
+static void test_docs_agree(void)
+{
+    FILE *f = fopen(MBS_SOURCE_DIR "/docs/scenarios.md", "rb");
+    CHECK(f != NULL, "docs/scenarios.md missing");
+    if (!f) return;
+    static char doc[1 << 18];
+    size_t len = fread(doc, 1, sizeof doc - 1, f);
+    fclose(f);
+    doc[len] = '\0';
+    const char *begin = "<!-- options: written by ./sim --options-markdown; do not edit -->\n", *end = "<!-- end of options -->";
+    char *a = strstr(doc, begin), *b = a ? strstr(a, end) : NULL;
+    CHECK(a && b, "docs/scenarios.md lacks the generated options block");
+    if (!a || !b) return;
+    a += strlen(begin);
+    *b = '\0';
+    int n = mbs_sim_options_text(1, NULL, 0);
+    char *want = malloc((size_t)n + 1);
+    mbs_sim_options_text(1, want, (size_t)n + 1);
+    int same = strcmp(a, want) == 0;
+    CHECK(same, "docs/scenarios.md's option tables differ from the code's: regenerate the block with "
+                "./sim --options-markdown");
+    if (!same) {
+        size_t i = 0;
+        while (a[i] && a[i] == want[i]) i++;
+        fprintf(stderr, "  docs: ...%.60s\n  code: ...%.60s\n", a + i, want + i);
+    }
+    free(want);
+}
+
+typedef struct probe { int calls; double last_t; } probe;
+
+static void zero_torque(void *user, double t, const double *q, const double *v, double *tau)
+{
+    (void)q;
+    (void)v;
+    probe *p = user;
+    p->calls++;
+    p->last_t = t;
+    tau[6] = 0;   /* overwrite one joint of the scenario's controller */
+}
+
+/* A user's control callback runs once per controller period after the scenario's controller. */
+static void test_user_control(void)
+{
+    mbs_error err;
+    const char *sets[] = {"run.duration=0.4"};
+    mbs_scenario *sc = mbs_scenario_load(SCEN("solo_squat.ini"), sets, 1, &err);
+    CHECK(sc != NULL, "load: %s", err.msg);
+    if (!sc) return;
+    mbs_sim *sim = mbs_sim_new(sc, &err);
+    CHECK(sim != NULL, "sim: %s", err.msg);
+    probe p = {0, -1};
+    mbs_sim_set_control(sim, zero_torque, &p);
+    mbs_sim_summary sum;
+    CHECK(sim && mbs_sim_run(sim, NULL, &sum, &err) == MBS_OK, "run: %s", err.msg);
+    CHECK(p.calls == 10 && fabs(p.last_t - 0.36) < 1e-12, "callback: %d calls, last at t = %g (expected 10, 0.36)", p.calls,
+          p.last_t);
+    mbs_sim_free(sim);
+    mbs_scenario_free(sc);
+}
+
+/* A controller from the registry, without a scenario: pd holds the posture it was given. */
+static void test_controller_api(void)
+{
+    mbs_error err;
+    mbs_scenario *sc = mbs_scenario_load(SCEN("solo_squat.ini"), NULL, 0, &err);
+    if (!sc) { CHECK(0, "load: %s", err.msg); return; }
+    mbs_sim *sim = mbs_sim_new(sc, &err);
+    mbs_system *sys = mbs_sim_system(sim);
+    const mbs_option bad[] = {{"kp", "-1"}};
+    mbs_controller *c = mbs_controller_new("pd", sys, sc->q0, 0.01, bad, 1, &err);
+    CHECK(c == NULL && strncmp(err.msg, "kp: ", 4) == 0 && strstr(err.msg, "out of range"), "kp = -1: '%s'", err.msg);
+    const mbs_option opts[] = {{"kp", "10"}, {"kd", "0"}, {"feedforward", "none"}};
+    c = mbs_controller_new("pd", sys, sc->q0, 0.01, opts, 3, &err);
+    CHECK(c != NULL, "pd: %s", err.msg);
+    int nq = mbs_model_nq(sc->model), nv = mbs_model_nv(sc->model);
+    double *q = malloc(sizeof(double) * (size_t)nq), *v = calloc((size_t)nv, sizeof(double)), *tau = malloc(sizeof(double) * (size_t)nv);
+    memcpy(q, sc->q0, sizeof(double) * (size_t)nq);
+    q[7] += 0.1;   /* the first joint 0.1 rad off its posture: τ = −kp · 0.1 there, 0 elsewhere */
+    if (c) mbs_controller_compute(c, 0, q, v, tau);
+    double worst = 0;
+    for (int k = 0; k < nv; k++) worst = fmax(worst, fabs(tau[k] - (k == 6 ? -1.0 : 0.0)));
+    CHECK(c && worst < 1e-12, "pd torque off by %g", worst);
+    mbs_controller_free(c);
+    free(q); free(v); free(tau);
+    mbs_sim_free(sim);
+    mbs_scenario_free(sc);
+}
+
+int main(void)
+{
+    RUN(test_every_table);
+    RUN(test_values);
+    RUN(test_docs_agree);
+    RUN(test_user_control);
+    RUN(test_controller_api);
+    return check_summary("test_options");
+}
