@@ -78,7 +78,22 @@ static void test_values(void)
     CHECK(mbs_options_set(&t, NULL, "x", "0.75", &err) == MBS_OK && o.x == 0.25, "check-only stored a value");
 }
 
-/* docs/scenarios.md holds the block ./sim --options-markdown prints, between its markers. */
+/* The text between `begin` and the next `end` in doc equals want; reports the first difference. */
+static void check_block(const char *doc, const char *begin, const char *end, const char *want)
+{
+    const char *a = strstr(doc, begin), *b = a ? strstr(a, end) : NULL;
+    CHECK(a && b, "docs/scenarios.md lacks the block '%.40s': add its marker lines, then run tools/update_docs.py", begin);
+    if (!a || !b) return;
+    a += strlen(begin);
+    size_t i = 0, len = (size_t)(b - a);
+    while (i < len && want[i] && a[i] == want[i]) i++;
+    int same = i == len && want[i] == '\0';
+    CHECK(same, "docs/scenarios.md's '%.40s' differs from the code's table (run tools/update_docs.py):\n  docs: ...%.60s\n  code: ...%.60s",
+          begin, a + i, want + i);
+}
+
+/* docs/scenarios.md holds the tables ./sim --options-markdown prints, between their markers:
+ * the keys of every section, and every controller's and stepper's options. */
 static void test_docs_agree(void)
 {
     FILE *f = fopen(MBS_SOURCE_DIR "/docs/scenarios.md", "rb");
@@ -88,24 +103,18 @@ static void test_docs_agree(void)
     size_t len = fread(doc, 1, sizeof doc - 1, f);
     fclose(f);
     doc[len] = '\0';
-    const char *begin = "<!-- options: written by ./sim --options-markdown; do not edit -->\n", *end = "<!-- end of options -->";
-    char *a = strstr(doc, begin), *b = a ? strstr(a, end) : NULL;
-    CHECK(a && b, "docs/scenarios.md lacks the generated options block");
-    if (!a || !b) return;
-    a += strlen(begin);
-    *b = '\0';
-    int n = mbs_sim_options_text(1, NULL, 0);
-    char *want = malloc((size_t)n + 1);
-    mbs_sim_options_text(1, want, (size_t)n + 1);
-    int same = strcmp(a, want) == 0;
-    CHECK(same, "docs/scenarios.md's option tables differ from the code's: regenerate the block with "
-                "./sim --options-markdown");
-    if (!same) {
-        size_t i = 0;
-        while (a[i] && a[i] == want[i]) i++;
-        fprintf(stderr, "  docs: ...%.60s\n  code: ...%.60s\n", a + i, want + i);
+    static const char *const sections[] = {"model", "contact", "environment", "controller", "stepper", "run", "output"};
+    char begin[160], want[16384];
+    for (size_t i = 0; i < sizeof sections / sizeof *sections; i++) {
+        snprintf(begin, sizeof begin, "<!-- keys [%s]: written by ./sim --options-markdown; do not edit -->\n", sections[i]);
+        CHECK(mbs_scenario_keys_markdown(sections[i], want, sizeof want) < (int)sizeof want, "[%s] table too long", sections[i]);
+        check_block(doc, begin, "<!-- end of keys -->", want);
     }
-    free(want);
+    int n = mbs_sim_options_text(1, NULL, 0);
+    char *all = malloc((size_t)n + 1);
+    mbs_sim_options_text(1, all, (size_t)n + 1);
+    check_block(doc, "<!-- options: written by ./sim --options-markdown; do not edit -->\n", "<!-- end of options -->", all);
+    free(all);
 }
 
 typedef struct probe { int calls; double last_t; } probe;

@@ -42,9 +42,17 @@ static int usage(FILE *out, int status)
     return status;
 }
 
-/* The option tables of docs/scenarios.md, with the markers a test finds them by. */
+/* The key and option tables of docs/scenarios.md, each between the markers by which a test
+ * finds it and tools/update_docs.py puts it in place. */
 static int options_markdown(void)
 {
+    static const char *const sections[] = {"model", "contact", "environment", "controller", "stepper", "run", "output"};
+    char buf[16384];
+    for (size_t i = 0; i < sizeof sections / sizeof *sections; i++) {
+        if (mbs_scenario_keys_markdown(sections[i], buf, sizeof buf) >= (int)sizeof buf) return 1;
+        printf("<!-- keys [%s]: written by ./sim --options-markdown; do not edit -->\n%s<!-- end of keys -->\n",
+               sections[i], buf);
+    }
     int n = mbs_sim_options_text(1, NULL, 0);
     char *text = malloc((size_t)n + 1);
     if (!text) return 1;

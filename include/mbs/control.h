@@ -19,6 +19,8 @@ extern "C" {
 
 typedef struct mbs_controller mbs_controller;
 
+#define MBS_CONTROLLER_DEFAULT "pd"   /* the controller a scenario runs when it names none */
+
 int mbs_controller_count(void);
 /* The registered controller i (0 <= i < count), or NULL. */
 const mbs_scheme_info *mbs_controller_at(int i);

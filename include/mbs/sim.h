@@ -136,6 +136,10 @@ typedef struct mbs_sim_summary {
  * not run or was interrupted. The CSV is written to "<csv>.tmp" and renamed to <csv> when the
  * run ends, so an interrupted run never leaves a truncated file under the requested name. */
 int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *summary, mbs_error *err);
+/* The keys of a scenario section ("model", "contact", "environment", "controller", "stepper",
+ * "run", "output") as the markdown table docs/scenarios.md holds: key, value (what it does,
+ * range, unit), default. Writes into buf (n bytes), returns the length needed. */
+int mbs_scenario_keys_markdown(const char *section, char *buf, size_t n);
 /* Every controller's and every stepper's options, from their tables: markdown = 1 the block
  * docs/scenarios.md holds (a test checks they agree), 0 the text of ./sim --help. Writes into
  * buf (n bytes) and returns the length needed, as snprintf. */

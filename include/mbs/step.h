@@ -23,6 +23,8 @@ typedef struct mbs_step_stats {
 
 typedef struct mbs_stepper mbs_stepper;
 
+#define MBS_STEPPER_DEFAULT "expo"   /* the scheme a scenario runs when it names none */
+
 int mbs_stepper_count(void);
 /* The registered stepper i (0 <= i < count): its name, summary and option table; NULL when out of range. */
 const mbs_scheme_info *mbs_stepper_at(int i);

@@ -1,222 +1,79 @@
-/* scenario.c — scenario files (INI, read by libinih) into an mbs_scenario. Every key is
- * checked against one table (its section, kind, count and range), so that an unknown key, a
- * malformed number or an out-of-range value is reported with the file, line and key; the
- * model is loaded and joint and frame names resolved here too, so that a scenario that loads
- * can run. The format is documented in docs/scenarios.md. */
+/* scenario.c — what a scenario file means (ini.c reads it): every key is checked against one
+ * table (its section, kind, count, range and default), a controller's and a stepper's options
+ * against their own tables, so that an unknown key, a malformed number or an out-of-range
+ * value is reported with the file, line and key; the model is loaded and joint and frame names
+ * resolved here too, so that a scenario that loads can run. The format is documented in
+ * docs/scenarios.md. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <ini.h>
-
+#include "ini.h"
 #include "mbs/control.h"
-#include "sim_internal.h"
 
-struct mbs_scenario_entry {
-    char *section, *key, *value;
-    int line;            /* 0: --set override */
-    int dead;            /* replaced by an override */
-};
 
 /* ---- the key table ---- */
 
-typedef enum { K_NUM, K_INT, K_BOOL, K_VEC, K_STR, K_NAMES, K_ENUM, K_POINT } key_kind;   /* K_POINT: a name then a K_VEC */
 
-enum { OPEN_LO = 1, OPEN_HI = 2 };
-
-typedef struct keyspec {
-    const char *section, *key;     /* key "q.*": any key with that prefix */
-    key_kind kind;
-    int nmin, nmax;                /* numbers in a K_VEC */
-    double lo, hi;                 /* range of every number */
-    int open;                      /* OPEN_LO / OPEN_HI: the bound itself is out of range */
-    int multi;                     /* may be given more than once (each a separate item) */
-    const char *words;             /* K_ENUM: the accepted words, space-separated */
-} keyspec;
-
-#define BIG 1e300
 static const keyspec KEYS[] = {
-    {"model", "urdf", K_STR, 0, 0, 0, 0, 0, 0, NULL},
-    {"model", "floating", K_BOOL, 0, 0, 0, 1, 0, 0, NULL},
-    {"model", "base_position", K_VEC, 3, 3, -1e4, 1e4, 0, 0, NULL},
-    {"model", "base_rpy", K_VEC, 3, 3, -10, 10, 0, 0, NULL},
-    {"model", "q.*", K_NUM, 0, 0, -1e4, 1e4, 0, 0, NULL},
-    {"contact", "stiffness", K_NUM, 0, 0, 0, 1e12, 0, 0, NULL},
-    {"contact", "damping", K_NUM, 0, 0, 0, 1e10, 0, 0, NULL},
-    {"contact", "stiffness_tangent", K_NUM, 0, 0, 0, 1e12, 0, 0, NULL},
-    {"contact", "damping_tangent", K_NUM, 0, 0, 0, 1e10, 0, 0, NULL},
-    {"contact", "friction", K_NUM, 0, 0, 0, 100, 0, 0, NULL},
-    {"contact", "frames", K_NAMES, 0, 0, 0, 0, 0, 1, NULL},
-    {"contact", "radius", K_NUM, 0, 0, 0, 1, OPEN_HI, 0, NULL},
-    {"contact", "offset", K_VEC, 3, 3, -10, 10, 0, 0, NULL},
-    {"contact", "points", K_POINT, 3, 3, -10, 10, 0, 1, NULL},
-    {"environment", "ground", K_BOOL, 0, 0, 0, 1, 0, 0, NULL},
-    {"environment", "ground_height", K_NUM, 0, 0, -1e4, 1e4, 0, 0, NULL},
-    {"environment", "plane", K_VEC, 4, 4, -1e4, 1e4, 0, 1, NULL},
-    {"environment", "box", K_VEC, 6, 7, -1e4, 1e4, 0, 1, NULL},
-    {"controller", "type", K_STR, 0, 0, 0, 0, 0, 0, NULL},
-    {"controller", "dt", K_NUM, 0, 0, 0, 10, OPEN_LO, 0, NULL},
-    {"stepper", "name", K_STR, 0, 0, 0, 0, 0, 0, NULL},
-    {"stepper", "dt", K_NUM, 0, 0, 0, 1, OPEN_LO, 0, NULL},
-    {"run", "duration", K_NUM, 0, 0, 0, 1e7, OPEN_LO, 0, NULL},
-    {"run", "max_velocity", K_NUM, 0, 0, 0, BIG, OPEN_LO, 0, NULL},
-    {"run", "box", K_VEC, 6, 6, -BIG, BIG, 0, 0, NULL},
-    {"output", "csv", K_STR, 0, 0, 0, 0, 0, 0, NULL},
-    {"output", "every", K_INT, 0, 0, 1, 1e9, 0, 0, NULL},
+    {"model", "urdf", K_STR, 0, 0, 0, 0, 0, 0, NULL, "", NULL, "path of the URDF, relative to the scenario file"},
+    {"model", "floating", K_BOOL, 0, 0, 0, 1, 0, 0, NULL, "", "1", "1: free-flyer root `root_joint`; 0: root link fixed to the world"},
+    {"model", "base_position", K_VEC, 3, 3, -1e4, 1e4, 0, 0, NULL, "m", "0 0 0", "x y z of the base (floating only)"},
+    {"model", "base_rpy", K_VEC, 3, 3, -10, 10, 0, 0, NULL, "rad", "0 0 0", "roll pitch yaw of the base, R = Rz(yaw) Ry(pitch) Rx(roll)"},
+    {"model", "q.*", K_NUM, 0, 0, -1e4, 1e4, 0, 0, NULL, "rad or m", "",
+     "initial position of the one-coordinate joint `JOINT` (default: the neutral 0)"},
+    {"contact", "stiffness", K_NUM, 0, 0, 0, 1e12, 0, 0, NULL, "N/m", "1e5", "K along the normal"},
+    {"contact", "damping", K_NUM, 0, 0, 0, 1e10, 0, 0, NULL, "N·s/m", "300", "B along the normal"},
+    {"contact", "stiffness_tangent", K_NUM, 0, 0, 0, 1e12, 0, 0, NULL, "N/m", "", "K along the surface (default: `stiffness`)"},
+    {"contact", "damping_tangent", K_NUM, 0, 0, 0, 1e10, 0, 0, NULL, "N·s/m", "", "B along the surface (default: `damping`)"},
+    {"contact", "friction", K_NUM, 0, 0, 0, 100, 0, 0, NULL, "", "1", "Coulomb friction coefficient μ"},
+    {"contact", "frames", K_NAMES, 0, 0, 0, 0, 0, 1, NULL, "", "",
+     "model frames carrying a contact point, separated by spaces or commas (repeatable)"},
+    {"contact", "radius", K_NUM, 0, 0, 0, 1, OPEN_HI, 0, NULL, "m", "0",
+     "0: a point at the frame; > 0: a sphere centred there, touching at its lowest point (every point)"},
+    {"contact", "offset", K_VEC, 3, 3, -10, 10, 0, 0, NULL, "m", "0 0 0",
+     "x y z of the point (sphere centre) in the frame, for every point of `frames`"},
+    {"contact", "points", K_POINT, 3, 3, -10, 10, 0, 1, NULL, "m", "",
+     "`FRAME x y z`: one contact point with its own offset in FRAME; one per line (continuation lines), after the points of `frames`"},
+    {"environment", "ground", K_BOOL, 0, 0, 0, 1, 0, 0, NULL, "", "1", "1: the plane z = `ground_height`"},
+    {"environment", "ground_height", K_NUM, 0, 0, -1e4, 1e4, 0, 0, NULL, "m", "0", "height of the ground"},
+    {"environment", "plane", K_VEC, 4, 4, -1e4, 1e4, 0, 1, NULL, "m", "", "nx ny nz d: the solid half-space n·x <= d (repeatable; slopes)"},
+    {"environment", "box", K_VEC, 6, 7, -1e4, 1e4, 0, 1, NULL, "m, rad", "",
+     "cx cy cz hx hy hz [yaw]: a solid box, centre, half sizes, turned by yaw about z (repeatable)"},
+    {"controller", "type", K_STR, 0, 0, 0, 0, 0, 0, NULL, "", MBS_CONTROLLER_DEFAULT,
+     "a registered controller (its options below); `./sim --help` lists them"},
+    {"controller", "dt", K_NUM, 0, 0, 0, 10, OPEN_LO, 0, NULL, "s", NULL, "controller period; a whole number of stepper steps"},
+    {"stepper", "name", K_STR, 0, 0, 0, 0, 0, 0, NULL, "", MBS_STEPPER_DEFAULT, "a registered stepper (its options below); `./sim --help` lists them"},
+    {"stepper", "dt", K_NUM, 0, 0, 0, 1, OPEN_LO, 0, NULL, "s", NULL, "step; divides `[controller] dt` into at most 10⁹ steps"},
+    {"run", "duration", K_NUM, 0, 0, 0, 1e7, OPEN_LO, 0, NULL, "s", NULL, "simulated time, at least one controller period and at most 10¹⁵ of them"},
+    {"run", "max_velocity", K_NUM, 0, 0, 0, BIG, OPEN_LO, 0, NULL, "m/s or rad/s", "1e3", "any \\|v_k\\| above it stops the run as diverged"},
+    {"run", "box", K_VEC, 6, 6, -BIG, BIG, 0, 0, NULL, "m", "-1e3 -1e3 -10 1e3 1e3 1e3",
+     "xmin ymin zmin xmax ymax zmax: the base leaving it stops the run as diverged"},
+    {"output", "csv", K_STR, 0, 0, 0, 0, 0, 0, NULL, "", "", "trajectory file, relative to the current directory (none by default)"},
+    {"output", "every", K_INT, 0, 0, 1, 1e9, 0, 0, NULL, "", "1", "one CSV row every this many controller periods"},
 };
 #define NKEYS ((int)(sizeof KEYS / sizeof *KEYS))
 static const char *const SECTIONS[] = {"model", "contact", "environment", "controller", "stepper", "run", "output"};
 #define NSECTIONS ((int)(sizeof SECTIONS / sizeof *SECTIONS))
 
-/* Keys every scenario must set (the rest have defaults). */
-static const char *const REQUIRED[][2] = {{"model", "urdf"}, {"controller", "dt"}, {"stepper", "dt"}, {"run", "duration"}};
 
 /* ---- reading the file ---- */
 
-typedef struct header {
-    char name[MBS_NAME_LEN];
-    int line;
-} header;
 
-typedef struct reader {
-    const char *pos, *end;   /* the text still to read (no NUL byte in it, not NUL-terminated) */
-    int line;            /* lines handed to inih so far: the line of the current key */
-    int long_line;       /* first line longer than inih's buffer, 0 when none */
-    int nheaders, cap;   /* every [section] line, so that an unknown (even empty) section is */
-    header *headers;     /* reported at its own line */
-    int nomem;
-} reader;
 
-/* Notes a "[name]" line (inih calls handlers only for keys). */
-static void note_header(reader *r, const char *line, int n)
-{
-    int i = 0;
-    while (i < n && (line[i] == ' ' || line[i] == '\t')) i++;
-    if (i >= n || line[i] != '[') return;
-    const char *close = memchr(line + i, ']', (size_t)(n - i));
-    if (!close) return;   /* inih reports it as a syntax error */
-    if (r->nheaders == r->cap) {
-        header *h = realloc(r->headers, (size_t)(r->cap = 2 * r->cap + 8) * sizeof *h);
-        if (!h) { r->nomem = 1; return; }
-        r->headers = h;
-    }
-    header *h = &r->headers[r->nheaders++];
-    /* inih strips white space inside the brackets the same way */
-    const char *a = line + i + 1, *b = close;
-    while (a < b && (*a == ' ' || *a == '\t')) a++;
-    while (b > a && (b[-1] == ' ' || b[-1] == '\t')) b--;
-    snprintf(h->name, sizeof h->name, "%.*s", (int)(b - a), a);
-    h->line = r->line;
-}
 
-/* fgets over the text in memory, counting lines so that the handler knows where it is (inih
- * passes no line number to handlers unless built with INI_HANDLER_LINENO, which Debian's is not). */
-static char *read_line(char *str, int num, void *stream)
-{
-    reader *r = stream;
-    if (r->pos >= r->end) return NULL;
-    const char *nl = memchr(r->pos, '\n', (size_t)(r->end - r->pos));
-    size_t len = nl ? (size_t)(nl - r->pos) : (size_t)(r->end - r->pos);
-    int n = len < (size_t)num ? (int)len : num;   /* num or more: too long either way */
-    r->line++;
-    if (n + 1 > num - 1) {
-        /* inih would read the rest of the line as a new one: refuse it instead */
-        if (!r->long_line) r->long_line = r->line;
-        str[0] = '\0';
-    } else {
-        memcpy(str, r->pos, (size_t)n);
-        str[n] = '\n';
-        str[n + 1] = '\0';
-        note_header(r, r->pos, n);
-    }
-    r->pos += len + (nl != NULL);
-    return str;
-}
 
-typedef struct parse_ctx {
-    mbs_scenario *sc;
-    reader rd;
-    int nomem;
-    int outside_line;    /* first key before any [section] */
-} parse_ctx;
 
-static int add_entry(mbs_scenario *sc, const char *section, const char *key, const char *value, int line)
-{
-    if (sc->nentries % 32 == 0) {
-        mbs_scenario_entry *e = realloc(sc->entries, (size_t)(sc->nentries + 32) * sizeof *e);
-        if (!e) return -1;
-        sc->entries = e;
-    }
-    mbs_scenario_entry *e = &sc->entries[sc->nentries];
-    e->section = mbs_strdup(section);
-    e->key = mbs_strdup(key);
-    e->value = mbs_strdup(value);
-    e->line = line;
-    e->dead = 0;
-    if (!e->section || !e->key || !e->value) {
-        free(e->section); free(e->key); free(e->value);
-        return -1;
-    }
-    sc->nentries++;
-    return 0;
-}
 
-static int on_key(void *user, const char *section, const char *name, const char *value)
-{
-    parse_ctx *c = user;
-    if (!section[0]) {
-        if (!c->outside_line) c->outside_line = c->rd.line;
-        return 1;
-    }
-    if (add_entry(c->sc, section, name, value, c->rd.line)) c->nomem = 1;
-    return 1;
-}
 
 /* ---- messages ---- */
 
-static void where(const mbs_scenario *sc, const mbs_scenario_entry *e, char *buf, size_t n)
-{
-    if (e->line > 0) snprintf(buf, n, "%s:%d: [%s] %s", sc->path, e->line, e->section, e->key);
-    else snprintf(buf, n, "%s: --set %s.%s=%s", sc->path, e->section, e->key, e->value);
-}
 
-static int fail_at(const mbs_scenario *sc, const mbs_scenario_entry *e, mbs_error *err, int code, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static int fail_at(const mbs_scenario *sc, const mbs_scenario_entry *e, mbs_error *err, int code, const char *fmt, ...)
-{
-    char w[MBS_PATH_LEN + 256], what[400];
-    where(sc, e, w, sizeof w);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    return mbs_fail(err, code, "%s: %s", w, what);
-}
 
-static const mbs_scenario_entry *find(const mbs_scenario *sc, const char *section, const char *key)
-{
-    const mbs_scenario_entry *found = NULL;
-    for (int i = 0; i < sc->nentries; i++) {
-        const mbs_scenario_entry *e = &sc->entries[i];
-        if (!e->dead && strcmp(e->section, section) == 0 && strcmp(e->key, key) == 0) found = e;
-    }
-    return found;
-}
 
-int mbs_scenario_line(const mbs_scenario *sc, const char *section, const char *key)
-{
-    const mbs_scenario_entry *e = sc ? find(sc, section, key) : NULL;
-    return e ? e->line : -1;
-}
 
-void mbs_scenario_where(const mbs_scenario *sc, const char *section, const char *key, char *buf, size_t n)
-{
-    const mbs_scenario_entry *e = find(sc, section, key);
-    if (e) where(sc, e, buf, n);
-    else snprintf(buf, n, "%s: [%s] %s", sc->path, section, key);
-}
 
 /* ---- values ---- */
 
@@ -232,189 +89,38 @@ static const keyspec *spec_of(const char *section, const char *key)
     return NULL;
 }
 
-/* Parses up to max numbers separated by spaces, tabs or commas; returns the count, or -1 with
- * the offending word in bad when a word is not a finite number. */
-static int parse_numbers(const char *s, double *out, int max, char *bad, size_t nbad)
+/* The numbers of section.key: its value, else the table's default (left alone when neither). */
+static void nums(const mbs_scenario *sc, const char *section, const char *key, double *out, int n)
 {
-    int n = 0;
-    const char *p = s;
-    for (;;) {
-        while (*p == ' ' || *p == '\t' || *p == ',') p++;
-        if (!*p) return n;
-        const char *w = p;
-        while (*p && *p != ' ' && *p != '\t' && *p != ',') p++;
-        char word[128];
-        size_t len = (size_t)(p - w) < sizeof word - 1 ? (size_t)(p - w) : sizeof word - 1;
-        memcpy(word, w, len);
-        word[len] = '\0';
-        char *end;
-        errno = 0;
-        double x = strtod(word, &end);
-        if (end == word || *end || !isfinite(x) || errno == ERANGE) {
-            snprintf(bad, nbad, "%s", word);
-            return -1;
-        }
-        if (n < max) out[n] = x;
-        n++;
+    const keyspec *k = spec_of(section, key);
+    if (k && k->def && k->def[0]) {
+        char bad[128];
+        double x[8];
+        int got = mbs_ini_numbers(k->def, x, 8, bad, sizeof bad);
+        for (int i = 0; i < n && i < got; i++) out[i] = x[i];
     }
+    mbs_ini_nums(sc, section, key, out, n);
 }
 
-static void range_text(const keyspec *k, char *buf, size_t n)
+static double num(const mbs_scenario *sc, const char *section, const char *key)
 {
-    if (k->hi >= BIG) snprintf(buf, n, "%s %g", k->open & OPEN_LO ? ">" : ">=", k->lo);
-    else snprintf(buf, n, "in %s%g, %g%s", k->open & OPEN_LO ? "(" : "[", k->lo, k->hi, k->open & OPEN_HI ? ")" : "]");
+    double x = 0;
+    nums(sc, section, key, &x, 1);
+    return x;
 }
 
-static int in_range(const keyspec *k, double x)
-{
-    if (k->open & OPEN_LO ? !(x > k->lo) : !(x >= k->lo)) return 0;
-    if (k->open & OPEN_HI ? !(x < k->hi) : !(x <= k->hi)) return 0;
-    return 1;
-}
 
-static int word_index(const char *words, const char *w)
-{
-    int i = 0;
-    size_t n = strlen(w);
-    for (const char *p = words; *p; i++) {
-        const char *e = strchr(p, ' ');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len == n && strncmp(p, w, n) == 0) return i;
-        if (!e) break;
-        p = e + 1;
-    }
-    return -1;
-}
 
-/* The name and the numbers of a K_POINT value "NAME x y z": the name (at most n - 1 bytes)
- * into name, and a pointer to the text of the numbers; 1 when the first word is missing or
- * too long. */
-static int split_point(const char *value, char *name, size_t n, const char **rest)
-{
-    *rest = value;
-    return mbs_next_word(rest, name, n) <= 0;
-}
 
-/* A K_POINT value: a frame name (resolved against the model later), then exactly nmin numbers
- * in the key's range. */
-static int check_point(const mbs_scenario *sc, const mbs_scenario_entry *e, const keyspec *k, double *x, int *count,
-                       mbs_error *err)
-{
-    char name[MBS_NAME_LEN], bad[128], rng[64];
-    const char *rest = NULL;
-    if (split_point(e->value, name, sizeof name, &rest))
-        return fail_at(sc, e, err, MBS_ERR_PARSE, "expected a frame name and %d numbers, got '%s'", k->nmin, e->value);
-    char *end;
-    strtod(name, &end);
-    if (*end == '\0')   /* the whole first word is a number: the frame was left out */
-        return fail_at(sc, e, err, MBS_ERR_PARSE, "expected a frame name before the numbers, got '%s'", e->value);
-    int n = parse_numbers(rest, x, k->nmax, bad, sizeof bad);
-    if (n < 0) return fail_at(sc, e, err, MBS_ERR_PARSE, "malformed number '%s'", bad);
-    if (n != k->nmin) return fail_at(sc, e, err, MBS_ERR_PARSE, "expected a frame name and %d numbers, got %d numbers", k->nmin, n);
-    for (int i = 0; i < n; i++)
-        if (!in_range(k, x[i])) {
-            range_text(k, rng, sizeof rng);
-            return fail_at(sc, e, err, MBS_ERR_ARG, "out of range: %g (must be %s)", x[i], rng);
-        }
-    *count = n;
-    return MBS_OK;
-}
 
-/* Checks one entry against its spec; numbers go to x (up to 7). */
-static int check_value(const mbs_scenario *sc, const mbs_scenario_entry *e, const keyspec *k, double *x, int *count,
-                       mbs_error *err)
-{
-    char bad[128], rng[64];
-    *count = 0;
-    switch (k->kind) {
-    case K_POINT:
-        return check_point(sc, e, k, x, count, err);
-    case K_STR:
-        if (!e->value[0]) return fail_at(sc, e, err, MBS_ERR_PARSE, "empty value");
-        return MBS_OK;
-    case K_NAMES:
-        if (!e->value[0]) return fail_at(sc, e, err, MBS_ERR_PARSE, "empty list of names");
-        return MBS_OK;
-    case K_ENUM:
-        if (word_index(k->words, e->value) < 0)
-            return fail_at(sc, e, err, MBS_ERR_PARSE, "'%s' is not one of: %s", e->value, k->words);
-        x[0] = word_index(k->words, e->value);
-        return MBS_OK;
-    case K_NUM: case K_INT: case K_BOOL: case K_VEC: {
-        int nmin = k->kind == K_VEC ? k->nmin : 1, nmax = k->kind == K_VEC ? k->nmax : 1;
-        int n = parse_numbers(e->value, x, nmax, bad, sizeof bad);
-        if (n < 0) return fail_at(sc, e, err, MBS_ERR_PARSE, "malformed number '%s'", bad);
-        if (n < nmin || n > nmax) {
-            if (nmin == 1 && nmax == 1) return fail_at(sc, e, err, MBS_ERR_PARSE, "malformed number '%s' (expected one number)", e->value);
-            if (nmin == nmax) return fail_at(sc, e, err, MBS_ERR_PARSE, "expected %d numbers, got %d", nmin, n);
-            return fail_at(sc, e, err, MBS_ERR_PARSE, "expected %d to %d numbers, got %d", nmin, nmax, n);
-        }
-        for (int i = 0; i < n; i++) {
-            if ((k->kind == K_INT || k->kind == K_BOOL) && x[i] != floor(x[i]))
-                return fail_at(sc, e, err, MBS_ERR_PARSE, "malformed number '%s' (expected an integer)", e->value);
-            if (k->kind == K_BOOL && x[i] != 0 && x[i] != 1)
-                return fail_at(sc, e, err, MBS_ERR_ARG, "out of range: %s (expected 0 or 1)", e->value);
-            if (!in_range(k, x[i])) {
-                range_text(k, rng, sizeof rng);
-                return fail_at(sc, e, err, MBS_ERR_ARG, "out of range: %g (must be %s)", x[i], rng);
-            }
-        }
-        *count = n;
-        return MBS_OK;
-    }
-    }
-    return MBS_OK;
-}
 
-/* The numbers of a single-valued key (the defaults stay when it is absent). */
-static void get_nums(const mbs_scenario *sc, const char *section, const char *key, double *out, int n)
-{
-    const mbs_scenario_entry *e = find(sc, section, key);
-    if (!e) return;
-    char bad[128];
-    double x[8];
-    int got = parse_numbers(e->value, x, 8, bad, sizeof bad);
-    for (int i = 0; i < n && i < got; i++) out[i] = x[i];
-}
 
-static double get_num(const mbs_scenario *sc, const char *section, const char *key, double def)
-{
-    get_nums(sc, section, key, &def, 1);
-    return def;
-}
+
+
 
 /* ---- --set overrides ---- */
 
-/* Copies [a, b) without surrounding white space; non-zero when it does not fit. */
-static int trim_copy(char *dst, size_t n, const char *a, const char *b)
-{
-    while (a < b && (*a == ' ' || *a == '\t')) a++;
-    while (b > a && (b[-1] == ' ' || b[-1] == '\t')) b--;
-    if ((size_t)(b - a) >= n) return 1;
-    memcpy(dst, a, (size_t)(b - a));
-    dst[b - a] = '\0';
-    return 0;
-}
 
-static int apply_override(mbs_scenario *sc, const char *ov, mbs_error *err)
-{
-    const char *eq = ov ? strchr(ov, '=') : NULL;
-    const char *dot = ov ? strchr(ov, '.') : NULL;
-    if (!ov || !eq || !dot || dot > eq)
-        return mbs_fail(err, MBS_ERR_ARG, "%s: bad --set '%s': expected section.key=value", sc->path, ov ? ov : "(null)");
-    char section[MBS_NAME_LEN], key[MBS_NAME_LEN], value[512];
-    /* white space around the parts is dropped, as inih drops it in the file */
-    if (trim_copy(section, sizeof section, ov, dot) || trim_copy(key, sizeof key, dot + 1, eq) ||
-        trim_copy(value, sizeof value, eq + 1, eq + strlen(eq)))
-        return mbs_fail(err, MBS_ERR_ARG, "%s: bad --set '%s': section, key or value too long", sc->path, ov);
-    if (!section[0] || !key[0])
-        return mbs_fail(err, MBS_ERR_ARG, "%s: bad --set '%s': expected section.key=value", sc->path, ov);
-    /* the override replaces every value the file gave that key */
-    for (int i = 0; i < sc->nentries; i++)
-        if (strcmp(sc->entries[i].section, section) == 0 && strcmp(sc->entries[i].key, key) == 0) sc->entries[i].dead = 1;
-    if (add_entry(sc, section, key, value, 0)) return mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
-    return MBS_OK;
-}
 
 /* ---- building the scenario ---- */
 
@@ -456,7 +162,7 @@ static int given_twice(const mbs_scenario *sc, int i, mbs_error *err)
     for (int j = 0; j < i; j++) {
         const mbs_scenario_entry *o = &sc->entries[j];
         if (!o->dead && strcmp(o->section, e->section) == 0 && strcmp(o->key, e->key) == 0)
-            return fail_at(sc, e, err, MBS_ERR_PARSE, "given twice (first at line %d)", o->line);
+            return mbs_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "given twice (first at line %d)", o->line);
     }
     return MBS_OK;
 }
@@ -466,7 +172,7 @@ static int check_option(const mbs_scenario *sc, const mbs_scenario_entry *e, con
 {
     mbs_error e1;
     mbs_error_clear(&e1);
-    if (mbs_options_set(t, NULL, e->key, e->value, &e1) != MBS_OK) return fail_at(sc, e, err, e1.code, "%s", e1.msg);
+    if (mbs_options_set(t, NULL, e->key, e->value, &e1) != MBS_OK) return mbs_ini_fail_at(sc, e, err, e1.code, "%s", e1.msg);
     return MBS_OK;
 }
 
@@ -482,10 +188,10 @@ static int check_controller_key(const mbs_scenario *sc, const mbs_scenario_entry
         t = NULL;
         for (int c = 0; !t && c < mbs_controller_count(); c++)
             if (mbs_options_find(mbs_controller_at(c)->options, e->key, NULL)) t = mbs_controller_at(c)->options;
-        if (!t) return fail_at(sc, e, err, MBS_ERR_PARSE, "unknown key '%s' in section [controller] (controller '%s' "
+        if (!t) return mbs_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "unknown key '%s' in section [controller] (controller '%s' "
                                "has no such option)", e->key, ctrl->name);
         char w[MBS_PATH_LEN + 256];
-        where(sc, e, w, sizeof w);
+        mbs_ini_where(sc, e, w, sizeof w);
         mbs_warn(err, "%s: not used by controller type '%s' (ignored)", w, ctrl->name);
     }
     return check_option(sc, e, t, err);
@@ -495,8 +201,8 @@ static int check_controller_key(const mbs_scenario *sc, const mbs_scenario_entry
 static int check_entries(mbs_scenario *sc, mbs_error *err)
 {
     /* the controller first: its option table decides which [controller] keys exist */
-    const mbs_scenario_entry *te = find(sc, "controller", "type");
-    const char *type = te ? te->value : "pd";
+    const mbs_scenario_entry *te = mbs_ini_find(sc, "controller", "type");
+    const char *type = te ? te->value : MBS_CONTROLLER_DEFAULT;
     const mbs_scheme_info *ctrl = mbs_controller_find(type);
     if (!ctrl) {
         char names[256] = "";
@@ -504,7 +210,7 @@ static int check_entries(mbs_scenario *sc, mbs_error *err)
             strncat(names, c ? " " : "", sizeof names - strlen(names) - 1);
             strncat(names, mbs_controller_at(c)->name, sizeof names - strlen(names) - 1);
         }
-        return fail_at(sc, te, err, MBS_ERR_PARSE, "'%s' is not one of: %s", type, names);
+        return mbs_ini_fail_at(sc, te, err, MBS_ERR_PARSE, "'%s' is not one of: %s", type, names);
     }
     snprintf(sc->controller, sizeof sc->controller, "%s", type);
     for (int i = 0; i < sc->nentries; i++) {
@@ -524,22 +230,22 @@ static int check_entries(mbs_scenario *sc, mbs_error *err)
             if (rc != MBS_OK) return rc;
             continue;
         }
-        if (!k) return fail_at(sc, e, err, MBS_ERR_PARSE, "unknown key '%s' in section [%s]", e->key, e->section);
+        if (!k) return mbs_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "unknown key '%s' in section [%s]", e->key, e->section);
         if (!k->multi && given_twice(sc, i, err)) return MBS_ERR_PARSE;
         double x[8];
         int n;
-        if (check_value(sc, e, k, x, &n, err)) return err ? err->code : MBS_ERR_PARSE;
+        if (mbs_ini_check_value(sc, e, k, x, &n, err)) return err ? err->code : MBS_ERR_PARSE;
     }
-    for (size_t r = 0; r < sizeof REQUIRED / sizeof *REQUIRED; r++)
-        if (!find(sc, REQUIRED[r][0], REQUIRED[r][1]))
+    for (int r = 0; r < NKEYS; r++)
+        if (!KEYS[r].def && !mbs_ini_find(sc, KEYS[r].section, KEYS[r].key))
             return mbs_fail(err, MBS_ERR_PARSE, "%s: [%s] %s: missing (every scenario must set it)", sc->path,
-                            REQUIRED[r][0], REQUIRED[r][1]);
+                            KEYS[r].section, KEYS[r].key);
     return MBS_OK;
 }
 
 static void read_controller(mbs_scenario *sc)
 {
-    sc->controller_dt = get_num(sc, "controller", "dt", 0);
+    sc->controller_dt = num(sc, "controller", "dt");
 }
 
 #define MAX_SUBSTEPS 1e9    /* stepper steps per controller period */
@@ -548,32 +254,32 @@ static void read_controller(mbs_scenario *sc)
 /* Checks that need several keys at once. */
 static int check_together(mbs_scenario *sc, mbs_error *err)
 {
-    const mbs_scenario_entry *sdt = find(sc, "stepper", "dt");
+    const mbs_scenario_entry *sdt = mbs_ini_find(sc, "stepper", "dt");
     if (sc->dt > sc->controller_dt * (1 + 1e-9))
-        return fail_at(sc, sdt, err, MBS_ERR_ARG, "out of range: %g is longer than the controller period [controller] dt = %g",
+        return mbs_ini_fail_at(sc, sdt, err, MBS_ERR_ARG, "out of range: %g is longer than the controller period [controller] dt = %g",
                        sc->dt, sc->controller_dt);
     double ratio = sc->controller_dt / sc->dt;
     /* the loop counts sub-steps per controller period in an int and controller periods in a
      * long: bounds far beyond any real run keep both conversions defined */
     if (!(ratio <= MAX_SUBSTEPS))
-        return fail_at(sc, sdt, err, MBS_ERR_ARG,
+        return mbs_ini_fail_at(sc, sdt, err, MBS_ERR_ARG,
                        "out of range: %g makes %.3g steps per controller period [controller] dt = %g (at most %g)",
                        sc->dt, ratio, sc->controller_dt, MAX_SUBSTEPS);
     double periods = sc->duration / sc->controller_dt;
     if (!(periods <= MAX_PERIODS))
-        return fail_at(sc, find(sc, "run", "duration"), err, MBS_ERR_ARG,
+        return mbs_ini_fail_at(sc, mbs_ini_find(sc, "run", "duration"), err, MBS_ERR_ARG,
                        "out of range: %g is %.3g controller periods of %g s (at most %g)", sc->duration, periods,
                        sc->controller_dt, MAX_PERIODS);
     if (fabs(ratio - floor(ratio + 0.5)) > 1e-6 * ratio)
-        return fail_at(sc, sdt, err, MBS_ERR_ARG,
+        return mbs_ini_fail_at(sc, sdt, err, MBS_ERR_ARG,
                        "out of range: %g does not divide the controller period [controller] dt = %g into whole steps",
                        sc->dt, sc->controller_dt);
     if (sc->duration < sc->controller_dt)
-        return fail_at(sc, find(sc, "run", "duration"), err, MBS_ERR_ARG,
+        return mbs_ini_fail_at(sc, mbs_ini_find(sc, "run", "duration"), err, MBS_ERR_ARG,
                        "out of range: %g is shorter than one controller period (%g)", sc->duration, sc->controller_dt);
     for (int k = 0; k < 3; k++)
         if (!(sc->box_min[k] < sc->box_max[k]))
-            return fail_at(sc, find(sc, "run", "box"), err, MBS_ERR_ARG,
+            return mbs_ini_fail_at(sc, mbs_ini_find(sc, "run", "box"), err, MBS_ERR_ARG,
                            "out of range: the box is xmin ymin zmin xmax ymax zmax with each min < max");
     return MBS_OK;
 }
@@ -588,14 +294,14 @@ static void scenario_dir(const char *path, char *dir, size_t n)
 
 static int load_model(mbs_scenario *sc, mbs_error *err)
 {
-    const mbs_scenario_entry *e = find(sc, "model", "urdf");
+    const mbs_scenario_entry *e = mbs_ini_find(sc, "model", "urdf");
     char dir[MBS_PATH_LEN];
     scenario_dir(sc->path, dir, sizeof dir);
     if (e->value[0] == '/' || !strchr(sc->path, '/')) snprintf(sc->urdf, sizeof sc->urdf, "%s", e->value);
     else if ((size_t)snprintf(sc->urdf, sizeof sc->urdf, "%s/%s", dir, e->value) >= sizeof sc->urdf)
-        return fail_at(sc, e, err, MBS_ERR_ARG, "path too long");
+        return mbs_ini_fail_at(sc, e, err, MBS_ERR_ARG, "path too long");
     FILE *f = fopen(sc->urdf, "rb");
-    if (!f) return fail_at(sc, e, err, MBS_ERR_IO, "cannot open '%s': %s", sc->urdf, strerror(errno));
+    if (!f) return mbs_ini_fail_at(sc, e, err, MBS_ERR_IO, "cannot open '%s': %s", sc->urdf, strerror(errno));
     fclose(f);
     mbs_error merr;
     mbs_error_clear(&merr);
@@ -607,7 +313,7 @@ static int load_model(mbs_scenario *sc, mbs_error *err)
         *nl = '\0';
         mbs_warn(err, "%s", line);
     }
-    if (!sc->model) return fail_at(sc, e, err, merr.code ? merr.code : MBS_ERR_MODEL, "%s", merr.msg);
+    if (!sc->model) return mbs_ini_fail_at(sc, e, err, merr.code ? merr.code : MBS_ERR_MODEL, "%s", merr.msg);
     return MBS_OK;
 }
 
@@ -617,26 +323,26 @@ static int initial_posture(mbs_scenario *sc, mbs_error *err)
     sc->q0 = calloc((size_t)mbs_model_nq(m) + 1, sizeof(double));
     if (!sc->q0) return mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
     mbs_neutral(m, sc->q0);
-    const mbs_scenario_entry *bp = find(sc, "model", "base_position"), *br = find(sc, "model", "base_rpy");
+    const mbs_scenario_entry *bp = mbs_ini_find(sc, "model", "base_position"), *br = mbs_ini_find(sc, "model", "base_rpy");
     int root_free = mbs_model_njoints(m) > 0 && mbs_joint_type_of(m, 0) == MBS_JOINT_FREEFLYER;
     if ((bp || br) && !root_free)
-        return fail_at(sc, bp ? bp : br, err, MBS_ERR_ARG, "the model has no free-flyer root (set floating = 1)");
+        return mbs_ini_fail_at(sc, bp ? bp : br, err, MBS_ERR_ARG, "the model has no free-flyer root (set floating = 1)");
     if (root_free) {
         int iq = mbs_joint_idx_q(m, 0);
-        get_nums(sc, "model", "base_position", sc->q0 + iq, 3);
+        nums(sc, "model", "base_position", sc->q0 + iq, 3);
         double rpy[3] = {0, 0, 0};
-        get_nums(sc, "model", "base_rpy", rpy, 3);
+        nums(sc, "model", "base_rpy", rpy, 3);
         rpy_to_quat(rpy, sc->q0 + iq + 3);
     }
     for (int i = 0; i < sc->nentries; i++) {
         const mbs_scenario_entry *e = &sc->entries[i];
         if (e->dead || strcmp(e->section, "model") != 0 || strncmp(e->key, "q.", 2) != 0) continue;
         int j = mbs_joint_id(m, e->key + 2);
-        if (j < 0) return fail_at(sc, e, err, MBS_ERR_ARG, "no joint '%s' in model '%s'", e->key + 2, mbs_model_name(m));
+        if (j < 0) return mbs_ini_fail_at(sc, e, err, MBS_ERR_ARG, "no joint '%s' in model '%s'", e->key + 2, mbs_model_name(m));
         if (mbs_joint_nq(m, j) != 1)
-            return fail_at(sc, e, err, MBS_ERR_ARG, "joint '%s' has %d coordinates; only 1-coordinate joints are set "
+            return mbs_ini_fail_at(sc, e, err, MBS_ERR_ARG, "joint '%s' has %d coordinates; only 1-coordinate joints are set "
                            "this way", e->key + 2, mbs_joint_nq(m, j));
-        sc->q0[mbs_joint_idx_q(m, j)] = get_num(sc, "model", e->key, 0);
+        sc->q0[mbs_joint_idx_q(m, j)] = mbs_ini_num(sc, "model", e->key, 0);
     }
     return MBS_OK;
 }
@@ -646,9 +352,9 @@ static int add_contact(mbs_scenario *sc, const mbs_scenario_entry *e, const char
                        double radius, mbs_error *err)
 {
     if (mbs_frame_id(sc->model, name) < 0)
-        return fail_at(sc, e, err, MBS_ERR_ARG, "no frame '%s' in model '%s'", name, mbs_model_name(sc->model));
+        return mbs_ini_fail_at(sc, e, err, MBS_ERR_ARG, "no frame '%s' in model '%s'", name, mbs_model_name(sc->model));
     if (sc->ncontacts >= MBS_SIM_MAX_CONTACTS)
-        return fail_at(sc, e, err, MBS_ERR_ARG, "out of range: more than %d contact points", MBS_SIM_MAX_CONTACTS);
+        return mbs_ini_fail_at(sc, e, err, MBS_ERR_ARG, "out of range: more than %d contact points", MBS_SIM_MAX_CONTACTS);
     mbs_scenario_contact *c = &sc->contacts[sc->ncontacts++];
     snprintf(c->frame, sizeof c->frame, "%s", name);
     memcpy(c->offset, offset, sizeof c->offset);
@@ -666,8 +372,8 @@ static int read_points(mbs_scenario *sc, double radius, mbs_error *err)
         char name[MBS_NAME_LEN], bad[128];
         const char *rest = NULL;
         double x[3] = {0, 0, 0};
-        split_point(e->value, name, sizeof name, &rest);   /* checked by check_point */
-        parse_numbers(rest, x, 3, bad, sizeof bad);
+        mbs_ini_split_point(e->value, name, sizeof name, &rest);   /* checked by check_point */
+        mbs_ini_numbers(rest, x, 3, bad, sizeof bad);
         int rc = add_contact(sc, e, name, x, radius, err);
         if (rc != MBS_OK) return rc;
     }
@@ -677,13 +383,13 @@ static int read_points(mbs_scenario *sc, double radius, mbs_error *err)
 static int read_contacts(mbs_scenario *sc, mbs_error *err)
 {
     mbs_material *mt = &sc->material;
-    mt->k_normal = get_num(sc, "contact", "stiffness", 1e5);
-    mt->b_normal = get_num(sc, "contact", "damping", 300);
-    mt->k_tangent = get_num(sc, "contact", "stiffness_tangent", mt->k_normal);
-    mt->b_tangent = get_num(sc, "contact", "damping_tangent", mt->b_normal);
-    mt->mu = get_num(sc, "contact", "friction", 1);
-    double offset[3] = {0, 0, 0}, radius = get_num(sc, "contact", "radius", 0);
-    get_nums(sc, "contact", "offset", offset, 3);
+    mt->k_normal = num(sc, "contact", "stiffness");
+    mt->b_normal = num(sc, "contact", "damping");
+    mt->k_tangent = mbs_ini_num(sc, "contact", "stiffness_tangent", mt->k_normal);
+    mt->b_tangent = mbs_ini_num(sc, "contact", "damping_tangent", mt->b_normal);
+    mt->mu = num(sc, "contact", "friction");
+    double offset[3] = {0, 0, 0}, radius = num(sc, "contact", "radius");
+    nums(sc, "contact", "offset", offset, 3);
     /* frames: names separated by spaces or commas, over one or more lines */
     for (int i = 0; i < sc->nentries; i++) {
         const mbs_scenario_entry *e = &sc->entries[i];
@@ -691,7 +397,7 @@ static int read_contacts(mbs_scenario *sc, mbs_error *err)
         const char *p = e->value;
         char name[MBS_NAME_LEN];
         for (int len; (len = mbs_next_word(&p, name, sizeof name)) != 0;) {
-            if (len < 0) return fail_at(sc, e, err, MBS_ERR_ARG, "frame name too long");
+            if (len < 0) return mbs_ini_fail_at(sc, e, err, MBS_ERR_ARG, "frame name too long");
             int rc = add_contact(sc, e, name, offset, radius, err);
             if (rc != MBS_OK) return rc;
         }
@@ -702,11 +408,11 @@ static int read_contacts(mbs_scenario *sc, mbs_error *err)
 static int read_environment(mbs_scenario *sc, mbs_error *err)
 {
     mbs_environment *env = &sc->env;
-    if (get_num(sc, "environment", "ground", 1) != 0) {
+    if (num(sc, "environment", "ground") != 0) {
         mbs_plane *g = &env->planes[env->nplanes++];
         g->normal[0] = g->normal[1] = 0;
         g->normal[2] = 1;
-        g->offset = get_num(sc, "environment", "ground_height", 0);
+        g->offset = num(sc, "environment", "ground_height");
         g->material = sc->material;
     }
     for (int i = 0; i < sc->nentries; i++) {
@@ -714,19 +420,19 @@ static int read_environment(mbs_scenario *sc, mbs_error *err)
         if (e->dead || strcmp(e->section, "environment") != 0) continue;
         double x[8] = {0};
         char bad[128];
-        int n = parse_numbers(e->value, x, 8, bad, sizeof bad);
+        int n = mbs_ini_numbers(e->value, x, 8, bad, sizeof bad);
         if (strcmp(e->key, "plane") == 0) {
             double nn = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
-            if (!(nn > 1e-12)) return fail_at(sc, e, err, MBS_ERR_ARG, "out of range: the normal (first 3 numbers) is zero");
-            if (env->nplanes >= MBS_MAX_PLANES) return fail_at(sc, e, err, MBS_ERR_ARG, "out of range: more than %d planes", MBS_MAX_PLANES);
+            if (!(nn > 1e-12)) return mbs_ini_fail_at(sc, e, err, MBS_ERR_ARG, "out of range: the normal (first 3 numbers) is zero");
+            if (env->nplanes >= MBS_MAX_PLANES) return mbs_ini_fail_at(sc, e, err, MBS_ERR_ARG, "out of range: more than %d planes", MBS_MAX_PLANES);
             mbs_plane *p = &env->planes[env->nplanes++];
             for (int k = 0; k < 3; k++) p->normal[k] = x[k] / nn;
             p->offset = x[3];
             p->material = sc->material;
         } else if (strcmp(e->key, "box") == 0) {
             if (!(x[3] > 0 && x[4] > 0 && x[5] > 0))
-                return fail_at(sc, e, err, MBS_ERR_ARG, "out of range: half sizes (numbers 4 to 6) must be > 0");
-            if (env->nboxes >= MBS_MAX_BOXES) return fail_at(sc, e, err, MBS_ERR_ARG, "out of range: more than %d boxes", MBS_MAX_BOXES);
+                return mbs_ini_fail_at(sc, e, err, MBS_ERR_ARG, "out of range: half sizes (numbers 4 to 6) must be > 0");
+            if (env->nboxes >= MBS_MAX_BOXES) return mbs_ini_fail_at(sc, e, err, MBS_ERR_ARG, "out of range: more than %d boxes", MBS_MAX_BOXES);
             mbs_box *b = &env->boxes[env->nboxes++];
             memcpy(b->center, x, 3 * sizeof(double));
             memcpy(b->half, x + 3, 3 * sizeof(double));
@@ -737,6 +443,28 @@ static int read_environment(mbs_scenario *sc, mbs_error *err)
         }
     }
     return MBS_OK;
+}
+
+int mbs_scenario_keys_markdown(const char *section, char *buf, size_t n)
+{
+    size_t len = 0;
+    char line[1024], what[900];
+    if (buf && n) buf[0] = '\0';
+    for (int i = -1; i < NKEYS; i++) {
+        if (i < 0) snprintf(line, sizeof line, "| key | value | default |\n|---|---|---|\n");
+        else {
+            const keyspec *k = &KEYS[i];
+            if (strcmp(k->section, section) != 0) continue;
+            mbs_ini_describe(k, what, sizeof what);
+            const char *def = !k->def ? "required" : k->def[0] ? k->def : strstr(k->doc, "(default:") ? "see value" : "none";
+            size_t kl = strlen(k->key);
+            int any = kl >= 2 && k->key[kl - 1] == '*';   /* "q.*": q.JOINT */
+            snprintf(line, sizeof line, "| `%.*s%s` | %s | %s |\n", (int)(any ? kl - 1 : kl), k->key, any ? "JOINT" : "", what, def);
+        }
+        if (buf && len < n) snprintf(buf + len, n - len, "%s", line);
+        len += strlen(line);
+    }
+    return (int)len;
 }
 
 int mbs_scenario_scheme_options(const mbs_scenario *sc, const char *scheme, mbs_option *opts, int *idx)
@@ -778,41 +506,13 @@ static int check_controller(const mbs_scenario *sc, mbs_error *err)
     return mbs_fail(err, e.code, "%s: %s", w, e.msg);
 }
 
-/* The whole file in memory (not NUL-terminated: the reader stops at len), so that
- * the reader can count lines; NULL with err filled on failure. */
-static char *read_scenario_file(const char *path, size_t *len_out, mbs_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) { mbs_fail(err, MBS_ERR_IO, "%s: cannot open scenario: %s", path, strerror(errno)); return NULL; }
-    char *text = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 4096 > cap) {
-            char *t = realloc(text, cap = 2 * cap + 8192);
-            if (!t) { free(text); fclose(f); mbs_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
-            text = t;
-        }
-        size_t got = fread(text + len, 1, 4096, f);
-        len += got;
-        if (got < 4096) break;
-    }
-    int rerr = ferror(f);
-    fclose(f);
-    if (rerr) {
-        free(text);
-        mbs_fail(err, MBS_ERR_IO, "%s: read error", path);
-        return NULL;
-    }
-    *len_out = len;
-    return text;
-}
 
 mbs_scenario *mbs_scenario_load(const char *path, const char *const *overrides, int noverrides, mbs_error *err)
 {
     if (err) mbs_error_clear(err);
     if (!path) { mbs_fail(err, MBS_ERR_ARG, "mbs_scenario_load: no file"); return NULL; }
     size_t len = 0;
-    char *text = read_scenario_file(path, &len, err);
+    char *text = mbs_ini_read_file(path, &len, err);
     if (!text) return NULL;
     mbs_scenario *sc = mbs_scenario_load_text(path, text, len, overrides, noverrides, err);
     free(text);
@@ -832,60 +532,53 @@ mbs_scenario *mbs_scenario_load_text(const char *path, const char *text, size_t 
         mbs_fail(err, MBS_ERR_PARSE, "%s: not a text file (NUL byte)", path);
         goto fail;
     }
-    parse_ctx ctx = {sc, {text, text + len, 0, 0, 0, 0, NULL, 0}, 0, 0};
-    int bad_line = ini_parse_stream(read_line, &ctx.rd, on_key, &ctx);
-    if (ctx.nomem || ctx.rd.nomem || bad_line == -2) {
-        free(ctx.rd.headers);
-        mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
-        goto fail;
-    }
+    char (*names)[MBS_NAME_LEN] = NULL;
+    int *lines = NULL, nheaders = 0;
+    mbs_error syntax;
+    mbs_error_clear(&syntax);
+    if (mbs_ini_read(sc, text, len, &names, &lines, &nheaders, &syntax, err)) goto fail;
     /* an unknown section, at its header line: reported before the keys in it */
-    for (int i = 0; i < ctx.rd.nheaders; i++) {
-        const header *h = &ctx.rd.headers[i];
-        if (known_section(h->name) || (bad_line > 0 && bad_line < h->line)) continue;
+    for (int i = 0; i < nheaders; i++) {
+        if (known_section(names[i])) continue;
         char w[MBS_PATH_LEN + 16];
-        snprintf(w, sizeof w, "%s:%d", path, h->line);
-        unknown_section(w, h->name, err);
-        free(ctx.rd.headers);
-        goto fail;
+        snprintf(w, sizeof w, "%s:%d", path, lines[i]);
+        unknown_section(w, names[i], err);
+        break;
     }
-    free(ctx.rd.headers);
-    int first = 0;
-    const char *why = NULL;
-    if (bad_line > 0) { first = bad_line; why = "syntax error (expected [section] or key = value)"; }
-    if (ctx.rd.long_line && (!first || ctx.rd.long_line <= first)) { first = ctx.rd.long_line; why = "line too long (at most 197 characters)"; }
-    if (ctx.outside_line && (!first || ctx.outside_line <= first)) { first = ctx.outside_line; why = "key outside any [section]"; }
-    if (first) { mbs_fail(err, MBS_ERR_PARSE, "%s:%d: %s", path, first, why); goto fail; }
+    free(names);
+    free(lines);
+    if (err && err->code) goto fail;
+    if (syntax.code) { mbs_fail(err, syntax.code, "%s", syntax.msg); goto fail; }
 
     for (int i = 0; overrides && i < noverrides; i++)
-        if (apply_override(sc, overrides[i], err)) goto fail;
+        if (mbs_ini_override(sc, overrides[i], err)) goto fail;
     if (check_entries(sc, err)) goto fail;
 
     /* every value is valid now: read them with their defaults */
-    sc->floating = (int)get_num(sc, "model", "floating", 1);
+    sc->floating = (int)num(sc, "model", "floating");
     read_controller(sc);
-    const mbs_scenario_entry *name = find(sc, "stepper", "name");
-    snprintf(sc->stepper, sizeof sc->stepper, "%s", name ? name->value : "expo");
+    const mbs_scenario_entry *name = mbs_ini_find(sc, "stepper", "name");
+    snprintf(sc->stepper, sizeof sc->stepper, "%s", name ? name->value : MBS_STEPPER_DEFAULT);
     if (!mbs_stepper_find(sc->stepper)) {
         char known[256] = "";
         for (int s = 0; s < mbs_stepper_count(); s++) {
             strncat(known, s ? ", " : "", sizeof known - strlen(known) - 1);
             strncat(known, mbs_stepper_at(s)->name, sizeof known - strlen(known) - 1);
         }
-        if (name) fail_at(sc, name, err, MBS_ERR_ARG, "unknown stepper '%s' (known: %s)", sc->stepper, known);
+        if (name) mbs_ini_fail_at(sc, name, err, MBS_ERR_ARG, "unknown stepper '%s' (known: %s)", sc->stepper, known);
         else mbs_fail(err, MBS_ERR_ARG, "%s: [stepper] name: unknown stepper '%s' (the default; known: %s)", path, sc->stepper, known);
         goto fail;
     }
-    sc->dt = get_num(sc, "stepper", "dt", 0);
-    sc->duration = get_num(sc, "run", "duration", 0);
-    sc->max_velocity = get_num(sc, "run", "max_velocity", 1e3);
-    double box[6] = {-1e3, -1e3, -10, 1e3, 1e3, 1e3};
-    get_nums(sc, "run", "box", box, 6);
+    sc->dt = num(sc, "stepper", "dt");
+    sc->duration = num(sc, "run", "duration");
+    sc->max_velocity = num(sc, "run", "max_velocity");
+    double box[6];
+    nums(sc, "run", "box", box, 6);
     memcpy(sc->box_min, box, sizeof sc->box_min);
     memcpy(sc->box_max, box + 3, sizeof sc->box_max);
-    const mbs_scenario_entry *csv = find(sc, "output", "csv");
+    const mbs_scenario_entry *csv = mbs_ini_find(sc, "output", "csv");
     if (csv) snprintf(sc->csv, sizeof sc->csv, "%s", csv->value);
-    sc->csv_every = (int)get_num(sc, "output", "every", 1);
+    sc->csv_every = (int)num(sc, "output", "every");
     if (check_together(sc, err)) goto fail;
 
     /* scheme options: every section named after a stepper, and the controller's keys, for
@@ -897,10 +590,10 @@ mbs_scenario *mbs_scenario_load_text(const char *path, const char *text, size_t 
         if (!mbs_stepper_find(e->section) && !ctrl) continue;
         /* another controller's key was warned about and is left out */
         if (ctrl && !mbs_options_find(mbs_controller_find(sc->controller)->options, e->key, NULL)) continue;
-        if (sc->noptions >= MBS_SIM_MAX_OPTIONS) { fail_at(sc, e, err, MBS_ERR_ARG, "out of range: too many scheme options"); goto fail; }
+        if (sc->noptions >= MBS_SIM_MAX_OPTIONS) { mbs_ini_fail_at(sc, e, err, MBS_ERR_ARG, "out of range: too many scheme options"); goto fail; }
         mbs_scenario_option *o = &sc->options[sc->noptions++];
         if (strlen(e->key) >= sizeof o->key || strlen(e->value) >= sizeof o->value) {
-            fail_at(sc, e, err, MBS_ERR_ARG, "key or value too long");
+            mbs_ini_fail_at(sc, e, err, MBS_ERR_ARG, "key or value too long");
             goto fail;
         }
         snprintf(o->scheme, sizeof o->scheme, "%s", e->section);
