@@ -216,6 +216,120 @@ static int diverged(const mbs_sim *sim, int rc, char *reason, size_t n)
     return 0;
 }
 
+/* The summary's header: what runs, at which periods. */
+static void summary_begin(const mbs_sim *sim, mbs_sim_summary *out)
+{
+    const mbs_scenario *sc = sim->sc;
+    memset(out, 0, sizeof *out);
+    snprintf(out->model, sizeof out->model, "%s", mbs_model_name(sc->model));
+    snprintf(out->stepper, sizeof out->stepper, "%s", sc->stepper);
+    snprintf(out->controller, sizeof out->controller, "%s", sc->controller);
+    out->dt = sc->dt;
+    out->controller_dt = sc->controller_dt;
+}
+
+/* The initial state, and the contacts' state in it (anchors of feet already touching). */
+static void initial_state(mbs_sim *sim)
+{
+    mbs_system *s = sim->sys;
+    memcpy(s->q, sim->sc->q0, (size_t)s->nq * sizeof(double));
+    memset(s->v, 0, (size_t)s->nv * sizeof(double));
+    memset(s->tau, 0, (size_t)s->nv * sizeof(double));
+    s->t = 0;
+    for (int i = 0; i < s->ncontacts; i++) s->contacts[i].active = 0;
+    mbs_contact_forces(s, s->q, s->v, 1);
+}
+
+/* Opens "<csv>.tmp" and writes the header; *f stays NULL when there is no CSV. */
+static int csv_open(const mbs_system *s, const char *csv, char *tmp, size_t ntmp, FILE **f, mbs_error *err)
+{
+    *f = NULL;
+    if (!csv || !csv[0]) return MBS_OK;
+    if ((size_t)snprintf(tmp, ntmp, "%s.tmp", csv) >= ntmp) return mbs_fail(err, MBS_ERR_ARG, "CSV path too long");
+    *f = fopen(tmp, "w");
+    if (!*f) return mbs_fail(err, MBS_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
+    csv_header(*f, s);
+    return MBS_OK;
+}
+
+/* Closes the CSV and gives it its name; an interrupted run removes it instead. */
+static int csv_close(FILE *f, const char *tmp, const char *csv, int keep, mbs_error *err)
+{
+    if (!f) return MBS_OK;
+    if (!keep) { fclose(f); remove(tmp); return MBS_OK; }
+    int bad = ferror(f);
+    bad |= fclose(f) != 0;
+    if (bad) { remove(tmp); return mbs_fail(err, MBS_ERR_IO, "error writing '%s'", tmp); }
+    if (rename(tmp, csv) != 0) {
+        int e = errno;
+        remove(tmp);
+        return mbs_fail(err, MBS_ERR_IO, "cannot rename '%s' to '%s': %s", tmp, csv, strerror(e));
+    }
+    return MBS_OK;
+}
+
+/* The summary's figures of the state a step left: contacts, airborne time, base height and tilt. */
+static void summary_step(const mbs_sim *sim, double dt, mbs_sim_summary *out)
+{
+    const mbs_system *s = sim->sys;
+    int any = 0;
+    for (int c = 0; c < s->ncontacts; c++) {
+        const mbs_contact *ct = &s->contacts[c];
+        if (!ct->active) continue;
+        any = 1;
+        double fn = sqrt(ct->lambda[0] * ct->lambda[0] + ct->lambda[1] * ct->lambda[1] + ct->lambda[2] * ct->lambda[2]);
+        if (ct->depth > out->max_penetration) out->max_penetration = ct->depth;
+        if (fn > out->max_contact_force) out->max_contact_force = fn;
+    }
+    if (!any && s->ncontacts) out->airborne_s += dt;
+    if (sim->floating) {
+        const double *qb = s->q + 3;
+        double czz = 1 - 2 * (qb[0] * qb[0] + qb[1] * qb[1]);
+        double tilt = acos(czz > 1 ? 1 : czz < -1 ? -1 : czz) * (180 / MBS_PI);
+        if (tilt > out->max_tilt_deg) out->max_tilt_deg = tilt;
+        if (s->q[2] < out->base_z_min) out->base_z_min = s->q[2];
+        if (s->q[2] > out->base_z_max) out->base_z_max = s->q[2];
+    }
+}
+
+/* n steps of dt from time t (one controller period, or what is left of the run); stops at
+ * divergence. Returns the iterations the stepper reported. */
+static long steps(mbs_sim *sim, double t, long n, double dt, mbs_sim_summary *out)
+{
+    mbs_system *s = sim->sys;
+    long iters = 0;
+    for (long i = 0; i < n; i++) {
+        mbs_step_stats st;
+        int rc = mbs_stepper_step(sim->st, dt, &st);
+        out->steps++;
+        iters += st.iterations;
+        out->nonconverged += st.nonconverged != 0;
+        /* time from the step count, not from accumulated dt, so that no drift creeps in */
+        s->t = t + (double)(i + 1) * dt;
+        if (diverged(sim, rc, out->reason, sizeof out->reason)) {
+            out->diverged = 1;
+            out->diverged_t = s->t;
+            break;
+        }
+        summary_step(sim, dt, out);
+    }
+    return iters;
+}
+
+/* The summary's closing figures: rates, means, where the base ended. */
+static void summary_end(const mbs_sim *sim, double x0, double y0, double t_step, long iters, mbs_sim_summary *out)
+{
+    const mbs_system *s = sim->sys;
+    out->us_per_step = out->steps ? 1e6 * t_step / (double)out->steps : 0;
+    out->realtime_factor = out->wall_time_s > 0 ? out->sim_time / out->wall_time_s : 0;
+    out->mean_iterations = out->steps ? (double)iters / (double)out->steps : 0;
+    if (sim->floating) {
+        memcpy(out->base_final, s->q, 3 * sizeof(double));
+        quat_to_rpy(s->q + 3, out->base_final + 3);
+        out->distance_m = hypot(s->q[0] - x0, s->q[1] - y0);
+    }
+}
+
 int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *out, mbs_error *err)
 {
     if (!sim || !out) return mbs_fail(err, MBS_ERR_ARG, "mbs_sim_run: bad arguments");
@@ -223,37 +337,18 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
     sim->ran = 1;
     const mbs_scenario *sc = sim->sc;
     mbs_system *s = sim->sys;
-    memset(out, 0, sizeof *out);
-    snprintf(out->model, sizeof out->model, "%s", mbs_model_name(sc->model));
-    snprintf(out->stepper, sizeof out->stepper, "%s", sc->stepper);
-    snprintf(out->controller, sizeof out->controller, "%s", sc->controller);
-    out->dt = sc->dt;
-    out->controller_dt = sc->controller_dt;
-
-    /* the initial state, and the contacts' state in it (anchors of feet already touching) */
-    memcpy(s->q, sc->q0, (size_t)s->nq * sizeof(double));
-    memset(s->v, 0, (size_t)s->nv * sizeof(double));
-    memset(s->tau, 0, (size_t)s->nv * sizeof(double));
-    s->t = 0;
-    for (int i = 0; i < s->ncontacts; i++) s->contacts[i].active = 0;
-    mbs_contact_forces(s, s->q, s->v, 1);
-
+    summary_begin(sim, out);
+    initial_state(sim);
     const char *csv = opt && opt->csv ? opt->csv : sc->csv;
     char tmp[MBS_PATH_LEN + 8] = "";
     FILE *f = NULL;
-    if (csv && csv[0]) {
-        if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", csv) >= sizeof tmp) return mbs_fail(err, MBS_ERR_ARG, "CSV path too long");
-        f = fopen(tmp, "w");
-        if (!f) return mbs_fail(err, MBS_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
-        csv_header(f, s);
-    }
+    int rc = csv_open(s, csv, tmp, sizeof tmp, &f, err);
+    if (rc != MBS_OK) return rc;
 
-    int floating = sim->floating;
-    double x0 = floating ? s->q[0] : 0, y0 = floating ? s->q[1] : 0;
-    out->base_z_min = out->base_z_max = floating ? s->q[2] : 0;
+    double x0 = sim->floating ? s->q[0] : 0, y0 = sim->floating ? s->q[1] : 0;
+    out->base_z_min = out->base_z_max = sim->floating ? s->q[2] : 0;
     double cdt = sc->controller_dt, dt = sc->dt;
-    long nperiods = (long)ceil(sc->duration / cdt - 1e-9);
-    long iters = 0;
+    long nperiods = (long)ceil(sc->duration / cdt - 1e-9), iters = 0;
     double t_step = 0, t0 = now(), t = 0;
     int interrupted = 0;
     for (long k = 0; k < nperiods && !out->diverged; k++) {
@@ -267,66 +362,16 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
         double left = sc->duration - t;
         if (left < n * dt) n = (long)ceil(left / dt - 1e-9);
         double ts = now();
-        for (long i = 0; i < n; i++) {
-            mbs_step_stats st;
-            int rc = mbs_stepper_step(sim->st, dt, &st);
-            out->steps++;
-            iters += st.iterations;
-            out->nonconverged += st.nonconverged != 0;
-            /* time from the step count, not from accumulated dt, so that no drift creeps in */
-            s->t = t + (double)(i + 1) * dt;
-            if (diverged(sim, rc, out->reason, sizeof out->reason)) {
-                out->diverged = 1;
-                out->diverged_t = s->t;
-                break;
-            }
-            int any = 0;
-            for (int c = 0; c < s->ncontacts; c++) {
-                const mbs_contact *ct = &s->contacts[c];
-                if (!ct->active) continue;
-                any = 1;
-                double fn = sqrt(ct->lambda[0] * ct->lambda[0] + ct->lambda[1] * ct->lambda[1] + ct->lambda[2] * ct->lambda[2]);
-                if (ct->depth > out->max_penetration) out->max_penetration = ct->depth;
-                if (fn > out->max_contact_force) out->max_contact_force = fn;
-            }
-            if (!any && s->ncontacts) out->airborne_s += dt;
-            if (floating) {
-                const double *qb = s->q + 3;
-                double czz = 1 - 2 * (qb[0] * qb[0] + qb[1] * qb[1]);
-                double tilt = acos(czz > 1 ? 1 : czz < -1 ? -1 : czz) * (180 / MBS_PI);
-                if (tilt > out->max_tilt_deg) out->max_tilt_deg = tilt;
-                if (s->q[2] < out->base_z_min) out->base_z_min = s->q[2];
-                if (s->q[2] > out->base_z_max) out->base_z_max = s->q[2];
-            }
-        }
+        iters += steps(sim, t, n, dt, out);
         t_step += now() - ts;
     }
     out->wall_time_s = now() - t0;
     out->sim_time = s->t;
     if (f) csv_row(f, s, s->t);
-
-    if (interrupted) {
-        if (f) { fclose(f); remove(tmp); }
-        return mbs_fail(err, MBS_ERR_INTERRUPTED, "interrupted at t = %g s", t);
-    }
-    if (f) {
-        int bad = ferror(f);
-        bad |= fclose(f) != 0;
-        if (bad) { remove(tmp); return mbs_fail(err, MBS_ERR_IO, "error writing '%s'", tmp); }
-        if (rename(tmp, csv) != 0) {
-            int e = errno;
-            remove(tmp);
-            return mbs_fail(err, MBS_ERR_IO, "cannot rename '%s' to '%s': %s", tmp, csv, strerror(e));
-        }
-    }
-    out->us_per_step = out->steps ? 1e6 * t_step / (double)out->steps : 0;
-    out->realtime_factor = out->wall_time_s > 0 ? out->sim_time / out->wall_time_s : 0;
-    out->mean_iterations = out->steps ? (double)iters / (double)out->steps : 0;
-    if (floating) {
-        memcpy(out->base_final, s->q, 3 * sizeof(double));
-        quat_to_rpy(s->q + 3, out->base_final + 3);
-        out->distance_m = hypot(s->q[0] - x0, s->q[1] - y0);
-    }
+    rc = csv_close(f, tmp, csv, !interrupted, err);
+    if (interrupted) return mbs_fail(err, MBS_ERR_INTERRUPTED, "interrupted at t = %g s", t);
+    if (rc != MBS_OK) return rc;
+    summary_end(sim, x0, y0, t_step, iters, out);
     return MBS_OK;
 }
 
