@@ -177,6 +177,28 @@ static void test_controller_api(void)
     mbs_scenario_free(sc);
 }
 
+/* A stepper that cannot step says why through its error record, one convention for all. */
+static void test_stepper_error(void)
+{
+    mbs_error err;
+    mbs_scenario *sc = mbs_scenario_load(SCEN("chain10.ini"), NULL, 0, &err);
+    if (!sc) { CHECK(0, "load: %s", err.msg); return; }
+    mbs_system *sys = mbs_system_new(sc->model, 0, &err);
+    mbs_stepper *st = sys ? mbs_stepper_new("variational", sys, NULL, 0, &err) : NULL;
+    CHECK(st != NULL, "variational: %s", err.msg);
+    if (st) {
+        int rc = mbs_stepper_step(st, -1e-3, NULL);
+        const mbs_error *e = mbs_stepper_last_error(st);
+        CHECK(rc == MBS_ERR_ARG && e->code == MBS_ERR_ARG && strstr(e->msg, "not a positive number"), "negative step: rc %d, '%s'",
+              rc, e->msg);
+        rc = mbs_stepper_step(st, 1e-3, NULL);
+        CHECK(rc == MBS_OK && mbs_stepper_last_error(st)->code == MBS_OK, "a good step after a bad one: rc %d", rc);
+    }
+    mbs_stepper_free(st);
+    mbs_system_free(sys);
+    mbs_scenario_free(sc);
+}
+
 int main(void)
 {
     RUN(test_every_table);
@@ -184,5 +206,6 @@ int main(void)
     RUN(test_docs_agree);
     RUN(test_user_control);
     RUN(test_controller_api);
+    RUN(test_stepper_error);
     return check_summary("test_options");
 }

@@ -128,7 +128,7 @@ typedef struct mbs_sim_summary {
     double mean_iterations;           /* solver iterations per step (implicit schemes) */
     int diverged;                     /* 1: the run stopped early, see reason */
     double diverged_t;
-    char reason[128];
+    char reason[MBS_ERROR_MSG_LEN + 64];
 } mbs_sim_summary;
 
 /* Runs the scenario from its initial state for its duration (once per sim). Returns MBS_OK when

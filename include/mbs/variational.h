@@ -70,7 +70,7 @@ typedef struct mbs_vi_result {
 /* Finds q_next with f(q_next) = 0 after mbs_vi_begin, from the initial guess of opt (q_next is
  * read only with MBS_VI_GUESS_GIVEN). d is used by the ABA / ABI (IG3 and RIQN). opt NULL:
  * the defaults. Returns MBS_OK (see result->converged), MBS_ERR_ARG for bad options, or
- * MBS_ERR_MODEL when the residual or the update stops being finite. */
+ * MBS_ERR_NUMERIC when the residual or the update stops being finite. */
 int mbs_vi_solve(const mbs_model *m, mbs_data *d, mbs_vi *w, const mbs_vi_options *opt, double *q_next,
                  mbs_vi_result *result);
 

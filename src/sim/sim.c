@@ -197,7 +197,7 @@ static int diverged(const mbs_sim *sim, int rc, char *reason, size_t n)
 {
     const mbs_system *s = sim->sys;
     const mbs_scenario *sc = sim->sc;
-    if (rc != MBS_OK) { snprintf(reason, n, "the stepper failed with code %d", rc); return 1; }
+    if (rc != MBS_OK) { snprintf(reason, n, "the stepper failed: %s", mbs_stepper_last_error(sim->st)->msg); return 1; }
     for (int k = 0; k < s->nq; k++)
         if (!isfinite(s->q[k])) { snprintf(reason, n, "q[%d] is not finite", k); return 1; }
     for (int k = 0; k < s->nv; k++) {

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/base.h"
 #include "expm.h"
 
 struct mbs_expm_ws {
@@ -297,8 +298,9 @@ static int pade_core(mbs_expm_ws *ws, int n, int m, int s, int k, mbs_expm_info 
         ws->u[e] = vv + uu;
         ws->q[e] = vv - uu;
     }
-    int rc = lu_factor(n, ws->q, ws->ipiv);
-    if (rc != 0) return rc;
+    /* a singular Padé denominator: reported as a numerical failure (the column of the zero
+     * pivot is of no use to a caller, which can only give up the step) */
+    if (lu_factor(n, ws->q, ws->ipiv) != 0) return MBS_ERR_NUMERIC;
     /* Applying r 2^s times to k columns costs 2^(s+2) n² k flops; forming r and squaring it
      * costs 2(s+1) n³ + 2 n² k. */
     int repeat = s < 24 && (double)((2L << s) - 1) * k < (double)(s + 1) * n;
@@ -411,9 +413,9 @@ static int bad_sizes(const mbs_expm_ws *ws, int n, int lda, int k, int ldv, int 
 int mbs_expm_pade_apply(mbs_expm_ws *ws, int n, const double *A, int lda, int m, int s, int k,
                         const double *V, int ldv, double *X, int ldx, mbs_expm_info *info)
 {
-    if (!V || bad_sizes(ws, n, lda, k, ldv, ldx, 1) || !pade_coefficients(m) || s < 0 || s > 1100) return -1;
+    if (!V || bad_sizes(ws, n, lda, k, ldv, ldx, 1) || !pade_coefficients(m) || s < 0 || s > 1100) return MBS_ERR_ARG;
     double nrm = norm1(n, A, lda);
-    if (!isfinite(nrm)) return -2;
+    if (!isfinite(nrm)) return MBS_ERR_NUMERIC;
     load(ws, n, A, lda, k, V, ldv);
     int rc = pade_core(ws, n, m, s, k, info);
     if (rc) return rc;
@@ -445,9 +447,9 @@ static void choose(double nrm, int max_mat_mult, int *m, int *s)
 static int expm_run(mbs_expm_ws *ws, int n, const double *A, int lda, int k, const double *V, int ldv,
                     double *X, int ldx, int max_mat_mult, int balance, mbs_expm_info *info)
 {
-    if (bad_sizes(ws, n, lda, k, ldv, ldx, V != NULL) || max_mat_mult < -1 || max_mat_mult > 4) return -1;
+    if (bad_sizes(ws, n, lda, k, ldv, ldx, V != NULL) || max_mat_mult < -1 || max_mat_mult > 4) return MBS_ERR_ARG;
     double nrm = norm1(n, A, lda);
-    if (!isfinite(nrm)) return -2;
+    if (!isfinite(nrm)) return MBS_ERR_NUMERIC;
     load(ws, n, A, lda, k, V, ldv);
     int balanced = 0;
     if (balance && n > 1) {
@@ -481,7 +483,7 @@ static int expm_run(mbs_expm_ws *ws, int n, const double *A, int lda, int k, con
 int mbs_expm_apply(mbs_expm_ws *ws, int n, const double *A, int lda, int k, const double *V, int ldv,
                    double *X, int ldx, int max_mat_mult, int balance, mbs_expm_info *info)
 {
-    if (!V) return -1;
+    if (!V) return MBS_ERR_ARG;
     return expm_run(ws, n, A, lda, k, V, ldv, X, ldx, max_mat_mult, balance, info);
 }
 

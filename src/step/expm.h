@@ -11,6 +11,8 @@
 #ifndef MBS_STEP_EXPM_H
 #define MBS_STEP_EXPM_H
 
+#include "mbs/error.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -39,8 +41,8 @@ void mbs_expm_ws_free(mbs_expm_ws *ws);
  * (s = 0, degree at most 1, 2, 3, 5, 7 — a lower degree only when it already reaches double
  * precision, Higham's θ_m); balance: 1 to balance A first (kept only when it lowers ‖A‖₁).
  * Computes N(A)V and then solves D(A) X = N(A)V (Hammoud eq. 33) rather than forming e^A.
- * info may be NULL. Returns 0; -1 for bad sizes or options; -2 when A is not finite;
- * > 0 when the Padé denominator D(A) is singular (the column, from 1, of the zero pivot). */
+ * info may be NULL. Returns MBS_OK; MBS_ERR_ARG for bad sizes or options; MBS_ERR_NUMERIC when A
+ * is not finite or the Padé denominator D(A) is singular. */
 int mbs_expm_apply(mbs_expm_ws *ws, int n, const double *A, int lda, int k, const double *V, int ldv,
                    double *X, int ldx, int max_mat_mult, int balance, mbs_expm_info *info);
 

@@ -63,8 +63,15 @@ int mbs_stepper_step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     mbs_step_stats local;
     mbs_step_stats *s = stats ? stats : &local;
     memset(s, 0, sizeof *s);
-    return st->type->step(st, dt, s);
+    st->err.code = MBS_OK;
+    st->err.msg[0] = '\0';
+    int rc = st->type->step(st, dt, s);
+    if (rc != MBS_OK && st->err.code == MBS_OK)
+        mbs_fail(&st->err, rc, "%s: the step from t = %g s failed (code %d)", st->type->info.name, st->sys->t, rc);
+    return rc;
 }
+
+const mbs_error *mbs_stepper_last_error(const mbs_stepper *st) { return &st->err; }
 
 void mbs_stepper_free(mbs_stepper *st)
 {

@@ -27,6 +27,7 @@ struct mbs_stepper {
     mbs_system *sys;
     void *opts;                    /* the struct the scheme's table filled (owned) */
     void *impl;
+    mbs_error err;                 /* why the last step failed: a scheme fills it with mbs_fail */
 };
 
 extern const mbs_stepper_type mbs_stepper_euler;

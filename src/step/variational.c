@@ -107,7 +107,7 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     mbs_system *s = st->sys;
     const mbs_model *m = s->model;
     const size_t qb = sizeof(double) * (size_t)s->nq, vb = sizeof(double) * (size_t)s->nv;
-    if (!(dt > 0) || !isfinite(dt)) return MBS_ERR_ARG;
+    if (!(dt > 0) || !isfinite(dt)) return mbs_fail(&st->err, MBS_ERR_ARG, "variational: step %g is not a positive number", dt);
     /* continue from (q^{k-1}, q^k) only if the system still holds what the last step wrote */
     int cont = v->started && memcmp(s->q, v->q_cur, qb) == 0 && memcmp(s->v, v->v_out, vb) == 0;
     const double *fext = NULL;
@@ -122,7 +122,9 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     stats->iterations = r.iterations;
     stats->residual = r.residual;
     stats->nonconverged = !r.converged;
-    if (rc != MBS_OK) return rc;
+    if (rc != MBS_OK)
+        return mbs_fail(&st->err, rc, "variational: the DEL equations at t = %g s %s", s->t,
+                        rc == MBS_ERR_NUMERIC ? "stopped being finite" : "could not be set up");
     memcpy(v->q_prev, s->q, qb);
     memcpy(v->q_cur, v->q_next, qb);
     mbs_difference(m, v->q_prev, v->q_cur, v->v_out);

@@ -178,7 +178,7 @@ int mbs_vi_solve(const mbs_model *m, mbs_data *d, mbs_vi *w, const mbs_vi_option
         refresh = !(r.residual <= 0.25 * previous);
         if (opt->history && r.iterations < opt->history_cap) opt->history[r.iterations] = r.residual;
     }
-    if (rc == MBS_OK && !isfinite(r.residual)) rc = MBS_ERR_MODEL;
+    if (rc == MBS_OK && !isfinite(r.residual)) rc = MBS_ERR_NUMERIC;
     r.converged = rc == MBS_OK && (r.residual <= opt->tol || at_floor);
     if (result) *result = r;
     return rc;
