@@ -7,7 +7,7 @@ The library's layers, bottom to top, are the folders of src/ in LAYERS. A file m
   - the one internal header of a layer below (<folder>/<folder>_internal.h, or base/base.h and
     spatial/spatial.h, whose folders hold nothing else).
 Never the umbrella mbs.h, never another folder's private header. Also fails on an include
-circle among the headers of one folder. Run by `make test`; prints every violation."""
+circle among the headers of one folder, and on a public prototype without its comment. Run by `make test`; prints every violation."""
 import os, re, sys
 
 LAYERS = ["base", "spatial", "model", "liegroup", "dynamics", "contact", "step", "control", "sim"]
@@ -76,6 +76,24 @@ def main(root):
                 bad.append("include/mbs/%s: includes \"%s\", no layer's public header" % (f, inc))
             elif rank(PUBLIC[name]) > rank(PUBLIC[f]):
                 bad.append("include/mbs/%s: includes %s of layer '%s', above '%s'" % (f, inc, PUBLIC[name], PUBLIC[f]))
+    # every public prototype says what it does: a comment ending on the line above it, or one
+    # at the end of its own last line
+    proto = re.compile(r"^(?:const )?(?:struct )?[a-z_]\w*[\s*]+(mbs_\w+)\(")
+    for f in sorted(os.listdir(pub)):
+        lines = open(os.path.join(pub, f), encoding="utf-8").read().split("\n")
+        i = 0
+        while i < len(lines):
+            m = proto.match(lines[i])
+            if m and not lines[i].startswith(("typedef", "static")):
+                above = lines[i - 1].rstrip().endswith("*/") if i else False
+                j = i
+                while j < len(lines) and ";" not in lines[j]:
+                    j += 1
+                own = j < len(lines) and "/*" in lines[j].split(";", 1)[1] if j < len(lines) else False
+                if not (above or own):
+                    bad.append("include/mbs/%s:%d: %s has no comment saying what it does" % (f, i + 1, m.group(1)))
+                i = j
+            i += 1
     # include circles within a folder
     state = {}
 
@@ -98,14 +116,14 @@ def main(root):
 
 
 def self_test():
-    """The checker must catch what it is for: a tree with four planted violations."""
+    """The checker must catch what it is for: a tree with five planted violations."""
     import tempfile, io, contextlib
     with tempfile.TemporaryDirectory() as t:
         files = {"src/model/a.c": '#include "mbs/sim.h"\n',                 # public header above
                  "src/sim/b.c": '#include "../dynamics/joint.h"\n',         # private header of another layer
                  "src/dynamics/c.h": '#include "d.h"\n', "src/dynamics/d.h": '#include "c.h"\n',   # circle
                  "src/step/e.c": '#include "mbs.h"\n',                      # umbrella
-                 "src/dynamics/joint.h": "", "include/mbs/sim.h": ""}
+                 "src/dynamics/joint.h": "", "include/mbs/sim.h": "int mbs_run(void);\n"}   # no comment
         for f, text in files.items():
             os.makedirs(os.path.dirname(os.path.join(t, f)), exist_ok=True)
             open(os.path.join(t, f), "w").write(text)
@@ -113,8 +131,8 @@ def self_test():
         with contextlib.redirect_stdout(out):
             rc = main(t)
         found = out.getvalue()
-        ok = rc == 1 and "4 violations" in found and "circle" in found and "umbrella" in found
-        print("check_layers self-test: " + ("caught all four planted violations" if ok else "FAILED:\n" + found))
+        ok = rc == 1 and "5 violations" in found and "circle" in found and "umbrella" in found and "no comment" in found
+        print("check_layers self-test: " + ("caught all five planted violations" if ok else "FAILED:\n" + found))
         return 0 if ok else 1
 
 

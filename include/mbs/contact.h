@@ -79,12 +79,14 @@ typedef struct mbs_system {
 
 /* A system for model m (not owned) with room for `max_contacts` contact points. */
 mbs_system *mbs_system_new(const mbs_model *m, int max_contacts, mbs_error *err);
-void mbs_system_free(mbs_system *s);
+void mbs_system_free(mbs_system *s);   /* NULL is fine; the model stays */
 /* Adds a contact point on the named frame; returns its index or -1 with err filled. */
 int mbs_system_add_contact(mbs_system *s, const char *frame, const double offset[3], double radius,
                            mbs_error *err);
+/* Adds the solid half-space n·x <= offset (n normalised here) of material mat; 0 or an error. */
 int mbs_system_add_plane(mbs_system *s, const double normal[3], double offset, const mbs_material *mat,
                          mbs_error *err);
+/* Adds a solid box (centre, R box -> world column-major, half sizes) of material mat. */
 int mbs_system_add_box(mbs_system *s, const double center[3], const double R[9], const double half[3],
                        const mbs_material *mat, mbs_error *err);
 

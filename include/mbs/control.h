@@ -21,6 +21,7 @@ typedef struct mbs_controller mbs_controller;
 
 #define MBS_CONTROLLER_DEFAULT "pd"   /* the controller a scenario runs when it names none */
 
+/* Registered controllers (the table in src/control/registry.c). */
 int mbs_controller_count(void);
 /* The registered controller i (0 <= i < count), or NULL. */
 const mbs_scheme_info *mbs_controller_at(int i);
@@ -35,6 +36,7 @@ mbs_controller *mbs_controller_new(const char *name, mbs_system *sys, const doub
 /* τ (nv entries, every one written; zero on unactuated coordinates) at time t (s) for the
  * measured state (q, v). Allocates nothing. */
 void mbs_controller_compute(mbs_controller *c, double t, const double *q, const double *v, double *tau);
+/* Frees a controller (NULL is fine). */
 void mbs_controller_free(mbs_controller *c);
 
 /* A program's own control law, called once per controller period at time t with the state;

@@ -32,12 +32,13 @@ void mbs_body_placement(const mbs_model *m, const mbs_data *d, int b, double R[9
 /* Runs placement kinematics for q and returns the world placement of frame `frame`. */
 void mbs_frame_placement(const mbs_model *m, mbs_data *d, const double *q, int frame, double R[9],
                          double p[3]);
-/* After mbs_forward_kinematics: the world placement of a frame, of a point at local offset
- * `offset` (may be NULL) in a frame, its spatial velocity, and its classical acceleration
- * ([p̈; ω̇] of the point) in the requested reference frame. */
+/* After mbs_forward_kinematics: the world placement of a frame (R column-major, frame -> world). */
 void mbs_frame_placement_fk(const mbs_model *m, const mbs_data *d, int frame, double R[9], double p[3]);
+/* After mbs_forward_kinematics with v: the spatial velocity of a point at local offset `offset`
+ * (may be NULL) in a frame, [linear; angular] in the requested reference frame. */
 void mbs_frame_velocity(const mbs_model *m, const mbs_data *d, int frame, const double offset[3],
                         mbs_reference_frame ref, double out[6]);
+/* After mbs_forward_kinematics with v and a: the classical acceleration [p̈; ω̇] of that point. */
 void mbs_frame_classical_acceleration(const mbs_model *m, const mbs_data *d, int frame,
                                       const double offset[3], mbs_reference_frame ref, double out[6]);
 
@@ -50,6 +51,7 @@ void mbs_compute_joint_jacobians(const mbs_model *m, mbs_data *d, const double *
  * move the frame are zero. */
 void mbs_frame_jacobian_fk(const mbs_model *m, const mbs_data *d, int frame, const double offset[3],
                            mbs_reference_frame ref, double *J, int ldJ);
+/* The same Jacobian at q, running the joint Jacobians first. */
 void mbs_frame_jacobian(const mbs_model *m, mbs_data *d, const double *q, int frame,
                         const double offset[3], mbs_reference_frame ref, double *J, int ldJ);
 /* The drift J̇(q,v)·v of a point at `offset` in a frame: its classical acceleration when
@@ -62,9 +64,10 @@ void mbs_frame_jdot_v(const mbs_model *m, mbs_data *d, const double *q, const do
  * body (6 x nbodies), each expressed in its body frame at the body origin. */
 void mbs_rnea(const mbs_model *m, mbs_data *d, const double *q, const double *v, const double *a,
               double *tau);
+/* RNEA with the external forces fext. */
 void mbs_rnea_fext(const mbs_model *m, mbs_data *d, const double *q, const double *v,
                    const double *a, const double *fext, double *tau);
-void mbs_gravity(const mbs_model *m, mbs_data *d, const double *q, double *g);           /* g(q) */
+void mbs_gravity(const mbs_model *m, mbs_data *d, const double *q, double *g);           /* g(q), nv */
 void mbs_nonlinear_effects(const mbs_model *m, mbs_data *d, const double *q, const double *v,
                            double *h);                                                  /* C v + g */
 
@@ -82,18 +85,21 @@ void mbs_ltdl_solve(const mbs_model *m, const mbs_data *d, double *b, int nrhs, 
 /* ddq = M⁻¹ (τ - C v - g + Σ J_iᵀ f_ext_i): the articulated-body algorithm. */
 void mbs_aba(const mbs_model *m, mbs_data *d, const double *q, const double *v, const double *tau,
              double *ddq);
+/* ABA with the external forces fext (6 x nbodies, body frames at the body origins). */
 void mbs_aba_fext(const mbs_model *m, mbs_data *d, const double *q, const double *v,
                   const double *tau, const double *fext, double *ddq);
 /* M⁻¹ x without forming M: mbs_abi_factor computes the articulated inertias at q once,
  * mbs_abi_solve then applies M⁻¹ in O(n) per column, in place (leading dimension ldx). */
 void mbs_abi_factor(const mbs_model *m, mbs_data *d, const double *q);
+/* x (nv x ncols, leading dimension ldx) ← M⁻¹ x with the factor of mbs_abi_factor. */
 void mbs_abi_solve(const mbs_model *m, mbs_data *d, double *x, int ncols, int ldx);
 /* Both in one call: y = M⁻¹ x for one vector. */
 void mbs_abi(const mbs_model *m, mbs_data *d, const double *q, const double *x, double *y);
 
 /* ---- energies and centre of mass ---- */
 double mbs_kinetic_energy(const mbs_model *m, mbs_data *d, const double *q, const double *v);
-double mbs_potential_energy(const mbs_model *m, mbs_data *d, const double *q); /* -Σ m_i g·c_i */
+/* -Σ m_i g·c_i (J), zero at the world origin. */
+double mbs_potential_energy(const mbs_model *m, mbs_data *d, const double *q);
 /* Centre of mass of the moving bodies in the world, and its velocity when v and vcom are not NULL. */
 void   mbs_center_of_mass(const mbs_model *m, mbs_data *d, const double *q, const double *v,
                           double com[3], double vcom[3]);
@@ -121,7 +127,9 @@ void mbs_aba_derivatives(const mbs_model *m, mbs_data *d, const double *q, const
  * and momentum never allocate. One workspace per thread. */
 typedef struct mbs_vi mbs_vi;
 
+/* The workspace of DRNEA and its solvers for model m; NULL with err filled when out of memory. */
 mbs_vi *mbs_vi_new(const mbs_model *m, mbs_error *err);
+/* Frees a workspace (NULL is fine). */
 void mbs_vi_free(mbs_vi *w);
 
 /* Fixes what a step knows before it solves: the step dt from q to q_next, the previous

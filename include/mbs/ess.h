@@ -130,7 +130,7 @@ typedef struct mbs_ess_stats {
 /* Allocates an integrator for n states and m guards keeping the first max_events events of
  * each run (later ones are counted, not stored). NULL with err filled on bad sizes or no memory. */
 mbs_ess *mbs_ess_new(int n, int m, int max_events, mbs_error *err);
-void mbs_ess_free(mbs_ess *w);
+void mbs_ess_free(mbs_ess *w);                            /* NULL is fine */
 /* Fills the defaults listed in mbs_ess_options. */
 void mbs_ess_default_options(mbs_ess_options *opt);
 
@@ -147,12 +147,12 @@ int mbs_ess_init(mbs_ess *w, const mbs_ess_system *sys, const mbs_ess_options *o
 int mbs_ess_integrate(mbs_ess *w, double tf, const double *t_out, int nout, double *x_out, int ldx,
                       mbs_error *err);
 
-double mbs_ess_time(const mbs_ess *w);
+double mbs_ess_time(const mbs_ess *w);                    /* the time reached (s) */
 const double *mbs_ess_state(const mbs_ess *w);            /* n values */
 const signed char *mbs_ess_sigma(const mbs_ess *w);       /* m current guard sides */
 /* The event log of the run, in time order; *nstored <= max_events, *ntotal every event. */
 const mbs_ess_event *mbs_ess_events(const mbs_ess *w, int *nstored, int *ntotal);
-const mbs_ess_stats *mbs_ess_get_stats(const mbs_ess *w);
+const mbs_ess_stats *mbs_ess_get_stats(const mbs_ess *w); /* steps, rejections, evaluations */
 int mbs_ess_last_status(const mbs_ess *w);                /* mbs_ess_status */
 
 #ifdef __cplusplus

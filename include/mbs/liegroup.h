@@ -13,10 +13,14 @@ extern "C" {
 
 typedef enum mbs_arg { MBS_ARG0 = 0, MBS_ARG1 = 1 } mbs_arg;
 
+/* q_out = q ⊕ v: q moved along the tangent vector v (nv) for unit time, per joint on its group
+ * (Pinocchio's integrate). q_out may be q. */
 void mbs_integrate(const mbs_model *m, const double *q, const double *v, double *q_out);
+/* v_out = q1 ⊖ q0: the tangent vector (nv) that integrates q0 to q1 (Pinocchio's difference). */
 void mbs_difference(const mbs_model *m, const double *q0, const double *q1, double *v_out);
 /* q(t) on the geodesic from q0 (t = 0) to q1 (t = 1). */
 void mbs_interpolate(const mbs_model *m, const double *q0, const double *q1, double t, double *q_out);
+/* The neutral configuration: zero joints, identity base orientation at the origin. */
 void mbs_neutral(const mbs_model *m, double *q);
 /* A random configuration: joint coordinates uniform within their limits (within [-1, 1]
  * where a limit is infinite or wider), free-flyer positions uniform in [-1, 1] and
@@ -28,6 +32,7 @@ void mbs_normalize(const mbs_model *m, double *q);
  * (MBS_ARG0) or v (MBS_ARG1), and of difference with respect to q0 or q1, in the tangent
  * space. */
 void mbs_dintegrate(const mbs_model *m, const double *q, const double *v, mbs_arg arg, double *J);
+/* The nv x nv Jacobian of difference with respect to q0 (MBS_ARG0) or q1 (MBS_ARG1). */
 void mbs_ddifference(const mbs_model *m, const double *q0, const double *q1, mbs_arg arg, double *J);
 
 #ifdef __cplusplus

@@ -42,10 +42,12 @@ typedef struct mbs_urdf_options {
 /* Loads a URDF file. Returns NULL on failure with err filled (err may be NULL). Warnings
  * (e.g. physically impossible inertias) are left in err->warnings on success. */
 mbs_model *mbs_model_from_urdf(const char *path, int floating_base, mbs_error *err);
+/* Same, with the loader's options (floating base, strict inertias). */
 mbs_model *mbs_model_from_urdf_opts(const char *path, const mbs_urdf_options *opt, mbs_error *err);
 /* Same, from a string in memory; `name` is used in messages in place of a file name. */
 mbs_model *mbs_model_from_urdf_string(const char *xml, const char *name, const mbs_urdf_options *opt,
                                       mbs_error *err);
+/* Frees a model (NULL is fine); its data must be freed first. */
 void mbs_model_free(mbs_model *m);
 
 /* ---- building a model by hand (what the URDF loader itself uses) ----
@@ -89,47 +91,48 @@ typedef struct mbs_chain_options {
     int axis_x;              /* 1: joints about x instead of y */
     int upward;              /* 1: links along +z instead of -z */
 } mbs_chain_options;
-mbs_model *mbs_model_chain(int n, const mbs_chain_options *opt, mbs_error *err); /* opt NULL: 0.1 m, 1 kg, fixed, alternating */
+/* A chain of n links (opt NULL: 0.1 m, 1 kg, fixed base, alternating axes), finalized. */
+mbs_model *mbs_model_chain(int n, const mbs_chain_options *opt, mbs_error *err);
 
 /* ---- queries ---- */
-const char *mbs_model_name(const mbs_model *m);
-int    mbs_model_nq(const mbs_model *m);
-int    mbs_model_nv(const mbs_model *m);
+const char *mbs_model_name(const mbs_model *m);  /* the URDF robot name */
+int    mbs_model_nq(const mbs_model *m);          /* size of q */
+int    mbs_model_nv(const mbs_model *m);          /* size of v (and of τ) */
 int    mbs_model_njoints(const mbs_model *m);      /* moving joints (= bodies), root_joint included */
-int    mbs_model_nbodies(const mbs_model *m);
-const char *mbs_joint_name(const mbs_model *m, int j);
+int    mbs_model_nbodies(const mbs_model *m);     /* moving bodies (= joints) */
+const char *mbs_joint_name(const mbs_model *m, int j);   /* its URDF name; "root_joint" for a free-flyer root */
 const char *mbs_body_name(const mbs_model *m, int j); /* the URDF link moved by joint j */
 int    mbs_joint_id(const mbs_model *m, const char *name); /* -1 when absent */
-mbs_joint_type mbs_joint_type_of(const mbs_model *m, int j);
+mbs_joint_type mbs_joint_type_of(const mbs_model *m, int j);   /* revolute, prismatic, free-flyer, planar */
 int    mbs_joint_parent(const mbs_model *m, int j);    /* -1 = world */
-int    mbs_joint_idx_q(const mbs_model *m, int j);
-int    mbs_joint_idx_v(const mbs_model *m, int j);
-int    mbs_joint_nq(const mbs_model *m, int j);
-int    mbs_joint_nv(const mbs_model *m, int j);
+int    mbs_joint_idx_q(const mbs_model *m, int j);    /* index of its first coordinate in q */
+int    mbs_joint_idx_v(const mbs_model *m, int j);    /* index of its first coordinate in v */
+int    mbs_joint_nq(const mbs_model *m, int j);       /* its coordinates in q (7 for a free-flyer) */
+int    mbs_joint_nv(const mbs_model *m, int j);       /* its coordinates in v (6 for a free-flyer) */
 /* Per-coordinate limits as parsed (NaN-free; unbounded = -/+INFINITY). Arrays of nq / nv. */
-const double *mbs_model_lower_limits(const mbs_model *m);
-const double *mbs_model_upper_limits(const mbs_model *m);
-const double *mbs_model_velocity_limits(const mbs_model *m);
-const double *mbs_model_effort_limits(const mbs_model *m);
-const double *mbs_model_damping(const mbs_model *m);
-const double *mbs_model_friction(const mbs_model *m);
-int    mbs_model_nframes(const mbs_model *m);
+const double *mbs_model_lower_limits(const mbs_model *m);     /* nq: lower position limits */
+const double *mbs_model_upper_limits(const mbs_model *m);     /* nq: upper position limits */
+const double *mbs_model_velocity_limits(const mbs_model *m);  /* nv: |v| limits */
+const double *mbs_model_effort_limits(const mbs_model *m);    /* nv: |τ| limits */
+const double *mbs_model_damping(const mbs_model *m);          /* nv: URDF <dynamics damping> */
+const double *mbs_model_friction(const mbs_model *m);         /* nv: URDF <dynamics friction> */
+int    mbs_model_nframes(const mbs_model *m);               /* links, joints and added frames */
 int    mbs_frame_id(const mbs_model *m, const char *name);   /* -1 when absent; links before joints */
-const char *mbs_frame_name(const mbs_model *m, int f);
+const char *mbs_frame_name(const mbs_model *m, int f);        /* NULL when out of range */
 int    mbs_frame_body(const mbs_model *m, int f);             /* -1 = world */
-mbs_frame_type mbs_frame_type_of(const mbs_model *m, int f);
+mbs_frame_type mbs_frame_type_of(const mbs_model *m, int f);  /* body, joint or added */
 /* Placement of frame f in its body's frame (R column-major, frame -> body). */
 void   mbs_frame_local_placement(const mbs_model *m, int f, double R[9], double p[3]);
 double mbs_model_mass(const mbs_model *m);                  /* every inertia, world-fixed ones included */
 /* Mass, centre of mass (body frame) and rotational inertia about it (body axes) of body b. */
 void   mbs_body_inertia(const mbs_model *m, int b, double *mass, double com[3], double Ic[9]);
-const double *mbs_model_gravity(const mbs_model *m);
-void   mbs_model_set_gravity(mbs_model *m, const double g[3]);
+const double *mbs_model_gravity(const mbs_model *m);   /* 3: (0, 0, -9.81) unless set */
+void   mbs_model_set_gravity(mbs_model *m, const double g[3]);   /* m/s², world frame */
 
 /* ---- data ---- */
 /* Allocates every buffer the algorithms need; after this no algorithm allocates. */
 mbs_data *mbs_data_new(const mbs_model *m);
-void   mbs_data_free(mbs_data *d);
+void   mbs_data_free(mbs_data *d);   /* NULL is fine */
 
 #ifdef __cplusplus
 }

@@ -79,6 +79,7 @@ typedef struct mbs_scenario {
  * Returns NULL with err filled on any error; URDF warnings are left in err->warnings. */
 mbs_scenario *mbs_scenario_load(const char *path, const char *const *overrides, int noverrides,
                                 mbs_error *err);
+/* Frees a scenario and its model (NULL is fine); free its sims first. */
 void mbs_scenario_free(mbs_scenario *sc);
 /* Where a key was set: its line in the file, 0 for a --set override, -1 when absent. */
 int mbs_scenario_line(const mbs_scenario *sc, const char *section, const char *key);
@@ -92,6 +93,7 @@ typedef struct mbs_sim mbs_sim;
 /* The system (model, contacts, environment), the controller and the stepper of a scenario,
  * with every scheme section's options checked by its scheme. sc must outlive the sim. */
 mbs_sim *mbs_sim_new(const mbs_scenario *sc, mbs_error *err);
+/* Frees a sim, its system, controller and stepper (NULL is fine). */
 void mbs_sim_free(mbs_sim *sim);
 /* The system the sim advances (state, contacts), for callers that inspect it. */
 mbs_system *mbs_sim_system(mbs_sim *sim);

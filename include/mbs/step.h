@@ -25,6 +25,7 @@ typedef struct mbs_stepper mbs_stepper;
 
 #define MBS_STEPPER_DEFAULT "expo"   /* the scheme a scenario runs when it names none */
 
+/* Registered steppers (the table in src/step/registry.c). */
 int mbs_stepper_count(void);
 /* The registered stepper i (0 <= i < count): its name, summary and option table; NULL when out of range. */
 const mbs_scheme_info *mbs_stepper_at(int i);
@@ -39,6 +40,7 @@ mbs_stepper *mbs_stepper_new(const char *name, mbs_system *sys, const mbs_option
 int mbs_stepper_step(mbs_stepper *st, double dt, mbs_step_stats *stats);
 /* Why the last mbs_stepper_step failed (code MBS_OK after a step that did not). */
 const mbs_error *mbs_stepper_last_error(const mbs_stepper *st);
+/* Frees a stepper (NULL is fine); its system stays. */
 void mbs_stepper_free(mbs_stepper *st);
 
 #ifdef __cplusplus
