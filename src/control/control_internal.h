@@ -41,9 +41,6 @@ struct mbs_controller {
     void *impl;
 };
 
-extern const mbs_controller_type mbs_controller_none, mbs_controller_pd, mbs_controller_squat,
-    mbs_controller_jump, mbs_controller_trot, mbs_controller_walk;
-
 /* The type behind a registry entry (NULL when unknown). */
 const mbs_controller_type *mbs_controller_type_find(const char *name);
 /* Checks a controller's options against each other after they were checked one by one;

@@ -4,14 +4,20 @@
 
 #include "control_internal.h"
 
-static const mbs_controller_type *const table[] = {
-    &mbs_controller_none,
-    &mbs_controller_pd,
-    &mbs_controller_squat,
-    &mbs_controller_jump,
-    &mbs_controller_trot,
-    &mbs_controller_walk,
-};
+/* The registered controllers, in the order ./sim --help lists them: controller NAME is the
+ * mbs_controller_type mbs_controller_NAME its file defines. Adding one is its file and one line here. */
+#define CONTROLLERS(X) \
+    X(none)            \
+    X(pd)              \
+    X(squat)           \
+    X(jump)            \
+    X(trot)            \
+    X(walk)
+
+#define DECLARE(name) extern const mbs_controller_type mbs_controller_##name;
+#define ENTRY(name) &mbs_controller_##name,
+CONTROLLERS(DECLARE)
+static const mbs_controller_type *const table[] = {CONTROLLERS(ENTRY)};
 
 int mbs_controller_count(void) { return (int)(sizeof table / sizeof *table); }
 

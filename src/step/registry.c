@@ -5,14 +5,20 @@
 
 #include "steppers.h"
 
-static const mbs_stepper_type *const table[] = {
-    &mbs_stepper_euler,
-    &mbs_stepper_symplectic_euler,
-    &mbs_stepper_rk4,
-    &mbs_stepper_expo,
-    &mbs_stepper_implicit_euler,
-    &mbs_stepper_variational,
-};
+/* The registered schemes, in the order ./sim --help lists them: scheme NAME is the
+ * mbs_stepper_type mbs_stepper_NAME its file defines. Adding one is its file and one line here. */
+#define STEPPERS(X)     \
+    X(euler)            \
+    X(symplectic_euler) \
+    X(rk4)              \
+    X(expo)             \
+    X(implicit_euler)   \
+    X(variational)
+
+#define DECLARE(name) extern const mbs_stepper_type mbs_stepper_##name;
+#define ENTRY(name) &mbs_stepper_##name,
+STEPPERS(DECLARE)
+static const mbs_stepper_type *const table[] = {STEPPERS(ENTRY)};
 
 int mbs_stepper_count(void) { return (int)(sizeof table / sizeof *table); }
 

@@ -30,13 +30,6 @@ struct mbs_stepper {
     mbs_error err;                 /* why the last step failed: a scheme fills it with mbs_fail */
 };
 
-extern const mbs_stepper_type mbs_stepper_euler;
-extern const mbs_stepper_type mbs_stepper_symplectic_euler;
-extern const mbs_stepper_type mbs_stepper_rk4;
-extern const mbs_stepper_type mbs_stepper_expo;
-extern const mbs_stepper_type mbs_stepper_implicit_euler;
-extern const mbs_stepper_type mbs_stepper_variational;
-
 /* Steppers that need only scratch vectors keep them as st->impl = one carved block of nbuf
  * zeroed arrays of n doubles each; these make and free it (only at init / fini). */
 int mbs_step_buffers_init(mbs_stepper *st, int nbuf, size_t n, mbs_error *err);
