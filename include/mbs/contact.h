@@ -90,6 +90,11 @@ int mbs_system_add_plane(mbs_system *s, const double normal[3], double offset, c
 int mbs_system_add_box(mbs_system *s, const double center[3], const double R[9], const double half[3],
                        const mbs_material *mat, mbs_error *err);
 
+/* World position p of contact c (frame placement · offset, from the kinematics last run in d);
+ * with n, a sphere's point deepest along −n (centre − r n). R, pf: the frame's placement, or NULL. */
+void mbs_contact_point_world(const mbs_model *m, const mbs_data *d, const mbs_contact *c, const double n[3],
+                             double p[3], double R[9], double pf[3]);
+
 /* Force of every contact at (q, v) and the wrenches in s->fext.
  * update = 1: the state changes as time advances — contacts that start penetrating get an
  * anchor on the surface, separating or pulling contacts are released, and slipping

@@ -30,6 +30,38 @@ void mbs_contact_spring_force(const mbs_contact *c, double lambda[3])
     }
 }
 
+void mbs_contact_point_world(const mbs_model *m, const mbs_data *d, const mbs_contact *c, const double n[3],
+                             double p[3], double R[9], double pf[3])
+{
+    double R_[9], pf_[3];
+    if (!R) R = R_;
+    if (!pf) pf = pf_;
+    mbs_frame_placement_fk(m, d, c->frame, R, pf);
+    m3_mulv(R, c->offset, p);
+    for (int k = 0; k < 3; k++) p[k] += pf[k];
+    if (n)
+        for (int k = 0; k < 3; k++) p[k] -= c->radius * n[k];
+}
+
+int mbs_contact_penetrates(const mbs_system *s, const mbs_contact *c)
+{
+    double ctr[3], depth, n[3], pt[3];
+    const mbs_material *mat;
+    mbs_contact_point_world(s->model, s->data, c, NULL, ctr, NULL, NULL);
+    return mbs_environment_query(&s->env, ctr, c->radius, &depth, n, pt, &mat);
+}
+
+void mbs_contact_activate(mbs_contact *c) { c->active = 1; }
+
+void mbs_contact_release(mbs_contact *c) { c->active = 0; }
+
+void mbs_contact_record_step(mbs_contact *c, const double lambda[3], int slipping)
+{
+    c->slipping = slipping;
+    if (!slipping) memset(c->dp0, 0, sizeof c->dp0);
+    memcpy(c->lambda, lambda, sizeof c->lambda);
+}
+
 /* World position and velocity of the contact point and the environment below it, and where
  * the body point recorded at the last update has moved to (roll); with record, the body
  * point under the contact now is recorded for the next update. */
@@ -37,9 +69,7 @@ static int locate(const mbs_system *s, mbs_contact *c, double *depth, double n[3
                   double roll[3], int record)
 {
     double R[9], pf[3], vel[6], ctr[3], pt[3];
-    mbs_frame_placement_fk(s->model, s->data, c->frame, R, pf);
-    m3_mulv(R, c->offset, ctr);
-    for (int k = 0; k < 3; k++) ctr[k] += pf[k];
+    mbs_contact_point_world(s->model, s->data, c, NULL, ctr, R, pf);
     int hit = mbs_environment_query(&s->env, ctr, c->radius, depth, n, pt, mat);
     /* the touching point of a sphere is its deepest point; velocity of that body point */
     double off[3];

@@ -172,13 +172,9 @@ void mbs_contact_forces_smooth(mbs_system *s, const double *q, const double *v)
         int body = mbs_frame_body(m, c->frame);
         if (!c->active || body < 0) continue;
         /* the sphere's point deepest along the held normal, and the velocity of that body point */
-        double R[9], pf[3], ctr[3], d3[3], off[3], vel[6];
-        mbs_frame_placement_fk(m, d, c->frame, R, pf);
-        m3_mulv(R, c->offset, ctr);
-        for (int k = 0; k < 3; k++) {
-            c->p[k] = pf[k] + ctr[k] - c->radius * c->normal[k];
-            d3[k] = c->p[k] - pf[k];
-        }
+        double R[9], pf[3], d3[3], off[3], vel[6];
+        mbs_contact_point_world(m, d, c, c->normal, c->p, R, pf);
+        for (int k = 0; k < 3; k++) d3[k] = c->p[k] - pf[k];
         m3t_mulv(R, d3, off);
         mbs_frame_velocity(m, d, c->frame, off, MBS_LOCAL_WORLD_ALIGNED, vel);
         memcpy(c->dp, vel, 3 * sizeof(double));

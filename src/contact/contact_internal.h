@@ -20,6 +20,17 @@ void mbs_contact_follow_roll(mbs_contact *c, const double pm[3], const double n[
  * (body frame, at the body origin), using the placements of the last kinematics call. */
 void mbs_contact_add_wrench(mbs_system *s, int body, const double p[3], const double f[3]);
 
+/* The contact layer owns each contact's state; a stepper changes it only through these. */
+/* 1 when contact c's point (its sphere) penetrates s->env, at the placements of the last kinematics. */
+int mbs_contact_penetrates(const mbs_system *s, const mbs_contact *c);
+/* Makes c active again with the anchor it had when it was released (ṗ0 kept). */
+void mbs_contact_activate(mbs_contact *c);
+/* Releases c: no force until mbs_contact_forces with update = 1 finds it penetrating (new anchor). */
+void mbs_contact_release(mbs_contact *c);
+/* Records the force a step applied to c (lambda) and whether it was on the friction cone's
+ * boundary; a contact that did not slip gets an anchor at rest (ṗ0 = 0, §2.1). */
+void mbs_contact_record_step(mbs_contact *c, const double lambda[3], int slipping);
+
 /* Doubles of scratch (`work`) that the two functions below need for a model with nv
  * velocities; they also need `iwork`, nv ints. Allocate once, outside any step. */
 size_t mbs_contact_derivatives_work_size(int nv);

@@ -122,9 +122,8 @@ static void touching_feet(mbs_pd_law *l, const double *q)
     mbs_forward_kinematics(l->m, l->d, q, NULL, NULL);
     for (int i = 0; i < l->ncontacts; i++) {
         const mbs_contact *ct = &l->sys->contacts[i];
-        double R[9], p[3], ctr[3], depth, n[3], pt[3];
-        mbs_frame_placement_fk(l->m, l->d, ct->frame, R, p);
-        for (int k = 0; k < 3; k++) ctr[k] = p[k] + R[k] * ct->offset[0] + R[k + 3] * ct->offset[1] + R[k + 6] * ct->offset[2];
+        double ctr[3], depth, n[3], pt[3];
+        mbs_contact_point_world(l->m, l->d, ct, NULL, ctr, NULL, NULL);
         l->touching[i] = mbs_environment_query(&l->sys->env, ctr, ct->radius + 1e-3, &depth, n, pt, NULL);
     }
 }

@@ -419,20 +419,25 @@ static int bookkeeping(mbs_ess *w)
     return 0;
 }
 
-/* One accepted dopri5 step (after any rejections), cut at its first event. */
-static int step(mbs_ess *w, double tf, long *attempts)
+/* Hairer's starting step when neither the last step nor the options give one, so that the
+ * first step size is scaled to the field rather than guessed. */
+static int first_step_size(mbs_ess *w, double hmax)
 {
-    const int n = w->n, m = w->m;
-    const double rtol = w->opt.rtol, atol = w->opt.atol;
-    int rc;
-    if ((rc = ensure_f(w))) return rc;
-    const double hmax = w->opt.h_max > 0 ? w->opt.h_max : tf - w->t;
-    if (!(w->h_next > 0)) {
-        if (w->opt.h_init > 0) w->h_next = w->opt.h_init;
-        else if ((rc = mbs_dopri5_initial_step(n, rhs, w, w->x, w->k[0], rtol, atol, hmax, w->ytmp, w->xnew,
-                                               &w->h_next)))
-            return fail(w, MBS_ESS_ERR_CALLBACK, MBS_ERR_MODEL, "the vector field f returned non-zero", w->t, -1);
-    }
+    if (w->h_next > 0) return 0;
+    if (w->opt.h_init > 0) w->h_next = w->opt.h_init;
+    else if (mbs_dopri5_initial_step(w->n, rhs, w, w->x, w->k[0], w->opt.rtol, w->opt.atol, hmax, w->ytmp, w->xnew,
+                                     &w->h_next))
+        return fail(w, MBS_ESS_ERR_CALLBACK, MBS_ERR_MODEL, "the vector field f returned non-zero", w->t, -1);
+    return 0;
+}
+
+/* dopri5 steps of shrinking size from x until one passes the error test, so that only an
+ * accepted step reaches the event check. On return xnew and k[6] = f(xnew) are that step's,
+ * *h its size, *err its error estimate, *rejected whether a try failed, *last whether it
+ * lands on tf. */
+static int try_until_accepted(mbs_ess *w, double tf, double hmax, long *attempts, double *h_out, double *err_out,
+                              int *rejected_out, int *last_out)
+{
     double h = fmin(w->h_next, hmax), err = 0;
     int rejected = 0, last = 0, nonfinite = 0;
     for (;;) {
@@ -449,7 +454,7 @@ static int step(mbs_ess *w, double tf, long *attempts)
             return fail(w, MBS_ESS_ERR_STEP_SIZE, MBS_ERR_MODEL,
                         "step size underflow (a discontinuity no guard covers, or a stiff field)", w->t, -1);
         }
-        rc = mbs_dopri5_step(n, rhs, w, w->x, h, w->k, w->xnew, w->ytmp, rtol, atol, &err);
+        int rc = mbs_dopri5_step(w->n, rhs, w, w->x, h, w->k, w->xnew, w->ytmp, w->opt.rtol, w->opt.atol, &err);
         if (rc) return fail(w, MBS_ESS_ERR_CALLBACK, MBS_ERR_MODEL, "the vector field f returned non-zero", w->t, -1);
         if (err <= 1) break;
         w->st.nrejected++;
@@ -465,55 +470,69 @@ static int step(mbs_ess *w, double tf, long *attempts)
                         "the vector field f is not finite at the stages of every step from here", w->t, -1);
         h *= 0.1;
     }
-    /* Hairer's PI controller (DOPRI5: β = 0.04, safety 0.9, factor within [0.2, 10]) */
+    *h_out = h;
+    *err_out = err;
+    *rejected_out = rejected;
+    *last_out = last;
+    return 0;
+}
+
+/* The next step size from the accepted step's error, so that the controller remembers how the
+ * field behaved: Hairer's PI controller (DOPRI5: β = 0.04, safety 0.9, factor within [0.2, 10]). */
+static void next_step_size(mbs_ess *w, double h, double err, int rejected, int last)
+{
     double fac = pow(err, 0.17) / pow(w->facold, 0.04);
     fac = fmax(0.1, fmin(5.0, fac / 0.9));
     double hn = h / fac;
     if (rejected) hn = fmin(hn, h);
     w->facold = fmax(err, 1e-4);
     if (!last || hn < w->h_next) w->h_next = hn;   /* a step clipped at tf says nothing about the next */
-    w->st.nsteps++;
-    if (!all_finite(w->k[6], n) || !all_finite(w->xnew, n))
-        return fail(w, MBS_ESS_ERR_NOT_FINITE, MBS_ERR_MODEL, "the vector field f is not finite", w->t + h, -1);
+}
 
-    const double t0 = w->t, tnew = last ? tf : w->t + h;
-    int nc = 0, dense = 0;
-    if (m > 0) {
-        if ((rc = eval_h(w, w->xnew, w->hnew, tnew))) return rc;
-        nc = collect_candidates(w);
+/* When a candidate needs it, locates the step's first event on the dense output and moves the
+ * state there (*cut = 1), so that no guard is integrated through; *dense says whether the dense
+ * output of the step was prepared. */
+static int cut_at_first_event(mbs_ess *w, int nc, double t0, double h, int *dense, int *cut)
+{
+    int need = w->opt.entry == MBS_ESS_ENTRY_LOCATE, rc;
+    for (int c = 0; c < nc && !need; c++) need = w->cand_kind[c] != CAND_ENTRY;
+    if (!need) return 0;
+    double th;
+    mbs_dopri5_dense_prepare(w->n, w->x, w->xnew, w->k, h, w->rcont);
+    *dense = 1;
+    if ((rc = locate(w, nc, t0, h, &th))) return rc;
+    if (th < 1) {
+        *cut = 1;
+        double tb = t0 + th * h;
+        emit_dense(w, t0, h, tb);
+        double *tx = w->x; w->x = w->xb; w->xb = tx;
+        double *th2 = w->hcur; w->hcur = w->hb; w->hb = th2;
+        w->t = tb;
+        w->f_valid = 0;
     }
-    int cut = 0;
-    if (nc > 0) {
-        int need = w->opt.entry == MBS_ESS_ENTRY_LOCATE;
-        for (int c = 0; c < nc && !need; c++) need = w->cand_kind[c] != CAND_ENTRY;
-        if (need) {
-            double th;
-            mbs_dopri5_dense_prepare(n, w->x, w->xnew, w->k, h, w->rcont);
-            dense = 1;
-            if ((rc = locate(w, nc, t0, h, &th))) return rc;
-            if (th < 1) {
-                cut = 1;
-                double tb = t0 + th * h;
-                emit_dense(w, t0, h, tb);
-                double *tx = w->x; w->x = w->xb; w->xb = tx;
-                double *th2 = w->hcur; w->hcur = w->hb; w->hb = th2;
-                w->t = tb;
-                w->f_valid = 0;
-            }
-        }
+    return 0;
+}
+
+/* Moves the state to the end of an uncut step, emitting the requested outputs inside it; the
+ * last stage becomes the next step's first (first same as last), so f is not evaluated again. */
+static void advance_to_step_end(mbs_ess *w, double t0, double h, double tnew, int dense)
+{
+    if (w->iout < w->nout && w->t_out[w->iout] <= tnew) {
+        if (!dense) mbs_dopri5_dense_prepare(w->n, w->x, w->xnew, w->k, h, w->rcont);
+        emit_dense(w, t0, h, tnew);
     }
-    if (!cut) {
-        if (w->iout < w->nout && w->t_out[w->iout] <= tnew) {
-            if (!dense) mbs_dopri5_dense_prepare(n, w->x, w->xnew, w->k, h, w->rcont);
-            emit_dense(w, t0, h, tnew);
-        }
-        double *tx = w->x; w->x = w->xnew; w->xnew = tx;
-        double *tk = w->k[0]; w->k[0] = w->k[6]; w->k[6] = tk;   /* first same as last */
-        double *th = w->hcur; w->hcur = w->hnew; w->hnew = th;
-        w->t = tnew;
-        w->f_valid = 1;
-    }
-    /* the events that have happened at the new point: switch the field there */
+    double *tx = w->x; w->x = w->xnew; w->xnew = tx;
+    double *tk = w->k[0]; w->k[0] = w->k[6]; w->k[6] = tk;   /* first same as last */
+    double *th = w->hcur; w->hcur = w->hnew; w->hnew = th;
+    w->t = tnew;
+    w->f_valid = 1;
+}
+
+/* The candidate events that have happened at the new point switch the field there (σ), so
+ * that the next step integrates the mode the trajectory is in; an entry with the pool empty
+ * re-arms every guard on its negative side (listing 1). */
+static void switch_at_events(mbs_ess *w, int nc)
+{
     int rearm_all = 0;
     for (int c = 0; c < nc; c++) {
         const int k = w->cand[c];
@@ -536,12 +555,38 @@ static int step(mbs_ess *w, double tf, long *attempts)
         }
     }
     if (rearm_all)
-        for (int k = 0; k < m; k++)
+        for (int k = 0; k < w->m; k++)
             if (!w->armed[k] && !w->pending[k] && w->hcur[k] < 0) {
                 w->armed[k] = 1;
                 w->sigma[k] = -1;
                 w->st.nrearmed++;
             }
+}
+
+/* One accepted dopri5 step (after any rejections), cut at its first event: listing 1's
+ * integration branch. */
+static int step(mbs_ess *w, double tf, long *attempts)
+{
+    double h = 0, err = 0;
+    int rc, rejected = 0, last = 0;
+    if ((rc = ensure_f(w))) return rc;
+    const double hmax = w->opt.h_max > 0 ? w->opt.h_max : tf - w->t;
+    if ((rc = first_step_size(w, hmax))) return rc;
+    if ((rc = try_until_accepted(w, tf, hmax, attempts, &h, &err, &rejected, &last))) return rc;
+    next_step_size(w, h, err, rejected, last);
+    w->st.nsteps++;
+    if (!all_finite(w->k[6], w->n) || !all_finite(w->xnew, w->n))
+        return fail(w, MBS_ESS_ERR_NOT_FINITE, MBS_ERR_MODEL, "the vector field f is not finite", w->t + h, -1);
+
+    const double t0 = w->t, tnew = last ? tf : w->t + h;
+    int nc = 0, dense = 0, cut = 0;
+    if (w->m > 0) {
+        if ((rc = eval_h(w, w->xnew, w->hnew, tnew))) return rc;
+        nc = collect_candidates(w);
+    }
+    if (nc > 0 && (rc = cut_at_first_event(w, nc, t0, h, &dense, &cut))) return rc;
+    if (!cut) advance_to_step_end(w, t0, h, tnew, dense);
+    switch_at_events(w, nc);
     return bookkeeping(w);
 }
 

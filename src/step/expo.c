@@ -30,6 +30,7 @@
 #include <stdlib.h>
 
 #include "../dynamics/dynamics_internal.h"
+#include "../contact/contact_internal.h"
 #include "../base/base.h"
 #include "expm.h"
 #include "steppers.h"
@@ -223,24 +224,6 @@ static int contact_averages(expo *e, const mbs_system *s, int na, double dt)
     return 0;
 }
 
-/* 1 when a contact that the contact layer has just released still penetrates. The layer
- * releases a contact whose spring pulls at this instant (the point moving out fast), even
- * inside the ground. Over a long step such a contact pushes again as soon as its damper has
- * slowed the point; left out of the linear system, the point sinks unresisted for the whole
- * step, is pushed out hard at the next, released again... — Solo's landings in solo_jump at
- * δt = 10 ms alternated contact and no contact every step and diverged. So expo keeps it,
- * with its anchor, and enforces unilaterality on the average force (eqs. 21, 24) as the paper
- * does ("we suggest to check friction constraints on the average value"); it leaves when it
- * no longer penetrates. */
-static int still_penetrates(const mbs_system *s, const mbs_contact *c)
-{
-    double R[9], pf[3], ctr[3], depth, n[3], pt[3];
-    const mbs_material *mat;
-    mbs_frame_placement_fk(s->model, s->data, c->frame, R, pf);
-    for (int k = 0; k < 3; k++) ctr[k] = pf[k] + R[k] * c->offset[0] + R[k + 3] * c->offset[1] + R[k + 6] * c->offset[2];
-    return mbs_environment_query(&s->env, ctr, c->radius, &depth, n, pt, &mat);
-}
-
 /* After a first pass with every contact on its spring (the paper's eq. 11), a contact whose
  * average force λ̄ pulls is SEPARATE for the step (no force), and one whose λ̄ leaves the
  * cone SLIDEs: its force is λ = λ_n (n + μ f̂), f̂ the direction of the first pass's
@@ -291,29 +274,38 @@ static int classify(expo *e, const mbs_system *s, int na)
     return redo;
 }
 
-static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
+/* Contacts at (q, v) from the contact layer (anchors set on first touch, moved on slip), and
+ * the indices of the active ones in e->act: the contacts the linear system (11) integrates.
+ * A contact that the layer has just released but that still penetrates is kept active, with
+ * its anchor. The layer releases a contact whose spring pulls at this instant (the point
+ * moving out fast), even inside the ground. Over a long step such a contact pushes again as
+ * soon as its damper has slowed the point; left out of the linear system, the point sinks
+ * unresisted for the whole step, is pushed out hard at the next, released again... — Solo's
+ * landings in solo_jump at δt = 10 ms alternated contact and no contact every step and
+ * diverged. So expo keeps it and enforces unilaterality on the average force (eqs. 21, 24) as
+ * the paper does ("we suggest to check friction constraints on the average value"); it leaves
+ * when it no longer penetrates. */
+static int gather_active(expo *e, mbs_system *s)
 {
-    mbs_system *s = st->sys;
-    expo *e = st->impl;
-    const mbs_model *m = s->model;
-    mbs_data *d = s->data;
-    int nv = s->nv;
-    const double *q = s->q, *v = s->v;
-
-    mbs_contact_forces(s, q, v, 1);
+    mbs_contact_forces(s, s->q, s->v, 1);
     int na = 0;
     for (int i = 0; i < s->ncontacts && na < e->cmax; i++) {
         mbs_contact *c = &s->contacts[i];
-        if (!c->active && still_penetrates(s, c)) c->active = 1;
+        if (!c->active && mbs_contact_penetrates(s, c)) mbs_contact_activate(c);
         if (c->active) e->act[na++] = i;
     }
-    if (na == 0) {
-        euler_step(st, dt);
-        s->t += dt;
-        return MBS_OK;
-    }
-    int nc = 3 * na;
+    return na;
+}
 
+/* J (linear rows of each contact point, LOCAL_WORLD_ALIGNED) into e->Jc and, transposed, into
+ * the first 3·na columns of the row-major right-hand sides e->X, and J̇v into e->pdd: the
+ * contact-space view of the dynamics that Υ and p̈_free (eqs. 9-10) are built from. */
+static void contact_jacobians(expo *e, mbs_system *s, int na)
+{
+    const mbs_model *m = s->model;
+    mbs_data *d = s->data;
+    int nv = s->nv, nc = 3 * na, ld = nc + 1;
+    const double *q = s->q, *v = s->v;
     /* Kinematics with q̈ = 0: the classical acceleration of each contact point is then J̇v
      * (gravity is not in the kinematic accelerations). The touching point of a sphere is
      * c->p, a point of the body at this instant: its offset in the frame is Rᵀ(p − p_f). */
@@ -328,7 +320,6 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
         memcpy(e->pdd + 3 * a, acc, 3 * sizeof(double));   /* J̇v for now */
     }
     /* J, and Jᵀ as the first 3·na columns of the row-major right-hand sides X */
-    int ld = nc + 1;
     double *X = e->X, *Jc = e->Jc;
     mbs_compute_joint_jacobians(m, d, q);
     for (int a = 0; a < na; a++) {
@@ -337,14 +328,23 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
         for (int k = 0; k < nv; k++)
             for (int r = 0; r < 3; r++) X[(size_t)ld * k + 3 * a + r] = Jc[3 * a + r + (size_t)nc * k] = e->J6[r + 6 * k];
     }
+}
 
-    /* M⁻¹ through the tree-sparse factor M = LᵀDL (CRBA + LTDL), all 3·na + 1 right-hand sides
-     * in one row-major sweep of the tree: measured several times faster than ABA + ABI (one
-     * articulated-body sweep of 6x6 operations per column) and than column-by-column solves,
-     * whose inner loops are chains of dependent loads. M⁻¹ itself is never formed. */
-    mbs_crba(m, d, q, e->M);
+/* [M⁻¹Jᵀ, v̇_f = M⁻¹(τ − h)] in e->X, then Υ = J M⁻¹Jᵀ (eq. 9) in e->ups and p̈_free =
+ * J v̇_f + J̇v (eq. 10) in e->pdd: the matrix and the drift of the contact-space system (11).
+ * M⁻¹ through the tree-sparse factor M = LᵀDL (CRBA + LTDL), all 3·na + 1 right-hand sides
+ * in one row-major sweep of the tree: measured several times faster than ABA + ABI (one
+ * articulated-body sweep of 6x6 operations per column) and than column-by-column solves,
+ * whose inner loops are chains of dependent loads. M⁻¹ itself is never formed. */
+static int contact_space_dynamics(expo *e, mbs_system *s, int na)
+{
+    const mbs_model *m = s->model;
+    mbs_data *d = s->data;
+    int nv = s->nv, nc = 3 * na, ld = nc + 1;
+    double *X = e->X, *Jc = e->Jc;
+    mbs_crba(m, d, s->q, e->M);
     if (mbs_ltdl(m, d, e->M) != MBS_OK) return MBS_ERR_MODEL;
-    mbs_nonlinear_effects(m, d, q, v, e->dq);
+    mbs_nonlinear_effects(m, d, s->q, s->v, e->dq);
     for (int k = 0; k < nv; k++) X[(size_t)ld * k + nc] = s->tau[k] - e->dq[k];
     mbs_ltdl_solve_rows(m, d, X, ld, 0);   /* [M⁻¹Jᵀ, v̇_f = M⁻¹(τ − h)] */
     /* Υ = J M⁻¹Jᵀ (eq. 9) and p̈_free = J v̇_f + J̇v (eq. 10) */
@@ -359,8 +359,14 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
         double w = xk[nc];
         for (int r = 0; r < nc; r++) e->pdd[r] += jk[r] * w;
     }
+    return MBS_OK;
+}
 
-    /* first pass: every contact on its spring and damper (eq. 2), as the paper */
+/* The averages λ̄ (eq. 23) and λ̄₂ (eq. 25) into e->lb, e->lb2: a first pass with every
+ * contact on its spring and damper (eq. 2), as the paper, and a second when a contact slides
+ * or separates (classify says why); *passes = the exponentials computed. */
+static int average_forces(expo *e, const mbs_system *s, int na, double dt, int *passes)
+{
     for (int a = 0; a < na; a++) {
         const mbs_contact *c = &s->contacts[e->act[a]];
         world_gain(c->normal, c->material.k_normal, c->material.k_tangent, e->Kw + 9 * a);
@@ -368,36 +374,47 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
         e->mode[a] = STICK;
     }
     if (contact_averages(e, s, na, dt)) return MBS_ERR_MODEL;
-    int passes = 1;
+    *passes = 1;
     if (classify(e, s, na)) {
         if (contact_averages(e, s, na, dt)) return MBS_ERR_MODEL;
-        passes = 2;
+        *passes = 2;
     }
-    if (stats) stats->iterations = passes;
+    return MBS_OK;
+}
 
-    /* Every average projected onto its friction cone (eqs. 24, 26; mbs_cone_project, the exact
-     * projection onto the second-order cone). After the second pass a sliding contact's average
-     * is on the boundary already and a separated one is zero, so the projection only trims what
-     * the other contacts' new forces pushed out — without the second pass it had to undo
-     * tangential forces up to 100 times the cone, and the normal force it adds when doing so,
-     * μ|λ_t|/(1 + μ²), made a box set down sliding at 1 m/s (δt = 1 ms) hop off all four
-     * corners, pitching at 1.6 rad/s. A contact that stuck over the step has an
-     * anchor at rest from now on (§2.1: "as long as contacts are sticking ṗ0 = 0");
-     * left at the velocity of its last slip, the damper would keep pushing a stopped point.
-     * A contact that slid gets its anchor moved by eq. 28 (ṗ0_t := ṗ_t, p0_t := p_t + K_t⁻¹λ_t
-     * on the cone boundary) from the state this step ends in: mbs_contact_forces does exactly
-     * that at the start of the next step, so it is not done twice here. */
+/* Every average projected onto its friction cone (eqs. 24, 26; mbs_cone_project, the exact
+ * projection onto the second-order cone) into e->lam, e->lam2, and the contact layer told
+ * the force applied and whether it slid. After the second pass a sliding contact's average
+ * is on the boundary already and a separated one is zero, so the projection only trims what
+ * the other contacts' new forces pushed out — without the second pass it had to undo
+ * tangential forces up to 100 times the cone, and the normal force it adds when doing so,
+ * μ|λ_t|/(1 + μ²), made a box set down sliding at 1 m/s (δt = 1 ms) hop off all four
+ * corners, pitching at 1.6 rad/s. A contact that stuck over the step has an
+ * anchor at rest from now on (§2.1: "as long as contacts are sticking ṗ0 = 0");
+ * left at the velocity of its last slip, the damper would keep pushing a stopped point.
+ * A contact that slid gets its anchor moved by eq. 28 (ṗ0_t := ṗ_t, p0_t := p_t + K_t⁻¹λ_t
+ * on the cone boundary) from the state this step ends in: mbs_contact_forces does exactly
+ * that at the start of the next step, so it is not done twice here. */
+static void project_on_cones(expo *e, mbs_system *s, int na)
+{
     for (int a = 0; a < na; a++) {
         mbs_contact *c = &s->contacts[e->act[a]];
         mbs_cone_project(e->lb + 3 * a, c->normal, c->material.mu, e->lam + 3 * a);
         mbs_cone_project(e->lb2 + 3 * a, c->normal, c->material.mu, e->lam2 + 3 * a);
         const double *l = e->lam + 3 * a;
         int trimmed = memcmp(e->lb + 3 * a, l, 3 * sizeof(double)) != 0, zero = l[0] == 0 && l[1] == 0 && l[2] == 0;
-        c->slipping = e->mode[a] == SLIDE || (trimmed && !zero);   /* on the cone's boundary */
-        if (!c->slipping) memset(c->dp0, 0, sizeof c->dp0);
-        memcpy(c->lambda, e->lam + 3 * a, 3 * sizeof(double));   /* the force applied, for logging */
+        /* on the cone's boundary; the force applied is kept for logging */
+        mbs_contact_record_step(c, l, e->mode[a] == SLIDE || (trimmed && !zero));
     }
+}
 
+/* v⁺ = v + δt (v̇_f + M⁻¹Jᵀλ̄), q⁺ = integrate(q, δt v + δt²/2 (v̇_f + M⁻¹Jᵀλ̄₂)): the state
+ * at the end of the step from the two projected forces (eqs. 24 and 26; eqs. 14, 19-20 when
+ * both averages were inside their cones). */
+static void advance_state(expo *e, mbs_system *s, int na, double dt)
+{
+    int nv = s->nv, nc = 3 * na, ld = nc + 1;
+    const double *X = e->X;
     /* eqs. 24 and 26: v̇ = v̇_f + M⁻¹Jᵀλ for each of the two forces */
     for (int k = 0; k < nv; k++) {
         const double *xk = X + (size_t)ld * k;
@@ -409,7 +426,27 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
         e->dq[k] = dt * s->v[k] + 0.5 * dt * dt * a2;
         s->v[k] += dt * a1;
     }
-    mbs_integrate(m, s->q, e->dq, s->q);
+    mbs_integrate(s->model, s->q, e->dq, s->q);
+}
+
+/* One step, the stages 1-5 of the comment at the top of this file. */
+static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
+{
+    mbs_system *s = st->sys;
+    expo *e = st->impl;
+    int na = gather_active(e, s);
+    if (na == 0) {
+        euler_step(st, dt);
+        s->t += dt;
+        return MBS_OK;
+    }
+    contact_jacobians(e, s, na);
+    if (contact_space_dynamics(e, s, na) != MBS_OK) return MBS_ERR_MODEL;
+    int passes = 0;
+    if (average_forces(e, s, na, dt, &passes) != MBS_OK) return MBS_ERR_MODEL;
+    if (stats) stats->iterations = passes;
+    project_on_cones(e, s, na);
+    advance_state(e, s, na, dt);
     s->t += dt;
     return MBS_OK;
 }
