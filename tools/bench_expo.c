@@ -35,6 +35,8 @@
 #include <time.h>
 
 #include "mbs.h"
+/* a benchmark reads the system's contact state and sets its state directly, as the tests do */
+#include "../src/contact/contact_internal.h"
 #include "tool.h"
 #include "../src/dynamics/dynamics_internal.h"   /* mbs_ltdl_solve_rows: the expo step's own solve (breakdown) */
 #include "../src/step/expm.h"       /* the matrix exponential the expo step calls (breakdown) */
@@ -131,7 +133,7 @@ typedef struct traj {
     double *q, *v, *tau;     /* (n+1) nq, (n+1) nv, n nv */
     mbs_contact *ct;         /* (n+1) nc */
     int diverged;
-    char reason[160];
+    char reason[MBS_ERROR_MSG_LEN + 128];
 } traj;
 
 static void traj_free(traj *tr)

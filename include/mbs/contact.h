@@ -47,35 +47,25 @@ typedef struct mbs_environment {
 int mbs_environment_query(const mbs_environment *env, const double center[3], double radius, double *depth,
                           double normal[3], double point[3], const mbs_material **material);
 
-/* One contact point of the robot and its state. */
-typedef struct mbs_contact {
-    char name[MBS_NAME_LEN];
-    int frame;                    /* model frame the point is attached to */
-    double offset[3];             /* local offset in that frame */
-    double radius;                /* 0: a point; > 0: a sphere, touching at its deepest point */
-    /* state */
-    int active;                   /* 1 while in contact */
-    int slipping;                 /* 1 when the force was limited by the friction cone in the last update */
-    double p[3], dp[3];           /* world position and velocity of the contact point */
-    double p0[3], dp0[3];         /* anchor point and its velocity */
-    double normal[3];             /* outward surface normal at the contact */
-    double depth;                 /* penetration depth (>= 0) */
-    mbs_material material;        /* of the geometry touched */
-    double lambda[3];             /* world force the environment applies to the robot */
-    double local[3];              /* body point under the contact at the last update (frame coordinates) */
-} mbs_contact;
+/* A system bundles a model (not owned), its data, the environment, the contact points and the
+ * state (q, v, τ, t) that a stepper advances. It is opaque: a program reads and sets its state
+ * with the functions below, and a stepper notices when the state was set from outside. */
+typedef struct mbs_system mbs_system;
 
-typedef struct mbs_system {
-    const mbs_model *model;
-    mbs_data *data;
-    mbs_environment env;
-    int ncontacts, max_contacts;
-    mbs_contact *contacts;
-    int nq, nv, nbodies;
-    double t;
-    double *q, *v, *tau;          /* state and the torque applied during the next steps */
-    double *fext;                 /* 6 x nbodies: contact forces as body wrenches (body frame, origin) */
-} mbs_system;
+/* What a program reads of a contact point (mbs_system_contact). */
+typedef struct mbs_contact_info {
+    const char *name;             /* the frame's name */
+    int frame;                    /* model frame the point is attached to */
+    double offset[3];             /* local offset in that frame (m) */
+    double radius;                /* 0: a point; > 0: a sphere (m) */
+    int active;                   /* 1 while in contact */
+    int slipping;                 /* 1 when the force was on the friction cone's boundary */
+    double position[3];           /* world position of the touching point (m) */
+    double velocity[3];           /* its world velocity (m/s) */
+    double normal[3];             /* outward surface normal at the contact */
+    double depth;                 /* penetration depth (m, >= 0) */
+    double force[3];              /* world force the environment applies to the robot (N) */
+} mbs_contact_info;
 
 /* A system for model m (not owned) with room for `max_contacts` contact points. */
 mbs_system *mbs_system_new(const mbs_model *m, int max_contacts, mbs_error *err);
@@ -90,10 +80,23 @@ int mbs_system_add_plane(mbs_system *s, const double normal[3], double offset, c
 int mbs_system_add_box(mbs_system *s, const double center[3], const double R[9], const double half[3],
                        const mbs_material *mat, mbs_error *err);
 
-/* World position p of contact c (frame placement · offset, from the kinematics last run in d);
- * with n, a sphere's point deepest along −n (centre − r n). R, pf: the frame's placement, or NULL. */
-void mbs_contact_point_world(const mbs_model *m, const mbs_data *d, const mbs_contact *c, const double n[3],
-                             double p[3], double R[9], double pf[3]);
+/* ---- state ---- */
+const mbs_model *mbs_system_model(const mbs_system *s);   /* the model it was made for */
+double mbs_system_time(const mbs_system *s);             /* t (s) */
+const double *mbs_system_q(const mbs_system *s);         /* nq: configuration */
+const double *mbs_system_v(const mbs_system *s);         /* nv: velocity */
+const double *mbs_system_tau(const mbs_system *s);       /* nv: the torque held during the next steps */
+/* Sets the torque (nv) the next steps hold, as a controller does each period. */
+void mbs_system_set_tau(mbs_system *s, const double *tau);
+/* Sets the state (q: nq, v: nv, may be NULL for zero) and the time, releases every contact and
+ * anchors those that penetrate at q: a new start, which a stepper with memory notices. */
+void mbs_system_set_state(mbs_system *s, const double *q, const double *v, double t);
+/* Contact points added. */
+int mbs_system_ncontacts(const mbs_system *s);
+/* Contact point i's state after the last step (or set_state) into out; MBS_ERR_ARG when i is out of range. */
+int mbs_system_contact(const mbs_system *s, int i, mbs_contact_info *out);
+/* The environment (planes and boxes) contacts are checked against. */
+const mbs_environment *mbs_system_environment(const mbs_system *s);
 
 /* Force of every contact at (q, v) and the wrenches in s->fext.
  * update = 1: the state changes as time advances — contacts that start penetrating get an

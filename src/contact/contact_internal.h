@@ -8,6 +8,46 @@
 
 #include "mbs/contact.h"
 
+/* One contact point of the robot and its state (owned by this layer: steppers change it only
+ * through the functions below). */
+typedef struct mbs_contact {
+    char name[MBS_NAME_LEN];
+    int frame;                    /* model frame the point is attached to */
+    double offset[3];             /* local offset in that frame */
+    double radius;                /* 0: a point; > 0: a sphere, touching at its deepest point */
+    /* state */
+    int active;                   /* 1 while in contact */
+    int slipping;                 /* 1 when the force was limited by the friction cone in the last update */
+    double p[3], dp[3];           /* world position and velocity of the contact point */
+    double p0[3], dp0[3];         /* anchor point and its velocity */
+    double normal[3];             /* outward surface normal at the contact */
+    double depth;                 /* penetration depth (>= 0) */
+    mbs_material material;        /* of the geometry touched */
+    double lambda[3];             /* world force the environment applies to the robot */
+    double local[3];              /* body point under the contact at the last update (frame coordinates) */
+} mbs_contact;
+
+struct mbs_system {
+    const mbs_model *model;
+    mbs_data *data;
+    mbs_environment env;
+    int ncontacts, max_contacts;
+    mbs_contact *contacts;
+    int nq, nv, nbodies;
+    double t;
+    double *q, *v, *tau;          /* state and the torque applied during the next steps */
+    double *fext;                 /* 6 x nbodies: contact forces as body wrenches (body frame, origin) */
+    unsigned long resets;         /* counts mbs_system_set_state calls: a stepper with memory restarts */
+    void *block;                  /* the one allocation of the buffers above */
+};
+
+
+/* World position p of contact c (frame placement · offset, from the kinematics last run in d);
+ * with n, a sphere's point deepest along −n (centre − r n). R, pf: the frame's placement, or NULL. */
+void mbs_contact_point_world(const mbs_model *m, const mbs_data *d, const mbs_contact *c, const double n[3],
+                             double p[3], double R[9], double pf[3]);
+
+
 /* λ = −K (p − p0) − B (ṗ − ṗ0) (eq. 2) of a contact's current point and anchor, with
  * K = k_n n nᵀ + k_t (1 − n nᵀ) and B alike: no release, no cone. */
 void mbs_contact_spring_force(const mbs_contact *c, double lambda[3]);

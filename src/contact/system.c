@@ -7,7 +7,16 @@
 #include "mbs/liegroup.h"
 #include "../base/base.h"
 #include "../spatial/spatial.h"
-#include "mbs/contact.h"
+#include "contact_internal.h"
+
+static void layout(mbs_carver *c, mbs_system *s, int max_contacts)
+{
+    s->contacts = mbs_carve(c, (size_t)(max_contacts ? max_contacts : 1) * sizeof(mbs_contact));
+    s->q = mbs_carve_doubles(c, (size_t)s->nq + 1);
+    s->v = mbs_carve_doubles(c, (size_t)s->nv + 1);
+    s->tau = mbs_carve_doubles(c, (size_t)s->nv + 1);
+    s->fext = mbs_carve_doubles(c, 6 * (size_t)s->nbodies + 1);
+}
 
 mbs_system *mbs_system_new(const mbs_model *m, int max_contacts, mbs_error *err)
 {
@@ -19,16 +28,15 @@ mbs_system *mbs_system_new(const mbs_model *m, int max_contacts, mbs_error *err)
     s->nv = m->nv;
     s->nbodies = m->nbodies;
     s->data = mbs_data_new(m);
-    s->contacts = calloc((size_t)(max_contacts ? max_contacts : 1), sizeof(mbs_contact));
-    s->q = calloc((size_t)s->nq + 1, sizeof(double));
-    s->v = calloc((size_t)s->nv + 1, sizeof(double));
-    s->tau = calloc((size_t)s->nv + 1, sizeof(double));
-    s->fext = calloc(6 * (size_t)s->nbodies + 1, sizeof(double));
-    if (!s->data || !s->contacts || !s->q || !s->v || !s->tau || !s->fext) {
+    mbs_carver c = {NULL, 0};
+    layout(&c, s, max_contacts);
+    s->block = mbs_carver_alloc(&c);
+    if (!s->data || !s->block) {
         mbs_system_free(s);
         mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
         return NULL;
     }
+    layout(&c, s, max_contacts);
     s->ncontacts = 0;
     s->max_contacts = max_contacts;
     mbs_neutral(m, s->q);
@@ -39,12 +47,50 @@ void mbs_system_free(mbs_system *s)
 {
     if (!s) return;
     mbs_data_free(s->data);
-    free(s->contacts);
-    free(s->q);
-    free(s->v);
-    free(s->tau);
-    free(s->fext);
+    free(s->block);
     free(s);
+}
+
+const mbs_model *mbs_system_model(const mbs_system *s) { return s->model; }
+double mbs_system_time(const mbs_system *s) { return s->t; }
+const double *mbs_system_q(const mbs_system *s) { return s->q; }
+const double *mbs_system_v(const mbs_system *s) { return s->v; }
+const double *mbs_system_tau(const mbs_system *s) { return s->tau; }
+int mbs_system_ncontacts(const mbs_system *s) { return s->ncontacts; }
+const mbs_environment *mbs_system_environment(const mbs_system *s) { return &s->env; }
+
+void mbs_system_set_tau(mbs_system *s, const double *tau)
+{
+    memcpy(s->tau, tau, (size_t)s->nv * sizeof(double));
+}
+
+void mbs_system_set_state(mbs_system *s, const double *q, const double *v, double t)
+{
+    memcpy(s->q, q, (size_t)s->nq * sizeof(double));
+    if (v) memcpy(s->v, v, (size_t)s->nv * sizeof(double));
+    else memset(s->v, 0, (size_t)s->nv * sizeof(double));
+    s->t = t;
+    s->resets++;
+    for (int i = 0; i < s->ncontacts; i++) mbs_contact_release(&s->contacts[i]);
+    mbs_contact_forces(s, s->q, s->v, 1);
+}
+
+int mbs_system_contact(const mbs_system *s, int i, mbs_contact_info *out)
+{
+    if (i < 0 || i >= s->ncontacts) return MBS_ERR_ARG;
+    const mbs_contact *c = &s->contacts[i];
+    out->name = c->name;
+    out->frame = c->frame;
+    memcpy(out->offset, c->offset, sizeof out->offset);
+    out->radius = c->radius;
+    out->active = c->active;
+    out->slipping = c->slipping;
+    memcpy(out->position, c->p, sizeof out->position);
+    memcpy(out->velocity, c->dp, sizeof out->velocity);
+    memcpy(out->normal, c->normal, sizeof out->normal);
+    out->depth = c->depth;
+    memcpy(out->force, c->lambda, sizeof out->force);
+    return MBS_OK;
 }
 
 int mbs_system_add_contact(mbs_system *s, const char *frame, const double offset[3], double radius,

@@ -9,6 +9,7 @@
 
 #include "../base/base.h"
 #include "../model/model_internal.h"
+#include "../contact/contact_internal.h"
 #include "mbs/contact.h"
 #include "mbs/control.h"
 #include "mbs/dynamics.h"

@@ -232,12 +232,8 @@ static void summary_begin(const mbs_sim *sim, mbs_sim_summary *out)
 static void initial_state(mbs_sim *sim)
 {
     mbs_system *s = sim->sys;
-    memcpy(s->q, sim->sc->q0, (size_t)s->nq * sizeof(double));
-    memset(s->v, 0, (size_t)s->nv * sizeof(double));
     memset(s->tau, 0, (size_t)s->nv * sizeof(double));
-    s->t = 0;
-    for (int i = 0; i < s->ncontacts; i++) s->contacts[i].active = 0;
-    mbs_contact_forces(s, s->q, s->v, 1);
+    mbs_system_set_state(s, sim->sc->q0, NULL, 0);
 }
 
 /* Opens "<csv>.tmp" and writes the header; *f stays NULL when there is no CSV. */

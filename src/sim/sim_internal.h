@@ -8,6 +8,7 @@
 #include "../base/base.h"
 #include "../control/control_internal.h"
 #include "../model/model_internal.h"
+#include "../contact/contact_internal.h"
 #include "mbs/contact.h"
 #include "mbs/control.h"
 #include "mbs/dynamics.h"

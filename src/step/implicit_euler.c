@@ -250,7 +250,7 @@ static int release_at_x1(implicit_euler *w, mbs_system *s)
     int n = 0;
     for (int i = 0; i < s->ncontacts; i++) {
         mbs_contact *c = &s->contacts[i];
-        if (c->active && c->lambda[0] == 0 && c->lambda[1] == 0 && c->lambda[2] == 0) { c->active = 0; n++; }
+        if (c->active && c->lambda[0] == 0 && c->lambda[1] == 0 && c->lambda[2] == 0) { mbs_contact_release(c); n++; }
     }
     return n;
 }

@@ -6,6 +6,7 @@
 
 #include "../base/base.h"
 #include "../model/model_internal.h"
+#include "../contact/contact_internal.h"
 #include "mbs/contact.h"
 #include "mbs/dynamics.h"
 #include "mbs/liegroup.h"

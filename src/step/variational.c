@@ -11,8 +11,8 @@
  * First step, and restarts. Without a q^{k-1} the step starts from the continuous (q, v): the
  * momentum that each body carries into the step is its continuous G_i V_i and the forcing acts
  * over the half-step after t_k (discrete Legendre transform, mbs_vi_begin_velocity), which is the
- * consistent second-order start, not q^{k-1} = q ⊖ Δt v. The same happens whenever the system's
- * (q, v) is not what the last step left there (a caller reset the state). A change of Δt
+ * consistent second-order start, not q^{k-1} = q ⊖ Δt v. The same happens whenever a caller set
+ * the state (mbs_system_set_state) since the last step. A change of Δt
  * between steps keeps the state: the DEL equation with the two step lengths is solved.
  *
  * Forcing (Lagrange–d'Alembert, eq. 17). The joint torques s->tau and the contact wrenches of
@@ -35,6 +35,7 @@ typedef struct variational {
     mbs_vi *w;
     mbs_vi_options opt;
     int started;
+    unsigned long resets;          /* the system's reset count at the last step */
     double dt_last;
     double *q_prev, *q_cur, *q_next, *v_out;
 } variational;
@@ -108,8 +109,8 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     const mbs_model *m = s->model;
     const size_t qb = sizeof(double) * (size_t)s->nq, vb = sizeof(double) * (size_t)s->nv;
     if (!(dt > 0) || !isfinite(dt)) return mbs_fail(&st->err, MBS_ERR_ARG, "variational: step %g is not a positive number", dt);
-    /* continue from (q^{k-1}, q^k) only if the system still holds what the last step wrote */
-    int cont = v->started && memcmp(s->q, v->q_cur, qb) == 0 && memcmp(s->v, v->v_out, vb) == 0;
+    /* continue from (q^{k-1}, q^k) unless the state was set from outside since the last step */
+    int cont = v->started && s->resets == v->resets;
     const double *fext = NULL;
     if (s->ncontacts > 0) {
         mbs_contact_forces(s, s->q, s->v, 1);
@@ -134,6 +135,7 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     s->t += dt;
     v->dt_last = dt;
     v->started = 1;
+    v->resets = s->resets;
     return MBS_OK;
 }
 
