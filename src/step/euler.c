@@ -1,6 +1,6 @@
 /* euler.c — explicit Euler as Hammoud et al. 2022, eq. 34: v⁺ = v + δt v̇,
  * q⁺ = integrate(q, δt v + δt²/2 v̇). The baseline every stiff-contact scheme is measured against. */
-#include "steppers.h"
+#include "step_internal.h"
 
 static int init(mbs_stepper *st, mbs_error *err) { return mbs_step_buffers_init(st, 2, (size_t)st->sys->nv, err); }
 

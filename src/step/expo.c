@@ -33,7 +33,7 @@
 #include "../contact/contact_internal.h"
 #include "../base/base.h"
 #include "expm.h"
-#include "steppers.h"
+#include "step_internal.h"
 
 typedef struct expo_options {
     int max_mat_mult, balance;

@@ -36,7 +36,7 @@
 
 #include "../contact/contact_internal.h"
 #include "../base/base.h"
-#include "steppers.h"
+#include "step_internal.h"
 /* after the library headers: lapacke.h brings complex.h, whose macro I would rename an identifier */
 #include <lapacke.h>
 

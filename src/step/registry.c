@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "steppers.h"
+#include "step_internal.h"
 
 /* The registered schemes, in the order ./sim --help lists them: scheme NAME is the
  * mbs_stepper_type mbs_stepper_NAME its file defines. Adding one is its file and one line here. */

@@ -2,7 +2,7 @@
  * tangent space at q, q_i = integrate(q, θ_i), and the configuration rate of a stage is
  * θ̇_i = dexp⁻¹(θ_i) v_i — the Jacobian of difference(q, ·) at q_i — so the scheme keeps its
  * fourth order on SE(3). Contact anchors are updated once, at the start of the step. */
-#include "steppers.h"
+#include "step_internal.h"
 
 enum { QS, TH, KQ, KV, VS, ACC, JL, NBUF };
 

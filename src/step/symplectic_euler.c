@@ -1,6 +1,6 @@
 /* symplectic_euler.c — semi-implicit Euler: the velocity first, then the position with the new
  * velocity. Cheap and without secular energy drift on smooth conservative problems. */
-#include "steppers.h"
+#include "step_internal.h"
 
 static int init(mbs_stepper *st, mbs_error *err) { return mbs_step_buffers_init(st, 2, (size_t)st->sys->nv, err); }
 

@@ -29,7 +29,7 @@
 
 #include "../base/base.h"
 #include "mbs/variational.h"
-#include "steppers.h"
+#include "step_internal.h"
 
 typedef struct variational {
     mbs_vi *w;

@@ -1,8 +1,8 @@
-/* steppers.h — the step layer's internal header: the scheme descriptor every stepper file
+/* step_internal.h — the step layer's internal header: the scheme descriptor every stepper file
  * defines and the registry lists, the stepper object, and the scratch helper of the simple
  * schemes. The layers above (and the tests) may include it. */
-#ifndef MBS_STEPPERS_H
-#define MBS_STEPPERS_H
+#ifndef MBS_STEP_INTERNAL_H
+#define MBS_STEP_INTERNAL_H
 
 #include "../base/base.h"
 #include "../model/model_internal.h"
