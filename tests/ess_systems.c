@@ -332,7 +332,7 @@ int solo_f(void *user, const double *x, const signed char *sg, double *xd)
     for (int i = 0; i < 4; i++) {
         if (sg[2 * i] <= 0) continue;
         double Rf[9], pf[3], vel[6], Rb[9], pb[3];
-        mbs_frame_placement_fk(s->m, s->d, s->frame[i], Rf, pf);
+        mbs_frame_placement(s->m, s->d, s->frame[i], Rf, pf);
         mbs_frame_velocity(s->m, s->d, s->frame[i], NULL, MBS_LOCAL_WORLD_ALIGNED, vel);
         double fw[3] = {-s->Bt * vel[0], -s->Bt * vel[1], s->K * (-pf[2]) - s->B * vel[2]};
         mbs_body_placement(s->m, s->d, s->body[i], Rb, pb);
@@ -367,7 +367,7 @@ int solo_h(void *user, const double *x, double *h)
     mbs_forward_kinematics(s->m, s->d, s->qn, NULL, NULL);
     for (int i = 0; i < 4; i++) {
         double R[9], p[3];
-        mbs_frame_placement_fk(s->m, s->d, s->frame[i], R, p);
+        mbs_frame_placement(s->m, s->d, s->frame[i], R, p);
         h[2 * i] = -p[2];
         h[2 * i + 1] = p[2];
     }

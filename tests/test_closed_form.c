@@ -709,11 +709,11 @@ static void test_fixed_chain(void)
         memcpy(pb, q, sizeof pb);
 
         double Rx[9], px[3], t[3];
-        mbs_frame_placement(m, d, q, f_base, R, p);
+        mbs_compute_frame_placement(m, d, q, f_base, R, p);
         CHECK_CLOSE(R, Rb, 9, 1e-15, "base world rotation");
         CHECK_CLOSE(p, pb, 3, 1e-15, "base world translation");
 
-        mbs_frame_placement(m, d, q, f_plate, R, p);
+        mbs_compute_frame_placement(m, d, q, f_plate, R, p);
         m3_mul(Rb, Rw, Rx);
         m3_mulv(Rb, pw, t);
         for (int i = 0; i < 3; i++) px[i] = pb[i] + t[i];
@@ -726,14 +726,14 @@ static void test_fixed_chain(void)
         m3_mul(RbRh, Rz, Rtip);
         m3_mulv(Rb, ph, t);
         for (int i = 0; i < 3; i++) ptip[i] = pb[i] + t[i];
-        mbs_frame_placement(m, d, q, f_tip, R, p);
+        mbs_compute_frame_placement(m, d, q, f_tip, R, p);
         CHECK_CLOSE(R, Rtip, 9, 1e-14, "tip world rotation = R_base R_hinge Rz(q)");
         CHECK_CLOSE(p, ptip, 3, 1e-14, "tip world translation");
-        mbs_frame_placement(m, d, q, f_hinge, R, p);
+        mbs_compute_frame_placement(m, d, q, f_hinge, R, p);
         CHECK_CLOSE(R, Rtip, 9, 1e-14, "hinge world rotation");
         CHECK_CLOSE(p, ptip, 3, 1e-14, "hinge world translation");
 
-        mbs_frame_placement(m, d, q, f_end, R, p);
+        mbs_compute_frame_placement(m, d, q, f_end, R, p);
         m3_mulv(Rtip, pend, t);
         for (int i = 0; i < 3; i++) px[i] = ptip[i] + t[i];
         CHECK_CLOSE(R, Rtip, 9, 1e-14, "tip_end world rotation");

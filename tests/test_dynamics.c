@@ -131,7 +131,7 @@ static void jacobian_transpose_forces(ctx *c, const double *fext, double *out)
         for (int r = 0; r < 3; r++) fw[3 + r] += t[r];
         char name[32];
         snprintf(name, sizeof name, "body%d", i);
-        mbs_frame_jacobian_fk(c->m, c->d, mbs_frame_id(c->m, name), NULL, MBS_WORLD, J, 6);
+        mbs_frame_jacobian(c->m, c->d, mbs_frame_id(c->m, name), NULL, MBS_WORLD, J, 6);
         for (int k = 0; k < c->nv; k++) {
             double s = 0;
             for (int r = 0; r < 6; r++) s += J[6 * k + r] * fw[r];
@@ -235,7 +235,7 @@ static void test_frame_jacobians(void)
             int f = mbs_frame_id(c.m, name);
             for (int ref = 0; ref < 3; ref++) {
                 double jv[6] = {0}, vel[6];
-                mbs_frame_jacobian(c.m, c.d, c.q, f, off, (mbs_reference_frame)ref, J, 6);
+                mbs_compute_frame_jacobian(c.m, c.d, c.q, f, off, (mbs_reference_frame)ref, J, 6);
                 for (int col = 0; col < nv; col++)
                     for (int r = 0; r < 6; r++) jv[r] += J[6 * col + r] * c.v[col];
                 mbs_forward_kinematics(c.m, c.d, c.q, c.v, NULL);
@@ -248,8 +248,8 @@ static void test_frame_jacobians(void)
             mbs_integrate(c.m, c.q, st, qp);
             for (int j = 0; j < nv; j++) st[j] = -h * c.v[j];
             mbs_integrate(c.m, c.q, st, qm);
-            mbs_frame_placement(c.m, c.d, qm, f, R0, p0);
-            mbs_frame_placement(c.m, c.d, qp, f, R1, p1);
+            mbs_compute_frame_placement(c.m, c.d, qm, f, R0, p0);
+            mbs_compute_frame_placement(c.m, c.d, qp, f, R1, p1);
             for (int r = 0; r < 3; r++) {
                 double o0 = R0[r] * off[0] + R0[r + 3] * off[1] + R0[r + 6] * off[2];
                 double o1 = R1[r] * off[0] + R1[r + 3] * off[1] + R1[r + 6] * off[2];
@@ -267,15 +267,15 @@ static void test_frame_jacobians(void)
             mbs_integrate(c.m, c.q, st, qp);
             for (int j = 0; j < nv; j++) st[j] = -hh * c.v[j];
             mbs_integrate(c.m, c.q, st, qm);
-            mbs_frame_jacobian(c.m, c.d, qp, f, off, MBS_LOCAL_WORLD_ALIGNED, J, 6);
-            mbs_frame_jacobian(c.m, c.d, qm, f, off, MBS_LOCAL_WORLD_ALIGNED, J2, 6);
+            mbs_compute_frame_jacobian(c.m, c.d, qp, f, off, MBS_LOCAL_WORLD_ALIGNED, J, 6);
+            mbs_compute_frame_jacobian(c.m, c.d, qm, f, off, MBS_LOCAL_WORLD_ALIGNED, J2, 6);
             for (int col = 0; col < nv; col++)
                 for (int r = 0; r < 6; r++) { jp[r] += J[6 * col + r] * c.v[col]; jm[r] += J2[6 * col + r] * c.v[col]; }
             for (int r = 0; r < 6; r++) fd[r] = (jp[r] - jm[r]) / (2 * hh);
             CHECK_CLOSE(dd, fd, 6, 1e-6, "Jdot v (LWA) vs finite differences");
             /* classical acceleration = J a + J̇ v */
             double acc[6], ja[6] = {0};
-            mbs_frame_jacobian(c.m, c.d, c.q, f, off, MBS_LOCAL, J, 6);
+            mbs_compute_frame_jacobian(c.m, c.d, c.q, f, off, MBS_LOCAL, J, 6);
             mbs_frame_jdot_v(c.m, c.d, c.q, c.v, f, off, MBS_LOCAL, dd);
             mbs_forward_kinematics(c.m, c.d, c.q, c.v, c.a);
             mbs_frame_classical_acceleration(c.m, c.d, f, off, MBS_LOCAL, acc);

@@ -246,7 +246,7 @@ static void test_contact_derivatives_tree(void)
         double top = -1e9, R[9], p[3];
         mbs_forward_kinematics(m, s->data, q, NULL, NULL);
         for (int i = 0; i < s->ncontacts; i++) {
-            mbs_frame_placement_fk(m, s->data, s->contacts[i].frame, R, p);
+            mbs_frame_placement(m, s->data, s->contacts[i].frame, R, p);
             double z = p[2] + R[2] * s->contacts[i].offset[0] + R[5] * s->contacts[i].offset[1] +
                        R[8] * s->contacts[i].offset[2];
             top = fmax(top, z);

@@ -24,11 +24,11 @@ static void exercise(mbs_model *m)
     double R[9], p[3], o6[6], c[3], vc[3];
     long before = allocations;
     mbs_forward_kinematics(m, d, q, v, a);
-    mbs_frame_placement(m, d, q, 0, R, p);
+    mbs_compute_frame_placement(m, d, q, 0, R, p);
     mbs_frame_velocity(m, d, 0, NULL, MBS_LOCAL, o6);
     mbs_frame_classical_acceleration(m, d, 0, NULL, MBS_LOCAL, o6);
     mbs_compute_joint_jacobians(m, d, q);
-    mbs_frame_jacobian(m, d, q, 0, NULL, MBS_LOCAL_WORLD_ALIGNED, J, 6);
+    mbs_compute_frame_jacobian(m, d, q, 0, NULL, MBS_LOCAL_WORLD_ALIGNED, J, 6);
     mbs_frame_jdot_v(m, d, q, v, 0, NULL, MBS_LOCAL, o6);
     mbs_rnea(m, d, q, v, a, out);
     mbs_rnea_fext(m, d, q, v, a, fext, out);

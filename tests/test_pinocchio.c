@@ -114,7 +114,7 @@ static void compare(const char *robot, const char *urdf)
             CHECK(f >= 0, "frame %s missing", fr->string);
             if (f < 0) continue;
             double R[9], p[3], Rref[9];
-            mbs_frame_placement(m, d, q, f, R, p);
+            mbs_compute_frame_placement(m, d, q, f, R, p);
             read_vec(cJSON_GetObjectItem(fr, "translation"), ref, 3);
             snprintf(what, sizeof what, "%s frame %s translation", urdf + strlen(MBS_SOURCE_DIR), fr->string);
             CHECK_CLOSE(p, ref, 3, TOL, what);
@@ -130,7 +130,7 @@ static void compare(const char *robot, const char *urdf)
         }
         /* Jacobian of the first frame, LOCAL_WORLD_ALIGNED */
         const char *f0 = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "frame_names"), 0)->valuestring;
-        mbs_frame_jacobian(m, d, q, mbs_frame_id(m, f0), NULL, MBS_LOCAL_WORLD_ALIGNED, J, 6);
+        mbs_compute_frame_jacobian(m, d, q, mbs_frame_id(m, f0), NULL, MBS_LOCAL_WORLD_ALIGNED, J, 6);
         i = 0;
         cJSON_ArrayForEach(row, cJSON_GetObjectItem(s, "J_frame0_lwa"))
         {

@@ -245,7 +245,7 @@ static void romeo_feet_x(const mbs_model *m, const double *q, double x[2])
     mbs_forward_kinematics(m, d, q, NULL, NULL);
     for (int f = 0; f < 2; f++) {
         double R[9], p[3];
-        mbs_frame_placement_fk(m, d, mbs_frame_id(m, feet[f]), R, p);
+        mbs_frame_placement(m, d, mbs_frame_id(m, feet[f]), R, p);
         x[f] = p[0];
     }
     mbs_data_free(d);
@@ -531,7 +531,7 @@ static void test_leg_ik(void)
                 q[leg.idx_q[k]] = a[k];
             }
             mbs_leg_fk(&leg, a, p);
-            mbs_frame_placement(m, d, q, leg.foot_frame, R, pw);
+            mbs_compute_frame_placement(m, d, q, leg.foot_frame, R, pw);
             CHECK_CLOSE(p, pw, 3, 1e-12, "leg FK vs the model's frame placement");
             int clamped = mbs_leg_ik(&leg, p, back);
             CHECK(!clamped, "%s: a reachable target was clamped", feet[i]);

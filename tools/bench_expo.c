@@ -561,7 +561,7 @@ static void breakdown(const traj *gt, int reps, double mean[NOP], double med[NOP
             for (int a = 0; a < na; a++) {
                 const mbs_contact *c = &s->contacts[act[a]];
                 double R[9], pf[3], dp[3], acc[6], *o3 = off + 3 * a;
-                mbs_frame_placement_fk(m, d, c->frame, R, pf);
+                mbs_frame_placement(m, d, c->frame, R, pf);
                 for (int j = 0; j < 3; j++) dp[j] = c->p[j] - pf[j];
                 for (int j = 0; j < 3; j++) o3[j] = R[3 * j] * dp[0] + R[3 * j + 1] * dp[1] + R[3 * j + 2] * dp[2];
                 mbs_frame_classical_acceleration(m, d, c->frame, o3, MBS_LOCAL_WORLD_ALIGNED, acc);
@@ -573,7 +573,7 @@ static void breakdown(const traj *gt, int reps, double mean[NOP], double med[NOP
             t0 = tool_now();
             mbs_compute_joint_jacobians(m, d, q);
             for (int a = 0; a < na; a++) {
-                mbs_frame_jacobian_fk(m, d, s->contacts[act[a]].frame, off + 3 * a, MBS_LOCAL_WORLD_ALIGNED, J6, 6);
+                mbs_frame_jacobian(m, d, s->contacts[act[a]].frame, off + 3 * a, MBS_LOCAL_WORLD_ALIGNED, J6, 6);
                 for (int j = 0; j < nv; j++)
                     for (int rr = 0; rr < 3; rr++) X[(size_t)ld * j + 3 * a + rr] = Jc[3 * a + rr + (size_t)nc * j] = J6[rr + 6 * j];
             }

@@ -30,10 +30,10 @@ void mbs_forward_kinematics(const mbs_model *m, mbs_data *d, const double *q, co
 /* World placement of body b after mbs_forward_kinematics (R column-major, body -> world). */
 void mbs_body_placement(const mbs_model *m, const mbs_data *d, int b, double R[9], double p[3]);
 /* Runs placement kinematics for q and returns the world placement of frame `frame`. */
-void mbs_frame_placement(const mbs_model *m, mbs_data *d, const double *q, int frame, double R[9],
-                         double p[3]);
+void mbs_compute_frame_placement(const mbs_model *m, mbs_data *d, const double *q, int frame, double R[9],
+                                 double p[3]);
 /* After mbs_forward_kinematics: the world placement of a frame (R column-major, frame -> world). */
-void mbs_frame_placement_fk(const mbs_model *m, const mbs_data *d, int frame, double R[9], double p[3]);
+void mbs_frame_placement(const mbs_model *m, const mbs_data *d, int frame, double R[9], double p[3]);
 /* After mbs_forward_kinematics with v: the spatial velocity of a point at local offset `offset`
  * (may be NULL) in a frame, [linear; angular] in the requested reference frame. */
 void mbs_frame_velocity(const mbs_model *m, const mbs_data *d, int frame, const double offset[3],
@@ -45,15 +45,15 @@ void mbs_frame_classical_acceleration(const mbs_model *m, const mbs_data *d, int
 /* ---- Jacobians ---- */
 /* Computes the world-frame columns of every joint's motion subspace (placements included). */
 void mbs_compute_joint_jacobians(const mbs_model *m, mbs_data *d, const double *q);
-/* After mbs_compute_joint_jacobians (or with q: mbs_frame_jacobian): the 6 x nv Jacobian of a
+/* After mbs_compute_joint_jacobians (or with q: mbs_compute_frame_jacobian): the 6 x nv Jacobian of a
  * point at `offset` (may be NULL) in frame `frame`, in the requested reference frame,
  * written into J (column-major, leading dimension ldJ >= 6); columns of joints that do not
  * move the frame are zero. */
-void mbs_frame_jacobian_fk(const mbs_model *m, const mbs_data *d, int frame, const double offset[3],
-                           mbs_reference_frame ref, double *J, int ldJ);
+void mbs_frame_jacobian(const mbs_model *m, const mbs_data *d, int frame, const double offset[3],
+                        mbs_reference_frame ref, double *J, int ldJ);
 /* The same Jacobian at q, running the joint Jacobians first. */
-void mbs_frame_jacobian(const mbs_model *m, mbs_data *d, const double *q, int frame,
-                        const double offset[3], mbs_reference_frame ref, double *J, int ldJ);
+void mbs_compute_frame_jacobian(const mbs_model *m, mbs_data *d, const double *q, int frame,
+                                const double offset[3], mbs_reference_frame ref, double *J, int ldJ);
 /* The drift J̇(q,v)·v of a point at `offset` in a frame: its classical acceleration when
  * q̈ = 0 (gravity excluded), so that p̈ = J q̈ + J̇ v. Runs kinematics with (q, v, 0). */
 void mbs_frame_jdot_v(const mbs_model *m, mbs_data *d, const double *q, const double *v, int frame,

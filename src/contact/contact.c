@@ -36,7 +36,7 @@ void mbs_contact_point_world(const mbs_model *m, const mbs_data *d, const mbs_co
     double R_[9], pf_[3];
     if (!R) R = R_;
     if (!pf) pf = pf_;
-    mbs_frame_placement_fk(m, d, c->frame, R, pf);
+    mbs_frame_placement(m, d, c->frame, R, pf);
     m3_mulv(R, c->offset, p);
     for (int k = 0; k < 3; k++) p[k] += pf[k];
     if (n)

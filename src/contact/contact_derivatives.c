@@ -38,7 +38,7 @@ size_t mbs_contact_derivatives_work_size(int nv)
 static void contact_body_point(const mbs_system *s, const mbs_contact *c, double pm[3])
 {
     double R[9], pf[3], t[3];
-    mbs_frame_placement_fk(s->model, s->data, c->frame, R, pf);
+    mbs_frame_placement(s->model, s->data, c->frame, R, pf);
     m3_mulv(R, c->local, t);
     for (int k = 0; k < 3; k++) pm[k] = pf[k] + t[k];
 }

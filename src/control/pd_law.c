@@ -230,10 +230,10 @@ void mbs_pd_law_feedforward(mbs_pd_law *l, const double *q, const double *v, con
         for (int s = 0; s < ns; s++) {
             const mbs_contact *ct = &l->sys->contacts[idx[s]];
             double R[9], p[3], off[3];
-            mbs_frame_placement_fk(m, l->d, ct->frame, R, p);
+            mbs_frame_placement(m, l->d, ct->frame, R, p);
             /* a sphere touches at its lowest point: centre − r ẑ, in frame coordinates */
             for (int k = 0; k < 3; k++) off[k] = ct->offset[k] - ct->radius * R[2 + 3 * k];
-            mbs_frame_jacobian_fk(m, l->d, ct->frame, off, MBS_LOCAL_WORLD_ALIGNED, l->J, 6);
+            mbs_frame_jacobian(m, l->d, ct->frame, off, MBS_LOCAL_WORLD_ALIGNED, l->J, 6);
             double *Js = l->Jc + (size_t)3 * nv * s;
             for (int col = 0; col < nv; col++)
                 for (int r = 0; r < 3; r++) Js[r + 3 * col] = l->J[r + 6 * col];

@@ -141,7 +141,7 @@ static void com_task(mbs_walk *w, const double target[3])
         mbs_body_placement(m, w->d, b, R, p);
         m3_mulv(R, c, cw);
         for (int k = 0; k < 3; k++) com[k] += bd->mass * (p[k] + cw[k]);
-        mbs_frame_jacobian_fk(m, w->d, w->body_frame[b], c, MBS_LOCAL_WORLD_ALIGNED, w->Jb, 6);
+        mbs_frame_jacobian(m, w->d, w->body_frame[b], c, MBS_LOCAL_WORLD_ALIGNED, w->Jb, 6);
         for (size_t i = 0; i < n6; i++) w->J[i] += bd->mass * w->Jb[i];
     }
     double e[6] = {0};
@@ -166,10 +166,10 @@ static void ik_step(mbs_walk *w, double *q, double feet[2][3], const double com[
     mbs_compute_joint_jacobians(m, w->d, q);
     for (int f = 0; f < 2; f++) {
         double R[9], p[3], e[6];
-        mbs_frame_placement_fk(m, w->d, w->foot[f], R, p);
+        mbs_frame_placement(m, w->d, w->foot[f], R, p);
         for (int k = 0; k < 3; k++) e[k] = feet[f][k] - p[k];
         rot_error(w->R0[f], R, 1, e + 3);   /* R0 Rᵀ: world axes, as the Jacobian's angular rows */
-        mbs_frame_jacobian_fk(m, w->d, w->foot[f], NULL, MBS_LOCAL_WORLD_ALIGNED, w->J, 6);
+        mbs_frame_jacobian(m, w->d, w->foot[f], NULL, MBS_LOCAL_WORLD_ALIGNED, w->J, 6);
         add_task(w, w->J, 0, 6, e, W_FOOT);
     }
     com_task(w, com);
@@ -237,14 +237,14 @@ static void feet_contacts(mbs_walk *w, const mbs_system *sys, const double *q0)
     int count[2] = {0, 0};
     memset(w->centre, 0, sizeof w->centre);
     mbs_forward_kinematics(m, w->d, q0, NULL, NULL);
-    for (int f = 0; f < 2; f++) mbs_frame_placement_fk(m, w->d, w->foot[f], R[f], p[f]);
+    for (int f = 0; f < 2; f++) mbs_frame_placement(m, w->d, w->foot[f], R[f], p[f]);
     for (int i = 0; i < sys->ncontacts; i++) {
         int fr = sys->contacts[i].frame, b = mbs_frame_body(m, fr);
         w->foot_of[i] = b == mbs_frame_body(m, w->foot[0]) ? 0 : b == mbs_frame_body(m, w->foot[1]) ? 1 : -1;
         if (w->foot_of[i] < 0) continue;
         int f = w->foot_of[i];
         double Rc[9], pc[3], off[3], d[3], local[3];
-        mbs_frame_placement_fk(m, w->d, fr, Rc, pc);
+        mbs_frame_placement(m, w->d, fr, Rc, pc);
         m3_mulv(Rc, sys->contacts[i].offset, off);
         for (int k = 0; k < 3; k++) d[k] = pc[k] + off[k] - p[f][k];
         m3t_mulv(R[f], d, local);
@@ -265,7 +265,7 @@ static void footsteps(mbs_walk *w, const double *q0, double length)
     hx = hn > 0 ? hx / hn : 1;
     hy = hn > 0 ? hy / hn : 0;
     mbs_forward_kinematics(w->m, w->d, q0, NULL, NULL);
-    for (int f = 0; f < 2; f++) mbs_frame_placement_fk(w->m, w->d, w->foot[f], w->R0[f], w->steps[0][f]);
+    for (int f = 0; f < 2; f++) mbs_frame_placement(w->m, w->d, w->foot[f], w->R0[f], w->steps[0][f]);
     for (int k = 0; k < w->nsteps; k++) {
         int sw = k % 2;
         double adv = (k == 0 || k == w->nsteps - 1) ? length : 2 * length;
@@ -348,7 +348,7 @@ static void constrained_scales(mbs_walk *w, const double *Minv, double *Jr, doub
     double A[144], Ac[144], y[12];
     for (int f = 0; f < 2; f++) {
         if (!(fixed & (1 << f))) continue;
-        mbs_frame_jacobian_fk(w->m, w->d, w->foot[f], NULL, MBS_LOCAL, w->J, 6);
+        mbs_frame_jacobian(w->m, w->d, w->foot[f], NULL, MBS_LOCAL, w->J, 6);
         for (int r = 0; r < 6; r++, nc++)
             for (int k = 0; k < nv; k++) Jr[nc * nv + k] = w->J[r + 6 * k];
     }
@@ -383,7 +383,7 @@ static void legs(mbs_walk *w)
 {
     for (int j = 0; j < w->nv; j++) w->leg_of[j] = -1;
     for (int f = 0; f < 2; f++) {
-        mbs_frame_jacobian_fk(w->m, w->d, w->foot[f], NULL, MBS_LOCAL, w->J, 6);
+        mbs_frame_jacobian(w->m, w->d, w->foot[f], NULL, MBS_LOCAL, w->J, 6);
         for (int j = 6; j < w->nv; j++)
             for (int r = 0; r < 6; r++)
                 if (w->J[r + 6 * j] != 0) w->leg_of[j] = f;

@@ -16,7 +16,7 @@ void mbs_compute_joint_jacobians(const mbs_model *m, mbs_data *d, const double *
     }
 }
 
-void mbs_frame_jacobian_fk(const mbs_model *m, const mbs_data *d, int frame, const double offset[3],
+void mbs_frame_jacobian(const mbs_model *m, const mbs_data *d, int frame, const double offset[3],
                            mbs_reference_frame ref, double *J, int ldJ)
 {
     const mbs_frame *f = &m->frames[frame];
@@ -48,11 +48,11 @@ void mbs_frame_jacobian_fk(const mbs_model *m, const mbs_data *d, int frame, con
     }
 }
 
-void mbs_frame_jacobian(const mbs_model *m, mbs_data *d, const double *q, int frame,
+void mbs_compute_frame_jacobian(const mbs_model *m, mbs_data *d, const double *q, int frame,
                         const double offset[3], mbs_reference_frame ref, double *J, int ldJ)
 {
     mbs_compute_joint_jacobians(m, d, q);
-    mbs_frame_jacobian_fk(m, d, frame, offset, ref, J, ldJ);
+    mbs_frame_jacobian(m, d, frame, offset, ref, J, ldJ);
 }
 
 void mbs_frame_jdot_v(const mbs_model *m, mbs_data *d, const double *q, const double *v, int frame,

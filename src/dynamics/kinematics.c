@@ -41,7 +41,7 @@ void mbs_body_placement(const mbs_model *m, const mbs_data *d, int b, double R[9
     memcpy(p, d->op + 3 * b, 3 * sizeof(double));
 }
 
-void mbs_frame_placement_fk(const mbs_model *m, const mbs_data *d, int frame, double R[9], double p[3])
+void mbs_frame_placement(const mbs_model *m, const mbs_data *d, int frame, double R[9], double p[3])
 {
     const mbs_frame *f = &m->frames[frame];
     if (f->body < 0) {
@@ -52,11 +52,11 @@ void mbs_frame_placement_fk(const mbs_model *m, const mbs_data *d, int frame, do
     se3_compose(d->oR + 9 * f->body, d->op + 3 * f->body, f->R, f->p, R, p);
 }
 
-void mbs_frame_placement(const mbs_model *m, mbs_data *d, const double *q, int frame, double R[9],
+void mbs_compute_frame_placement(const mbs_model *m, mbs_data *d, const double *q, int frame, double R[9],
                          double p[3])
 {
     mbs_forward_kinematics(m, d, q, NULL, NULL);
-    mbs_frame_placement_fk(m, d, frame, R, p);
+    mbs_frame_placement(m, d, frame, R, p);
 }
 
 /* Placement of the point (frame axes, origin shifted by offset) in its body. */

@@ -313,7 +313,7 @@ static void contact_jacobians(expo *e, mbs_system *s, int na)
     for (int a = 0; a < na; a++) {
         const mbs_contact *c = &s->contacts[e->act[a]];
         double R[9], pf[3], dp[3], acc[6], *off = e->off + 3 * a;
-        mbs_frame_placement_fk(m, d, c->frame, R, pf);
+        mbs_frame_placement(m, d, c->frame, R, pf);
         for (int k = 0; k < 3; k++) dp[k] = c->p[k] - pf[k];
         for (int k = 0; k < 3; k++) off[k] = R[3 * k] * dp[0] + R[3 * k + 1] * dp[1] + R[3 * k + 2] * dp[2];
         mbs_frame_classical_acceleration(m, d, c->frame, off, MBS_LOCAL_WORLD_ALIGNED, acc);
@@ -324,7 +324,7 @@ static void contact_jacobians(expo *e, mbs_system *s, int na)
     mbs_compute_joint_jacobians(m, d, q);
     for (int a = 0; a < na; a++) {
         const mbs_contact *c = &s->contacts[e->act[a]];
-        mbs_frame_jacobian_fk(m, d, c->frame, e->off + 3 * a, MBS_LOCAL_WORLD_ALIGNED, e->J6, 6);
+        mbs_frame_jacobian(m, d, c->frame, e->off + 3 * a, MBS_LOCAL_WORLD_ALIGNED, e->J6, 6);
         for (int k = 0; k < nv; k++)
             for (int r = 0; r < 3; r++) X[(size_t)ld * k + 3 * a + r] = Jc[3 * a + r + (size_t)nc * k] = e->J6[r + 6 * k];
     }
