@@ -65,11 +65,14 @@ $(BUILD)/tools/bench_%: tools/bench_%.c $(LIB) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(LDSAN) -DMBS_SOURCE_DIR='"$(CURDIR)"' $< $(LIB) $(LIBS) -o $@
 
-# check-layers: no file of src/ includes a header of a layer above its own (tools/check_layers.py)
+# check-layers: no file of src/ includes a header of a layer above its own, every public
+# prototype is documented, and the library exports only mbs_ (public) and mbsi_ (internal)
+# names (tools/check_layers.py)
 .PHONY: check-layers
-check-layers:
+check-layers: $(LIB)
 	@python3 tools/check_layers.py --self-test
 	@python3 tools/check_layers.py
+	@python3 tools/check_layers.py --symbols $(LIB)
 
 test: $(TEST_BIN) $(SIM) check-layers
 	@sh tests/run_all.sh $(TEST_BIN)

@@ -46,7 +46,7 @@ static void test_dopri5_order(void)
         double h = 2.0 / nst, x[2] = {1, 0}, e;
         osc(NULL, x, kp[0]);
         for (int s = 0; s < nst; s++) {
-            mbs_dopri5_step(2, osc, NULL, x, h, kp, xn, yt, 1e-6, 1e-6, &e);
+            mbsi_dopri5_step(2, osc, NULL, x, h, kp, xn, yt, 1e-6, 1e-6, &e);
             x[0] = xn[0]; x[1] = xn[1];
             memcpy(kp[0], kp[6], sizeof k[0]);
         }
@@ -61,13 +61,13 @@ static void test_dopri5_order(void)
     for (int r = 0; r < 4; r++) {
         double h = 0.4 / (1 << r), x[2] = {1, 0}, e, out[2];
         osc(NULL, x, kp[0]);
-        mbs_dopri5_step(2, osc, NULL, x, h, kp, xn, yt, 1e-6, 1e-6, &e);
-        mbs_dopri5_dense_prepare(2, x, xn, kp, h, rc);
-        mbs_dopri5_dense_eval(2, rc, 0.37, out);
+        mbsi_dopri5_step(2, osc, NULL, x, h, kp, xn, yt, 1e-6, 1e-6, &e);
+        mbsi_dopri5_dense_prepare(2, x, xn, kp, h, rc);
+        mbsi_dopri5_dense_eval(2, rc, 0.37, out);
         dens[r] = hypot(out[0] - cos(0.37 * h), out[1] + sin(0.37 * h));
         hh[r] = h;
         double end[2];
-        mbs_dopri5_dense_eval(2, rc, 1.0, end);
+        mbsi_dopri5_dense_eval(2, rc, 1.0, end);
         CHECK(fabs(end[0] - xn[0]) < 1e-15 && fabs(end[1] - xn[1]) < 1e-15, "dense output at θ = 1 is not the step's end");
     }
     double pd = loglog_slope(hh, dens, 4);

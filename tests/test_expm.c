@@ -124,19 +124,19 @@ static void random_basis(int n, unsigned long long *seed, double *V)
 
 static void test_workspace_and_arguments(void)
 {
-    CHECK(mbs_expm_ws_new(0) == NULL, "nmax 0 accepted");
+    CHECK(mbsi_expm_ws_new(0) == NULL, "nmax 0 accepted");
     double A[4] = {0, 1, -1, 0}, V[2] = {1, 0}, X[2];
-    CHECK(mbs_expm_apply(ws, NMAX + 1, A, NMAX + 1, 1, V, NMAX + 1, X, NMAX + 1, -1, 1, NULL) == MBS_ERR_ARG, "n > nmax accepted");
-    CHECK(mbs_expm_apply(ws, 2, A, 1, 1, V, 2, X, 2, -1, 1, NULL) == MBS_ERR_ARG, "lda < n accepted");
-    CHECK(mbs_expm_apply(ws, 2, A, 2, 1, V, 2, X, 2, 5, 1, NULL) == MBS_ERR_ARG, "max_mat_mult 5 accepted");
-    CHECK(mbs_expm_apply(ws, 2, A, 2, 1, V, 2, X, 2, -2, 1, NULL) == MBS_ERR_ARG, "max_mat_mult -2 accepted");
-    CHECK(mbs_expm_pade_apply(ws, 2, A, 2, 4, 0, 1, V, 2, X, 2, NULL) == MBS_ERR_ARG, "Padé degree 4 accepted");
+    CHECK(mbsi_expm_apply(ws, NMAX + 1, A, NMAX + 1, 1, V, NMAX + 1, X, NMAX + 1, -1, 1, NULL) == MBS_ERR_ARG, "n > nmax accepted");
+    CHECK(mbsi_expm_apply(ws, 2, A, 1, 1, V, 2, X, 2, -1, 1, NULL) == MBS_ERR_ARG, "lda < n accepted");
+    CHECK(mbsi_expm_apply(ws, 2, A, 2, 1, V, 2, X, 2, 5, 1, NULL) == MBS_ERR_ARG, "max_mat_mult 5 accepted");
+    CHECK(mbsi_expm_apply(ws, 2, A, 2, 1, V, 2, X, 2, -2, 1, NULL) == MBS_ERR_ARG, "max_mat_mult -2 accepted");
+    CHECK(mbsi_expm_pade_apply(ws, 2, A, 2, 4, 0, 1, V, 2, X, 2, NULL) == MBS_ERR_ARG, "Padé degree 4 accepted");
     double B[4] = {0, NAN, 1, 0};
-    CHECK(mbs_expm_apply(ws, 2, B, 2, 1, V, 2, X, 2, -1, 1, NULL) == MBS_ERR_NUMERIC, "NaN not reported");
+    CHECK(mbsi_expm_apply(ws, 2, B, 2, 1, V, 2, X, 2, -1, 1, NULL) == MBS_ERR_NUMERIC, "NaN not reported");
     B[1] = INFINITY;
-    CHECK(mbs_expm_apply(ws, 2, B, 2, 1, V, 2, X, 2, 0, 0, NULL) == MBS_ERR_NUMERIC, "inf not reported");
+    CHECK(mbsi_expm_apply(ws, 2, B, 2, 1, V, 2, X, 2, 0, 0, NULL) == MBS_ERR_NUMERIC, "inf not reported");
     /* a rotation: e^A V with A = [[0 −1] [1 0]] turns V by one radian */
-    CHECK(mbs_expm_apply(ws, 2, A, 2, 1, V, 2, X, 2, -1, 1, NULL) == 0, "rotation failed");
+    CHECK(mbsi_expm_apply(ws, 2, A, 2, 1, V, 2, X, 2, -1, 1, NULL) == 0, "rotation failed");
     double ref[2] = {cos(1.0), sin(1.0)};
     CHECK_CLOSE(X, ref, 2, 1e-15, "e^A V of a rotation");
 }
@@ -161,11 +161,11 @@ static void test_pade_formula(void)
             ref[i + n * i] = num / den;
         }
         mbs_expm_info info;
-        int rc = mbs_expm_pade_apply(ws, n, A, n, m, 0, n, NULL, n, X, n, &info);
-        CHECK(rc == MBS_ERR_ARG, "V = NULL accepted by mbs_expm_pade_apply");
+        int rc = mbsi_expm_pade_apply(ws, n, A, n, m, 0, n, NULL, n, X, n, &info);
+        CHECK(rc == MBS_ERR_ARG, "V = NULL accepted by mbsi_expm_pade_apply");
         double Id[81] = {0};
         for (int i = 0; i < n; i++) Id[i + n * i] = 1;
-        rc = mbs_expm_pade_apply(ws, n, A, n, m, 0, n, Id, n, X, n, &info);
+        rc = mbsi_expm_pade_apply(ws, n, A, n, m, 0, n, Id, n, X, n, &info);
         CHECK(rc == 0 && info.order == m && info.squarings == 0, "degree %d: rc %d", m, rc);
         CHECK_CLOSE(X, ref, n * n, 1e-14, "Padé approximant against its formula");
         /* with s squarings: r_m(A/2^s)^(2^s) on the diagonal */
@@ -174,7 +174,7 @@ static void test_pade_formula(void)
             for (int k = m; k >= 0; k--) { num = num * x + c[k]; den = den * (-x) + c[k]; }
             ref[i + n * i] = pow(num / den, 8);
         }
-        rc = mbs_expm_pade_apply(ws, n, A, n, m, 3, n, Id, n, X, n, &info);
+        rc = mbsi_expm_pade_apply(ws, n, A, n, m, 3, n, Id, n, X, n, &info);
         CHECK(rc == 0 && info.squarings == 3, "degree %d, s = 3: rc %d", m, rc);
         CHECK_CLOSE(X, ref, n * n, 1e-13, "Padé approximant with 3 squarings");
     }
@@ -202,7 +202,7 @@ static void test_eigendecomposition(void)
             eig_pair(n, V, re, im, A, E);
             for (int bal = 0; bal <= 1; bal++) {
                 mbs_expm_info info;
-                int rc = mbs_expm(ws, n, A, n, X, n, MBS_EXPM_FULL, bal, &info);
+                int rc = mbsi_expm(ws, n, A, n, X, n, MBS_EXPM_FULL, bal, &info);
                 CHECK(rc == 0, "n %d norm %g: rc %d", n, scale, rc);
                 /* the exponential's condition grows with ‖A‖: allow u ‖A‖ times a margin */
                 double err = relerr(n, n, X, E), tol = 1e-13 * fmax(1.0, norm1(n, A));
@@ -228,13 +228,13 @@ static void test_taylor(void)
         for (int i = 0; i < 64; i++) A[i] *= f;
         taylor(n, A, E);
         mbs_expm_info info;
-        CHECK(mbs_expm(ws, n, A, n, X, n, MBS_EXPM_FULL, 1, &info) == 0, "full failed");
+        CHECK(mbsi_expm(ws, n, A, n, X, n, MBS_EXPM_FULL, 1, &info) == 0, "full failed");
         CHECK(relerr(n, n, X, E) < 4e-16 * n, "full, ‖A‖ %g: error %.3e", norms[t], relerr(n, n, X, E));
         CHECK(info.squarings == 0 && info.order <= 5, "‖A‖ %g: m %d s %d for a small norm", norms[t], info.order,
               info.squarings);
         /* the reduced variants use a lower degree only when it reaches double precision */
         for (int mm = 0; mm <= 4; mm++) {
-            CHECK(mbs_expm(ws, n, A, n, X, n, mm, 1, &info) == 0, "reduced failed");
+            CHECK(mbsi_expm(ws, n, A, n, X, n, mm, 1, &info) == 0, "reduced failed");
             static const int deg[5] = {1, 2, 3, 5, 7};
             static const double th[5] = {3.65e-8, 5.31e-4, 1.49e-2, 2.53e-1, 9.5e-1};
             if (norms[t] <= th[mm])
@@ -268,7 +268,7 @@ static void test_jordan(void)
             }
         }
         for (int bal = 0; bal <= 1; bal++) {
-            CHECK(mbs_expm(ws, n, J, n, X, n, MBS_EXPM_FULL, bal, NULL) == 0, "Jordan failed");
+            CHECK(mbsi_expm(ws, n, J, n, X, n, MBS_EXPM_FULL, bal, NULL) == 0, "Jordan failed");
             CHECK(relerr(n, n, X, E) < 1e-13 * fmax(1, t), "Jordan block, t = %g, balance %d: error %.3e", t, bal,
                   relerr(n, n, X, E));
         }
@@ -285,9 +285,9 @@ static void test_jordan(void)
             E[(j - k) + n * j] = f;
         }
     }
-    CHECK(mbs_expm(ws, n, J, n, X, n, MBS_EXPM_FULL, 1, NULL) == 0, "nilpotent failed");
+    CHECK(mbsi_expm(ws, n, J, n, X, n, MBS_EXPM_FULL, 1, NULL) == 0, "nilpotent failed");
     CHECK(relerr(n, n, X, E) < 1e-15, "nilpotent block: error %.3e", relerr(n, n, X, E));
-    CHECK(mbs_expm(ws, n, J, n, X, n, 4, 1, NULL) == 0, "nilpotent failed");
+    CHECK(mbsi_expm(ws, n, J, n, X, n, 4, 1, NULL) == 0, "nilpotent failed");
     CHECK(relerr(n, n, X, E) < 1e-15, "nilpotent block, degree 7: error %.3e", relerr(n, n, X, E));
 }
 
@@ -316,7 +316,7 @@ static void test_stiff(void)
             spring_exp(ks[i], bs[i], ts[j], E);
             for (int bal = 0; bal <= 1; bal++) {
                 mbs_expm_info info;
-                CHECK(mbs_expm(ws, 2, A, 2, X, 2, MBS_EXPM_FULL, bal, &info) == 0, "stiff failed");
+                CHECK(mbsi_expm(ws, 2, A, 2, X, 2, MBS_EXPM_FULL, bal, &info) == 0, "stiff failed");
                 /* relative to the largest entry: the entries span many orders of magnitude */
                 double scale = fmax(fmax(fabs(E[0]), fabs(E[1])), fmax(fabs(E[2]), fabs(E[3])));
                 double err = 0;
@@ -343,7 +343,7 @@ static void test_stiff(void)
     for (int bal = 0; bal <= 1; bal++)
         for (int mm = -1; mm <= 4; mm++) {
             mbs_expm_info info;
-            CHECK(mbs_expm(ws, n, A, n, X, n, mm, bal, &info) == 0, "scaled stiff failed");
+            CHECK(mbsi_expm(ws, n, A, n, X, n, mm, bal, &info) == 0, "scaled stiff failed");
             /* each block, scaled back, against its closed form, relative to its largest entry */
             double err = 0;
             int stable = 1;
@@ -412,7 +412,7 @@ static void test_reduced_orders(void)
                 for (int i = 0; i < 100; i++) A2[i] = half ? A[i] / 2 : A[i];
                 reference_exp(n, A2, E);
                 mbs_expm_info info;
-                CHECK(mbs_expm(ws, n, A2, n, X, n, mm, 0, &info) == 0, "reduced failed");
+                CHECK(mbsi_expm(ws, n, A2, n, X, n, mm, 0, &info) == 0, "reduced failed");
                 CHECK(info.order == j && info.squarings == 0 && info.mat_mults == mm,
                       "max_mat_mult %d: m %d s %d products %d", mm, info.order, info.squarings, info.mat_mults);
                 pow_matrix(n, A2, 2 * j + 1, P);
@@ -429,7 +429,7 @@ static void test_reduced_orders(void)
                   ratio, expect);
             /* balancing does not change a well-scaled matrix's answer beyond the approximation */
             double Xb[100];
-            CHECK(mbs_expm(ws, n, A, n, Xb, n, mm, 1, NULL) == 0, "balanced reduced failed");
+            CHECK(mbsi_expm(ws, n, A, n, Xb, n, mm, 1, NULL) == 0, "balanced reduced failed");
             reference_exp(n, A, E);
             CHECK(relerr(n, n, Xb, E) < 3 * err[0] + 1e-14, "degree %d balanced: error %.3e vs %.3e", j, relerr(n, n, Xb, E),
                   err[0]);
@@ -452,14 +452,14 @@ static void test_action(void)
             for (int mm = -1; mm <= 4; mm++) {
                 for (int k = 1; k <= 3; k++) {
                     mbs_expm_info i1, i2;
-                    CHECK(mbs_expm(ws, n, A, n, E, n, mm, bal, &i1) == 0, "expm failed");
+                    CHECK(mbsi_expm(ws, n, A, n, E, n, mm, bal, &i1) == 0, "expm failed");
                     for (int c = 0; c < k; c++)
                         for (int r = 0; r < n; r++) {
                             double s = 0;
                             for (int p = 0; p < n; p++) s += E[r + n * p] * V[p + n * c];
                             EV[r + n * c] = s;
                         }
-                    CHECK(mbs_expm_apply(ws, n, A, n, k, V, n, X, n, mm, bal, &i2) == 0, "apply failed");
+                    CHECK(mbsi_expm_apply(ws, n, A, n, k, V, n, X, n, mm, bal, &i2) == 0, "apply failed");
                     CHECK(i1.order == i2.order && i1.squarings == i2.squarings, "different choices");
                     CHECK(relerr(n, k, X, EV) < 1e-13, "t %d balance %d max_mat_mult %d k %d: e^A V differs from (e^A) V by %.3e",
                           t, bal, mm, k, relerr(n, k, X, EV));
@@ -467,8 +467,8 @@ static void test_action(void)
             }
         /* in place */
         memcpy(X, V, sizeof V);
-        CHECK(mbs_expm_apply(ws, n, A, n, 2, X, n, X, n, MBS_EXPM_FULL, 1, NULL) == 0, "in place failed");
-        mbs_expm_apply(ws, n, A, n, 2, V, n, EV, n, MBS_EXPM_FULL, 1, NULL);
+        CHECK(mbsi_expm_apply(ws, n, A, n, 2, X, n, X, n, MBS_EXPM_FULL, 1, NULL) == 0, "in place failed");
+        mbsi_expm_apply(ws, n, A, n, 2, V, n, EV, n, MBS_EXPM_FULL, 1, NULL);
         CHECK(relerr(n, 2, X, EV) == 0, "in place differs");
     }
     /* leading dimensions larger than n */
@@ -478,8 +478,8 @@ static void test_action(void)
         random_matrix(n, &seed, 0.7, A);
         for (int j = 0; j < n; j++) memcpy(Ab + ld * j, A + n * j, sizeof(double) * n);
         for (int i = 0; i < n; i++) { Vb[i] = V[i]; Vb[ld + i] = V[n + i]; }
-        mbs_expm_apply(ws, n, A, n, 2, V, n, X, n, MBS_EXPM_FULL, 1, NULL);
-        CHECK(mbs_expm_apply(ws, n, Ab, ld, 2, Vb, ld, Xb, ld, MBS_EXPM_FULL, 1, NULL) == 0, "ld failed");
+        mbsi_expm_apply(ws, n, A, n, 2, V, n, X, n, MBS_EXPM_FULL, 1, NULL);
+        CHECK(mbsi_expm_apply(ws, n, Ab, ld, 2, Vb, ld, Xb, ld, MBS_EXPM_FULL, 1, NULL) == 0, "ld failed");
         double Xc[27 * 2];
         for (int i = 0; i < n; i++) { Xc[i] = Xb[i]; Xc[n + i] = Xb[ld + i]; }
         CHECK(relerr(n, 2, Xc, X) == 0, "leading dimension changes the result");
@@ -499,7 +499,7 @@ static void test_choice(void)
     for (int t = 0; t < 7; t++) {
         A[0] = -norms[t];   /* 1-norm = norms[t]; balancing leaves a diagonal matrix alone */
         mbs_expm_info info;
-        CHECK(mbs_expm(ws, n, A, n, X, n, MBS_EXPM_FULL, 1, &info) == 0, "failed");
+        CHECK(mbsi_expm(ws, n, A, n, X, n, MBS_EXPM_FULL, 1, &info) == 0, "failed");
         CHECK(info.order == m[t] && info.squarings == s[t], "‖A‖ %g: m %d s %d, expected m %d s %d", norms[t],
               info.order, info.squarings, m[t], s[t]);
         double ref = exp(-norms[t]);
@@ -521,7 +521,7 @@ static void test_augmented_integrals(void)
         Ab[0] = a * h; Ab[0 + 4 * 1] = b * h; Ab[0 + 4 * 2] = x0 * h; Ab[1 + 4 * 2] = h; Ab[2 + 4 * 3] = h;
         double V[8] = {0}, X[8];
         V[2] = 1; V[4 + 3] = 1;
-        CHECK(mbs_expm_apply(ws, 4, Ab, 4, 2, V, 4, X, 4, MBS_EXPM_FULL, 1, NULL) == 0, "augmented failed");
+        CHECK(mbsi_expm_apply(ws, 4, Ab, 4, 2, V, 4, X, 4, MBS_EXPM_FULL, 1, NULL) == 0, "augmented failed");
         /* x(t) = e^{at} x0 + (e^{at} − 1)/a b; x_int = ∫x, x_int2 = ∫∫x */
         double e = expm1(a * h);
         double phi1 = e / a;                          /* ∫ e^{aτ} */
@@ -536,7 +536,7 @@ static void test_augmented_integrals(void)
 
 int main(void)
 {
-    ws = mbs_expm_ws_new(NMAX);
+    ws = mbsi_expm_ws_new(NMAX);
     CHECK(ws != NULL, "workspace");
     RUN(test_workspace_and_arguments);
     RUN(test_pade_formula);
@@ -548,6 +548,6 @@ int main(void)
     RUN(test_action);
     RUN(test_choice);
     RUN(test_augmented_integrals);
-    mbs_expm_ws_free(ws);
+    mbsi_expm_ws_free(ws);
     return check_summary("test_expm");
 }

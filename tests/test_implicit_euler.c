@@ -13,7 +13,7 @@
  * dt from the system's state, with the clamped (1) or smooth (0) contact forces; when N is not
  * NULL, the Newton matrix the stepper solves with, −diag(1, M) ∂r/∂x1 (2nv x 2nv column-major:
  * its velocity rows are multiplied by the mass matrix), and M(q1) (nv x nv). */
-double mbs_implicit_euler_residual(mbs_stepper *st, double dt, int clamped, const double *q1, const double *v1,
+double mbsi_implicit_euler_residual(mbs_stepper *st, double dt, int clamped, const double *q1, const double *v1,
                                    double *r, double *N, double *M);
 
 static const double corners[4][3] = {{0.1, 0.15, -0.2}, {-0.1, 0.15, -0.2}, {0.1, -0.15, -0.2}, {-0.1, -0.15, -0.2}};
@@ -85,7 +85,7 @@ static void contact_tau(mbs_system *s, int clamped, const double *q, const doubl
                         double *zero)
 {
     if (clamped) mbs_contact_forces(s, q, v, 0);
-    else mbs_contact_forces_smooth(s, q, v);
+    else mbsi_contact_forces_smooth(s, q, v);
     mbs_rnea(s->model, s->data, q, v, zero, tauc);
     mbs_rnea_fext(s->model, s->data, q, v, zero, s->fext, tmp);
     for (int k = 0; k < s->nv; k++) tauc[k] -= tmp[k];
@@ -94,7 +94,7 @@ static void contact_tau(mbs_system *s, int clamped, const double *q, const doubl
 static void dynamics(mbs_system *s, int clamped, const double *q, const double *v, double *ddq)
 {
     if (clamped) mbs_system_dynamics(s, q, v, 0, ddq);
-    else mbs_system_dynamics_smooth(s, q, v, ddq);
+    else mbsi_system_dynamics_smooth(s, q, v, ddq);
 }
 
 /* Checks ∂τ_c/∂x and ∂q̈/∂x at (q, v) with the system's current anchors against central
@@ -106,7 +106,7 @@ static void check_derivatives_mode(mbs_system *s, int clamped, const double *q, 
     int nq = s->nq, nv = s->nv;
     size_t nn = (size_t)nv * nv;
     double *Aq = calloc(nn, 8), *Av = calloc(nn, 8), *Fq = calloc(nn, 8), *Fv = calloc(nn, 8);
-    double *work = calloc(mbs_contact_derivatives_work_size(nv), 8);
+    double *work = calloc(mbsi_contact_derivatives_work_size(nv), 8);
     int *iwork = calloc((size_t)nv, sizeof(int));
     double *qp = calloc((size_t)nq, 8), *qm = calloc((size_t)nq, 8), *vp = calloc((size_t)nv, 8),
            *vm = calloc((size_t)nv, 8), *dq = calloc((size_t)nv, 8), *fp = calloc((size_t)nv, 8),
@@ -115,8 +115,8 @@ static void check_derivatives_mode(mbs_system *s, int clamped, const double *q, 
     const double h = 1e-6;
     /* contact forces */
     if (clamped) mbs_contact_forces(s, q, v, 0);
-    else mbs_contact_forces_smooth(s, q, v);
-    mbs_contact_force_derivatives(s, q, v, clamped, Aq, Av, work, iwork);
+    else mbsi_contact_forces_smooth(s, q, v);
+    mbsi_contact_force_derivatives(s, q, v, clamped, Aq, Av, work, iwork);
     for (int k = 0; k < nv; k++) {
         memset(dq, 0, (size_t)nv * 8);
         dq[k] = h;
@@ -139,7 +139,7 @@ static void check_derivatives_mode(mbs_system *s, int clamped, const double *q, 
     CHECK(ev < 1e-6, "%s: dtau_c/dv off by %.3e (scaled)", what, ev);
     /* system dynamics */
     dynamics(s, clamped, q, v, ddq);
-    CHECK(mbs_system_dynamics_derivatives(s, q, v, clamped, ddq, Aq, Av, work, iwork) == MBS_OK, "%s: M not factorised",
+    CHECK(mbsi_system_dynamics_derivatives(s, q, v, clamped, ddq, Aq, Av, work, iwork) == MBS_OK, "%s: M not factorised",
           what);
     for (int k = 0; k < nv; k++) {
         memset(dq, 0, (size_t)nv * 8);
@@ -296,7 +296,7 @@ static void check_newton_jacobian_mode(mbs_system *s, mbs_stepper *st, int clamp
            *qp = calloc((size_t)nq, 8), *qm = calloc((size_t)nq, 8), *vp = calloc((size_t)nv, 8),
            *vm = calloc((size_t)nv, 8), *dq = calloc((size_t)nv, 8), *col = calloc((size_t)n2, 8);
     const double h = 1e-6;
-    mbs_implicit_euler_residual(st, dt, clamped, q1, v1, r, N, M);
+    mbsi_implicit_euler_residual(st, dt, clamped, q1, v1, r, N, M);
     for (int k = 0; k < n2; k++) {
         memset(dq, 0, (size_t)nv * 8);
         memcpy(vp, v1, (size_t)nv * 8);
@@ -305,8 +305,8 @@ static void check_newton_jacobian_mode(mbs_system *s, mbs_stepper *st, int clamp
         mbs_integrate(s->model, q1, dq, qp);
         for (int i = 0; i < nv; i++) dq[i] = -dq[i];
         mbs_integrate(s->model, q1, dq, qm);
-        mbs_implicit_euler_residual(st, dt, clamped, qp, vp, rp, NULL, NULL);
-        mbs_implicit_euler_residual(st, dt, clamped, qm, vm, rm, NULL, NULL);
+        mbsi_implicit_euler_residual(st, dt, clamped, qp, vp, rp, NULL, NULL);
+        mbsi_implicit_euler_residual(st, dt, clamped, qm, vm, rm, NULL, NULL);
         for (int i = 0; i < n2; i++) col[i] = (rp[i] - rm[i]) / (2 * h);
         for (int i = 0; i < nv; i++) {
             double x = 0;

@@ -512,7 +512,7 @@ static void test_leg_ik(void)
     static const char *const feet[] = {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"};
     for (int i = 0; i < 4; i++) {
         mbs_leg leg;
-        int rc = mbs_leg_init(&leg, m, feet[i], sc->q0, &err);
+        int rc = mbsi_leg_init(&leg, m, feet[i], sc->q0, &err);
         CHECK(rc == MBS_OK, "%s: %s", feet[i], err.msg);
         if (rc) continue;
         /* Solo's published dimensions, here found in the model: thigh and shank 0.16 m, the
@@ -530,29 +530,29 @@ static void test_leg_ik(void)
                 a[k] = sc->q0[leg.idx_q[k]] + tm_uniform(&seed, -0.5, 0.5);
                 q[leg.idx_q[k]] = a[k];
             }
-            mbs_leg_fk(&leg, a, p);
+            mbsi_leg_fk(&leg, a, p);
             mbs_compute_frame_placement(m, d, q, leg.foot_frame, R, pw);
             CHECK_CLOSE(p, pw, 3, 1e-12, "leg FK vs the model's frame placement");
-            int clamped = mbs_leg_ik(&leg, p, back);
+            int clamped = mbsi_leg_ik(&leg, p, back);
             CHECK(!clamped, "%s: a reachable target was clamped", feet[i]);
             CHECK_CLOSE(back, a, 3, 1e-9, "IK(FK(a)) = a");
         }
         /* the posture itself, and a target out of reach is clamped onto the workspace */
         double p0[3], a0[3] = {sc->q0[leg.idx_q[0]], sc->q0[leg.idx_q[1]], sc->q0[leg.idx_q[2]]}, a1[3];
-        mbs_leg_fk(&leg, a0, p0);
-        mbs_leg_ik(&leg, p0, a1);
+        mbsi_leg_fk(&leg, a0, p0);
+        mbsi_leg_ik(&leg, p0, a1);
         CHECK_CLOSE(a1, a0, 3, 1e-12, "IK of the initial posture");
         double far[3] = {p0[0], p0[1], p0[2] - 1};
-        CHECK(mbs_leg_ik(&leg, far, a1) == 1, "%s: an unreachable target was not flagged", feet[i]);
+        CHECK(mbsi_leg_ik(&leg, far, a1) == 1, "%s: an unreachable target was not flagged", feet[i]);
         CHECK(isfinite(a1[0]) && isfinite(a1[1]) && isfinite(a1[2]), "clamped IK not finite");
     }
     /* a frame that does not end such a leg is refused */
     mbs_leg leg;
-    CHECK(mbs_leg_init(&leg, m, "FL_UPPER_LEG", sc->q0, &err) != MBS_OK, "FL_UPPER_LEG accepted as a foot");
-    CHECK(mbs_leg_init(&leg, m, "nope", sc->q0, &err) != MBS_OK && strstr(err.msg, "nope"), "missing frame: %s", err.msg);
+    CHECK(mbsi_leg_init(&leg, m, "FL_UPPER_LEG", sc->q0, &err) != MBS_OK, "FL_UPPER_LEG accepted as a foot");
+    CHECK(mbsi_leg_init(&leg, m, "nope", sc->q0, &err) != MBS_OK && strstr(err.msg, "nope"), "missing frame: %s", err.msg);
     mbs_model *chain = mbs_model_chain(3, NULL, &err);
     if (chain) {
-        CHECK(mbs_leg_init(&leg, chain, "tip", NULL, &err) != MBS_OK, "a 3-link chain with alternating axes accepted");
+        CHECK(mbsi_leg_init(&leg, chain, "tip", NULL, &err) != MBS_OK, "a 3-link chain with alternating axes accepted");
         mbs_model_free(chain);
     }
     free(q);

@@ -160,11 +160,11 @@ static void test_dlog_dexp_series(void)
         for (int k = 0; k < 6; k++) mxi[k] = -xi[k];
         /* the series converge for θ < 2π; 80 terms reach double precision up to 2.9 rad */
         ad_series(xi, b, NSERIES, S);
-        mbs_se3_jlog(mxi, L, 6);                    /* Jr⁻¹(-ξ) = Jl⁻¹(ξ) = the paper's dlog_ξ */
+        mbsi_se3_jlog(mxi, L, 6);                    /* Jr⁻¹(-ξ) = Jl⁻¹(ξ) = the paper's dlog_ξ */
         CHECK(max_abs_diff(S, L, 36) < 1e-13, "dlog at %g rad: closed form vs eq. 13 series, %.2e", angles[a],
               max_abs_diff(S, L, 36));
         ad_series(xi, cexp, NSERIES, Sexp);
-        mbs_se3_jexp(mxi, E, 6);                    /* Jl(ξ) = dexp_ξ */
+        mbsi_se3_jexp(mxi, E, 6);                    /* Jl(ξ) = dexp_ξ */
         CHECK(max_abs_diff(Sexp, E, 36) < 1e-13, "dexp at %g rad: closed form vs series, %.2e", angles[a],
               max_abs_diff(Sexp, E, 36));
         m6_mul(S, Sexp, E);
@@ -175,18 +175,18 @@ static void test_dlog_dexp_series(void)
         cfe[0] = 1;
         for (int j = 1; j < NSERIES; j++) cfe[j] = cfe[j - 1] / j;
         ad_series(xi, cfe, NSERIES, E);
-        mbs_se3_exp(xi, g);
-        mbs_se3_adjoint(g, Ad, 6);
+        mbsi_se3_exp(xi, g);
+        mbsi_se3_adjoint(g, Ad, 6);
         CHECK(max_abs_diff(E, Ad, 36) < 1e-12, "Ad(exp ξ) != exp(ad ξ) at %g rad", angles[a]);
         /* log ∘ exp = id (below π) */
-        mbs_se3_log(g, back);
+        mbsi_se3_log(g, back);
         CHECK(max_abs_diff(back, xi, 6) < 1e-14, "log(exp ξ) != ξ at %g rad: %.2e", angles[a],
               max_abs_diff(back, xi, 6));
         /* Jl = Ad_{exp ξ} Jr */
         double Jr[36];
-        mbs_se3_jexp(xi, Jr, 6);
+        mbsi_se3_jexp(xi, Jr, 6);
         m6_mul(Ad, Jr, E);
-        mbs_se3_jexp(mxi, L, 6);
+        mbsi_se3_jexp(mxi, L, 6);
         CHECK(max_abs_diff(E, L, 36) < 1e-13, "Jl != Ad Jr at %g rad", angles[a]);
         /* the transposed dlog DRNEA uses, and its derivative (forward mode) against central differences */
         double y[6], dx[6], out[6], ref[6], dd[6], fp[6], fm[6], xp[6], xm[6];
@@ -451,10 +451,10 @@ static void test_tree_singular_block(void)
     for (int i = 0; i < nb; i++) R[9 * i] = R[9 * i + 4] = R[9 * i + 8] = 1;
     mbs_del_tree t = {calloc(36 * (size_t)nb, 8), calloc(36 * (size_t)nb, 8), calloc(6 * (size_t)nv, 8),
                   calloc(6 * (size_t)nv, 8), calloc(6 * (size_t)nb, 8), calloc((size_t)nv, 8)};
-    CHECK(mbs_del_tree_factor(m, &t, B, R, p, R, p) == 1, "a zero B factored");
+    CHECK(mbsi_del_tree_factor(m, &t, B, R, p, R, p) == 1, "a zero B factored");
     for (int i = 0; i < nb; i++)
         for (int k = 0; k < 6; k++) B[36 * i + 7 * k] = 1e-300;
-    CHECK(mbs_del_tree_factor(m, &t, B, R, p, R, p) == 0, "B = 1e-300 · 1 was called singular");
+    CHECK(mbsi_del_tree_factor(m, &t, B, R, p, R, p) == 0, "B = 1e-300 · 1 was called singular");
     free(t.IA); free(t.Dinv); free(t.U); free(t.W); free(t.p); free(t.u);
     free(B); free(R); free(p);
     mbs_model_free(m);

@@ -38,7 +38,7 @@
 /* a benchmark reads the system's contact state and sets its state directly, as the tests do */
 #include "../src/contact/contact_internal.h"
 #include "tool.h"
-#include "../src/dynamics/dynamics_internal.h"   /* mbs_ltdl_solve_rows: the expo step's own solve (breakdown) */
+#include "../src/dynamics/dynamics_internal.h"   /* mbsi_ltdl_solve_rows: the expo step's own solve (breakdown) */
 #include "../src/step/expm.h"       /* the matrix exponential the expo step calls (breakdown) */
 
 #ifndef MBS_SOURCE_DIR
@@ -535,7 +535,7 @@ static void breakdown(const traj *gt, int reps, double mean[NOP], double med[NOP
     double *Bw = xcalloc(9 * (size_t)cmax, sizeof(double)), *Ab = xcalloc((size_t)N0 * N0, sizeof(double));
     double *V2 = xcalloc(2 * (size_t)N0, sizeof(double)), *X2 = xcalloc(2 * (size_t)N0, sizeof(double));
     int *act = xcalloc((size_t)cmax, sizeof(int));
-    mbs_expm_ws *ws = mbs_expm_ws_new(N0);
+    mbs_expm_ws *ws = mbsi_expm_ws_new(N0);
     double *best = xcalloc((size_t)NOP * (size_t)gt->n, sizeof(double));
     double clk = clock_overhead();
     long ns = 0;
@@ -585,7 +585,7 @@ static void breakdown(const traj *gt, int reps, double mean[NOP], double med[NOP
             mbs_ltdl(m, d, M);
             mbs_nonlinear_effects(m, d, q, v, h);
             for (int j = 0; j < nv; j++) X[(size_t)ld * j + nc] = s->tau[j] - h[j];
-            mbs_ltdl_solve_rows(m, d, X, ld, 0);
+            mbsi_ltdl_solve_rows(m, d, X, ld, 0);
             memset(ups, 0, (size_t)nc * nc * sizeof(double));
             for (int j = 0; j < nv; j++) {
                 const double *jk = Jc + (size_t)nc * j, *xk = X + (size_t)ld * j;
@@ -633,7 +633,7 @@ static void breakdown(const traj *gt, int reps, double mean[NOP], double med[NOP
                 memset(V2, 0, 2 * (size_t)N * sizeof(double));
                 V2[n + 1] = 1;
                 V2[N + n + 2] = 1;
-                mbs_expm_apply(ws, N, Ab, N, 2, V2, N, X2, N, pass ? MBS_EXPM_FULL : 0, 1, NULL);
+                mbsi_expm_apply(ws, N, Ab, N, 2, V2, N, X2, N, pass ? MBS_EXPM_FULL : 0, 1, NULL);
                 t1 = tool_now();
                 t[pass ? OP_EXPM_FULL : OP_EXPM] = t1 - t0;
             }
@@ -661,7 +661,7 @@ static void breakdown(const traj *gt, int reps, double mean[NOP], double med[NOP
     }
     *nstates = ns;
     free(col); free(best);
-    mbs_expm_ws_free(ws);
+    mbsi_expm_ws_free(ws);
     free(M); free(X); free(Jc); free(J6); free(h); free(zero); free(ups); free(pdd); free(off); free(Kw); free(Bw);
     free(Ab); free(V2); free(X2); free(act);
     rig_free(&r);

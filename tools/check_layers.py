@@ -7,7 +7,9 @@ The library's layers, bottom to top, are the folders of src/ in LAYERS. A file m
   - the one internal header of a layer below (<folder>/<folder>_internal.h, or base/base.h and
     spatial/spatial.h, whose folders hold nothing else).
 Never the umbrella mbs.h, never another folder's private header. Also fails on an include
-circle among the headers of one folder, and on a public prototype without its comment. Run by `make test`; prints every violation."""
+circle among the headers of one folder, and on a public prototype without its comment. With
+--symbols LIB, checks the names libmbs.a exports (public mbs_ ones declared in include/mbs/,
+internal ones mbsi_). Run by `make test`; prints every violation."""
 import os, re, sys
 
 LAYERS = ["base", "spatial", "model", "liegroup", "dynamics", "contact", "step", "control", "sim"]
@@ -115,6 +117,29 @@ def main(root):
     return 1 if bad else 0
 
 
+def check_symbols(root, symbols):
+    """Exported names: the public ones (mbs_) are declared in include/mbs/, the library's internal
+    ones carry mbsi_, and nothing else leaks out of libmbs.a."""
+    public = set()
+    for f in os.listdir(os.path.join(root, "include", "mbs")):
+        public |= set(re.findall(r"\bmbs_\w+", open(os.path.join(root, "include", "mbs", f), encoding="utf-8").read()))
+    bad = []
+    for name in sorted(set(symbols)):
+        if name.startswith("mbsi_"):
+            continue
+        if not name.startswith("mbs_"):
+            bad.append("libmbs.a exports '%s': give it the mbs_ (public) or mbsi_ (internal) prefix, or make it static" % name)
+        elif name not in public:
+            bad.append("libmbs.a exports '%s', which no public header declares: rename it mbsi_%s" % (name, name[4:]))
+    return bad
+
+
+def library_symbols(lib):
+    import subprocess
+    out = subprocess.run(["nm", "-g", "--defined-only", lib], capture_output=True, text=True, check=True).stdout
+    return [line.split()[2] for line in out.splitlines() if len(line.split()) == 3]
+
+
 def self_test():
     """The checker must catch what it is for: a tree with five planted violations."""
     import tempfile, io, contextlib
@@ -132,11 +157,19 @@ def self_test():
             rc = main(t)
         found = out.getvalue()
         ok = rc == 1 and "5 violations" in found and "circle" in found and "umbrella" in found and "no comment" in found
-        print("check_layers self-test: " + ("caught all five planted violations" if ok else "FAILED:\n" + found))
+        sym = check_symbols(t, ["mbs_run", "mbsi_helper", "mbs_hidden", "helper"])
+        ok = ok and len(sym) == 2 and "mbs_hidden" in sym[1] and "'helper'" in sym[0]
+        print("check_layers self-test: " + ("caught all seven planted violations" if ok else "FAILED:\n" + found + "\n".join(sym)))
         return 0 if ok else 1
 
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["--self-test"]:
         sys.exit(self_test())
+    if sys.argv[1:2] == ["--symbols"]:
+        bad = check_symbols(os.path.join(os.path.dirname(__file__), ".."), library_symbols(sys.argv[2]))
+        for b in bad:
+            print("check_layers: " + b)
+        print("check_layers: %d exported name%s without its prefix or its declaration" % (len(bad), "" if len(bad) == 1 else "s"))
+        sys.exit(1 if bad else 0)
     sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")))

@@ -5,7 +5,7 @@
 
 #include "base.h"
 
-char *mbs_strdup(const char *s)
+char *mbsi_strdup(const char *s)
 {
     size_t n = strlen(s) + 1;
     char *c = malloc(n);
@@ -13,7 +13,7 @@ char *mbs_strdup(const char *s)
     return c;
 }
 
-int mbs_next_word(const char **p, char *word, size_t n)
+int mbsi_next_word(const char **p, char *word, size_t n)
 {
     const char *s = *p;
     while (*s == ' ' || *s == '\t' || *s == ',') s++;
@@ -30,7 +30,7 @@ int mbs_next_word(const char **p, char *word, size_t n)
 
 #define CARVE_ALIGN 64
 
-void *mbs_carve(mbs_carver *c, size_t bytes)
+void *mbsi_carve(mbs_carver *c, size_t bytes)
 {
     void *p = c->base ? c->base + c->used : NULL;
     /* every array starts on a cache line: no false sharing, aligned vector loads */
@@ -38,7 +38,7 @@ void *mbs_carve(mbs_carver *c, size_t bytes)
     return p;
 }
 
-void *mbs_carver_alloc(mbs_carver *c)
+void *mbsi_carver_alloc(mbs_carver *c)
 {
     size_t n = c->used ? c->used : CARVE_ALIGN;
     char *b = aligned_alloc(CARVE_ALIGN, n);

@@ -11,42 +11,42 @@
 #define MBS_PI 3.14159265358979323846   /* M_PI is not ISO C */
 
 /* Sets err (when not NULL) to code and a printf-style message; returns code. */
-int mbs_fail(mbs_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int mbsi_fail(mbs_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Appends one warning line to err (when not NULL). */
-void mbs_warn(mbs_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void mbsi_warn(mbs_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* 0 → 1 over x in [0, 1] with zero slope at both ends (a raised cosine): the time profile of
  * every planned motion of the controllers. */
-double mbs_smooth_step(double x);
+double mbsi_smooth_step(double x);
 
 /* Solves the n x n symmetric positive semi-definite system A x = b in place (A overwritten;
  * column-major, leading dimension n). A ridge at round-off level of A's diagonal makes a
  * semi-definite A (dependent contact rows) definite without moving the solution of a regular
  * one; b becomes 0 when A is not even semi-definite. LAPACK, no allocation. */
-void mbs_spd_solve(double *A, int n, double *b);
+void mbsi_spd_solve(double *A, int n, double *b);
 
 /* The next word of a list separated by spaces, tabs or commas, from *p: copied into word (n
  * bytes; left empty when it does not fit) and *p moved past it. Returns its length, 0 at the
  * end of the list, -1 when it does not fit. */
-int mbs_next_word(const char **p, char *word, size_t n);
+int mbsi_next_word(const char **p, char *word, size_t n);
 
 /* A copy of s from malloc, NULL when out of memory (the caller reports). */
-char *mbs_strdup(const char *s);
+char *mbsi_strdup(const char *s);
 
 /* The buffer carver: a layout function asks for its arrays one by one from a carver; run
  * once with no block it only adds up the size (mbs_carver_size), run again on the block
- * from mbs_carver_alloc it hands out the arrays, each 64-byte aligned and zeroed. One block
+ * from mbsi_carver_alloc it hands out the arrays, each 64-byte aligned and zeroed. One block
  * per object, so that create and free are one call each and nothing is allocated later. */
 typedef struct mbs_carver {
     char *base;       /* NULL while counting */
     size_t used;      /* bytes handed out so far */
 } mbs_carver;
 
-void *mbs_carve(mbs_carver *c, size_t bytes);
-static inline double *mbs_carve_doubles(mbs_carver *c, size_t n) { return (double *)mbs_carve(c, n * sizeof(double)); }
-static inline int *mbs_carve_ints(mbs_carver *c, size_t n) { return (int *)mbs_carve(c, n * sizeof(int)); }
+void *mbsi_carve(mbs_carver *c, size_t bytes);
+static inline double *mbsi_carve_doubles(mbs_carver *c, size_t n) { return (double *)mbsi_carve(c, n * sizeof(double)); }
+static inline int *mbsi_carve_ints(mbs_carver *c, size_t n) { return (int *)mbsi_carve(c, n * sizeof(int)); }
 /* A zeroed, 64-byte aligned block of the size the counting pass found (c->used), and c
  * rewound onto it for the second pass; NULL when out of memory. Free it with free(). */
-void *mbs_carver_alloc(mbs_carver *c);
+void *mbsi_carver_alloc(mbs_carver *c);
 
 #endif

@@ -5,12 +5,12 @@
 /* lapacke.h last: it brings complex.h, whose macro I would rename an identifier above */
 #include <lapacke.h>
 
-double mbs_smooth_step(double x)
+double mbsi_smooth_step(double x)
 {
     return x <= 0 ? 0 : x >= 1 ? 1 : 0.5 - 0.5 * cos(MBS_PI * x);
 }
 
-void mbs_spd_solve(double *A, int n, double *b)
+void mbsi_spd_solve(double *A, int n, double *b)
 {
     double dmax = 0;
     for (int i = 0; i < n; i++) dmax = fmax(dmax, A[i * (n + 1)]);

@@ -11,7 +11,7 @@ void mbs_error_clear(mbs_error *err)
     memset(err, 0, sizeof *err);
 }
 
-int mbs_fail(mbs_error *err, int code, const char *fmt, ...)
+int mbsi_fail(mbs_error *err, int code, const char *fmt, ...)
 {
     if (err) {
         va_list ap;
@@ -23,7 +23,7 @@ int mbs_fail(mbs_error *err, int code, const char *fmt, ...)
     return code;
 }
 
-void mbs_warn(mbs_error *err, const char *fmt, ...)
+void mbsi_warn(mbs_error *err, const char *fmt, ...)
 {
     if (!err) return;
     size_t used = strlen(err->warnings);

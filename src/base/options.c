@@ -101,14 +101,14 @@ static int parse(const mbs_option_table *t, const mbs_option_spec *s, const char
     switch (s->kind) {
     case MBS_OPT_ENUM: {
         int i = word_index(s->words, v);
-        if (i < 0) return mbs_fail(err, MBS_ERR_ARG, "%s.%s: '%s' is not one of: %s", t->name, s->key, v, s->words);
+        if (i < 0) return mbsi_fail(err, MBS_ERR_ARG, "%s.%s: '%s' is not one of: %s", t->name, s->key, v, s->words);
         if (field) *(int *)field = i;
         return MBS_OK;
     }
     case MBS_OPT_TEXT:
-        if (!v[0]) return mbs_fail(err, MBS_ERR_ARG, "%s.%s: empty list of names", t->name, s->key);
+        if (!v[0]) return mbsi_fail(err, MBS_ERR_ARG, "%s.%s: empty list of names", t->name, s->key);
         if (strlen(v) >= MBS_OPTION_TEXT_LEN)
-            return mbs_fail(err, MBS_ERR_ARG, "%s.%s: longer than %d characters", t->name, s->key, MBS_OPTION_TEXT_LEN - 1);
+            return mbsi_fail(err, MBS_ERR_ARG, "%s.%s: longer than %d characters", t->name, s->key, MBS_OPTION_TEXT_LEN - 1);
         if (field) snprintf((char *)field, MBS_OPTION_TEXT_LEN, "%s", v);
         return MBS_OK;
     case MBS_OPT_REAL: {
@@ -116,8 +116,8 @@ static int parse(const mbs_option_table *t, const mbs_option_spec *s, const char
         errno = 0;
         double x = strtod(v, &end);
         if (end == v || *end || errno == ERANGE || !isfinite(x))
-            return mbs_fail(err, MBS_ERR_ARG, "%s.%s: malformed number '%s' (must be %s)", t->name, s->key, v, rng);
-        if (!in_range(s, x)) return mbs_fail(err, MBS_ERR_ARG, "%s.%s: out of range: %g (must be %s)", t->name, s->key, x, rng);
+            return mbsi_fail(err, MBS_ERR_ARG, "%s.%s: malformed number '%s' (must be %s)", t->name, s->key, v, rng);
+        if (!in_range(s, x)) return mbsi_fail(err, MBS_ERR_ARG, "%s.%s: out of range: %g (must be %s)", t->name, s->key, x, rng);
         if (field) *(double *)field = x;
         return MBS_OK;
     }
@@ -130,15 +130,15 @@ static int parse(const mbs_option_table *t, const mbs_option_spec *s, const char
             int digit = (v[0] >= '0' && v[0] <= '9') || (v[0] == '-' && v[1] >= '0' && v[1] <= '9');
             x = digit ? strtol(v, &end, 10) : 0;
             if (!digit || *end || errno)
-                return mbs_fail(err, MBS_ERR_ARG, "%s.%s: '%s' is not a whole number (must be %s)", t->name, s->key, v, rng);
+                return mbsi_fail(err, MBS_ERR_ARG, "%s.%s: '%s' is not a whole number (must be %s)", t->name, s->key, v, rng);
             if (s->kind == MBS_OPT_BOOL ? (x != 0 && x != 1) : !in_range(s, (double)x))
-                return mbs_fail(err, MBS_ERR_ARG, "%s.%s: out of range: %ld (must be %s)", t->name, s->key, x, rng);
+                return mbsi_fail(err, MBS_ERR_ARG, "%s.%s: out of range: %ld (must be %s)", t->name, s->key, x, rng);
         }
         if (field) *(int *)field = (int)x;
         return MBS_OK;
     }
     }
-    return mbs_fail(err, MBS_ERR_ARG, "%s.%s: option of unknown kind", t->name, s->key);
+    return mbsi_fail(err, MBS_ERR_ARG, "%s.%s: option of unknown kind", t->name, s->key);
 }
 
 int mbs_options_defaults(const mbs_option_table *t, void *opts, mbs_error *err)
@@ -170,8 +170,8 @@ int mbs_options_set(const mbs_option_table *t, void *opts, const char *key, cons
             strncat(known, i ? ", " : "", sizeof known - strlen(known) - 1);
             strncat(known, mbs_options_at(t, i, NULL)->key, sizeof known - strlen(known) - 1);
         }
-        if (!known[0]) return mbs_fail(err, MBS_ERR_ARG, "'%s' has no option '%s'", t ? t->name : "?", key ? key : "(null)");
-        return mbs_fail(err, MBS_ERR_ARG, "'%s' has no option '%s' (options: %s)", t->name, key ? key : "(null)", known);
+        if (!known[0]) return mbsi_fail(err, MBS_ERR_ARG, "'%s' has no option '%s'", t ? t->name : "?", key ? key : "(null)");
+        return mbsi_fail(err, MBS_ERR_ARG, "'%s' has no option '%s' (options: %s)", t->name, key ? key : "(null)", known);
     }
     return parse(t, s, value, opts ? (char *)opts + off : NULL, err);
 }
@@ -179,17 +179,17 @@ int mbs_options_set(const mbs_option_table *t, void *opts, const char *key, cons
 void *mbs_options_new(const mbs_option_table *t, const mbs_option *opts, int n, mbs_error *err)
 {
     void *o = calloc(1, t && t->size ? t->size : 1);
-    if (!o) { mbs_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
+    if (!o) { mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
     mbs_error e;
     mbs_error_clear(&e);
     if (mbs_options_defaults(t, o, &e) != MBS_OK) {
-        mbs_fail(err, e.code, "%s (a default of the table)", e.msg);
+        mbsi_fail(err, e.code, "%s (a default of the table)", e.msg);
         free(o);
         return NULL;
     }
     for (int i = 0; i < n; i++)
         if (mbs_options_set(t, o, opts[i].key, opts[i].value, &e) != MBS_OK) {
-            mbs_fail(err, e.code, "%s: %s", opts[i].key ? opts[i].key : "(null)", e.msg);
+            mbsi_fail(err, e.code, "%s: %s", opts[i].key ? opts[i].key : "(null)", e.msg);
             free(o);
             return NULL;
         }

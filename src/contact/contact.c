@@ -18,7 +18,7 @@ void mbs_cone_project(const double lambda[3], const double n[3], double mu, doub
     for (int k = 0; k < 3; k++) out[k] = a * n[k] + (lt > 0 ? mu * a * t[k] / lt : 0.0);
 }
 
-void mbs_contact_spring_force(const mbs_contact *c, double lambda[3])
+void mbsi_contact_spring_force(const mbs_contact *c, double lambda[3])
 {
     const mbs_material *mt = &c->material;
     double dp[3], dv[3];
@@ -30,7 +30,7 @@ void mbs_contact_spring_force(const mbs_contact *c, double lambda[3])
     }
 }
 
-void mbs_contact_point_world(const mbs_model *m, const mbs_data *d, const mbs_contact *c, const double n[3],
+void mbsi_contact_point_world(const mbs_model *m, const mbs_data *d, const mbs_contact *c, const double n[3],
                              double p[3], double R[9], double pf[3])
 {
     double R_[9], pf_[3];
@@ -43,19 +43,19 @@ void mbs_contact_point_world(const mbs_model *m, const mbs_data *d, const mbs_co
         for (int k = 0; k < 3; k++) p[k] -= c->radius * n[k];
 }
 
-int mbs_contact_penetrates(const mbs_system *s, const mbs_contact *c)
+int mbsi_contact_penetrates(const mbs_system *s, const mbs_contact *c)
 {
     double ctr[3], depth, n[3], pt[3];
     const mbs_material *mat;
-    mbs_contact_point_world(s->model, s->data, c, NULL, ctr, NULL, NULL);
+    mbsi_contact_point_world(s->model, s->data, c, NULL, ctr, NULL, NULL);
     return mbs_environment_query(&s->env, ctr, c->radius, &depth, n, pt, &mat);
 }
 
-void mbs_contact_activate(mbs_contact *c) { c->active = 1; }
+void mbsi_contact_activate(mbs_contact *c) { c->active = 1; }
 
-void mbs_contact_release(mbs_contact *c) { c->active = 0; }
+void mbsi_contact_release(mbs_contact *c) { c->active = 0; }
 
-void mbs_contact_record_step(mbs_contact *c, const double lambda[3], int slipping)
+void mbsi_contact_record_step(mbs_contact *c, const double lambda[3], int slipping)
 {
     c->slipping = slipping;
     if (!slipping) memset(c->dp0, 0, sizeof c->dp0);
@@ -69,7 +69,7 @@ static int locate(const mbs_system *s, mbs_contact *c, double *depth, double n[3
                   double roll[3], int record)
 {
     double R[9], pf[3], vel[6], ctr[3], pt[3];
-    mbs_contact_point_world(s->model, s->data, c, NULL, ctr, R, pf);
+    mbsi_contact_point_world(s->model, s->data, c, NULL, ctr, R, pf);
     int hit = mbs_environment_query(&s->env, ctr, c->radius, depth, n, pt, mat);
     /* the touching point of a sphere is its deepest point; velocity of that body point */
     double off[3];
@@ -91,7 +91,7 @@ static int locate(const mbs_system *s, mbs_contact *c, double *depth, double n[3
     return hit;
 }
 
-void mbs_contact_add_wrench(mbs_system *s, int body, const double p[3], const double f[3])
+void mbsi_contact_add_wrench(mbs_system *s, int body, const double p[3], const double f[3])
 {
     if (body < 0) return;
     double R[9], o[3], fb[3], d[3], r[3], tq[3];
@@ -104,7 +104,7 @@ void mbs_contact_add_wrench(mbs_system *s, int body, const double p[3], const do
     for (int k = 0; k < 3; k++) { w[k] += fb[k]; w[3 + k] += tq[k]; }
 }
 
-void mbs_contact_follow_roll(mbs_contact *c, const double pm[3], const double n[3])
+void mbsi_contact_follow_roll(mbs_contact *c, const double pm[3], const double n[3])
 {
     double d[3];
     for (int k = 0; k < 3; k++) d[k] = c->p[k] - pm[k];
@@ -132,13 +132,13 @@ void mbs_contact_forces(mbs_system *s, const double *q, const double *v, int upd
                 c->active = 1;
                 for (int k = 0; k < 3; k++) { c->p0[k] = c->p[k] + depth * n[k]; c->dp0[k] = 0; }
             } else if (c->radius > 0)
-                mbs_contact_follow_roll(c, pm, n);
+                mbsi_contact_follow_roll(c, pm, n);
         }
         /* Between updates (the stages of a multi-stage step) the same holds without moving
          * the stored anchor: the spring is evaluated about the anchor shifted by that move. */
         double p0_kept[3];
         memcpy(p0_kept, c->p0, sizeof p0_kept);
-        if (!update && c->active && hit && c->radius > 0) mbs_contact_follow_roll(c, pm, n);
+        if (!update && c->active && hit && c->radius > 0) mbsi_contact_follow_roll(c, pm, n);
         if (!c->active) continue;
         if (hit) {
             memcpy(c->normal, n, sizeof n);
@@ -146,7 +146,7 @@ void mbs_contact_forces(mbs_system *s, const double *q, const double *v, int upd
         }
         c->depth = hit ? depth : 0;
         double lam[3];
-        mbs_contact_spring_force(c, lam);
+        mbsi_contact_spring_force(c, lam);
         if (!update) memcpy(c->p0, p0_kept, sizeof p0_kept);
         double ln = v3_dot(lam, c->normal);
         if (ln <= 0 || !hit) {
@@ -178,14 +178,14 @@ void mbs_contact_forces(mbs_system *s, const double *q, const double *v, int upd
             double dp0[3], l0[3];
             memcpy(dp0, c->dp0, sizeof dp0);
             memset(c->dp0, 0, sizeof c->dp0);
-            mbs_contact_spring_force(c, l0);
+            mbsi_contact_spring_force(c, l0);
             double n0 = v3_dot(l0, c->normal), t2 = 0;
             for (int k = 0; k < 3; k++) { double tk = l0[k] - n0 * c->normal[k]; t2 += tk * tk; }
             if (n0 > 0 && sqrt(t2) <= mu * n0) memcpy(lam, l0, sizeof l0);
             else memcpy(c->dp0, dp0, sizeof dp0);
         }
         memcpy(c->lambda, lam, sizeof lam);
-        mbs_contact_add_wrench(s, mbs_frame_body(s->model, c->frame), c->p, lam);
+        mbsi_contact_add_wrench(s, mbs_frame_body(s->model, c->frame), c->p, lam);
     }
 }
 

@@ -28,7 +28,7 @@
 #include "../spatial/spatial.h"
 #include "contact_internal.h"
 
-size_t mbs_contact_derivatives_work_size(int nv)
+size_t mbsi_contact_derivatives_work_size(int nv)
 {
     /* the mass matrix, then per contact J, P, ∂λ/∂q, ∂λ/∂v, Pm (3 x d each) and V (6 x (d + 1)) */
     return (size_t)nv * (size_t)nv + 21 * (size_t)nv + 6;
@@ -68,7 +68,7 @@ static int clamp_jacobian(const mbs_contact *c, double G[9])
     /* the slip scaling λ = λ_n n + μ λ_n t/|t| of λ_raw */
     const double *n = c->normal;
     double raw[3], t[3];
-    mbs_contact_spring_force(c, raw);
+    mbsi_contact_spring_force(c, raw);
     double ln = v3_dot(raw, n);
     for (int k = 0; k < 3; k++) t[k] = raw[k] - ln * n[k];
     double lt = sqrt(v3_dot(t, t));
@@ -82,7 +82,7 @@ static int clamp_jacobian(const mbs_contact *c, double G[9])
     return 1;
 }
 
-void mbs_contact_force_derivatives(mbs_system *s, const double *q, const double *v, int clamped, double *dtau_dq,
+void mbsi_contact_force_derivatives(mbs_system *s, const double *q, const double *v, int clamped, double *dtau_dq,
                                    double *dtau_dv, double *work, int *iwork)
 {
     const mbs_model *m = s->model;
@@ -159,7 +159,7 @@ void mbs_contact_force_derivatives(mbs_system *s, const double *q, const double 
     }
 }
 
-void mbs_contact_forces_smooth(mbs_system *s, const double *q, const double *v)
+void mbsi_contact_forces_smooth(mbs_system *s, const double *q, const double *v)
 {
     const mbs_model *m = s->model;
     mbs_data *d = s->data;
@@ -173,7 +173,7 @@ void mbs_contact_forces_smooth(mbs_system *s, const double *q, const double *v)
         if (!c->active || body < 0) continue;
         /* the sphere's point deepest along the held normal, and the velocity of that body point */
         double R[9], pf[3], d3[3], off[3], vel[6];
-        mbs_contact_point_world(m, d, c, c->normal, c->p, R, pf);
+        mbsi_contact_point_world(m, d, c, c->normal, c->p, R, pf);
         for (int k = 0; k < 3; k++) d3[k] = c->p[k] - pf[k];
         m3t_mulv(R, d3, off);
         mbs_frame_velocity(m, d, c->frame, off, MBS_LOCAL_WORLD_ALIGNED, vel);
@@ -181,20 +181,20 @@ void mbs_contact_forces_smooth(mbs_system *s, const double *q, const double *v)
         double p0_kept[3], pm[3];
         memcpy(p0_kept, c->p0, sizeof p0_kept);
         contact_body_point(s, c, pm);
-        mbs_contact_follow_roll(c, pm, c->normal);
-        mbs_contact_spring_force(c, c->lambda);
+        mbsi_contact_follow_roll(c, pm, c->normal);
+        mbsi_contact_spring_force(c, c->lambda);
         memcpy(c->p0, p0_kept, sizeof p0_kept);
-        mbs_contact_add_wrench(s, body, c->p, c->lambda);
+        mbsi_contact_add_wrench(s, body, c->p, c->lambda);
     }
 }
 
-void mbs_system_dynamics_smooth(mbs_system *s, const double *q, const double *v, double *ddq)
+void mbsi_system_dynamics_smooth(mbs_system *s, const double *q, const double *v, double *ddq)
 {
-    mbs_contact_forces_smooth(s, q, v);
+    mbsi_contact_forces_smooth(s, q, v);
     mbs_aba_fext(s->model, s->data, q, v, s->tau, s->fext, ddq);
 }
 
-int mbs_system_dynamics_derivatives(mbs_system *s, const double *q, const double *v, int clamped, const double *ddq,
+int mbsi_system_dynamics_derivatives(mbs_system *s, const double *q, const double *v, int clamped, const double *ddq,
                                     double *dddq_dq, double *dddq_dv, double *work, int *iwork)
 {
     const mbs_model *m = s->model;
@@ -207,7 +207,7 @@ int mbs_system_dynamics_derivatives(mbs_system *s, const double *q, const double
      * times the contact derivatives, with one factorisation of M for both. */
     mbs_rnea_derivatives(m, d, q, v, ddq, dddq_dq, dddq_dv, M);
     for (size_t k = 0; k < nn; k++) { dddq_dq[k] = -dddq_dq[k]; dddq_dv[k] = -dddq_dv[k]; }
-    mbs_contact_force_derivatives(s, q, v, clamped, dddq_dq, dddq_dv, work + nn, iwork);
+    mbsi_contact_force_derivatives(s, q, v, clamped, dddq_dq, dddq_dv, work + nn, iwork);
     if (mbs_ltdl(m, d, M) != MBS_OK) return MBS_ERR_MODEL;
     mbs_ltdl_solve(m, d, dddq_dq, nv, nv);
     mbs_ltdl_solve(m, d, dddq_dv, nv, nv);

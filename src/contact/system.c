@@ -11,18 +11,18 @@
 
 static void layout(mbs_carver *c, mbs_system *s, int max_contacts)
 {
-    s->contacts = mbs_carve(c, (size_t)(max_contacts ? max_contacts : 1) * sizeof(mbs_contact));
-    s->q = mbs_carve_doubles(c, (size_t)s->nq + 1);
-    s->v = mbs_carve_doubles(c, (size_t)s->nv + 1);
-    s->tau = mbs_carve_doubles(c, (size_t)s->nv + 1);
-    s->fext = mbs_carve_doubles(c, 6 * (size_t)s->nbodies + 1);
+    s->contacts = mbsi_carve(c, (size_t)(max_contacts ? max_contacts : 1) * sizeof(mbs_contact));
+    s->q = mbsi_carve_doubles(c, (size_t)s->nq + 1);
+    s->v = mbsi_carve_doubles(c, (size_t)s->nv + 1);
+    s->tau = mbsi_carve_doubles(c, (size_t)s->nv + 1);
+    s->fext = mbsi_carve_doubles(c, 6 * (size_t)s->nbodies + 1);
 }
 
 mbs_system *mbs_system_new(const mbs_model *m, int max_contacts, mbs_error *err)
 {
-    if (!m || max_contacts < 0) { mbs_fail(err, MBS_ERR_ARG, "mbs_system_new: bad arguments"); return NULL; }
+    if (!m || max_contacts < 0) { mbsi_fail(err, MBS_ERR_ARG, "mbs_system_new: bad arguments"); return NULL; }
     mbs_system *s = calloc(1, sizeof *s);
-    if (!s) { mbs_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
+    if (!s) { mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
     s->model = m;
     s->nq = m->nq;
     s->nv = m->nv;
@@ -30,10 +30,10 @@ mbs_system *mbs_system_new(const mbs_model *m, int max_contacts, mbs_error *err)
     s->data = mbs_data_new(m);
     mbs_carver c = {NULL, 0};
     layout(&c, s, max_contacts);
-    s->block = mbs_carver_alloc(&c);
+    s->block = mbsi_carver_alloc(&c);
     if (!s->data || !s->block) {
         mbs_system_free(s);
-        mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
+        mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
         return NULL;
     }
     layout(&c, s, max_contacts);
@@ -71,7 +71,7 @@ void mbs_system_set_state(mbs_system *s, const double *q, const double *v, doubl
     else memset(s->v, 0, (size_t)s->nv * sizeof(double));
     s->t = t;
     s->resets++;
-    for (int i = 0; i < s->ncontacts; i++) mbs_contact_release(&s->contacts[i]);
+    for (int i = 0; i < s->ncontacts; i++) mbsi_contact_release(&s->contacts[i]);
     mbs_contact_forces(s, s->q, s->v, 1);
 }
 
@@ -97,17 +97,17 @@ int mbs_system_add_contact(mbs_system *s, const char *frame, const double offset
                            mbs_error *err)
 {
     if (s->ncontacts >= s->max_contacts) {
-        mbs_fail(err, MBS_ERR_ARG, "contact '%s': more than the %d contacts the system was made for", frame,
+        mbsi_fail(err, MBS_ERR_ARG, "contact '%s': more than the %d contacts the system was made for", frame,
                  s->max_contacts);
         return -1;
     }
     int f = mbs_frame_id(s->model, frame);
     if (f < 0) {
-        mbs_fail(err, MBS_ERR_ARG, "contact: frame '%s' is not in model '%s'", frame, mbs_model_name(s->model));
+        mbsi_fail(err, MBS_ERR_ARG, "contact: frame '%s' is not in model '%s'", frame, mbs_model_name(s->model));
         return -1;
     }
     if (!(radius >= 0) || !isfinite(radius)) {
-        mbs_fail(err, MBS_ERR_ARG, "contact '%s': radius %g must be finite and >= 0", frame, radius);
+        mbsi_fail(err, MBS_ERR_ARG, "contact '%s': radius %g must be finite and >= 0", frame, radius);
         return -1;
     }
     mbs_contact *c = &s->contacts[s->ncontacts];
@@ -125,16 +125,16 @@ static int check_material(const mbs_material *mt, const char *what, mbs_error *e
     const double x[5] = {mt->k_normal, mt->k_tangent, mt->b_normal, mt->b_tangent, mt->mu};
     for (int k = 0; k < 5; k++)
         if (!(x[k] >= 0) || !isfinite(x[k]))
-            return mbs_fail(err, MBS_ERR_ARG, "%s: stiffness, damping and friction must be finite and >= 0", what);
+            return mbsi_fail(err, MBS_ERR_ARG, "%s: stiffness, damping and friction must be finite and >= 0", what);
     return MBS_OK;
 }
 
 int mbs_system_add_plane(mbs_system *s, const double normal[3], double offset, const mbs_material *mat,
                          mbs_error *err)
 {
-    if (s->env.nplanes >= MBS_MAX_PLANES) return mbs_fail(err, MBS_ERR_ARG, "more than %d planes", MBS_MAX_PLANES);
+    if (s->env.nplanes >= MBS_MAX_PLANES) return mbsi_fail(err, MBS_ERR_ARG, "more than %d planes", MBS_MAX_PLANES);
     double n = sqrt(v3_dot(normal, normal));
-    if (!(n > 0) || !isfinite(n) || !isfinite(offset)) return mbs_fail(err, MBS_ERR_ARG, "plane: bad normal or offset");
+    if (!(n > 0) || !isfinite(n) || !isfinite(offset)) return mbsi_fail(err, MBS_ERR_ARG, "plane: bad normal or offset");
     if (check_material(mat, "plane", err)) return err ? err->code : MBS_ERR_ARG;
     mbs_plane *p = &s->env.planes[s->env.nplanes++];
     for (int k = 0; k < 3; k++) p->normal[k] = normal[k] / n;
@@ -146,10 +146,10 @@ int mbs_system_add_plane(mbs_system *s, const double normal[3], double offset, c
 int mbs_system_add_box(mbs_system *s, const double center[3], const double R[9], const double half[3],
                        const mbs_material *mat, mbs_error *err)
 {
-    if (s->env.nboxes >= MBS_MAX_BOXES) return mbs_fail(err, MBS_ERR_ARG, "more than %d boxes", MBS_MAX_BOXES);
+    if (s->env.nboxes >= MBS_MAX_BOXES) return mbsi_fail(err, MBS_ERR_ARG, "more than %d boxes", MBS_MAX_BOXES);
     for (int k = 0; k < 3; k++)
         if (!(half[k] > 0) || !isfinite(half[k]) || !isfinite(center[k]))
-            return mbs_fail(err, MBS_ERR_ARG, "box: half sizes must be > 0 and the centre finite");
+            return mbsi_fail(err, MBS_ERR_ARG, "box: half sizes must be > 0 and the centre finite");
     if (check_material(mat, "box", err)) return err ? err->code : MBS_ERR_ARG;
     mbs_box *b = &s->env.boxes[s->env.nboxes++];
     memcpy(b->center, center, sizeof b->center);

@@ -43,10 +43,10 @@ struct mbs_controller {
 };
 
 /* The type behind a registry entry (NULL when unknown). */
-const mbs_controller_type *mbs_controller_type_find(const char *name);
+const mbs_controller_type *mbsi_controller_type_find(const char *name);
 /* Checks a controller's options against each other after they were checked one by one;
  * fills *key with the option at fault. MBS_OK for a type without such a check. */
-int mbs_controller_check(const char *name, const mbs_option *opts, int nopts, const char **key, mbs_error *err);
+int mbsi_controller_check(const char *name, const mbs_option *opts, int nopts, const char **key, mbs_error *err);
 
 /* ---- the feedback law: joint PD with feed-forward (pd_law.c) ----
  *   τ_j = s_p kp (q_ref − q) + s_d kd (v_ref − v) + τ_ff,
@@ -61,7 +61,7 @@ typedef struct mbs_pd_options {
     int gains;                     /* mbs_gain_mode */
 } mbs_pd_options;
 
-extern const mbs_option_table mbs_pd_option_table;
+extern const mbs_option_table mbsi_pd_option_table;
 
 typedef struct mbs_pd_law {
     const mbs_model *m;
@@ -85,18 +85,18 @@ typedef struct mbs_pd_law {
 
 /* The law for c's system and posture with options o; M⁻¹ at q0 into Minv when not NULL (nv x nv,
  * column-major), which gains = inertia needs and the walk reuses. */
-int mbs_pd_law_init(mbs_pd_law *law, const mbs_controller *c, const mbs_pd_options *o, double *Minv, mbs_error *err);
-void mbs_pd_law_fini(mbs_pd_law *law);
+int mbsi_pd_law_init(mbs_pd_law *law, const mbs_controller *c, const mbs_pd_options *o, double *Minv, mbs_error *err);
+void mbsi_pd_law_fini(mbs_pd_law *law);
 /* Starts a period: the reference is the posture at rest (qr = q0, vr = ar = 0), gains kp and kd
  * everywhere, weights 1, and the stance contacts are those touching now. */
-void mbs_pd_law_begin(mbs_pd_law *law, const double *q);
+void mbsi_pd_law_begin(mbs_pd_law *law, const double *q);
 /* The PD part into tau (every entry written); kp_scale (nv) replaces the gain scale of the
  * stiffness when not NULL. */
-void mbs_pd_law_torque(mbs_pd_law *law, const double *q, const double *v, const double *kp_scale, double *tau);
+void mbsi_pd_law_torque(mbs_pd_law *law, const double *q, const double *v, const double *kp_scale, double *tau);
 /* Adds τ_ff, the inverse dynamics at (q, v, ar) (or gravity alone) whose base part the stance
  * contacts carry, to tau. cop_shift (world x y, m) moves the centre of pressure of those
  * contact forces when not NULL. */
-void mbs_pd_law_feedforward(mbs_pd_law *law, const double *q, const double *v, const double *cop_shift, double *tau);
+void mbsi_pd_law_feedforward(mbs_pd_law *law, const double *q, const double *v, const double *cop_shift, double *tau);
 
 /* ---- Solo-type leg inverse kinematics (leg_ik.c) ----
  * A leg is the chain root → HAA (about x) → HFE (about y) → KFE (about y) → foot frame, with
@@ -117,12 +117,12 @@ typedef struct mbs_leg {
 
 /* Builds the leg of foot frame `foot` from the model; the knee branch is the one of
  * configuration q_ref (the initial posture). Fails when the chain is not of that form. */
-int mbs_leg_init(mbs_leg *leg, const mbs_model *m, const char *foot, const double *q_ref, mbs_error *err);
+int mbsi_leg_init(mbs_leg *leg, const mbs_model *m, const char *foot, const double *q_ref, mbs_error *err);
 /* Joint angles (HAA, HFE, KFE) placing the foot at p (base frame). Returns 0 when p is
  * reachable, 1 when it was clamped onto the workspace boundary. */
-int mbs_leg_ik(const mbs_leg *leg, const double p[3], double angles[3]);
-/* Foot position (base frame) for the joint angles: the inverse of mbs_leg_ik. */
-void mbs_leg_fk(const mbs_leg *leg, const double angles[3], double p[3]);
+int mbsi_leg_ik(const mbs_leg *leg, const double p[3], double angles[3]);
+/* Foot position (base frame) for the joint angles: the inverse of mbsi_leg_ik. */
+void mbsi_leg_fk(const mbs_leg *leg, const double angles[3], double p[3]);
 
 /* ---- the gaits' reference generator (gait.c) ----
  * Foot positions in the base frame as functions of time (each gait's file), turned into joint
@@ -146,9 +146,9 @@ struct mbs_gait {
 
 /* The gait controllers' init, compute and fini: the legs of c's contact points, the law, and
  * each period the reference (with velocity and acceleration by central differences) fed to it. */
-int mbs_gait_init(mbs_controller *c, const mbs_pd_options *pd, mbs_gait_feet feet, mbs_error *err);
-void mbs_gait_compute(mbs_controller *c, double t, const double *q, const double *v, double *tau);
-void mbs_gait_fini(mbs_controller *c);
+int mbsi_gait_init(mbs_controller *c, const mbs_pd_options *pd, mbs_gait_feet feet, mbs_error *err);
+void mbsi_gait_compute(mbs_controller *c, double t, const double *q, const double *v, double *tau);
+void mbsi_gait_fini(mbs_controller *c);
 
 /* ---- the walk's reference generator (walk_plan.c) ----
  * A quasi-static plan of the centre of mass and the feet, turned into a whole-body
@@ -187,15 +187,15 @@ typedef struct mbs_walk {
     void *block;
 } mbs_walk;
 
-int mbs_walk_init(mbs_walk *w, const mbs_system *sys, const double *q0, const mbs_walk_plan_options *o, mbs_error *err);
-void mbs_walk_fini(mbs_walk *w);
+int mbsi_walk_init(mbs_walk *w, const mbs_system *sys, const double *q0, const mbs_walk_plan_options *o, mbs_error *err);
+void mbsi_walk_fini(mbs_walk *w);
 /* The walk's references at time t for a controller period dt: the configuration q (all nq),
  * the velocity v = (q(t + dt) ⊖ q(t)) / dt and the acceleration a (change of v over the last
  * period, all nv), and weight[i], the share of the weight the plan puts on the foot of contact
  * i (0 for a swing foot; 1 for a point on neither foot). */
-void mbs_walk_reference(mbs_walk *w, double t, double dt, double *q, double *v, double *a, double *weight, int ncontacts);
+void mbsi_walk_reference(mbs_walk *w, double t, double dt, double *q, double *v, double *a, double *weight, int ncontacts);
 /* The walk's stance gain scale (gains = inertia), nv entries: the apparent inertia of every
  * joint at q0 with both feet held, from Minv = M(q0)⁻¹ (nv x nv). Also fills w->leg_of. */
-int mbs_walk_gain_scales(mbs_walk *w, const double *q0, const double *Minv, double *scale);
+int mbsi_walk_gain_scales(mbs_walk *w, const double *q0, const double *Minv, double *scale);
 
 #endif

@@ -9,40 +9,40 @@
 
 #include "control_internal.h"
 
-int mbs_gait_init(mbs_controller *c, const mbs_pd_options *pd, mbs_gait_feet feet, mbs_error *err)
+int mbsi_gait_init(mbs_controller *c, const mbs_pd_options *pd, mbs_gait_feet feet, mbs_error *err)
 {
     const mbs_model *m = c->m;
     if (!(mbs_model_njoints(m) > 0 && mbs_joint_type_of(m, 0) == MBS_JOINT_FREEFLYER))
-        return mbs_fail(err, MBS_ERR_ARG, "controller '%s' needs a floating base", c->type->info.name);
+        return mbsi_fail(err, MBS_ERR_ARG, "controller '%s' needs a floating base", c->type->info.name);
     if (c->sys->ncontacts < 1)
-        return mbs_fail(err, MBS_ERR_ARG, "controller '%s' needs the feet as contact points", c->type->info.name);
+        return mbsi_fail(err, MBS_ERR_ARG, "controller '%s' needs the feet as contact points", c->type->info.name);
     mbs_gait *g = calloc(1, sizeof *g);
-    if (!g) return mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
+    if (!g) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
     c->impl = g;
     g->opts = c->opts;
     g->feet = feet;
     g->nlegs = c->sys->ncontacts;
     for (int i = 0; i < g->nlegs; i++) {
         mbs_leg *l = &g->leg[i];
-        if (mbs_leg_init(l, m, mbs_frame_name(m, c->sys->contacts[i].frame), c->q0, err)) {
-            mbs_gait_fini(c);
+        if (mbsi_leg_init(l, m, mbs_frame_name(m, c->sys->contacts[i].frame), c->q0, err)) {
+            mbsi_gait_fini(c);
             return err ? err->code : MBS_ERR_MODEL;
         }
         double a[3] = {c->q0[l->idx_q[0]], c->q0[l->idx_q[1]], c->q0[l->idx_q[2]]};
-        mbs_leg_fk(l, a, g->nom[i]);
+        mbsi_leg_fk(l, a, g->nom[i]);
         /* diagonals: front-left with hind-right (x·y > 0), front-right with hind-left */
         g->pair[i] = g->nom[i][0] * g->nom[i][1] > 0 ? 0 : 1;
     }
-    int rc = mbs_pd_law_init(&g->law, c, pd, NULL, err);
-    if (rc != MBS_OK) { mbs_gait_fini(c); return rc; }
+    int rc = mbsi_pd_law_init(&g->law, c, pd, NULL, err);
+    if (rc != MBS_OK) { mbsi_gait_fini(c); return rc; }
     return MBS_OK;
 }
 
-void mbs_gait_fini(mbs_controller *c)
+void mbsi_gait_fini(mbs_controller *c)
 {
     mbs_gait *g = c->impl;
     if (!g) return;
-    mbs_pd_law_fini(&g->law);
+    mbsi_pd_law_fini(&g->law);
     free(g);
     c->impl = NULL;
 }
@@ -56,16 +56,16 @@ static void reference(const mbs_gait *g, double t, const int *touching, double *
     for (int i = 0; i < g->nlegs; i++) {
         const mbs_leg *l = &g->leg[i];
         double a[3];
-        mbs_leg_ik(l, p[i], a);
+        mbsi_leg_ik(l, p[i], a);
         for (int k = 0; k < 3; k++) q[l->idx_q[k]] = a[k];
     }
 }
 
-void mbs_gait_compute(mbs_controller *c, double t, const double *q, const double *v, double *tau)
+void mbsi_gait_compute(mbs_controller *c, double t, const double *q, const double *v, double *tau)
 {
     mbs_gait *g = c->impl;
     mbs_pd_law *l = &g->law;
-    mbs_pd_law_begin(l, q);
+    mbsi_pd_law_begin(l, q);
     int sched[MBS_CONTROL_MAX_CONTACTS], dummy[MBS_CONTROL_MAX_CONTACTS];
     double kp[MBS_CONTROL_MAX_CONTACTS], kd[MBS_CONTROL_MAX_CONTACTS];
     reference(g, t, l->touching, l->qr, sched, kp, kd);
@@ -94,6 +94,6 @@ void mbs_gait_compute(mbs_controller *c, double t, const double *q, const double
             l->ar[l->av[k]] = (l->qp[l->aq[k]] - 2 * l->qr[l->aq[k]] + l->qm[l->aq[k]]) / (ha * ha);
     }
     for (int i = 0; i < l->ncontacts; i++) l->stance[i] = sched[i] && l->touching[i];
-    mbs_pd_law_torque(l, q, v, NULL, tau);
-    mbs_pd_law_feedforward(l, q, v, NULL, tau);
+    mbsi_pd_law_torque(l, q, v, NULL, tau);
+    mbsi_pd_law_feedforward(l, q, v, NULL, tau);
 }

@@ -38,7 +38,7 @@ static double jump_height(const jump_options *c, double s, double *kp, double *k
     *kp = c->pd.kp;
     *kd = c->pd.kd;
     *air = 0;
-    if (s < c->crouch_time) return -c->crouch * mbs_smooth_step(s / c->crouch_time);
+    if (s < c->crouch_time) return -c->crouch * mbsi_smooth_step(s / c->crouch_time);
     s -= c->crouch_time;
     if (s < c->push_time) {
         *kp = c->kp_push;
@@ -50,7 +50,7 @@ static double jump_height(const jump_options *c, double s, double *kp, double *k
         *kp = c->kp_flight;
         *kd = c->kd_flight;
         *air = 1;
-        return c->push_height * (1 - mbs_smooth_step(s / c->retract_time));
+        return c->push_height * (1 - mbsi_smooth_step(s / c->retract_time));
     }
     return 0;
 }
@@ -84,7 +84,7 @@ static int check(const void *opts, const char **key, mbs_error *err)
     const jump_options *c = opts;
     if (c->crouch_time + c->push_time + c->retract_time >= c->period) {
         *key = "period";
-        return mbs_fail(err, MBS_ERR_ARG, "out of range: the jump period %g must exceed crouch_time + push_time + "
+        return mbsi_fail(err, MBS_ERR_ARG, "out of range: the jump period %g must exceed crouch_time + push_time + "
                         "retract_time = %g", c->period, c->crouch_time + c->push_time + c->retract_time);
     }
     return MBS_OK;
@@ -100,12 +100,12 @@ static int init(mbs_controller *c, mbs_error *err)
     if (isnan(o->kd_push)) o->kd_push = o->pd.kd;
     if (isnan(o->kp_flight)) o->kp_flight = o->pd.kp;
     if (isnan(o->kd_flight)) o->kd_flight = o->pd.kd;
-    return mbs_gait_init(c, &o->pd, feet, err);
+    return mbsi_gait_init(c, &o->pd, feet, err);
 }
 
-const mbs_controller_type mbs_controller_jump = {
+const mbs_controller_type mbsi_controller_jump = {
     {"jump", "crouch, push off, retract, land: jumping in place repeatedly (leg IK, joint PD with feed-forward)",
-     &(const mbs_option_table){"jump", spec, (int)(sizeof spec / sizeof *spec), &mbs_pd_option_table,
+     &(const mbs_option_table){"jump", spec, (int)(sizeof spec / sizeof *spec), &mbsi_pd_option_table,
                                offsetof(jump_options, pd), sizeof(jump_options)}},
-    init, mbs_gait_compute, mbs_gait_fini, check,
+    init, mbsi_gait_compute, mbsi_gait_fini, check,
 };

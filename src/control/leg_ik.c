@@ -57,17 +57,17 @@ static void planar(const mbs_leg *l, double th2, double th3, double *fx, double 
     *fz = -l->L1 * cos(a) - l->L2 * cos(c);
 }
 
-int mbs_leg_init(mbs_leg *leg, const mbs_model *m, const char *foot, const double *q_ref, mbs_error *err)
+int mbsi_leg_init(mbs_leg *leg, const mbs_model *m, const char *foot, const double *q_ref, mbs_error *err)
 {
     memset(leg, 0, sizeof *leg);
     snprintf(leg->foot, sizeof leg->foot, "%s", foot);
     int f = mbs_frame_id(m, foot);
-    if (f < 0) return mbs_fail(err, MBS_ERR_ARG, "leg: no frame '%s' in model '%s'", foot, mbs_model_name(m));
+    if (f < 0) return mbsi_fail(err, MBS_ERR_ARG, "leg: no frame '%s' in model '%s'", foot, mbs_model_name(m));
     leg->foot_frame = f;
     int b = mbs_frame_body(m, f);
     for (int k = 2; k >= 0; k--) {
         if (b < 0 || mbs_joint_type_of(m, b) != MBS_JOINT_REVOLUTE)
-            return mbs_fail(err, MBS_ERR_MODEL, "leg '%s': expected three revolute joints (HAA, HFE, KFE) between the "
+            return mbsi_fail(err, MBS_ERR_MODEL, "leg '%s': expected three revolute joints (HAA, HFE, KFE) between the "
                             "base and the foot", foot);
         leg->joint[k] = b;
         leg->idx_q[k] = mbs_joint_idx_q(m, b);
@@ -76,13 +76,13 @@ int mbs_leg_init(mbs_leg *leg, const mbs_model *m, const char *foot, const doubl
     }
     int root = b;   /* the base: a free-flyer body, or -1 when the root link is fixed to the world */
     if (root >= 0 && (mbs_joint_parent(m, root) != -1 || mbs_joint_type_of(m, root) != MBS_JOINT_FREEFLYER))
-        return mbs_fail(err, MBS_ERR_MODEL, "leg '%s': the HAA joint '%s' does not hang from the free-flyer base", foot,
+        return mbsi_fail(err, MBS_ERR_MODEL, "leg '%s': the HAA joint '%s' does not hang from the free-flyer base", foot,
                         mbs_joint_name(m, leg->joint[0]));
 
     mbs_data *d = mbs_data_new(m);
     int nq = mbs_model_nq(m);
     double *q = calloc((size_t)nq, sizeof(double));
-    if (!d || !q) { mbs_data_free(d); free(q); return mbs_fail(err, MBS_ERR_NOMEM, "out of memory"); }
+    if (!d || !q) { mbs_data_free(d); free(q); return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); }
     int rc = MBS_OK;
     double R[9], P[4][3];
     mbs_neutral(m, q);
@@ -90,7 +90,7 @@ int mbs_leg_init(mbs_leg *leg, const mbs_model *m, const char *foot, const doubl
     for (int k = 0; k < 3 && !rc; k++) {
         rel_placement(m, d, root, leg->joint[k], R, P[k]);
         if (!is_rotation_about(R, 0, 0, 1e-9))
-            rc = mbs_fail(err, MBS_ERR_MODEL, "leg '%s': joint '%s' is not parallel to the base at q = neutral", foot,
+            rc = mbsi_fail(err, MBS_ERR_MODEL, "leg '%s': joint '%s' is not parallel to the base at q = neutral", foot,
                           mbs_joint_name(m, leg->joint[k]));
     }
     if (!rc) {
@@ -108,7 +108,7 @@ int mbs_leg_init(mbs_leg *leg, const mbs_model *m, const char *foot, const doubl
         /* the joints above stay at neutral, parallel to the base: R is the joint's own rotation */
         rel_placement(m, d, root, leg->joint[k], R, pp);
         if (!is_rotation_about(R, k == 0 ? 0 : 1, 0.3, 1e-9))
-            rc = mbs_fail(err, MBS_ERR_MODEL, "leg '%s': joint '%s' does not turn about the base %s axis", foot,
+            rc = mbsi_fail(err, MBS_ERR_MODEL, "leg '%s': joint '%s' does not turn about the base %s axis", foot,
                           mbs_joint_name(m, leg->joint[k]), k == 0 ? "x" : "y");
     }
     mbs_data_free(d);
@@ -126,7 +126,7 @@ int mbs_leg_init(mbs_leg *leg, const mbs_model *m, const char *foot, const doubl
     leg->L1 = hypot(d2[0], d2[2]);
     leg->L2 = hypot(d3[0], d3[2]);
     if (!(leg->L1 > 1e-6 && leg->L2 > 1e-6))
-        return mbs_fail(err, MBS_ERR_MODEL, "leg '%s': a link between HFE, KFE and the foot has no length in the leg plane", foot);
+        return mbsi_fail(err, MBS_ERR_MODEL, "leg '%s': a link between HFE, KFE and the foot has no length in the leg plane", foot);
     leg->beta1 = atan2(-d2[0], -d2[2]);
     leg->beta2 = atan2(-d3[0], -d3[2]);
     /* the branches (knee forward or backward, foot below or above the HAA axis) of q_ref */
@@ -138,7 +138,7 @@ int mbs_leg_init(mbs_leg *leg, const mbs_model *m, const char *foot, const doubl
     return MBS_OK;
 }
 
-void mbs_leg_fk(const mbs_leg *l, const double a[3], double p[3])
+void mbsi_leg_fk(const mbs_leg *l, const double a[3], double p[3])
 {
     double fx, fz;
     planar(l, a[1], a[2], &fx, &fz);
@@ -148,7 +148,7 @@ void mbs_leg_fk(const mbs_leg *l, const double a[3], double p[3])
     p[2] = l->p_haa[2] + s * y + c * z;
 }
 
-int mbs_leg_ik(const mbs_leg *l, const double p[3], double a[3])
+int mbsi_leg_ik(const mbs_leg *l, const double p[3], double a[3])
 {
     int clamped = 0;
     double r[3] = {p[0] - l->p_haa[0], p[1] - l->p_haa[1], p[2] - l->p_haa[2]};

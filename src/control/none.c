@@ -18,7 +18,7 @@ static void compute(mbs_controller *c, double t, const double *q, const double *
 
 static void fini(mbs_controller *c) { (void)c; }
 
-const mbs_controller_type mbs_controller_none = {
+const mbs_controller_type mbsi_controller_none = {
     {"none", "zero torque: a passive robot", &(const mbs_option_table){"none", NULL, 0, NULL, 0, 0}},
     init, compute, fini, NULL,
 };

@@ -7,9 +7,9 @@
 static int init(mbs_controller *c, mbs_error *err)
 {
     mbs_pd_law *l = calloc(1, sizeof *l);
-    if (!l) return mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
+    if (!l) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
     c->impl = l;
-    int rc = mbs_pd_law_init(l, c, c->opts, NULL, err);
+    int rc = mbsi_pd_law_init(l, c, c->opts, NULL, err);
     if (rc != MBS_OK) { free(l); c->impl = NULL; }
     return rc;
 }
@@ -18,21 +18,21 @@ static void compute(mbs_controller *c, double t, const double *q, const double *
 {
     (void)t;
     mbs_pd_law *l = c->impl;
-    mbs_pd_law_begin(l, q);
-    mbs_pd_law_torque(l, q, v, NULL, tau);
-    mbs_pd_law_feedforward(l, q, v, NULL, tau);
+    mbsi_pd_law_begin(l, q);
+    mbsi_pd_law_torque(l, q, v, NULL, tau);
+    mbsi_pd_law_feedforward(l, q, v, NULL, tau);
 }
 
 static void fini(mbs_controller *c)
 {
     mbs_pd_law *l = c->impl;
     if (!l) return;
-    mbs_pd_law_fini(l);
+    mbsi_pd_law_fini(l);
     free(l);
     c->impl = NULL;
 }
 
-const mbs_controller_type mbs_controller_pd = {
-    {"pd", "joint PD with feed-forward holding the initial posture", &mbs_pd_option_table},
+const mbs_controller_type mbsi_controller_pd = {
+    {"pd", "joint PD with feed-forward holding the initial posture", &mbsi_pd_option_table},
     init, compute, fini, NULL,
 };

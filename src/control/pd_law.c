@@ -25,15 +25,15 @@ static const mbs_option_spec pd_spec[] = {
     {"gains", MBS_OPT_ENUM, "", 0, 0, 0, "uniform", "uniform inertia", offsetof(mbs_pd_options, gains),
      "uniform: kp and kd as given; inertia: scaled by each joint's apparent inertia at the initial posture, so kp = ω², kd = 2ζω"},
 };
-const mbs_option_table mbs_pd_option_table = {"pd", pd_spec, (int)(sizeof pd_spec / sizeof *pd_spec), NULL, 0,
+const mbs_option_table mbsi_pd_option_table = {"pd", pd_spec, (int)(sizeof pd_spec / sizeof *pd_spec), NULL, 0,
                                               sizeof(mbs_pd_options)};
 
-#define carve mbs_carve_doubles
+#define carve mbsi_carve_doubles
 
 static void layout(mbs_carver *c, mbs_pd_law *l)
 {
     size_t nq = (size_t)l->nq + 1, nv = (size_t)l->nv + 1, nj = (size_t)mbs_model_njoints(l->m) + 1;
-    l->aq = mbs_carve_ints(c, nj); l->av = mbs_carve_ints(c, nj);
+    l->aq = mbsi_carve_ints(c, nj); l->av = mbsi_carve_ints(c, nj);
     l->gain_scale = carve(c, nv);
     l->qr = carve(c, nq); l->qp = carve(c, nq); l->qm = carve(c, nq);
     l->vr = carve(c, nv); l->ar = carve(c, nv); l->zero = carve(c, nv); l->b = carve(c, nv);
@@ -60,7 +60,7 @@ static int inverse_inertia(mbs_pd_law *l, double *Minv)
     return MBS_OK;
 }
 
-int mbs_pd_law_init(mbs_pd_law *l, const mbs_controller *c, const mbs_pd_options *o, double *Minv, mbs_error *err)
+int mbsi_pd_law_init(mbs_pd_law *l, const mbs_controller *c, const mbs_pd_options *o, double *Minv, mbs_error *err)
 {
     memset(l, 0, sizeof *l);
     const mbs_model *m = c->m;
@@ -72,16 +72,16 @@ int mbs_pd_law_init(mbs_pd_law *l, const mbs_controller *c, const mbs_pd_options
     l->nv = mbs_model_nv(m);
     l->ncontacts = c->sys->ncontacts;
     if (l->ncontacts > MBS_CONTROL_MAX_CONTACTS)
-        return mbs_fail(err, MBS_ERR_ARG, "the controller handles at most %d contact points, the system has %d",
+        return mbsi_fail(err, MBS_ERR_ARG, "the controller handles at most %d contact points, the system has %d",
                         MBS_CONTROL_MAX_CONTACTS, l->ncontacts);
     l->floating = mbs_model_njoints(m) > 0 && mbs_joint_type_of(m, 0) == MBS_JOINT_FREEFLYER;
     mbs_carver cv = {NULL, 0};
     layout(&cv, l);
-    l->block = mbs_carver_alloc(&cv);
+    l->block = mbsi_carver_alloc(&cv);
     l->d = mbs_data_new(m);
     if (!l->block || !l->d) {
-        mbs_pd_law_fini(l);
-        return mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
+        mbsi_pd_law_fini(l);
+        return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
     }
     layout(&cv, l);
     for (int j = 0; j < mbs_model_njoints(m); j++) {
@@ -100,15 +100,15 @@ int mbs_pd_law_init(mbs_pd_law *l, const mbs_controller *c, const mbs_pd_options
             for (size_t j = 0; j < nv; j++) l->gain_scale[j] = Mi[j * (nv + 1)] > 0 ? 1 / Mi[j * (nv + 1)] : 1;
         if (Mi != Minv) free(Mi);
         if (rc != MBS_OK) {
-            mbs_pd_law_fini(l);
-            if (rc == MBS_ERR_NOMEM) return mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
-            return mbs_fail(err, MBS_ERR_MODEL, "gains: the mass matrix at the initial posture is singular");
+            mbsi_pd_law_fini(l);
+            if (rc == MBS_ERR_NOMEM) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
+            return mbsi_fail(err, MBS_ERR_MODEL, "gains: the mass matrix at the initial posture is singular");
         }
     }
     return MBS_OK;
 }
 
-void mbs_pd_law_fini(mbs_pd_law *l)
+void mbsi_pd_law_fini(mbs_pd_law *l)
 {
     mbs_data_free(l->d);
     free(l->block);
@@ -123,12 +123,12 @@ static void touching_feet(mbs_pd_law *l, const double *q)
     for (int i = 0; i < l->ncontacts; i++) {
         const mbs_contact *ct = &l->sys->contacts[i];
         double ctr[3], depth, n[3], pt[3];
-        mbs_contact_point_world(l->m, l->d, ct, NULL, ctr, NULL, NULL);
+        mbsi_contact_point_world(l->m, l->d, ct, NULL, ctr, NULL, NULL);
         l->touching[i] = mbs_environment_query(&l->sys->env, ctr, ct->radius + 1e-3, &depth, n, pt, NULL);
     }
 }
 
-void mbs_pd_law_begin(mbs_pd_law *l, const double *q)
+void mbsi_pd_law_begin(mbs_pd_law *l, const double *q)
 {
     for (int k = 0; k < l->nv; k++) { l->kpv[k] = l->opt.kp; l->kdv[k] = l->opt.kd; }
     memcpy(l->qr, l->q0, (size_t)l->nq * sizeof(double));
@@ -144,7 +144,7 @@ void mbs_pd_law_begin(mbs_pd_law *l, const double *q)
     }
 }
 
-void mbs_pd_law_torque(mbs_pd_law *l, const double *q, const double *v, const double *kp_scale, double *tau)
+void mbsi_pd_law_torque(mbs_pd_law *l, const double *q, const double *v, const double *kp_scale, double *tau)
 {
     memset(tau, 0, (size_t)l->nv * sizeof(double));
     for (int k = 0; k < l->nact; k++) {
@@ -169,7 +169,7 @@ static void weighted_forces(const mbs_pd_law *l, int ns, const double *w, double
     }
     for (int i = 0; i < 6; i++) tr += AAt[i + 6 * i];
     for (int i = 0; i < 6; i++) { AAt[i + 6 * i] += 1e-9 * tr; y[i] = l->b[i]; }
-    mbs_spd_solve(AAt, 6, y);
+    mbsi_spd_solve(AAt, 6, y);
     for (int s = 0; s < ns; s++) {
         const double *Js = l->Jc + (size_t)3 * nv * s;
         for (int r = 0; r < 3; r++) {
@@ -212,7 +212,7 @@ static void shift_cop(mbs_pd_law *l, const double *q, const double shift[2])
     for (int i = 0; i < 3; i++) l->b[3 + i] += f[i];
 }
 
-void mbs_pd_law_feedforward(mbs_pd_law *l, const double *q, const double *v, const double *cop_shift, double *tau)
+void mbsi_pd_law_feedforward(mbs_pd_law *l, const double *q, const double *v, const double *cop_shift, double *tau)
 {
     const mbs_model *m = l->m;
     int ff = l->opt.feedforward;

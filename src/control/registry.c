@@ -5,7 +5,7 @@
 #include "control_internal.h"
 
 /* The registered controllers, in the order ./sim --help lists them: controller NAME is the
- * mbs_controller_type mbs_controller_NAME its file defines. Adding one is its file and one line here. */
+ * mbs_controller_type mbsi_controller_NAME its file defines. Adding one is its file and one line here. */
 #define CONTROLLERS(X) \
     X(none)            \
     X(pd)              \
@@ -14,8 +14,8 @@
     X(trot)            \
     X(walk)
 
-#define DECLARE(name) extern const mbs_controller_type mbs_controller_##name;
-#define ENTRY(name) &mbs_controller_##name,
+#define DECLARE(name) extern const mbs_controller_type mbsi_controller_##name;
+#define ENTRY(name) &mbsi_controller_##name,
 CONTROLLERS(DECLARE)
 static const mbs_controller_type *const table[] = {CONTROLLERS(ENTRY)};
 
@@ -23,7 +23,7 @@ int mbs_controller_count(void) { return (int)(sizeof table / sizeof *table); }
 
 const mbs_scheme_info *mbs_controller_at(int i) { return i >= 0 && i < mbs_controller_count() ? &table[i]->info : NULL; }
 
-const mbs_controller_type *mbs_controller_type_find(const char *name)
+const mbs_controller_type *mbsi_controller_type_find(const char *name)
 {
     for (int i = 0; name && i < mbs_controller_count(); i++)
         if (strcmp(table[i]->info.name, name) == 0) return table[i];
@@ -32,15 +32,15 @@ const mbs_controller_type *mbs_controller_type_find(const char *name)
 
 const mbs_scheme_info *mbs_controller_find(const char *name)
 {
-    const mbs_controller_type *t = mbs_controller_type_find(name);
+    const mbs_controller_type *t = mbsi_controller_type_find(name);
     return t ? &t->info : NULL;
 }
 
-int mbs_controller_check(const char *name, const mbs_option *opts, int nopts, const char **key, mbs_error *err)
+int mbsi_controller_check(const char *name, const mbs_option *opts, int nopts, const char **key, mbs_error *err)
 {
-    const mbs_controller_type *t = mbs_controller_type_find(name);
+    const mbs_controller_type *t = mbsi_controller_type_find(name);
     *key = NULL;
-    if (!t) return mbs_fail(err, MBS_ERR_ARG, "unknown controller '%s'", name ? name : "(null)");
+    if (!t) return mbsi_fail(err, MBS_ERR_ARG, "unknown controller '%s'", name ? name : "(null)");
     if (!t->check) return MBS_OK;
     void *o = mbs_options_new(t->info.options, opts, nopts, err);
     if (!o) return err ? err->code : MBS_ERR_ARG;
@@ -52,18 +52,18 @@ int mbs_controller_check(const char *name, const mbs_option *opts, int nopts, co
 mbs_controller *mbs_controller_new(const char *name, mbs_system *sys, const double *q0, double dt,
                                    const mbs_option *opts, int nopts, mbs_error *err)
 {
-    const mbs_controller_type *t = mbs_controller_type_find(name);
+    const mbs_controller_type *t = mbsi_controller_type_find(name);
     if (!t) {
         char known[256] = "";
         for (int i = 0; i < mbs_controller_count(); i++) {
             strncat(known, i ? ", " : "", sizeof known - strlen(known) - 1);
             strncat(known, table[i]->info.name, sizeof known - strlen(known) - 1);
         }
-        mbs_fail(err, MBS_ERR_ARG, "unknown controller '%s' (known: %s)", name ? name : "(null)", known);
+        mbsi_fail(err, MBS_ERR_ARG, "unknown controller '%s' (known: %s)", name ? name : "(null)", known);
         return NULL;
     }
     if (!sys || !q0 || !(dt > 0)) {
-        mbs_fail(err, MBS_ERR_ARG, "controller '%s': needs a system, a posture and a period > 0", name);
+        mbsi_fail(err, MBS_ERR_ARG, "controller '%s': needs a system, a posture and a period > 0", name);
         return NULL;
     }
     mbs_controller *c = calloc(1, sizeof *c);
@@ -71,7 +71,7 @@ mbs_controller *mbs_controller_new(const char *name, mbs_system *sys, const doub
     if (c) c->q0 = malloc((nq + 1) * sizeof(double));
     if (!c || !c->q0) {
         free(c);
-        mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
+        mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
         return NULL;
     }
     memcpy(c->q0, q0, nq * sizeof(double));

@@ -34,12 +34,12 @@ static void feet(const mbs_gait *g, double t, const int *touching, double p[][3]
 
 static int init(mbs_controller *c, mbs_error *err)
 {
-    return mbs_gait_init(c, &((const squat_options *)c->opts)->pd, feet, err);
+    return mbsi_gait_init(c, &((const squat_options *)c->opts)->pd, feet, err);
 }
 
-const mbs_controller_type mbs_controller_squat = {
+const mbs_controller_type mbsi_controller_squat = {
     {"squat", "base height moving sinusoidally, feet fixed (leg IK), joint PD with feed-forward",
-     &(const mbs_option_table){"squat", spec, (int)(sizeof spec / sizeof *spec), &mbs_pd_option_table,
+     &(const mbs_option_table){"squat", spec, (int)(sizeof spec / sizeof *spec), &mbsi_pd_option_table,
                                offsetof(squat_options, pd), sizeof(squat_options)}},
-    init, mbs_gait_compute, mbs_gait_fini, NULL,
+    init, mbsi_gait_compute, mbsi_gait_fini, NULL,
 };

@@ -47,14 +47,14 @@ static void feet(const mbs_gait *g, double t, const int *touching, double p[][3]
                 /* stance: from +stride/2 to −stride/2 at the base's speed */
                 double s = phase / 0.5;
                 p[i][0] += stride * (0.5 - s);
-                if (cyc >= 1) p[i][2] -= sink * (1 - mbs_smooth_step(s / 0.3));   /* not the first stance: no swing before it */
+                if (cyc >= 1) p[i][2] -= sink * (1 - mbsi_smooth_step(s / 0.3));   /* not the first stance: no swing before it */
             } else {
                 /* swing: back to the front, lifted. The cubic (Hermite) in x leaves and lands
                  * with the stance's velocity relative to the base, −v: zero in the world, so the
                  * foot neither scuffs at lift-off nor hits the ground sliding */
                 double s = (phase - 0.5) / 0.5;
                 p[i][0] += stride * (((-4 * s + 6) * s - 1) * s - 0.5);
-                p[i][2] += c->step_height * 0.5 * (1 - cos(2 * MBS_PI * s)) - sink * mbs_smooth_step(s);
+                p[i][2] += c->step_height * 0.5 * (1 - cos(2 * MBS_PI * s)) - sink * mbsi_smooth_step(s);
                 stance[i] = 0;
             }
         }
@@ -66,13 +66,13 @@ static void feet(const mbs_gait *g, double t, const int *touching, double p[][3]
 static int init(mbs_controller *c, mbs_error *err)
 {
     if (c->sys->ncontacts != 4)
-        return mbs_fail(err, MBS_ERR_ARG, "controller 'trot' needs four feet as contact points, got %d", c->sys->ncontacts);
-    return mbs_gait_init(c, &((const trot_options *)c->opts)->pd, feet, err);
+        return mbsi_fail(err, MBS_ERR_ARG, "controller 'trot' needs four feet as contact points, got %d", c->sys->ncontacts);
+    return mbsi_gait_init(c, &((const trot_options *)c->opts)->pd, feet, err);
 }
 
-const mbs_controller_type mbs_controller_trot = {
+const mbs_controller_type mbsi_controller_trot = {
     {"trot", "diagonal leg pairs, feet trajectories relative to a base moving forward (leg IK, joint PD with feed-forward)",
-     &(const mbs_option_table){"trot", spec, (int)(sizeof spec / sizeof *spec), &mbs_pd_option_table,
+     &(const mbs_option_table){"trot", spec, (int)(sizeof spec / sizeof *spec), &mbsi_pd_option_table,
                                offsetof(trot_options, pd), sizeof(trot_options)}},
-    init, mbs_gait_compute, mbs_gait_fini, NULL,
+    init, mbsi_gait_compute, mbsi_gait_fini, NULL,
 };

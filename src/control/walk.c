@@ -55,8 +55,8 @@ static void fini(mbs_controller *c)
 {
     walk *w = c->impl;
     if (!w) return;
-    mbs_walk_fini(&w->plan);
-    mbs_pd_law_fini(&w->law);
+    mbsi_walk_fini(&w->plan);
+    mbsi_pd_law_fini(&w->law);
     free(w->stance_scale);
     free(w->kp_scale);
     free(w);
@@ -70,22 +70,22 @@ static int find_feet(const mbs_controller *c, const char *feet, int foot[2], mbs
     const mbs_model *m = c->m;
     char names[2][MBS_NAME_LEN], word[MBS_NAME_LEN];
     int n = 0, len;
-    for (const char *p = feet; (len = mbs_next_word(&p, word, sizeof word)) != 0; n++) {
-        if (len < 0) return mbs_fail(err, MBS_ERR_ARG, "feet: frame name too long");
+    for (const char *p = feet; (len = mbsi_next_word(&p, word, sizeof word)) != 0; n++) {
+        if (len < 0) return mbsi_fail(err, MBS_ERR_ARG, "feet: frame name too long");
         if (n < 2) memcpy(names[n], word, sizeof word);
     }
-    if (n != 2) return mbs_fail(err, MBS_ERR_ARG, "feet: expected two foot frames, got %d", n);
+    if (n != 2) return mbsi_fail(err, MBS_ERR_ARG, "feet: expected two foot frames, got %d", n);
     int body[2];
     for (int f = 0; f < 2; f++) {
         foot[f] = mbs_frame_id(m, names[f]);
-        if (foot[f] < 0) return mbs_fail(err, MBS_ERR_ARG, "feet: no frame '%s' in model '%s'", names[f], mbs_model_name(m));
+        if (foot[f] < 0) return mbsi_fail(err, MBS_ERR_ARG, "feet: no frame '%s' in model '%s'", names[f], mbs_model_name(m));
         body[f] = mbs_frame_body(m, foot[f]);
         int carried = 0;
         for (int i = 0; i < c->sys->ncontacts; i++) carried |= mbs_frame_body(m, c->sys->contacts[i].frame) == body[f];
         if (body[f] < 0 || !carried)
-            return mbs_fail(err, MBS_ERR_ARG, "feet: foot '%s' has no contact point ([contact] frames or points on its body)", names[f]);
+            return mbsi_fail(err, MBS_ERR_ARG, "feet: foot '%s' has no contact point ([contact] frames or points on its body)", names[f]);
     }
-    if (body[0] == body[1]) return mbs_fail(err, MBS_ERR_ARG, "feet: the two feet '%s' and '%s' are on the same body", names[0], names[1]);
+    if (body[0] == body[1]) return mbsi_fail(err, MBS_ERR_ARG, "feet: the two feet '%s' and '%s' are on the same body", names[0], names[1]);
     return MBS_OK;
 }
 
@@ -94,14 +94,14 @@ static int init(mbs_controller *c, mbs_error *err)
     const walk_options *o = c->opts;
     const mbs_model *m = c->m;
     if (!(mbs_model_njoints(m) > 0 && mbs_joint_type_of(m, 0) == MBS_JOINT_FREEFLYER))
-        return mbs_fail(err, MBS_ERR_ARG, "controller 'walk' needs a floating base");
-    if (!o->feet[0]) return mbs_fail(err, MBS_ERR_ARG, "feet: controller 'walk' needs feet = LEFT_FOOT RIGHT_FOOT");
+        return mbsi_fail(err, MBS_ERR_ARG, "controller 'walk' needs a floating base");
+    if (!o->feet[0]) return mbsi_fail(err, MBS_ERR_ARG, "feet: controller 'walk' needs feet = LEFT_FOOT RIGHT_FOOT");
     mbs_walk_plan_options po = {{0, 0}, o->steps, o->settle, o->step_length, o->step_time, o->double_support,
                                 o->step_height, o->stance_gain_cap};
     int rc = find_feet(c, o->feet, po.foot, err);
     if (rc != MBS_OK) return rc;
     walk *w = calloc(1, sizeof *w);
-    if (!w) return mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
+    if (!w) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
     c->impl = w;
     size_t nv = (size_t)mbs_model_nv(m);
     double *Minv = NULL;
@@ -109,14 +109,14 @@ static int init(mbs_controller *c, mbs_error *err)
     if (o->pd.gains == MBS_GAINS_INERTIA) {
         Minv = malloc((nv * nv + 1) * sizeof(double));
         w->stance_scale = calloc(nv + 1, sizeof(double));
-        if (!Minv || !w->stance_scale) rc = mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
+        if (!Minv || !w->stance_scale) rc = mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
     }
-    if (!w->kp_scale && rc == MBS_OK) rc = mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
-    if (rc == MBS_OK) rc = mbs_walk_init(&w->plan, c->sys, c->q0, &po, err);
-    if (rc == MBS_OK) rc = mbs_pd_law_init(&w->law, c, &o->pd, Minv, err);
+    if (!w->kp_scale && rc == MBS_OK) rc = mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
+    if (rc == MBS_OK) rc = mbsi_walk_init(&w->plan, c->sys, c->q0, &po, err);
+    if (rc == MBS_OK) rc = mbsi_pd_law_init(&w->law, c, &o->pd, Minv, err);
     /* the walk knows its contact phases: the inertia under the feet that hold */
-    if (rc == MBS_OK && Minv && mbs_walk_gain_scales(&w->plan, c->q0, Minv, w->stance_scale) != MBS_OK)
-        rc = mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
+    if (rc == MBS_OK && Minv && mbsi_walk_gain_scales(&w->plan, c->q0, Minv, w->stance_scale) != MBS_OK)
+        rc = mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
     free(Minv);
     if (rc != MBS_OK) fini(c);
     return rc;
@@ -147,19 +147,19 @@ static void compute(mbs_controller *c, double t, const double *q, const double *
 {
     walk *w = c->impl;
     mbs_pd_law *l = &w->law;
-    mbs_pd_law_begin(l, q);
-    mbs_walk_reference(&w->plan, t, c->dt, l->qr, l->vr, l->ar, l->weight, l->ncontacts);
+    mbsi_pd_law_begin(l, q);
+    mbsi_walk_reference(&w->plan, t, c->dt, l->qr, l->vr, l->ar, l->weight, l->ncontacts);
     for (int i = 0; i < l->ncontacts; i++) l->stance[i] = l->weight[i] > 0 && l->touching[i];
     if (w->stance_scale)
         for (int iv = 0; iv < l->nv; iv++) w->kp_scale[iv] = stance_gain_scale(w, iv);
-    mbs_pd_law_torque(l, q, v, w->stance_scale ? w->kp_scale : NULL, tau);
+    mbsi_pd_law_torque(l, q, v, w->stance_scale ? w->kp_scale : NULL, tau);
     balance(w, c->opts, q, v);
-    mbs_pd_law_feedforward(l, l->qr, l->vr, w->cop_shift, tau);
+    mbsi_pd_law_feedforward(l, l->qr, l->vr, w->cop_shift, tau);
 }
 
-const mbs_controller_type mbs_controller_walk = {
+const mbs_controller_type mbsi_controller_walk = {
     {"walk", "biped: quasi-static COM plan and footsteps, whole-body IK, joint PD with balance feedback",
-     &(const mbs_option_table){"walk", spec, (int)(sizeof spec / sizeof *spec), &mbs_pd_option_table,
+     &(const mbs_option_table){"walk", spec, (int)(sizeof spec / sizeof *spec), &mbsi_pd_option_table,
                                offsetof(walk_options, pd), sizeof(walk_options)}},
     init, compute, fini, NULL,
 };

@@ -40,7 +40,7 @@ static void rot_error(const double A[9], const double B[9], int world, double e[
     if (world) m3t_mul(B, A, E);
     else m3t_mul(A, B, E);
     m3_to_quat(E, qt);
-    mbs_so3_log(qt, w);
+    mbsi_so3_log(qt, w);
     if (world) m3_mulv(B, w, e);
     else memcpy(e, w, sizeof w);
 }
@@ -109,14 +109,14 @@ static void plan(const mbs_walk *w, double t, double feet[2][3], double com[3], 
     else foot_centre(w, (k - 1) % 2 == 0 ? 1 : 0, w->steps[k - 1][(k - 1) % 2 == 0 ? 1 : 0], from);
     if (stance >= 0) foot_centre(w, stance, w->steps[k][stance], to);
     else memcpy(to, w->com_final, sizeof to);
-    double a = tm <= 0 ? 0 : mbs_smooth_step(s / w->t_ds);
+    double a = tm <= 0 ? 0 : mbsi_smooth_step(s / w->t_ds);
     for (int i = 0; i < 2; i++) com[i] = from[i] + (to[i] - from[i]) * a;
     com[2] = w->com0[2];
     foot_loads(w, feet, com, load);
     if (stance < 0 || s <= w->t_ds) return;
     /* single support: the swing foot goes from steps[k] to steps[k + 1], lifted */
     int sw = 1 - stance;
-    double u = (s - w->t_ds) / w->t_ss, b = mbs_smooth_step(u);
+    double u = (s - w->t_ds) / w->t_ss, b = mbsi_smooth_step(u);
     for (int i = 0; i < 3; i++) feet[sw][i] = w->steps[k][sw][i] + (w->steps[k + 1][sw][i] - w->steps[k][sw][i]) * b;
     feet[sw][2] += w->height * 0.5 * (1 - cos(2 * MBS_PI * u));
     *swing = sw;
@@ -189,7 +189,7 @@ static void ik_step(mbs_walk *w, double *q, double feet[2][3], const double com[
         w->g[iv] += W_POSTURE * (w->q0[iq] - q[iq]);
     }
     for (int i = 0; i < nv; i++) w->H[i * (nv + 1)] += DAMPING;
-    mbs_spd_solve(w->H, nv, w->g);
+    mbsi_spd_solve(w->H, nv, w->g);
     mbs_integrate(m, q, w->g, w->qw);
     memcpy(q, w->qw, (size_t)w->nq * sizeof(double));
 }
@@ -204,25 +204,25 @@ static void ik(mbs_walk *w, double t, double *q, int *swing, double load[2])
 
 /* ---- init ---- */
 
-#define carve mbs_carve_doubles
+#define carve mbsi_carve_doubles
 
 static void layout(mbs_carver *c, mbs_walk *w, int nsteps)
 {
     size_t nq = (size_t)w->nq + 1, nv = (size_t)w->nv + 1;
-    w->steps = mbs_carve(c, ((size_t)nsteps + 1) * sizeof *w->steps);
+    w->steps = mbsi_carve(c, ((size_t)nsteps + 1) * sizeof *w->steps);
     w->q0 = carve(c, nq); w->qc = carve(c, nq); w->qn = carve(c, nq); w->qw = carve(c, nq);
     w->vprev = carve(c, nv);
     w->H = carve(c, nv * nv); w->g = carve(c, nv);
     w->J = carve(c, 6 * nv); w->Jb = carve(c, 6 * nv);
-    w->body_frame = mbs_carve_ints(c, (size_t)w->nbodies + 1);
-    w->leg_of = mbs_carve_ints(c, nv);
+    w->body_frame = mbsi_carve_ints(c, (size_t)w->nbodies + 1);
+    w->leg_of = mbsi_carve_ints(c, nv);
 }
 
 static int alloc_buffers(mbs_walk *w, int nsteps)
 {
     mbs_carver c = {NULL, 0};
     layout(&c, w, nsteps);
-    w->block = mbs_carver_alloc(&c);
+    w->block = mbsi_carver_alloc(&c);
     w->d = mbs_data_new(w->m);
     if (!w->block || !w->d) return 1;
     layout(&c, w, nsteps);
@@ -275,7 +275,7 @@ static void footsteps(mbs_walk *w, const double *q0, double length)
     }
 }
 
-int mbs_walk_init(mbs_walk *w, const mbs_system *sys, const double *q0, const mbs_walk_plan_options *o, mbs_error *err)
+int mbsi_walk_init(mbs_walk *w, const mbs_system *sys, const double *q0, const mbs_walk_plan_options *o, mbs_error *err)
 {
     memset(w, 0, sizeof *w);
     const mbs_model *m = sys->model;
@@ -287,8 +287,8 @@ int mbs_walk_init(mbs_walk *w, const mbs_system *sys, const double *q0, const mb
     w->foot[0] = o->foot[0];
     w->foot[1] = o->foot[1];
     if (alloc_buffers(w, w->nsteps)) {
-        mbs_walk_fini(w);
-        return mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
+        mbsi_walk_fini(w);
+        return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
     }
     w->settle = o->settle;
     w->t_ds = o->double_support;
@@ -305,8 +305,8 @@ int mbs_walk_init(mbs_walk *w, const mbs_system *sys, const double *q0, const mb
         if (mbs_frame_type_of(m, f) == MBS_FRAME_BODY && mbs_frame_body(m, f) >= 0) w->body_frame[mbs_frame_body(m, f)] = f;
     for (int b = 0; b < w->nbodies; b++)
         if (w->body_frame[b] < 0 && m->bodies[b].mass > 0) {
-            mbs_walk_fini(w);
-            return mbs_fail(err, MBS_ERR_MODEL, "walk: body %d has no frame", b);
+            mbsi_walk_fini(w);
+            return mbsi_fail(err, MBS_ERR_MODEL, "walk: body %d has no frame", b);
         }
     memcpy(w->q0, q0, (size_t)w->nq * sizeof(double));
     memcpy(w->qc, q0, (size_t)w->nq * sizeof(double));
@@ -327,7 +327,7 @@ int mbs_walk_init(mbs_walk *w, const mbs_system *sys, const double *q0, const mb
     return MBS_OK;
 }
 
-void mbs_walk_fini(mbs_walk *w)
+void mbsi_walk_fini(mbs_walk *w)
 {
     mbs_data_free(w->d);
     free(w->block);
@@ -367,7 +367,7 @@ static void constrained_scales(mbs_walk *w, const double *Minv, double *Jr, doub
     for (int j = 0; j < nv; j++) {
         for (int a = 0; a < nc; a++) y[a] = B[j + nv * a];
         memcpy(Ac, A, sizeof(double) * (size_t)(nc * nc));
-        if (nc) mbs_spd_solve(Ac, nc, y);
+        if (nc) mbsi_spd_solve(Ac, nc, y);
         double dj = Minv[j * (nv + 1)];
         for (int a = 0; a < nc; a++) dj -= B[j + nv * a] * y[a];
         /* at most CAP times the free gain: a stance foot is not held rigidly but by the contact
@@ -390,7 +390,7 @@ static void legs(mbs_walk *w)
     }
 }
 
-int mbs_walk_gain_scales(mbs_walk *w, const double *q0, const double *Minv, double *scale)
+int mbsi_walk_gain_scales(mbs_walk *w, const double *q0, const double *Minv, double *scale)
 {
     size_t nv = (size_t)w->nv;
     double *Jr = malloc(sizeof(double) * (12 * nv + 1)), *B = malloc(sizeof(double) * (12 * nv + 1));
@@ -406,7 +406,7 @@ int mbs_walk_gain_scales(mbs_walk *w, const double *q0, const double *Minv, doub
 
 /* ---- the references ---- */
 
-void mbs_walk_reference(mbs_walk *w, double t, double dt, double *q, double *v, double *a, double *weight, int ncontacts)
+void mbsi_walk_reference(mbs_walk *w, double t, double dt, double *q, double *v, double *a, double *weight, int ncontacts)
 {
     int swing, swing_next;
     double load_next[2];

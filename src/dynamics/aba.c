@@ -87,7 +87,7 @@ static void small_spd_inverse(int n, const double *D, double *Di)
     }
 }
 
-void mbs_aba_passes(const mbs_model *m, mbs_data *d, const double *q, const double *v, const double *tau,
+void mbsi_aba_passes(const mbs_model *m, mbs_data *d, const double *q, const double *v, const double *tau,
                     const double *fext, double *ddq)
 {
     double a0[6];
@@ -208,11 +208,11 @@ void mbs_aba_passes(const mbs_model *m, mbs_data *d, const double *q, const doub
 void mbs_aba_fext(const mbs_model *m, mbs_data *d, const double *q, const double *v,
                   const double *tau, const double *fext, double *ddq)
 {
-    mbs_aba_passes(m, d, q, v, tau, fext, ddq);
+    mbsi_aba_passes(m, d, q, v, tau, fext, ddq);
 }
 
 void mbs_aba(const mbs_model *m, mbs_data *d, const double *q, const double *v, const double *tau,
              double *ddq)
 {
-    mbs_aba_passes(m, d, q, v, tau, NULL, ddq);
+    mbsi_aba_passes(m, d, q, v, tau, NULL, ddq);
 }

@@ -8,7 +8,7 @@
 
 /* Runs ABA; with v == NULL the velocity terms are skipped, with ddq == NULL only the
  * articulated inertias (d->IA, d->U, d->Dab) and bias terms are computed. */
-void mbs_aba_passes(const mbs_model *m, mbs_data *d, const double *q, const double *v, const double *tau,
+void mbsi_aba_passes(const mbs_model *m, mbs_data *d, const double *q, const double *v, const double *tau,
                     const double *fext, double *ddq);
 
 /* y = Dinv x for joint b (nv entries). */

@@ -1,5 +1,5 @@
 /* abi.c — M⁻¹ x in O(n) per vector without forming M: the impulse form of the articulated-body
- * algorithm (Featherstone; Mirtich), with the articulated inertias of mbs_aba_passes. */
+ * algorithm (Featherstone; Mirtich), with the articulated inertias of mbsi_aba_passes. */
 #include "../model/model_internal.h"
 #include "mbs/dynamics.h"
 #include "mbs/liegroup.h"
@@ -8,7 +8,7 @@
 
 void mbs_abi_factor(const mbs_model *m, mbs_data *d, const double *q)
 {
-    mbs_aba_passes(m, d, q, NULL, NULL, NULL, NULL);
+    mbsi_aba_passes(m, d, q, NULL, NULL, NULL, NULL);
 }
 
 void mbs_abi_solve(const mbs_model *m, mbs_data *d, double *x, int ncols, int ldx)

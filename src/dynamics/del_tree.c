@@ -50,7 +50,7 @@ static inline void block_solve(int n, const double *Di, const double *x, double 
     }
 }
 
-int mbs_del_tree_factor(const mbs_model *m, mbs_del_tree *t, const double *B, const double *Rk, const double *pk,
+int mbsi_del_tree_factor(const mbs_model *m, mbs_del_tree *t, const double *B, const double *Rk, const double *pk,
                         const double *R1, const double *p1)
 {
     const int nb = m->nbodies;
@@ -94,7 +94,7 @@ int mbs_del_tree_factor(const mbs_model *m, mbs_del_tree *t, const double *B, co
     return 0;
 }
 
-void mbs_del_tree_solve(const mbs_model *m, mbs_del_tree *t, const double *Rk, const double *pk, const double *R1,
+void mbsi_del_tree_solve(const mbs_model *m, mbs_del_tree *t, const double *Rk, const double *pk, const double *R1,
                         const double *p1, double *x)
 {
     const int nb = m->nbodies;

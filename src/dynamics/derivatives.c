@@ -230,7 +230,7 @@ void mbs_rnea_derivatives(const mbs_model *m, mbs_data *d, const double *q, cons
 
 /* After forward_pass(q, v, NULL): M (world-frame CRBA on the composite inertias) and the bias
  * torques τ_b = S_jᵀ Σ_subtree f (summed in d->tmp_6nb), leaves first. Only M's tree entries of
- * the lower triangle are written, in d->L, which mbs_ltdl_in_place factors. The composite
+ * the lower triangle are written, in d->L, which mbsi_ltdl_in_place factors. The composite
  * inertias are summed in d->oYc and dFda = Yc S kept for the backward pass (see dtau_out), each
  * body's own inertia being copied to d->Ic for add_acceleration. */
 static void mass_and_bias(const mbs_model *m, mbs_data *d, double *tau_b)
@@ -298,7 +298,7 @@ void mbs_aba_derivatives(const mbs_model *m, mbs_data *d, const double *q, const
      * anyway (no separate ABA), then the terms q̈ adds to them */
     forward_pass(m, d, q, v, NULL);
     mass_and_bias(m, d, tau_b);
-    mbs_ltdl_in_place(m, d);
+    mbsi_ltdl_in_place(m, d);
     for (int k = 0; k < nv; k++) acc[k] = tau[k] - tau_b[k];
     mbs_ltdl_solve(m, d, acc, 1, nv);
     if (!dddq_dq && !dddq_dv && !dddq_dtau) return;
@@ -314,7 +314,7 @@ void mbs_aba_derivatives(const mbs_model *m, mbs_data *d, const double *q, const
     for (int i = 0; i < nv; i++) memset(X + ncols * i + nid, 0, sizeof(double) * (ncols - nid));
     dtau_out o = {at[1] >= 0 ? X + at[1] * nv : NULL, at[2] >= 0 ? X + at[2] * nv : NULL, NULL, ncols, 1, -1.0};
     backward_pass(m, d, &o, 1);
-    mbs_ltdl_solve_rows(m, d, X, (int)ncols, (int)nid);
+    mbsi_ltdl_solve_rows(m, d, X, (int)ncols, (int)nid);
     /* M⁻¹ comes as its upper triangle, which is mirrored */
     if (dddq_dtau)
         for (int i = 0; i < nv; i++)

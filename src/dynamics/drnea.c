@@ -2,7 +2,7 @@
  * integrator and its exact derivative: Lee, Liu, Park, Srinivasa, "A linear-time variational
  * integrator for multibody systems", WAFR 2016 (equation and algorithm numbers are theirs). The
  * integrator's root finders are a stepper's (src/step/variational_solve.c); the SE(3) map Jr⁻ᵀ
- * both passes apply is the Lie-group layer's (mbs_se3_jlog_t_mul, src/liegroup/se3.c).
+ * both passes apply is the Lie-group layer's (mbsi_se3_jlog_t_mul, src/liegroup/se3.c).
  *
  * The DEL equations in the library's conventions. Body i has the world placement T_i, its
  * step displacement ΔT_i = T_i^k⁻¹ T_i^{k+1} (eq. 19 builds it from the parent's) and the
@@ -27,7 +27,7 @@
  *   ∂μ_i = ∂μ/∂ξ (ξ_i) ∂ξ_i                                  (line 8)
  *   ∂F_i = ∂μ_i + Σ_c X*_c ∂F_c,  ∂f_i = S_iᵀ ∂F_i          (lines 9, 10)
  * The 6x6 matrix B_i = ∂μ/∂ξ · Jr⁻¹(ξ_i) does not depend on j: it is formed once per Jacobian
- * (its ∂dlogᵀ part by forward-mode differentiation of the closed form, mbs_se3_jlog_t_along), then each
+ * (its ∂dlogᵀ part by forward-mode differentiation of the closed form, mbsi_se3_jlog_t_along), then each
  * column j costs one pass over the subtree of j and its ancestors — the only nonzero rows. */
 #include <stdlib.h>
 
@@ -45,7 +45,7 @@
 void mbs_vi_dlog_transpose(const double xi[6], const double y[6], double out[6])
 {
     double m[6] = {-xi[0], -xi[1], -xi[2], -xi[3], -xi[4], -xi[5]};
-    mbs_se3_jlog_t_mul(m, y, out);
+    mbsi_se3_jlog_t_mul(m, y, out);
 }
 
 void mbs_vi_dlog_transpose_derivative(const double xi[6], const double dxi[6], const double y[6], double out[6])
@@ -53,13 +53,13 @@ void mbs_vi_dlog_transpose_derivative(const double xi[6], const double dxi[6], c
     double m[6], dm[6], zero[6] = {0};
     mbs_se3_jlog_t_point t;
     for (int k = 0; k < 6; k++) { m[k] = -xi[k]; dm[k] = -dxi[k]; }
-    mbs_se3_jlog_t_at(m, y, &t);
-    mbs_se3_jlog_t_along(&t, dm, zero, out);
+    mbsi_se3_jlog_t_at(m, y, &t);
+    mbsi_se3_jlog_t_along(&t, dm, zero, out);
 }
 
 /* ------------------------------------------------------------------------ workspace */
 
-#define carve mbs_carve_doubles
+#define carve mbsi_carve_doubles
 
 static void layout(mbs_carver *c, mbs_vi *w)
 {
@@ -78,21 +78,21 @@ static void layout(mbs_carver *c, mbs_vi *w)
     w->tree.IA = carve(c, 36 * b); w->tree.Dinv = carve(c, 36 * b);
     w->tree.U = carve(c, 6 * v); w->tree.W = carve(c, 6 * v);
     w->tree.p = carve(c, 6 * b); w->tree.u = carve(c, v);
-    w->ipiv = mbs_carve(c, v * sizeof(lapack_int));
+    w->ipiv = mbsi_carve(c, v * sizeof(lapack_int));
 }
 
 mbs_vi *mbs_vi_new(const mbs_model *m, mbs_error *err)
 {
-    if (!m || !m->finalized) { mbs_fail(err, MBS_ERR_ARG, "mbs_vi_new: no finalized model"); return NULL; }
+    if (!m || !m->finalized) { mbsi_fail(err, MBS_ERR_ARG, "mbs_vi_new: no finalized model"); return NULL; }
     mbs_vi *w = calloc(1, sizeof *w);
-    if (!w) { mbs_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
+    if (!w) { mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
     w->nb = m->nbodies; w->nq = m->nq; w->nv = m->nv;
     mbs_carver c = {NULL, 0};
     layout(&c, w);
-    w->block = mbs_carver_alloc(&c);
+    w->block = mbsi_carver_alloc(&c);
     if (!w->block) {
         free(w);
-        mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
+        mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
         return NULL;
     }
     layout(&c, w);
@@ -133,7 +133,7 @@ static void joint_displacement(const mbs_body *b, const double *qa, const double
         return;
     case MBS_JOINT_FREEFLYER: {
         double g[7];
-        mbs_se3_between(qa, qb, g);
+        mbsi_se3_between(qa, qb, g);
         double x = g[3], y = g[4], z = g[5], ww = g[6];
         /* m3_from_quat minus the identity, without forming 1 - small */
         E[0] = -2 * (y * y + z * z); E[3] = 2 * (x * y - z * ww);  E[6] = 2 * (x * z + y * ww);
@@ -144,7 +144,7 @@ static void joint_displacement(const mbs_body *b, const double *qa, const double
     }
     case MBS_JOINT_PLANAR: {
         double g[4];
-        mbs_se2_between(qa, qb, g);
+        mbsi_se2_between(qa, qb, g);
         c = g[2]; s = g[3];
         for (int k = 0; k < 3; k++) e[k] = g[0] * b->plane[k] + g[1] * b->plane[3 + k];
         break;
@@ -193,7 +193,7 @@ static void displacement(const mbs_vi *w, const mbs_body *b, const double Ra[9],
     R[0] += 1; R[4] += 1; R[8] += 1;
     memcpy(g, e, 3 * sizeof(double));
     m3_to_quat(R, g + 3);
-    mbs_se3_log(g, xi);
+    mbsi_se3_log(g, xi);
 }
 
 /* mode 0: momentum from (q_prev, q) with dt_prev; mode 1: from (q, v). */
@@ -231,7 +231,7 @@ static int begin(const mbs_model *m, mbs_vi *w, int mode, double dt_prev, double
             joint_placement(b, q_prev + b->idx_q, R0, p0);
             displacement(w, b, R0, p0, q_prev, q, w->dE + 9 * i, w->de + 3 * i, xi);
             momentum_of(b, xi, 1.0 / dt_prev, mv);
-            mbs_se3_jlog_t_mul(xi, mv, pi);
+            mbsi_se3_jlog_t_mul(xi, mv, pi);
         } else {
             /* the continuous momentum G V at t_k, V from the usual velocity recursion */
             double *V = w->xi + 6 * i, vJ[6];
@@ -287,7 +287,7 @@ void mbs_vi_residual(const mbs_model *m, mbs_vi *w, const double *q_next, double
         double *mu = w->mu + 6 * i, *Fi = w->F + 6 * i, mv[6], mxi[6];
         momentum_of(b, xi, inv_dt, mv);
         for (int k = 0; k < 6; k++) mxi[k] = -xi[k];
-        mbs_se3_jlog_t_mul(mxi, mv, mu);                      /* μ = Jl⁻ᵀ(ξ) G V = dlog_ξᵀ G V (eq. 21b) */
+        mbsi_se3_jlog_t_mul(mxi, mv, mu);                      /* μ = Jl⁻ᵀ(ξ) G V = dlog_ξᵀ G V (eq. 21b) */
         for (int k = 0; k < 6; k++) Fi[k] += mu[k] - c[k];
         double *r = res + b->idx_v;
         joint_force(b, m->S + 6 * b->idx_v, Fi, r);
@@ -327,22 +327,22 @@ static void body_derivative(const mbs_body *b, const double xi[6], double inv_dt
 {
     double Jri[36], mxi[6], mv[6];
     mbs_se3_jlog_t_point t;
-    mbs_se3_jlog(xi, Jri, 6);
+    mbsi_se3_jlog(xi, Jri, 6);
     for (int k = 0; k < 6; k++) mxi[k] = -xi[k];
     momentum_of(b, xi, inv_dt, mv);
-    mbs_se3_jlog_t_at(mxi, mv, &t);
+    mbsi_se3_jlog_t_at(mxi, mv, &t);
     for (int c = 0; c < 6; c++) {
         const double *z = Jri + 6 * c;
         double mz[6], Gz[6];
         for (int k = 0; k < 6; k++) mz[k] = -z[k];
         momentum_of(b, z, inv_dt, Gz);
-        mbs_se3_jlog_t_along(&t, mz, Gz, B + 6 * c);
+        mbsi_se3_jlog_t_along(&t, mz, Gz, B + 6 * c);
     }
 }
 
 /* What every exact Jacobian needs at q_next: the joint placements at q^{k+1} and the B_i. The
  * ξ_i it reads are those of the last residual evaluation, which must have been at q_next. */
-void mbs_vi_linearise(const mbs_model *m, mbs_vi *w, const double *q_next)
+void mbsi_vi_linearise(const mbs_model *m, mbs_vi *w, const double *q_next)
 {
     const double inv_dt = 1.0 / w->dt;
     for (int i = 0; i < w->nb; i++) {
@@ -353,10 +353,10 @@ void mbs_vi_linearise(const mbs_model *m, mbs_vi *w, const double *q_next)
 }
 
 /* Algorithm 4 at the configuration of the last residual evaluation. */
-void mbs_vi_jacobian_at(const mbs_model *m, mbs_vi *w, const double *q_next, double *J, int ldJ)
+void mbsi_vi_jacobian_at(const mbs_model *m, mbs_vi *w, const double *q_next, double *J, int ldJ)
 {
     const int nb = w->nb, nv = w->nv;
-    mbs_vi_linearise(m, w, q_next);
+    mbsi_vi_linearise(m, w, q_next);
     for (int col = 0; col < nv; col++) memset(J + (size_t)ldJ * col, 0, (size_t)nv * sizeof(double));
     for (int j = 0; j < nb; j++) {
         const mbs_body *bj = &m->bodies[j];
@@ -398,5 +398,5 @@ void mbs_vi_jacobian_at(const mbs_model *m, mbs_vi *w, const double *q_next, dou
 void mbs_vi_jacobian(const mbs_model *m, mbs_vi *w, const double *q_next, double *res, double *J, int ldJ)
 {
     mbs_vi_residual(m, w, q_next, res);
-    mbs_vi_jacobian_at(m, w, q_next, J, ldJ);
+    mbsi_vi_jacobian_at(m, w, q_next, J, ldJ);
 }

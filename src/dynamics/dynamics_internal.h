@@ -12,13 +12,13 @@
 
 /* mbs_ltdl on the M already in d->L (column-major), of which only the entries (k, j), j = k or
  * j an ancestor of k (the lower triangle's tree entries), are read: the rest may hold anything. */
-int mbs_ltdl_in_place(const mbs_model *m, mbs_data *d);
+int mbsi_ltdl_in_place(const mbs_model *m, mbs_data *d);
 
 /* Solves M X = B in place for B of nv rows and ncols columns stored row-major (row i at
  * X + i·ncols): every tree operation then updates a whole contiguous row, which vectorises.
  * The first nid columns (0 or nv) are the identity, set here: they come out as the upper
  * triangle of M⁻¹ (row i from column i on; the entries left of the diagonal are not M⁻¹'s). */
-void mbs_ltdl_solve_rows(const mbs_model *m, const mbs_data *d, double *X, int ncols, int nid);
+void mbsi_ltdl_solve_rows(const mbs_model *m, const mbs_data *d, double *X, int ncols, int nid);
 
 /* ---- the exact DEL Jacobian eliminated along the tree (del_tree.c) ----
  * Algorithm 4 of Lee et al. (WAFR 2016) gives the Jacobian of the DRNEA residual as
@@ -45,11 +45,11 @@ typedef struct mbs_del_tree {
 /* Factors A from B (36 x nbodies) and each body's placement in its parent's frame at q^k
  * (Rk, pk) and at q^{k+1} (R1, p1). Returns 0, or 1 when a pivot block D_i is singular to
  * round-off (A itself may be regular: the elimination pivots only within each body's block). */
-int mbs_del_tree_factor(const mbs_model *m, mbs_del_tree *t, const double *B, const double *Rk, const double *pk,
+int mbsi_del_tree_factor(const mbs_model *m, mbs_del_tree *t, const double *B, const double *Rk, const double *pk,
                         const double *R1, const double *p1);
 
-/* x ← A⁻¹ x (nv entries) with the factors of mbs_del_tree_factor. */
-void mbs_del_tree_solve(const mbs_model *m, mbs_del_tree *t, const double *Rk, const double *pk, const double *R1,
+/* x ← A⁻¹ x (nv entries) with the factors of mbsi_del_tree_factor. */
+void mbsi_del_tree_solve(const mbs_model *m, mbs_del_tree *t, const double *Rk, const double *pk, const double *R1,
                         const double *p1, double *x);
 
 /* ---- the DRNEA workspace (drnea.c; the public functions are in mbs/dynamics.h) ----
@@ -81,9 +81,9 @@ struct mbs_vi {
 
 /* What every exact Jacobian needs at q_next: the joint placements at q^{k+1} (R1, p1) and the
  * B_i. The ξ_i it reads are those of the last residual evaluation, which must have been at q_next. */
-void mbs_vi_linearise(const mbs_model *m, mbs_vi *w, const double *q_next);
+void mbsi_vi_linearise(const mbs_model *m, mbs_vi *w, const double *q_next);
 /* Algorithm 4 at the configuration of the last residual evaluation, q_next: J = ∂f/∂q_next
  * (column-major, leading dimension ldJ). mbs_vi_jacobian without the residual. */
-void mbs_vi_jacobian_at(const mbs_model *m, mbs_vi *w, const double *q_next, double *J, int ldJ);
+void mbsi_vi_jacobian_at(const mbs_model *m, mbs_vi *w, const double *q_next, double *J, int ldJ);
 
 #endif

@@ -9,10 +9,10 @@
 int mbs_ltdl(const mbs_model *m, mbs_data *d, const double *M)
 {
     memcpy(d->L, M, (size_t)m->nv * (size_t)m->nv * sizeof(double));
-    return mbs_ltdl_in_place(m, d);
+    return mbsi_ltdl_in_place(m, d);
 }
 
-int mbs_ltdl_in_place(const mbs_model *m, mbs_data *d)
+int mbsi_ltdl_in_place(const mbs_model *m, mbs_data *d)
 {
     int n = m->nv;
     const int *lam = m->dof_parent;
@@ -74,7 +74,7 @@ static void rows_pull(double *x, const double *l, const double *Y, size_t ld, in
     for (; k < count; k++) row_sub1(x + c0, 1.0, l[k], Y + ld * k + c0, c1 - c0);
 }
 
-void mbs_ltdl_solve_rows(const mbs_model *m, const mbs_data *d, double *X, int ncols, int nid)
+void mbsi_ltdl_solve_rows(const mbs_model *m, const mbs_data *d, double *X, int ncols, int nid)
 {
     int n = m->nv;
     const int *lam = m->dof_parent;

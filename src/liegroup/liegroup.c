@@ -47,8 +47,8 @@ static void joint_integrate(const mbs_body *b, const double *q, const double *v,
         return;
     case MBS_JOINT_FREEFLYER: {
         double e[7], g[7];
-        mbs_se3_exp(v, e);
-        mbs_se3_compose(q, e, g);
+        mbsi_se3_exp(v, e);
+        mbsi_se3_compose(q, e, g);
         unit(g + 3, 4, quat_identity);
         /* Pinocchio keeps the result in the input's hemisphere (q and -q are the same
          * rotation); for |w| < π the product already is, beyond it this keeps q continuous. */
@@ -59,8 +59,8 @@ static void joint_integrate(const mbs_body *b, const double *q, const double *v,
     }
     case MBS_JOINT_PLANAR: {
         double e[4], g[4];
-        mbs_se2_exp(v, e);
-        mbs_se2_compose(q, e, g);
+        mbsi_se2_exp(v, e);
+        mbsi_se2_compose(q, e, g);
         unit(g + 2, 2, rot2_identity);
         memcpy(qo, g, sizeof g);
         return;
@@ -77,14 +77,14 @@ static void joint_difference(const mbs_body *b, const double *q0, const double *
         return;
     case MBS_JOINT_FREEFLYER: {
         double g[7];
-        mbs_se3_between(q0, q1, g);
-        mbs_se3_log(g, v);
+        mbsi_se3_between(q0, q1, g);
+        mbsi_se3_log(g, v);
         return;
     }
     case MBS_JOINT_PLANAR: {
         double g[4];
-        mbs_se2_between(q0, q1, g);
-        mbs_se2_log(g, v);
+        mbsi_se2_between(q0, q1, g);
+        mbsi_se2_log(g, v);
         return;
     }
     }
@@ -221,20 +221,20 @@ void mbs_dintegrate(const mbs_model *m, const double *q, const double *v, mbs_ar
         case MBS_JOINT_FREEFLYER:
             if (arg == MBS_ARG0) {
                 double e[7];
-                mbs_se3_exp(vi, e);
-                mbs_se3_inverse(e, e);
-                mbs_se3_adjoint(e, Jb, nv);
+                mbsi_se3_exp(vi, e);
+                mbsi_se3_inverse(e, e);
+                mbsi_se3_adjoint(e, Jb, nv);
             } else
-                mbs_se3_jexp(vi, Jb, nv);
+                mbsi_se3_jexp(vi, Jb, nv);
             break;
         case MBS_JOINT_PLANAR:
             if (arg == MBS_ARG0) {
                 double e[4];
-                mbs_se2_exp(vi, e);
-                mbs_se2_inverse(e, e);
-                mbs_se2_adjoint(e, Jb, nv);
+                mbsi_se2_exp(vi, e);
+                mbsi_se2_inverse(e, e);
+                mbsi_se2_adjoint(e, Jb, nv);
             } else
-                mbs_se2_jexp(vi, Jb, nv);
+                mbsi_se2_jexp(vi, Jb, nv);
             break;
         }
     }
@@ -255,30 +255,30 @@ void mbs_ddifference(const mbs_model *m, const double *q0, const double *q1, mbs
             break;
         case MBS_JOINT_FREEFLYER: {
             double g[7], d[6], L[36], Ad[36];
-            mbs_se3_between(a, c, g);
-            mbs_se3_log(g, d);
+            mbsi_se3_between(a, c, g);
+            mbsi_se3_log(g, d);
             if (arg == MBS_ARG1) {
-                mbs_se3_jlog(d, Jb, nv);
+                mbsi_se3_jlog(d, Jb, nv);
                 break;
             }
             /* q0 Exp(δ) moves d by -Jr⁻¹(d) Ad(q1⁻¹ q0) δ: push δ through q0⁻¹ q1 first. */
-            mbs_se3_jlog(d, L, 6);
-            mbs_se3_between(c, a, g);
-            mbs_se3_adjoint(g, Ad, 6);
+            mbsi_se3_jlog(d, L, 6);
+            mbsi_se3_between(c, a, g);
+            mbsi_se3_adjoint(g, Ad, 6);
             block_mul(6, -1.0, L, Ad, Jb, nv);
             break;
         }
         case MBS_JOINT_PLANAR: {
             double g[4], d[3], L[9], Ad[9];
-            mbs_se2_between(a, c, g);
-            mbs_se2_log(g, d);
+            mbsi_se2_between(a, c, g);
+            mbsi_se2_log(g, d);
             if (arg == MBS_ARG1) {
-                mbs_se2_jlog(d, Jb, nv);
+                mbsi_se2_jlog(d, Jb, nv);
                 break;
             }
-            mbs_se2_jlog(d, L, 3);
-            mbs_se2_between(c, a, g);
-            mbs_se2_adjoint(g, Ad, 3);
+            mbsi_se2_jlog(d, L, 3);
+            mbsi_se2_between(c, a, g);
+            mbsi_se2_adjoint(g, Ad, 3);
             block_mul(3, -1.0, L, Ad, Jb, nv);
             break;
         }

@@ -131,7 +131,7 @@ static void put3(double *J, int ld, int r, int c, const double B[9], double scal
 
 /* ------------------------------------------------------------------------------------ SO(3) */
 
-void mbs_quat_mul(const double a[4], const double b[4], double o[4])
+void mbsi_quat_mul(const double a[4], const double b[4], double o[4])
 {
     double x = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
     double y = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
@@ -141,7 +141,7 @@ void mbs_quat_mul(const double a[4], const double b[4], double o[4])
 }
 
 /* x + 2w (u × x) + 2 u × (u × x), u = vector part: cheaper than building R. */
-void mbs_quat_rotate(const double qt[4], const double x[3], double o[3])
+void mbsi_quat_rotate(const double qt[4], const double x[3], double o[3])
 {
     double t[3], u[3];
     v3_cross(qt, x, t);
@@ -152,15 +152,15 @@ void mbs_quat_rotate(const double qt[4], const double x[3], double o[3])
     o[2] = x[2] + qt[3] * t[2] + u[2];
 }
 
-void mbs_quat_rotate_inv(const double qt[4], const double x[3], double o[3])
+void mbsi_quat_rotate_inv(const double qt[4], const double x[3], double o[3])
 {
     double c[4] = {-qt[0], -qt[1], -qt[2], qt[3]};
-    mbs_quat_rotate(c, x, o);
+    mbsi_quat_rotate(c, x, o);
 }
 
 /* q = (sin(θ/2) w/θ, cos(θ/2)) [Sola, SO(3) appendix, quaternion exponential];
  * sin(θ/2)/θ = sinc(θ/2)/2 stays exact as θ -> 0. */
-void mbs_so3_exp(const double w[3], double qt[4])
+void mbsi_so3_exp(const double w[3], double qt[4])
 {
     double t = sqrt(v3_dot(w, w));
     double k = 0.5 * sinc(0.5 * t);
@@ -170,7 +170,7 @@ void mbs_so3_exp(const double w[3], double qt[4])
 
 /* θ = 2 atan2(|u|, w) is scale-free and accurate at every angle, unlike acos(w) near 0 or
  * asin(|u|) near π; the sign flip picks the representative with θ <= π. */
-double mbs_so3_log(const double qt[4], double w[3])
+double mbsi_so3_log(const double qt[4], double w[3])
 {
     double sg = qt[3] < 0 ? -1.0 : 1.0;
     double u[3] = {sg * qt[0], sg * qt[1], sg * qt[2]}, c = sg * qt[3];
@@ -184,7 +184,7 @@ double mbs_so3_log(const double qt[4], double w[3])
 }
 
 /* Jr = I - (1-cosθ)/θ² [w]x + (θ-sinθ)/θ³ [w]x² [Sola, eq. 143]. */
-void mbs_so3_jr(const double w[3], double J[9])
+void mbsi_so3_jr(const double w[3], double J[9])
 {
     double A, B, C;
     exp_coefs(sqrt(v3_dot(w, w)), &A, &B, &C);
@@ -192,7 +192,7 @@ void mbs_so3_jr(const double w[3], double J[9])
 }
 
 /* Jr⁻¹ = I + ½ [w]x + (1/θ² - (1+cosθ)/(2θ sinθ)) [w]x² [Sola, inverse of eq. 143]. */
-void mbs_so3_jr_inv(const double w[3], double J[9])
+void mbsi_so3_jr_inv(const double w[3], double J[9])
 {
     double alpha, beta;
     log_coefs(sqrt(v3_dot(w, w)), &alpha, &beta);
@@ -203,7 +203,7 @@ void mbs_so3_jr_inv(const double w[3], double J[9])
 
 /* Exp(v, w) = (Exp(w), V(w) v) with V = I + B [w]x + C [w]x² the left Jacobian of SO(3)
  * [Sola, SE(3) appendix]; expanded with [w]x² = w wᵀ - θ² I as A v + B w×v + C (w·v) w. */
-void mbs_se3_exp(const double xi[6], double g[7])
+void mbsi_se3_exp(const double xi[6], double g[7])
 {
     const double *v = xi, *w = xi + 3;
     double A, B, C, wxv[3];
@@ -212,15 +212,15 @@ void mbs_se3_exp(const double xi[6], double g[7])
     double wv = C * v3_dot(w, v);
     double p[3];
     for (int k = 0; k < 3; k++) p[k] = A * v[k] + B * wxv[k] + wv * w[k];
-    mbs_so3_exp(w, g + 3);
+    mbsi_so3_exp(w, g + 3);
     memcpy(g, p, sizeof p);
 }
 
 /* Log(p, R) = (V(w)⁻¹ p, w), V⁻¹ = I - ½ [w]x + β [w]x² = α I - ½ [w]x + β w wᵀ. */
-void mbs_se3_log(const double g[7], double xi[6])
+void mbsi_se3_log(const double g[7], double xi[6])
 {
     double w[3], p[3] = {g[0], g[1], g[2]}, alpha, beta, wxp[3];
-    double t = mbs_so3_log(g + 3, w);
+    double t = mbsi_so3_log(g + 3, w);
     log_coefs(t, &alpha, &beta);
     v3_cross(w, p, wxp);
     double wp = beta * v3_dot(w, p);
@@ -228,36 +228,36 @@ void mbs_se3_log(const double g[7], double xi[6])
     memcpy(xi + 3, w, sizeof w);
 }
 
-void mbs_se3_compose(const double a[7], const double b[7], double o[7])
+void mbsi_se3_compose(const double a[7], const double b[7], double o[7])
 {
     double p[3], qt[4];
-    mbs_quat_rotate(a + 3, b, p);
+    mbsi_quat_rotate(a + 3, b, p);
     p[0] += a[0]; p[1] += a[1]; p[2] += a[2];
-    mbs_quat_mul(a + 3, b + 3, qt);
+    mbsi_quat_mul(a + 3, b + 3, qt);
     memcpy(o, p, sizeof p);
     memcpy(o + 3, qt, sizeof qt);
 }
 
-void mbs_se3_between(const double a[7], const double b[7], double o[7])
+void mbsi_se3_between(const double a[7], const double b[7], double o[7])
 {
     double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, p[3], qt[4];
     double ca[4] = {-a[3], -a[4], -a[5], a[6]};
-    mbs_quat_rotate(ca, d, p);
-    mbs_quat_mul(ca, b + 3, qt);
+    mbsi_quat_rotate(ca, d, p);
+    mbsi_quat_mul(ca, b + 3, qt);
     memcpy(o, p, sizeof p);
     memcpy(o + 3, qt, sizeof qt);
 }
 
-void mbs_se3_inverse(const double g[7], double o[7])
+void mbsi_se3_inverse(const double g[7], double o[7])
 {
     double ca[4] = {-g[3], -g[4], -g[5], g[6]}, p[3];
-    mbs_quat_rotate(ca, g, p);
+    mbsi_quat_rotate(ca, g, p);
     o[0] = -p[0]; o[1] = -p[1]; o[2] = -p[2];
     memcpy(o + 3, ca, sizeof ca);
 }
 
 /* [Sola, SE(3) appendix, adjoint]: Ad = [[R, [p]x R], [0, R]] for twists ordered (v, w). */
-void mbs_se3_adjoint(const double g[7], double *Ad, int ld)
+void mbsi_se3_adjoint(const double g[7], double *Ad, int ld)
 {
     double R[9], P[9], PR[9], Z[9] = {0};
     m3_from_quat(g + 3, R);
@@ -294,10 +294,10 @@ static void se3_qr(const double xi[6], double Q[9])
 }
 
 /* Jr(v, w) = [[Jr(w), Qr], [0, Jr(w)]] [Sola, SE(3) appendix]: valid at every angle. */
-void mbs_se3_jexp(const double xi[6], double *J, int ld)
+void mbsi_se3_jexp(const double xi[6], double *J, int ld)
 {
     double Jr[9], Q[9], Z[9] = {0};
-    mbs_so3_jr(xi + 3, Jr);
+    mbsi_so3_jr(xi + 3, Jr);
     se3_qr(xi, Q);
     put3(J, ld, 0, 0, Jr, 1.0);
     put3(J, ld, 0, 3, Q, 1.0);
@@ -306,10 +306,10 @@ void mbs_se3_jexp(const double xi[6], double *J, int ld)
 }
 
 /* The block-triangular inverse of jexp: [[Jr⁻¹, -Jr⁻¹ Qr Jr⁻¹], [0, Jr⁻¹]]. */
-void mbs_se3_jlog(const double xi[6], double *J, int ld)
+void mbsi_se3_jlog(const double xi[6], double *J, int ld)
 {
     double Ji[9], Q[9], T[9], Z[9] = {0};
-    mbs_so3_jr_inv(xi + 3, Ji);
+    mbsi_so3_jr_inv(xi + 3, Ji);
     se3_qr(xi, Q);
     m3_mul(Ji, Q, T);
     m3_mul(T, Ji, T);
@@ -320,14 +320,14 @@ void mbs_se3_jlog(const double xi[6], double *J, int ld)
 }
 
 /* ------------------------------------------------------- SE(3): Jr⁻ᵀ applied to a wrench (DRNEA)
- * Jr⁻¹(ξ) = [[A, -A Q A], [0, A]] for ξ = (ρ, ω) (mbs_se3_jlog above), with
+ * Jr⁻¹(ξ) = [[A, -A Q A], [0, A]] for ξ = (ρ, ω) (mbsi_se3_jlog above), with
  *   A = I + ½ W + β W²,   W = [ω]x,  β = 1/θ² - (1 + cos θ)/(2θ sin θ),
  *   Q = -½ P + C (WP + PW - WPW) - D (WWP + PWW - 3 WPW) + E (WPWW + WWPW),  P = [ρ]x,
  * C = (θ - sin θ)/θ³, D = (θ²/2 + cos θ - 1)/θ⁴, E = (2θ - 3 sin θ + θ cos θ)/(2θ⁵). The
  * discrete RNEA needs only its transpose applied to a wrench y = (f, n):
  *   Jr⁻ᵀ y = (g, Aᵀ (n - Qᵀ g)),  g = Aᵀ f,
  * with Aᵀ = I - ½ W + β W² and Qᵀ = ½ P + C (PW + WP + WPW) + D (PWW + WWP - 3 WPW) + E (WWPW + WPWW)
- * (Pᵀ = -P, Wᵀ = -W): a dozen cross products instead of the 6x6 matrix that mbs_se3_jlog forms,
+ * (Pᵀ = -P, Wᵀ = -W): a dozen cross products instead of the 6x6 matrix that mbsi_se3_jlog forms,
  * which is what keeps an evaluation cheap. */
 
 /* Series in x = θ² below 1 rad (as above), where the closed forms lose digits:
@@ -445,7 +445,7 @@ static inline void q_words(const double r[3], const double w[3], const double g[
     v3_cross(w, q->PWWg, q->WPWWg);
 }
 
-void mbs_se3_jlog_t_mul(const double xi[6], const double y[6], double out[6])
+void mbsi_se3_jlog_t_mul(const double xi[6], const double y[6], double out[6])
 {
     const double *r = xi, *w = xi + 3;
     double c[4], a[3], b[3], g[3], n[3];
@@ -460,7 +460,7 @@ void mbs_se3_jlog_t_mul(const double xi[6], const double y[6], double out[6])
     at_mul(w, c[0], n, a, b, out + 3);
 }
 
-void mbs_se3_jlog_t_at(const double xi[6], const double y[6], mbs_se3_jlog_t_point *t)
+void mbsi_se3_jlog_t_at(const double xi[6], const double y[6], mbs_se3_jlog_t_point *t)
 {
     memcpy(t->r, xi, sizeof t->r);
     memcpy(t->w, xi + 3, sizeof t->w);
@@ -489,7 +489,7 @@ static inline void dcross(const double u[3], const double du[3], const double v[
     for (int k = 0; k < 3; k++) o[k] += t[k];
 }
 
-void mbs_se3_jlog_t_along(const mbs_se3_jlog_t_point *t, const double dxi[6], const double dy[6], double dout[6])
+void mbsi_se3_jlog_t_along(const mbs_se3_jlog_t_point *t, const double dxi[6], const double dy[6], double dout[6])
 {
     const double *r = t->r, *w = t->w, *c = t->c, *dr = dxi, *dw = dxi + 3;
     const mbs_se3_qwords *q = &t->q;
@@ -529,7 +529,7 @@ void mbs_se3_jlog_t_along(const mbs_se3_jlog_t_point *t, const double dxi[6], co
  *   Exp: t = V ρ, V = (e^{iθ} - 1)/(iθ) = A + i θB;  Log: ρ = V⁻¹ t, V⁻¹ = α - i θ/2
  * [Sola, SE(2) appendix]. */
 
-void mbs_se2_exp(const double xi[3], double g[4])
+void mbsi_se2_exp(const double xi[3], double g[4])
 {
     double t = xi[2], A, B, C;
     exp_coefs(t, &A, &B, &C);
@@ -537,7 +537,7 @@ void mbs_se2_exp(const double xi[3], double g[4])
     g[0] = x; g[1] = y; g[2] = cos(t); g[3] = sin(t);
 }
 
-void mbs_se2_log(const double g[4], double xi[3])
+void mbsi_se2_log(const double g[4], double xi[3])
 {
     double t = atan2(g[3], g[2]), alpha, beta, h = 0.5 * t;
     log_coefs(t, &alpha, &beta);
@@ -545,14 +545,14 @@ void mbs_se2_log(const double g[4], double xi[3])
     xi[0] = x; xi[1] = y; xi[2] = t;
 }
 
-void mbs_se2_compose(const double a[4], const double b[4], double o[4])
+void mbsi_se2_compose(const double a[4], const double b[4], double o[4])
 {
     double x = a[0] + a[2] * b[0] - a[3] * b[1], y = a[1] + a[3] * b[0] + a[2] * b[1];
     double c = a[2] * b[2] - a[3] * b[3], s = a[3] * b[2] + a[2] * b[3];
     o[0] = x; o[1] = y; o[2] = c; o[3] = s;
 }
 
-void mbs_se2_between(const double a[4], const double b[4], double o[4])
+void mbsi_se2_between(const double a[4], const double b[4], double o[4])
 {
     double dx = b[0] - a[0], dy = b[1] - a[1];
     double x = a[2] * dx + a[3] * dy, y = -a[3] * dx + a[2] * dy;
@@ -560,14 +560,14 @@ void mbs_se2_between(const double a[4], const double b[4], double o[4])
     o[0] = x; o[1] = y; o[2] = c; o[3] = s;
 }
 
-void mbs_se2_inverse(const double g[4], double o[4])
+void mbsi_se2_inverse(const double g[4], double o[4])
 {
     double x = -(g[2] * g[0] + g[3] * g[1]), y = -(-g[3] * g[0] + g[2] * g[1]);
     o[0] = x; o[1] = y; o[2] = g[2]; o[3] = -g[3];
 }
 
 /* Ad = [[R, (y, -x)ᵀ], [0, 1]]: the SE(3) adjoint restricted to the plane. */
-void mbs_se2_adjoint(const double g[4], double *Ad, int ld)
+void mbsi_se2_adjoint(const double g[4], double *Ad, int ld)
 {
     Ad[0] = g[2];  Ad[ld] = -g[3];    Ad[2 * ld] = g[1];
     Ad[1] = g[3];  Ad[1 + ld] = g[2]; Ad[1 + 2 * ld] = -g[0];
@@ -576,7 +576,7 @@ void mbs_se2_adjoint(const double g[4], double *Ad, int ld)
 
 /* Jr = [[A, θB, θC ρx - B ρy], [-θB, A, θC ρy + B ρx], [0, 0, 1]] [Sola, SE(2) appendix, right
  * Jacobian, with sinθ/θ = A, (1-cosθ)/θ = θB, (θ - sinθ)/θ² = θC]. */
-void mbs_se2_jexp(const double xi[3], double *J, int ld)
+void mbsi_se2_jexp(const double xi[3], double *J, int ld)
 {
     double t = xi[2], A, B, C;
     exp_coefs(t, &A, &B, &C);
@@ -587,7 +587,7 @@ void mbs_se2_jexp(const double xi[3], double *J, int ld)
 
 /* Inverse of jexp. Its 2x2 block is the complex α + iθ/2; its last column -(α + iθ/2)(θC + iB) ρ
  * simplifies to (θβ - i/2) ρ. */
-void mbs_se2_jlog(const double xi[3], double *J, int ld)
+void mbsi_se2_jlog(const double xi[3], double *J, int ld)
 {
     double t = xi[2], alpha, beta;
     log_coefs(t, &alpha, &beta);

@@ -10,11 +10,11 @@ mbs_model *mbs_model_chain(int n, const mbs_chain_options *opt, mbs_error *err)
     static const mbs_chain_options defaults = {0.1, 1.0, 0, 1, NULL, 0, 0};
     if (!opt) opt = &defaults;
     if (n < 1 || !(opt->link_length > 0) || !(opt->link_mass > 0)) {
-        mbs_fail(err, MBS_ERR_ARG, "mbs_model_chain: need n >= 1 and positive link length and mass");
+        mbsi_fail(err, MBS_ERR_ARG, "mbs_model_chain: need n >= 1 and positive link length and mass");
         return NULL;
     }
     mbs_model *m = mbs_model_new("chain");
-    if (!m) { mbs_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
+    if (!m) { mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
     double l = opt->link_length, mass = opt->link_mass, dir = opt->upward ? 1.0 : -1.0;
     /* by default a uniform rod: I = m l² / 12 across, a thin-rod floor along */
     double I[9] = {mass * l * l / 12, 0, 0, 0, mass * l * l / 12, 0, 0, 0, 1e-3 * mass * l * l};

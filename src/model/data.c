@@ -4,7 +4,7 @@
 
 #include "model_internal.h"
 
-#define carve mbs_carve_doubles
+#define carve mbsi_carve_doubles
 
 static void layout(mbs_carver *c, mbs_data *d, int nb, int nv)
 {
@@ -39,7 +39,7 @@ mbs_data *mbs_data_new(const mbs_model *m)
     d->nv = m->nv;
     mbs_carver c = {NULL, 0};
     layout(&c, d, d->nb, d->nv);
-    if (!mbs_carver_alloc(&c)) { free(d); return NULL; }
+    if (!mbsi_carver_alloc(&c)) { free(d); return NULL; }
     layout(&c, d, d->nb, d->nv);
     return d;
 }

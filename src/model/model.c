@@ -11,7 +11,7 @@ mbs_model *mbs_model_new(const char *name)
 {
     mbs_model *m = calloc(1, sizeof *m);
     if (!m) return NULL;
-    m->name = mbs_strdup(name ? name : "model");
+    m->name = mbsi_strdup(name ? name : "model");
     m->gravity[2] = -9.81;
     if (!m->name) { free(m); return NULL; }
     return m;
@@ -50,10 +50,10 @@ static int finite_n(const double *x, int n)
 int mbs_model_add_joint(mbs_model *m, int parent, mbs_joint_type type, const char *name,
                         const double R[9], const double p[3], const double axis[3], mbs_error *err)
 {
-    if (!m || !name) { mbs_fail(err, MBS_ERR_ARG, "mbs_model_add_joint: NULL model or name"); return -1; }
-    if (m->finalized) { mbs_fail(err, MBS_ERR_ARG, "joint '%s': the model is already finalized", name); return -1; }
+    if (!m || !name) { mbsi_fail(err, MBS_ERR_ARG, "mbs_model_add_joint: NULL model or name"); return -1; }
+    if (m->finalized) { mbsi_fail(err, MBS_ERR_ARG, "joint '%s': the model is already finalized", name); return -1; }
     if (parent < -1 || parent >= m->nbodies) {
-        mbs_fail(err, MBS_ERR_ARG, "joint '%s': parent body %d does not exist", name, parent);
+        mbsi_fail(err, MBS_ERR_ARG, "joint '%s': parent body %d does not exist", name, parent);
         return -1;
     }
     /* Subtrees must stay contiguous: the parent is the last body or one of its ancestors. */
@@ -61,13 +61,13 @@ int mbs_model_add_joint(mbs_model *m, int parent, mbs_joint_type type, const cha
         int a = m->nbodies - 1;
         while (a != -1 && a != parent) a = m->bodies[a].parent;
         if (a != parent) {
-            mbs_fail(err, MBS_ERR_ARG, "joint '%s': joints must be added depth-first (parent %d is not on the current branch)",
+            mbsi_fail(err, MBS_ERR_ARG, "joint '%s': joints must be added depth-first (parent %d is not on the current branch)",
                      name, parent);
             return -1;
         }
     }
     if ((R && !finite_n(R, 9)) || (p && !finite_n(p, 3))) {
-        mbs_fail(err, MBS_ERR_MODEL, "joint '%s': placement is not finite", name);
+        mbsi_fail(err, MBS_ERR_MODEL, "joint '%s': placement is not finite", name);
         return -1;
     }
     int nq, nv;
@@ -75,26 +75,26 @@ int mbs_model_add_joint(mbs_model *m, int parent, mbs_joint_type type, const cha
     case MBS_JOINT_REVOLUTE: case MBS_JOINT_PRISMATIC: nq = nv = 1; break;
     case MBS_JOINT_FREEFLYER: nq = 7; nv = 6; break;
     case MBS_JOINT_PLANAR: nq = 4; nv = 3; break;
-    default: mbs_fail(err, MBS_ERR_ARG, "joint '%s': unknown joint type %d", name, (int)type); return -1;
+    default: mbsi_fail(err, MBS_ERR_ARG, "joint '%s': unknown joint type %d", name, (int)type); return -1;
     }
     double ax[3] = {0, 0, 1};
     if (type != MBS_JOINT_FREEFLYER && axis) {
-        if (!finite_n(axis, 3)) { mbs_fail(err, MBS_ERR_MODEL, "joint '%s': axis is not finite", name); return -1; }
+        if (!finite_n(axis, 3)) { mbsi_fail(err, MBS_ERR_MODEL, "joint '%s': axis is not finite", name); return -1; }
         double n = sqrt(v3_dot(axis, axis));
-        if (!(n > 1e-12)) { mbs_fail(err, MBS_ERR_MODEL, "joint '%s': axis has zero length", name); return -1; }
+        if (!(n > 1e-12)) { mbsi_fail(err, MBS_ERR_MODEL, "joint '%s': axis has zero length", name); return -1; }
         ax[0] = axis[0] / n; ax[1] = axis[1] / n; ax[2] = axis[2] / n;
     }
     if (m->nbodies == m->cap_bodies) {
         int cap = m->cap_bodies ? 2 * m->cap_bodies : 16;
         mbs_body *nb = realloc(m->bodies, (size_t)cap * sizeof *nb);
-        if (!nb) { mbs_fail(err, MBS_ERR_NOMEM, "out of memory"); return -1; }
+        if (!nb) { mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); return -1; }
         m->bodies = nb;
         m->cap_bodies = cap;
     }
     mbs_body *b = &m->bodies[m->nbodies];
     memset(b, 0, sizeof *b);
-    b->joint_name = mbs_strdup(name);
-    if (!b->joint_name) { mbs_fail(err, MBS_ERR_NOMEM, "out of memory"); return -1; }
+    b->joint_name = mbsi_strdup(name);
+    if (!b->joint_name) { mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); return -1; }
     b->parent = parent;
     b->type = type;
     b->nq = nq;
@@ -131,12 +131,12 @@ int mbs_model_add_inertia(mbs_model *m, int bi, double mass, const double com[3]
                           mbs_error *err)
 {
     if (!m || bi < -1 || bi >= m->nbodies)
-        return mbs_fail(err, MBS_ERR_ARG, "mbs_model_add_inertia: body %d does not exist", bi);
-    if (!isfinite(mass) || mass < 0) return mbs_fail(err, MBS_ERR_MODEL, "mass %g is negative or not finite", mass);
+        return mbsi_fail(err, MBS_ERR_ARG, "mbs_model_add_inertia: body %d does not exist", bi);
+    if (!isfinite(mass) || mass < 0) return mbsi_fail(err, MBS_ERR_MODEL, "mass %g is negative or not finite", mass);
     double c[3] = {0, 0, 0}, I[9] = {0};
     if (com) memcpy(c, com, sizeof c);
     if (Ic) memcpy(I, Ic, sizeof I);
-    if (!finite_n(c, 3) || !finite_n(I, 9)) return mbs_fail(err, MBS_ERR_MODEL, "inertia is not finite");
+    if (!finite_n(c, 3) || !finite_n(I, 9)) return mbsi_fail(err, MBS_ERR_MODEL, "inertia is not finite");
     if (bi == -1) { m->world_mass += mass; return MBS_OK; }
     mbs_body *b = &m->bodies[bi];
     /* Io = Ic + m (|c|² 1 - c cᵀ): the parallel-axis theorem, so inertias add exactly. */
@@ -149,7 +149,7 @@ int mbs_model_add_inertia(mbs_model *m, int bi, double mass, const double com[3]
                                + mass * ((i == j ? cc : 0.0) - c[i] * c[j]);
     /* finite inputs can still overflow here (a mass of 1e300 one metre off the origin) */
     if (!finite_n(sum, 13))
-        return mbs_fail(err, MBS_ERR_MODEL, "inertia overflows: mass %g with centre of mass at distance %g", mass,
+        return mbsi_fail(err, MBS_ERR_MODEL, "inertia overflows: mass %g with centre of mass at distance %g", mass,
                         sqrt(cc));
     b->mass = sum[0];
     memcpy(b->h, sum + 1, sizeof b->h);
@@ -161,23 +161,23 @@ int mbs_model_add_frame(mbs_model *m, const char *name, int bi, const double R[9
                         mbs_frame_type type, mbs_error *err)
 {
     if (!m || !name || bi < -1 || bi >= m->nbodies) {
-        mbs_fail(err, MBS_ERR_ARG, "mbs_model_add_frame: bad frame '%s' or body %d", name ? name : "(null)", bi);
+        mbsi_fail(err, MBS_ERR_ARG, "mbs_model_add_frame: bad frame '%s' or body %d", name ? name : "(null)", bi);
         return -1;
     }
     if ((R && !finite_n(R, 9)) || (p && !finite_n(p, 3))) {
-        mbs_fail(err, MBS_ERR_MODEL, "frame '%s': placement is not finite", name);
+        mbsi_fail(err, MBS_ERR_MODEL, "frame '%s': placement is not finite", name);
         return -1;
     }
     if (m->nframes == m->cap_frames) {
         int cap = m->cap_frames ? 2 * m->cap_frames : 32;
         mbs_frame *nf = realloc(m->frames, (size_t)cap * sizeof *nf);
-        if (!nf) { mbs_fail(err, MBS_ERR_NOMEM, "out of memory"); return -1; }
+        if (!nf) { mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); return -1; }
         m->frames = nf;
         m->cap_frames = cap;
     }
     mbs_frame *f = &m->frames[m->nframes];
-    f->name = mbs_strdup(name);
-    if (!f->name) { mbs_fail(err, MBS_ERR_NOMEM, "out of memory"); return -1; }
+    f->name = mbsi_strdup(name);
+    if (!f->name) { mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); return -1; }
     f->body = bi;
     f->type = type;
     if (R) memcpy(f->R, R, sizeof f->R); else m3_identity(f->R);
@@ -189,7 +189,7 @@ int mbs_model_add_frame(mbs_model *m, const char *name, int bi, const double R[9
 int mbs_model_set_body_name(mbs_model *m, int j, const char *name)
 {
     if (!m || j < 0 || j >= m->nbodies || !name) return MBS_ERR_ARG;
-    char *c = mbs_strdup(name);
+    char *c = mbsi_strdup(name);
     if (!c) return MBS_ERR_NOMEM;
     free(m->bodies[j].link_name);
     m->bodies[j].link_name = c;
@@ -234,7 +234,7 @@ static void joint_subspace(const mbs_body *b, double *S)
 
 int mbs_model_finalize(mbs_model *m, mbs_error *err)
 {
-    if (!m) return mbs_fail(err, MBS_ERR_ARG, "mbs_model_finalize: NULL model");
+    if (!m) return mbsi_fail(err, MBS_ERR_ARG, "mbs_model_finalize: NULL model");
     if (m->finalized) return MBS_OK;
     int nq = 0, nv = 0;
     for (int i = 0; i < m->nbodies; i++) {
@@ -249,7 +249,7 @@ int mbs_model_finalize(mbs_model *m, mbs_error *err)
     m->nv = nv;
     /* Subtree extents and subtree masses, leaves first. */
     double *sub_mass = calloc((size_t)m->nbodies + 1, sizeof(double));
-    if (!sub_mass) return mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
+    if (!sub_mass) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
     for (int i = m->nbodies - 1; i >= 0; i--) {
         mbs_body *b = &m->bodies[i];
         sub_mass[i] += b->mass;
@@ -262,7 +262,7 @@ int mbs_model_finalize(mbs_model *m, mbs_error *err)
     for (int i = 0; i < m->nbodies; i++) {
         if (!(sub_mass[i] > 0)) {
             const mbs_body *b = &m->bodies[i];
-            mbs_fail(err, MBS_ERR_MODEL,
+            mbsi_fail(err, MBS_ERR_MODEL,
                      "joint '%s' moves body '%s' whose whole subtree is massless (the mass matrix would be singular)",
                      b->joint_name, b->link_name ? b->link_name : b->joint_name);
             free(sub_mass);
@@ -281,7 +281,7 @@ int mbs_model_finalize(mbs_model *m, mbs_error *err)
     m->friction = calloc((size_t)(nv ? nv : 1), sizeof(double));
     if (!m->S || !m->dof_body || !m->dof_parent || !m->lower || !m->upper || !m->vlimit || !m->effort ||
         !m->damping || !m->friction)
-        return mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
+        return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
     for (int i = 0; i < m->nbodies; i++) {
         const mbs_body *b = &m->bodies[i];
         joint_subspace(b, m->S + 6 * b->idx_v);

@@ -96,9 +96,9 @@ static int fail(urdf_ctx *c, const xmlNode *n, int code, const char *fmt, ...)
     va_end(ap);
     long line = n ? xmlGetLineNo(n) : 0;
     if (c->owner)
-        mbs_fail(c->err, code, "%s:%ld: %s '%s': %s", c->file, line, c->kind, c->owner, what);
+        mbsi_fail(c->err, code, "%s:%ld: %s '%s': %s", c->file, line, c->kind, c->owner, what);
     else
-        mbs_fail(c->err, code, "%s:%ld: %s: %s", c->file, line, c->kind, what);
+        mbsi_fail(c->err, code, "%s:%ld: %s: %s", c->file, line, c->kind, what);
     return -1;
 }
 
@@ -241,7 +241,7 @@ static int check_inertia(urdf_ctx *c, const xmlNode *n, const double I[9])
         if (c->opt->strict)
             return fail(c, n, MBS_ERR_MODEL, "inertia violates the triangle inequality (principal moments %g %g %g)",
                         ev[0], ev[1], ev[2]);
-        mbs_warn(c->err, "%s:%ld: link '%s': inertia violates the triangle inequality (principal moments %g %g %g)",
+        mbsi_warn(c->err, "%s:%ld: link '%s': inertia violates the triangle inequality (principal moments %g %g %g)",
                  c->file, xmlGetLineNo(n), c->owner, ev[0], ev[1], ev[2]);
     }
     return 0;
@@ -590,7 +590,7 @@ static int build_model(urdf_ctx *c, int root)
         char msg[MBS_ERROR_MSG_LEN];
         memcpy(msg, c->err->msg, sizeof msg);
     msg[sizeof msg - 1] = 0;
-        mbs_fail(c->err, c->err->code, "%s: %s", c->file, msg);
+        mbsi_fail(c->err, c->err->code, "%s: %s", c->file, msg);
         return -1;
     }
     return 0;
@@ -631,7 +631,7 @@ static int parse_xml(urdf_ctx *c, const char *buf, int len)
     xmlInitParser();
     xmlParserCtxt *px = xmlNewParserCtxt();
     if (!px) {
-        mbs_fail(c->err, MBS_ERR_NOMEM, "%s: out of memory", c->file);
+        mbsi_fail(c->err, MBS_ERR_NOMEM, "%s: out of memory", c->file);
         return -1;
     }
     c->doc = xmlCtxtReadMemory(px, buf, len, c->file, NULL, URDF_XML_OPTIONS);
@@ -641,7 +641,7 @@ static int parse_xml(urdf_ctx *c, const char *buf, int len)
         if (e && e->message) snprintf(what, sizeof what, "%s", e->message);
         size_t n = strlen(what);
         while (n > 0 && (what[n - 1] == '\n' || what[n - 1] == ' ')) what[--n] = 0;
-        mbs_fail(c->err, MBS_ERR_PARSE, "%s:%d: not a valid XML document: %s", c->file, e ? e->line : 0, what);
+        mbsi_fail(c->err, MBS_ERR_PARSE, "%s:%d: not a valid XML document: %s", c->file, e ? e->line : 0, what);
     }
     xmlFreeParserCtxt(px);
     return c->doc ? 0 : -1;
@@ -693,7 +693,7 @@ static mbs_model *load_buffer(const char *buf, size_t len, const char *file, con
     c.opt = opt ? opt : &defaults;
     c.err = &e;
     if (len > INT_MAX) {
-        mbs_fail(&e, MBS_ERR_IO, "%s: file too large", file);
+        mbsi_fail(&e, MBS_ERR_IO, "%s: file too large", file);
     } else {
         locale_t cloc = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
         locale_t old = cloc ? uselocale(cloc) : (locale_t)0;
@@ -719,7 +719,7 @@ static char *read_file(const char *path, size_t *len, mbs_error *err)
     if (!f) {
         char why[128] = "";
         if (strerror_r(errno, why, sizeof why) != 0) snprintf(why, sizeof why, "error %d", errno);
-        mbs_fail(err, MBS_ERR_IO, "%s: cannot open: %s", path, why);
+        mbsi_fail(err, MBS_ERR_IO, "%s: cannot open: %s", path, why);
         return NULL;
     }
     size_t cap = 1 << 16, n = 0;
@@ -736,7 +736,7 @@ static char *read_file(const char *path, size_t *len, mbs_error *err)
     fclose(f);
     if (!buf || bad) {
         free(buf);
-        mbs_fail(err, buf ? MBS_ERR_IO : MBS_ERR_NOMEM, "%s: cannot read the file", path);
+        mbsi_fail(err, buf ? MBS_ERR_IO : MBS_ERR_NOMEM, "%s: cannot read the file", path);
         return NULL;
     }
     *len = n;
@@ -747,7 +747,7 @@ mbs_model *mbs_model_from_urdf_opts(const char *path, const mbs_urdf_options *op
 {
     mbs_error_clear(err);
     if (!path) {
-        mbs_fail(err, MBS_ERR_ARG, "mbs_model_from_urdf: NULL path");
+        mbsi_fail(err, MBS_ERR_ARG, "mbs_model_from_urdf: NULL path");
         return NULL;
     }
     size_t len = 0;
@@ -769,7 +769,7 @@ mbs_model *mbs_model_from_urdf_string(const char *xml, const char *name, const m
 {
     mbs_error_clear(err);
     if (!xml) {
-        mbs_fail(err, MBS_ERR_ARG, "mbs_model_from_urdf_string: NULL string");
+        mbsi_fail(err, MBS_ERR_ARG, "mbs_model_from_urdf_string: NULL string");
         return NULL;
     }
     return load_buffer(xml, strlen(xml), name ? name : "<string>", opt, err);

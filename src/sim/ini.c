@@ -87,9 +87,9 @@ static int add_entry(mbs_scenario *sc, const char *section, const char *key, con
         sc->entries = e;
     }
     mbs_scenario_entry *e = &sc->entries[sc->nentries];
-    e->section = mbs_strdup(section);
-    e->key = mbs_strdup(key);
-    e->value = mbs_strdup(value);
+    e->section = mbsi_strdup(section);
+    e->key = mbsi_strdup(key);
+    e->value = mbsi_strdup(value);
     e->line = line;
     e->dead = 0;
     if (!e->section || !e->key || !e->value) {
@@ -111,24 +111,24 @@ static int on_key(void *user, const char *section, const char *name, const char 
     return 1;
 }
 
-void mbs_ini_where(const mbs_scenario *sc, const mbs_scenario_entry *e, char *buf, size_t n)
+void mbsi_ini_where(const mbs_scenario *sc, const mbs_scenario_entry *e, char *buf, size_t n)
 {
     if (e->line > 0) snprintf(buf, n, "%s:%d: [%s] %s", sc->path, e->line, e->section, e->key);
     else snprintf(buf, n, "%s: --set %s.%s=%s", sc->path, e->section, e->key, e->value);
 }
 
-int mbs_ini_fail_at(const mbs_scenario *sc, const mbs_scenario_entry *e, mbs_error *err, int code, const char *fmt, ...)
+int mbsi_ini_fail_at(const mbs_scenario *sc, const mbs_scenario_entry *e, mbs_error *err, int code, const char *fmt, ...)
 {
     char w[MBS_PATH_LEN + 256], what[400];
-    mbs_ini_where(sc, e, w, sizeof w);
+    mbsi_ini_where(sc, e, w, sizeof w);
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    return mbs_fail(err, code, "%s: %s", w, what);
+    return mbsi_fail(err, code, "%s: %s", w, what);
 }
 
-const mbs_scenario_entry *mbs_ini_find(const mbs_scenario *sc, const char *section, const char *key)
+const mbs_scenario_entry *mbsi_ini_find(const mbs_scenario *sc, const char *section, const char *key)
 {
     const mbs_scenario_entry *found = NULL;
     for (int i = 0; i < sc->nentries; i++) {
@@ -140,20 +140,20 @@ const mbs_scenario_entry *mbs_ini_find(const mbs_scenario *sc, const char *secti
 
 int mbs_scenario_line(const mbs_scenario *sc, const char *section, const char *key)
 {
-    const mbs_scenario_entry *e = sc ? mbs_ini_find(sc, section, key) : NULL;
+    const mbs_scenario_entry *e = sc ? mbsi_ini_find(sc, section, key) : NULL;
     return e ? e->line : -1;
 }
 
 void mbs_scenario_where(const mbs_scenario *sc, const char *section, const char *key, char *buf, size_t n)
 {
-    const mbs_scenario_entry *e = mbs_ini_find(sc, section, key);
-    if (e) mbs_ini_where(sc, e, buf, n);
+    const mbs_scenario_entry *e = mbsi_ini_find(sc, section, key);
+    if (e) mbsi_ini_where(sc, e, buf, n);
     else snprintf(buf, n, "%s: [%s] %s", sc->path, section, key);
 }
 
 /* Parses up to max numbers separated by spaces, tabs or commas; returns the count, or -1 with
  * the offending word in bad when a word is not a finite number. */
-int mbs_ini_numbers(const char *s, double *out, int max, char *bad, size_t nbad)
+int mbsi_ini_numbers(const char *s, double *out, int max, char *bad, size_t nbad)
 {
     int n = 0;
     const char *p = s;
@@ -209,10 +209,10 @@ static int word_index(const char *words, const char *w)
 /* The name and the numbers of a K_POINT value "NAME x y z": the name (at most n - 1 bytes)
  * into name, and a pointer to the text of the numbers; 1 when the first word is missing or
  * too long. */
-int mbs_ini_split_point(const char *value, char *name, size_t n, const char **rest)
+int mbsi_ini_split_point(const char *value, char *name, size_t n, const char **rest)
 {
     *rest = value;
-    return mbs_next_word(rest, name, n) <= 0;
+    return mbsi_next_word(rest, name, n) <= 0;
 }
 
 /* A K_POINT value: a frame name (resolved against the model later), then exactly nmin numbers
@@ -222,26 +222,26 @@ static int check_point(const mbs_scenario *sc, const mbs_scenario_entry *e, cons
 {
     char name[MBS_NAME_LEN], bad[128], rng[64];
     const char *rest = NULL;
-    if (mbs_ini_split_point(e->value, name, sizeof name, &rest))
-        return mbs_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "expected a frame name and %d numbers, got '%s'", k->nmin, e->value);
+    if (mbsi_ini_split_point(e->value, name, sizeof name, &rest))
+        return mbsi_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "expected a frame name and %d numbers, got '%s'", k->nmin, e->value);
     char *end;
     strtod(name, &end);
     if (*end == '\0')   /* the whole first word is a number: the frame was left out */
-        return mbs_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "expected a frame name before the numbers, got '%s'", e->value);
-    int n = mbs_ini_numbers(rest, x, k->nmax, bad, sizeof bad);
-    if (n < 0) return mbs_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "malformed number '%s'", bad);
-    if (n != k->nmin) return mbs_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "expected a frame name and %d numbers, got %d numbers", k->nmin, n);
+        return mbsi_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "expected a frame name before the numbers, got '%s'", e->value);
+    int n = mbsi_ini_numbers(rest, x, k->nmax, bad, sizeof bad);
+    if (n < 0) return mbsi_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "malformed number '%s'", bad);
+    if (n != k->nmin) return mbsi_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "expected a frame name and %d numbers, got %d numbers", k->nmin, n);
     for (int i = 0; i < n; i++)
         if (!in_range(k, x[i])) {
             range_text(k, rng, sizeof rng);
-            return mbs_ini_fail_at(sc, e, err, MBS_ERR_ARG, "out of range: %g (must be %s)", x[i], rng);
+            return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "out of range: %g (must be %s)", x[i], rng);
         }
     *count = n;
     return MBS_OK;
 }
 
 /* Checks one entry against its spec; numbers go to x (up to 7). */
-int mbs_ini_check_value(const mbs_scenario *sc, const mbs_scenario_entry *e, const keyspec *k, double *x, int *count,
+int mbsi_ini_check_value(const mbs_scenario *sc, const mbs_scenario_entry *e, const keyspec *k, double *x, int *count,
                        mbs_error *err)
 {
     char bad[128], rng[64];
@@ -250,33 +250,33 @@ int mbs_ini_check_value(const mbs_scenario *sc, const mbs_scenario_entry *e, con
     case K_POINT:
         return check_point(sc, e, k, x, count, err);
     case K_STR:
-        if (!e->value[0]) return mbs_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "empty value");
+        if (!e->value[0]) return mbsi_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "empty value");
         return MBS_OK;
     case K_NAMES:
-        if (!e->value[0]) return mbs_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "empty list of names");
+        if (!e->value[0]) return mbsi_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "empty list of names");
         return MBS_OK;
     case K_ENUM:
         if (word_index(k->words, e->value) < 0)
-            return mbs_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "'%s' is not one of: %s", e->value, k->words);
+            return mbsi_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "'%s' is not one of: %s", e->value, k->words);
         x[0] = word_index(k->words, e->value);
         return MBS_OK;
     case K_NUM: case K_INT: case K_BOOL: case K_VEC: {
         int nmin = k->kind == K_VEC ? k->nmin : 1, nmax = k->kind == K_VEC ? k->nmax : 1;
-        int n = mbs_ini_numbers(e->value, x, nmax, bad, sizeof bad);
-        if (n < 0) return mbs_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "malformed number '%s'", bad);
+        int n = mbsi_ini_numbers(e->value, x, nmax, bad, sizeof bad);
+        if (n < 0) return mbsi_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "malformed number '%s'", bad);
         if (n < nmin || n > nmax) {
-            if (nmin == 1 && nmax == 1) return mbs_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "malformed number '%s' (expected one number)", e->value);
-            if (nmin == nmax) return mbs_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "expected %d numbers, got %d", nmin, n);
-            return mbs_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "expected %d to %d numbers, got %d", nmin, nmax, n);
+            if (nmin == 1 && nmax == 1) return mbsi_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "malformed number '%s' (expected one number)", e->value);
+            if (nmin == nmax) return mbsi_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "expected %d numbers, got %d", nmin, n);
+            return mbsi_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "expected %d to %d numbers, got %d", nmin, nmax, n);
         }
         for (int i = 0; i < n; i++) {
             if ((k->kind == K_INT || k->kind == K_BOOL) && x[i] != floor(x[i]))
-                return mbs_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "malformed number '%s' (expected an integer)", e->value);
+                return mbsi_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "malformed number '%s' (expected an integer)", e->value);
             if (k->kind == K_BOOL && x[i] != 0 && x[i] != 1)
-                return mbs_ini_fail_at(sc, e, err, MBS_ERR_ARG, "out of range: %s (expected 0 or 1)", e->value);
+                return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "out of range: %s (expected 0 or 1)", e->value);
             if (!in_range(k, x[i])) {
                 range_text(k, rng, sizeof rng);
-                return mbs_ini_fail_at(sc, e, err, MBS_ERR_ARG, "out of range: %g (must be %s)", x[i], rng);
+                return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "out of range: %g (must be %s)", x[i], rng);
             }
         }
         *count = n;
@@ -287,19 +287,19 @@ int mbs_ini_check_value(const mbs_scenario *sc, const mbs_scenario_entry *e, con
 }
 
 /* The numbers of a single-valued key (the defaults stay when it is absent). */
-void mbs_ini_nums(const mbs_scenario *sc, const char *section, const char *key, double *out, int n)
+void mbsi_ini_nums(const mbs_scenario *sc, const char *section, const char *key, double *out, int n)
 {
-    const mbs_scenario_entry *e = mbs_ini_find(sc, section, key);
+    const mbs_scenario_entry *e = mbsi_ini_find(sc, section, key);
     if (!e) return;
     char bad[128];
     double x[8];
-    int got = mbs_ini_numbers(e->value, x, 8, bad, sizeof bad);
+    int got = mbsi_ini_numbers(e->value, x, 8, bad, sizeof bad);
     for (int i = 0; i < n && i < got; i++) out[i] = x[i];
 }
 
-double mbs_ini_num(const mbs_scenario *sc, const char *section, const char *key, double def)
+double mbsi_ini_num(const mbs_scenario *sc, const char *section, const char *key, double def)
 {
-    mbs_ini_nums(sc, section, key, &def, 1);
+    mbsi_ini_nums(sc, section, key, &def, 1);
     return def;
 }
 
@@ -314,38 +314,38 @@ static int trim_copy(char *dst, size_t n, const char *a, const char *b)
     return 0;
 }
 
-int mbs_ini_override(mbs_scenario *sc, const char *ov, mbs_error *err)
+int mbsi_ini_override(mbs_scenario *sc, const char *ov, mbs_error *err)
 {
     const char *eq = ov ? strchr(ov, '=') : NULL;
     const char *dot = ov ? strchr(ov, '.') : NULL;
     if (!ov || !eq || !dot || dot > eq)
-        return mbs_fail(err, MBS_ERR_ARG, "%s: bad --set '%s': expected section.key=value", sc->path, ov ? ov : "(null)");
+        return mbsi_fail(err, MBS_ERR_ARG, "%s: bad --set '%s': expected section.key=value", sc->path, ov ? ov : "(null)");
     char section[MBS_NAME_LEN], key[MBS_NAME_LEN], value[512];
     /* white space around the parts is dropped, as inih drops it in the file */
     if (trim_copy(section, sizeof section, ov, dot) || trim_copy(key, sizeof key, dot + 1, eq) ||
         trim_copy(value, sizeof value, eq + 1, eq + strlen(eq)))
-        return mbs_fail(err, MBS_ERR_ARG, "%s: bad --set '%s': section, key or value too long", sc->path, ov);
+        return mbsi_fail(err, MBS_ERR_ARG, "%s: bad --set '%s': section, key or value too long", sc->path, ov);
     if (!section[0] || !key[0])
-        return mbs_fail(err, MBS_ERR_ARG, "%s: bad --set '%s': expected section.key=value", sc->path, ov);
+        return mbsi_fail(err, MBS_ERR_ARG, "%s: bad --set '%s': expected section.key=value", sc->path, ov);
     /* the override replaces every value the file gave that key */
     for (int i = 0; i < sc->nentries; i++)
         if (strcmp(sc->entries[i].section, section) == 0 && strcmp(sc->entries[i].key, key) == 0) sc->entries[i].dead = 1;
-    if (add_entry(sc, section, key, value, 0)) return mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
+    if (add_entry(sc, section, key, value, 0)) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
     return MBS_OK;
 }
 
 /* The whole file in memory (not NUL-terminated: the reader stops at len), so that
  * the reader can count lines; NULL with err filled on failure. */
-char *mbs_ini_read_file(const char *path, size_t *len_out, mbs_error *err)
+char *mbsi_ini_read_file(const char *path, size_t *len_out, mbs_error *err)
 {
     FILE *f = fopen(path, "rb");
-    if (!f) { mbs_fail(err, MBS_ERR_IO, "%s: cannot open scenario: %s", path, strerror(errno)); return NULL; }
+    if (!f) { mbsi_fail(err, MBS_ERR_IO, "%s: cannot open scenario: %s", path, strerror(errno)); return NULL; }
     char *text = NULL;
     size_t len = 0, cap = 0;
     for (;;) {
         if (len + 4096 > cap) {
             char *t = realloc(text, cap = 2 * cap + 8192);
-            if (!t) { free(text); fclose(f); mbs_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
+            if (!t) { free(text); fclose(f); mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
             text = t;
         }
         size_t got = fread(text + len, 1, 4096, f);
@@ -356,14 +356,14 @@ char *mbs_ini_read_file(const char *path, size_t *len_out, mbs_error *err)
     fclose(f);
     if (rerr) {
         free(text);
-        mbs_fail(err, MBS_ERR_IO, "%s: read error", path);
+        mbsi_fail(err, MBS_ERR_IO, "%s: read error", path);
         return NULL;
     }
     *len_out = len;
     return text;
 }
 
-int mbs_ini_read(mbs_scenario *sc, const char *text, size_t len, char (**names)[MBS_NAME_LEN], int **lines,
+int mbsi_ini_read(mbs_scenario *sc, const char *text, size_t len, char (**names)[MBS_NAME_LEN], int **lines,
                  int *nheaders, mbs_error *syntax, mbs_error *err)
 {
     *names = NULL;
@@ -382,7 +382,7 @@ int mbs_ini_read(mbs_scenario *sc, const char *text, size_t len, char (**names)[
         free(*lines);
         *names = NULL;
         *lines = NULL;
-        return mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
+        return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
     }
     for (int i = 0; i < ctx.rd.nheaders; i++) {
         const header *h = &ctx.rd.headers[i];
@@ -397,11 +397,11 @@ int mbs_ini_read(mbs_scenario *sc, const char *text, size_t len, char (**names)[
     if (bad_line > 0) { first = bad_line; why = "syntax error (expected [section] or key = value)"; }
     if (ctx.rd.long_line && (!first || ctx.rd.long_line <= first)) { first = ctx.rd.long_line; why = "line too long (at most 197 characters)"; }
     if (ctx.outside_line && (!first || ctx.outside_line <= first)) { first = ctx.outside_line; why = "key outside any [section]"; }
-    if (first) mbs_fail(syntax, MBS_ERR_PARSE, "%s:%d: %s", sc->path, first, why);
+    if (first) mbsi_fail(syntax, MBS_ERR_PARSE, "%s:%d: %s", sc->path, first, why);
     return MBS_OK;
 }
 
-void mbs_ini_describe(const keyspec *k, char *buf, size_t n)
+void mbsi_ini_describe(const keyspec *k, char *buf, size_t n)
 {
     char rng[64] = "";
     int numbers = k->kind == K_NUM || k->kind == K_VEC || k->kind == K_POINT;

@@ -38,34 +38,34 @@ struct mbs_scenario_entry {
  * The section headers met before the first malformed line go to names and lines (nheaders of
  * them; free both), so that an unknown section is reported at its header line; *syntax gets
  * the first malformed line's message ("file:line: why"), or stays clear. */
-int mbs_ini_read(mbs_scenario *sc, const char *text, size_t len, char (**names)[MBS_NAME_LEN], int **lines,
+int mbsi_ini_read(mbs_scenario *sc, const char *text, size_t len, char (**names)[MBS_NAME_LEN], int **lines,
                  int *nheaders, mbs_error *syntax, mbs_error *err);
 /* The whole file in memory (not NUL-terminated), NULL with err filled. */
-char *mbs_ini_read_file(const char *path, size_t *len_out, mbs_error *err);
+char *mbsi_ini_read_file(const char *path, size_t *len_out, mbs_error *err);
 /* Applies one --set "section.key=value": replaces every value the file gave that key. */
-int mbs_ini_override(mbs_scenario *sc, const char *ov, mbs_error *err);
+int mbsi_ini_override(mbs_scenario *sc, const char *ov, mbs_error *err);
 
 /* The live entry of section.key (the last one given), NULL when absent. */
-const mbs_scenario_entry *mbs_ini_find(const mbs_scenario *sc, const char *section, const char *key);
+const mbs_scenario_entry *mbsi_ini_find(const mbs_scenario *sc, const char *section, const char *key);
 /* "file:line: [section] key" or "file: --set section.key=value" into buf. */
-void mbs_ini_where(const mbs_scenario *sc, const mbs_scenario_entry *e, char *buf, size_t n);
+void mbsi_ini_where(const mbs_scenario *sc, const mbs_scenario_entry *e, char *buf, size_t n);
 /* Fails with that prefix and a printf-style message; returns code. */
-int mbs_ini_fail_at(const mbs_scenario *sc, const mbs_scenario_entry *e, mbs_error *err, int code, const char *fmt, ...)
+int mbsi_ini_fail_at(const mbs_scenario *sc, const mbs_scenario_entry *e, mbs_error *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
 /* Up to max numbers separated by spaces, tabs or commas; the count, or -1 with the offending
  * word in bad when a word is not a finite number. */
-int mbs_ini_numbers(const char *s, double *out, int max, char *bad, size_t nbad);
+int mbsi_ini_numbers(const char *s, double *out, int max, char *bad, size_t nbad);
 /* A K_POINT value's frame name into name and the text of its numbers; 1 when the name is missing. */
-int mbs_ini_split_point(const char *value, char *name, size_t n, const char **rest);
+int mbsi_ini_split_point(const char *value, char *name, size_t n, const char **rest);
 /* Checks entry e against spec k; its numbers (up to 7) into x, how many into *count. */
-int mbs_ini_check_value(const mbs_scenario *sc, const mbs_scenario_entry *e, const keyspec *k, double *x, int *count,
+int mbsi_ini_check_value(const mbs_scenario *sc, const mbs_scenario_entry *e, const keyspec *k, double *x, int *count,
                         mbs_error *err);
 /* A key's doc, its accepted values and unit, as one line of docs/scenarios.md's tables. */
-void mbs_ini_describe(const keyspec *k, char *buf, size_t n);
+void mbsi_ini_describe(const keyspec *k, char *buf, size_t n);
 /* The numbers of a single-valued key into out (n of them; left alone when the key is absent). */
-void mbs_ini_nums(const mbs_scenario *sc, const char *section, const char *key, double *out, int n);
+void mbsi_ini_nums(const mbs_scenario *sc, const char *section, const char *key, double *out, int n);
 /* Its first number, def when absent. */
-double mbs_ini_num(const mbs_scenario *sc, const char *section, const char *key, double def);
+double mbsi_ini_num(const mbs_scenario *sc, const char *section, const char *key, double def);
 
 #endif

@@ -96,10 +96,10 @@ static void nums(const mbs_scenario *sc, const char *section, const char *key, d
     if (k && k->def && k->def[0]) {
         char bad[128];
         double x[8];
-        int got = mbs_ini_numbers(k->def, x, 8, bad, sizeof bad);
+        int got = mbsi_ini_numbers(k->def, x, 8, bad, sizeof bad);
         for (int i = 0; i < n && i < got; i++) out[i] = x[i];
     }
-    mbs_ini_nums(sc, section, key, out, n);
+    mbsi_ini_nums(sc, section, key, out, n);
 }
 
 static double num(const mbs_scenario *sc, const char *section, const char *key)
@@ -150,7 +150,7 @@ static int unknown_section(const char *where_, const char *name, mbs_error *err)
         strncat(names, s ? ", " : "", sizeof names - strlen(names) - 1);
         strncat(names, mbs_stepper_at(s)->name, sizeof names - strlen(names) - 1);
     }
-    return mbs_fail(err, MBS_ERR_PARSE,
+    return mbsi_fail(err, MBS_ERR_PARSE,
                     "%s: unknown section [%s] (known: model, contact, environment, controller, stepper, run, output, "
                     "or a stepper's name for its options: %s)", where_, name, names);
 }
@@ -162,7 +162,7 @@ static int given_twice(const mbs_scenario *sc, int i, mbs_error *err)
     for (int j = 0; j < i; j++) {
         const mbs_scenario_entry *o = &sc->entries[j];
         if (!o->dead && strcmp(o->section, e->section) == 0 && strcmp(o->key, e->key) == 0)
-            return mbs_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "given twice (first at line %d)", o->line);
+            return mbsi_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "given twice (first at line %d)", o->line);
     }
     return MBS_OK;
 }
@@ -172,7 +172,7 @@ static int check_option(const mbs_scenario *sc, const mbs_scenario_entry *e, con
 {
     mbs_error e1;
     mbs_error_clear(&e1);
-    if (mbs_options_set(t, NULL, e->key, e->value, &e1) != MBS_OK) return mbs_ini_fail_at(sc, e, err, e1.code, "%s", e1.msg);
+    if (mbs_options_set(t, NULL, e->key, e->value, &e1) != MBS_OK) return mbsi_ini_fail_at(sc, e, err, e1.code, "%s", e1.msg);
     return MBS_OK;
 }
 
@@ -188,11 +188,11 @@ static int check_controller_key(const mbs_scenario *sc, const mbs_scenario_entry
         t = NULL;
         for (int c = 0; !t && c < mbs_controller_count(); c++)
             if (mbs_options_find(mbs_controller_at(c)->options, e->key, NULL)) t = mbs_controller_at(c)->options;
-        if (!t) return mbs_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "unknown key '%s' in section [controller] (controller '%s' "
+        if (!t) return mbsi_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "unknown key '%s' in section [controller] (controller '%s' "
                                "has no such option)", e->key, ctrl->name);
         char w[MBS_PATH_LEN + 256];
-        mbs_ini_where(sc, e, w, sizeof w);
-        mbs_warn(err, "%s: not used by controller type '%s' (ignored)", w, ctrl->name);
+        mbsi_ini_where(sc, e, w, sizeof w);
+        mbsi_warn(err, "%s: not used by controller type '%s' (ignored)", w, ctrl->name);
     }
     return check_option(sc, e, t, err);
 }
@@ -201,7 +201,7 @@ static int check_controller_key(const mbs_scenario *sc, const mbs_scenario_entry
 static int check_entries(mbs_scenario *sc, mbs_error *err)
 {
     /* the controller first: its option table decides which [controller] keys exist */
-    const mbs_scenario_entry *te = mbs_ini_find(sc, "controller", "type");
+    const mbs_scenario_entry *te = mbsi_ini_find(sc, "controller", "type");
     const char *type = te ? te->value : MBS_CONTROLLER_DEFAULT;
     const mbs_scheme_info *ctrl = mbs_controller_find(type);
     if (!ctrl) {
@@ -210,7 +210,7 @@ static int check_entries(mbs_scenario *sc, mbs_error *err)
             strncat(names, c ? " " : "", sizeof names - strlen(names) - 1);
             strncat(names, mbs_controller_at(c)->name, sizeof names - strlen(names) - 1);
         }
-        return mbs_ini_fail_at(sc, te, err, MBS_ERR_PARSE, "'%s' is not one of: %s", type, names);
+        return mbsi_ini_fail_at(sc, te, err, MBS_ERR_PARSE, "'%s' is not one of: %s", type, names);
     }
     snprintf(sc->controller, sizeof sc->controller, "%s", type);
     for (int i = 0; i < sc->nentries; i++) {
@@ -230,15 +230,15 @@ static int check_entries(mbs_scenario *sc, mbs_error *err)
             if (rc != MBS_OK) return rc;
             continue;
         }
-        if (!k) return mbs_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "unknown key '%s' in section [%s]", e->key, e->section);
+        if (!k) return mbsi_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "unknown key '%s' in section [%s]", e->key, e->section);
         if (!k->multi && given_twice(sc, i, err)) return MBS_ERR_PARSE;
         double x[8];
         int n;
-        if (mbs_ini_check_value(sc, e, k, x, &n, err)) return err ? err->code : MBS_ERR_PARSE;
+        if (mbsi_ini_check_value(sc, e, k, x, &n, err)) return err ? err->code : MBS_ERR_PARSE;
     }
     for (int r = 0; r < NKEYS; r++)
-        if (!KEYS[r].def && !mbs_ini_find(sc, KEYS[r].section, KEYS[r].key))
-            return mbs_fail(err, MBS_ERR_PARSE, "%s: [%s] %s: missing (every scenario must set it)", sc->path,
+        if (!KEYS[r].def && !mbsi_ini_find(sc, KEYS[r].section, KEYS[r].key))
+            return mbsi_fail(err, MBS_ERR_PARSE, "%s: [%s] %s: missing (every scenario must set it)", sc->path,
                             KEYS[r].section, KEYS[r].key);
     return MBS_OK;
 }
@@ -254,32 +254,32 @@ static void read_controller(mbs_scenario *sc)
 /* Checks that need several keys at once. */
 static int check_together(mbs_scenario *sc, mbs_error *err)
 {
-    const mbs_scenario_entry *sdt = mbs_ini_find(sc, "stepper", "dt");
+    const mbs_scenario_entry *sdt = mbsi_ini_find(sc, "stepper", "dt");
     if (sc->dt > sc->controller_dt * (1 + 1e-9))
-        return mbs_ini_fail_at(sc, sdt, err, MBS_ERR_ARG, "out of range: %g is longer than the controller period [controller] dt = %g",
+        return mbsi_ini_fail_at(sc, sdt, err, MBS_ERR_ARG, "out of range: %g is longer than the controller period [controller] dt = %g",
                        sc->dt, sc->controller_dt);
     double ratio = sc->controller_dt / sc->dt;
     /* the loop counts sub-steps per controller period in an int and controller periods in a
      * long: bounds far beyond any real run keep both conversions defined */
     if (!(ratio <= MAX_SUBSTEPS))
-        return mbs_ini_fail_at(sc, sdt, err, MBS_ERR_ARG,
+        return mbsi_ini_fail_at(sc, sdt, err, MBS_ERR_ARG,
                        "out of range: %g makes %.3g steps per controller period [controller] dt = %g (at most %g)",
                        sc->dt, ratio, sc->controller_dt, MAX_SUBSTEPS);
     double periods = sc->duration / sc->controller_dt;
     if (!(periods <= MAX_PERIODS))
-        return mbs_ini_fail_at(sc, mbs_ini_find(sc, "run", "duration"), err, MBS_ERR_ARG,
+        return mbsi_ini_fail_at(sc, mbsi_ini_find(sc, "run", "duration"), err, MBS_ERR_ARG,
                        "out of range: %g is %.3g controller periods of %g s (at most %g)", sc->duration, periods,
                        sc->controller_dt, MAX_PERIODS);
     if (fabs(ratio - floor(ratio + 0.5)) > 1e-6 * ratio)
-        return mbs_ini_fail_at(sc, sdt, err, MBS_ERR_ARG,
+        return mbsi_ini_fail_at(sc, sdt, err, MBS_ERR_ARG,
                        "out of range: %g does not divide the controller period [controller] dt = %g into whole steps",
                        sc->dt, sc->controller_dt);
     if (sc->duration < sc->controller_dt)
-        return mbs_ini_fail_at(sc, mbs_ini_find(sc, "run", "duration"), err, MBS_ERR_ARG,
+        return mbsi_ini_fail_at(sc, mbsi_ini_find(sc, "run", "duration"), err, MBS_ERR_ARG,
                        "out of range: %g is shorter than one controller period (%g)", sc->duration, sc->controller_dt);
     for (int k = 0; k < 3; k++)
         if (!(sc->box_min[k] < sc->box_max[k]))
-            return mbs_ini_fail_at(sc, mbs_ini_find(sc, "run", "box"), err, MBS_ERR_ARG,
+            return mbsi_ini_fail_at(sc, mbsi_ini_find(sc, "run", "box"), err, MBS_ERR_ARG,
                            "out of range: the box is xmin ymin zmin xmax ymax zmax with each min < max");
     return MBS_OK;
 }
@@ -294,14 +294,14 @@ static void scenario_dir(const char *path, char *dir, size_t n)
 
 static int load_model(mbs_scenario *sc, mbs_error *err)
 {
-    const mbs_scenario_entry *e = mbs_ini_find(sc, "model", "urdf");
+    const mbs_scenario_entry *e = mbsi_ini_find(sc, "model", "urdf");
     char dir[MBS_PATH_LEN];
     scenario_dir(sc->path, dir, sizeof dir);
     if (e->value[0] == '/' || !strchr(sc->path, '/')) snprintf(sc->urdf, sizeof sc->urdf, "%s", e->value);
     else if ((size_t)snprintf(sc->urdf, sizeof sc->urdf, "%s/%s", dir, e->value) >= sizeof sc->urdf)
-        return mbs_ini_fail_at(sc, e, err, MBS_ERR_ARG, "path too long");
+        return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "path too long");
     FILE *f = fopen(sc->urdf, "rb");
-    if (!f) return mbs_ini_fail_at(sc, e, err, MBS_ERR_IO, "cannot open '%s': %s", sc->urdf, strerror(errno));
+    if (!f) return mbsi_ini_fail_at(sc, e, err, MBS_ERR_IO, "cannot open '%s': %s", sc->urdf, strerror(errno));
     fclose(f);
     mbs_error merr;
     mbs_error_clear(&merr);
@@ -309,11 +309,11 @@ static int load_model(mbs_scenario *sc, mbs_error *err)
     /* the model's warnings join the scenario's, one line each */
     for (char *line = merr.warnings, *nl; *line; line = nl + 1) {
         nl = strchr(line, '\n');
-        if (!nl) { mbs_warn(err, "%s", line); break; }
+        if (!nl) { mbsi_warn(err, "%s", line); break; }
         *nl = '\0';
-        mbs_warn(err, "%s", line);
+        mbsi_warn(err, "%s", line);
     }
-    if (!sc->model) return mbs_ini_fail_at(sc, e, err, merr.code ? merr.code : MBS_ERR_MODEL, "%s", merr.msg);
+    if (!sc->model) return mbsi_ini_fail_at(sc, e, err, merr.code ? merr.code : MBS_ERR_MODEL, "%s", merr.msg);
     return MBS_OK;
 }
 
@@ -321,12 +321,12 @@ static int initial_posture(mbs_scenario *sc, mbs_error *err)
 {
     const mbs_model *m = sc->model;
     sc->q0 = calloc((size_t)mbs_model_nq(m) + 1, sizeof(double));
-    if (!sc->q0) return mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
+    if (!sc->q0) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
     mbs_neutral(m, sc->q0);
-    const mbs_scenario_entry *bp = mbs_ini_find(sc, "model", "base_position"), *br = mbs_ini_find(sc, "model", "base_rpy");
+    const mbs_scenario_entry *bp = mbsi_ini_find(sc, "model", "base_position"), *br = mbsi_ini_find(sc, "model", "base_rpy");
     int root_free = mbs_model_njoints(m) > 0 && mbs_joint_type_of(m, 0) == MBS_JOINT_FREEFLYER;
     if ((bp || br) && !root_free)
-        return mbs_ini_fail_at(sc, bp ? bp : br, err, MBS_ERR_ARG, "the model has no free-flyer root (set floating = 1)");
+        return mbsi_ini_fail_at(sc, bp ? bp : br, err, MBS_ERR_ARG, "the model has no free-flyer root (set floating = 1)");
     if (root_free) {
         int iq = mbs_joint_idx_q(m, 0);
         nums(sc, "model", "base_position", sc->q0 + iq, 3);
@@ -338,11 +338,11 @@ static int initial_posture(mbs_scenario *sc, mbs_error *err)
         const mbs_scenario_entry *e = &sc->entries[i];
         if (e->dead || strcmp(e->section, "model") != 0 || strncmp(e->key, "q.", 2) != 0) continue;
         int j = mbs_joint_id(m, e->key + 2);
-        if (j < 0) return mbs_ini_fail_at(sc, e, err, MBS_ERR_ARG, "no joint '%s' in model '%s'", e->key + 2, mbs_model_name(m));
+        if (j < 0) return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "no joint '%s' in model '%s'", e->key + 2, mbs_model_name(m));
         if (mbs_joint_nq(m, j) != 1)
-            return mbs_ini_fail_at(sc, e, err, MBS_ERR_ARG, "joint '%s' has %d coordinates; only 1-coordinate joints are set "
+            return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "joint '%s' has %d coordinates; only 1-coordinate joints are set "
                            "this way", e->key + 2, mbs_joint_nq(m, j));
-        sc->q0[mbs_joint_idx_q(m, j)] = mbs_ini_num(sc, "model", e->key, 0);
+        sc->q0[mbs_joint_idx_q(m, j)] = mbsi_ini_num(sc, "model", e->key, 0);
     }
     return MBS_OK;
 }
@@ -352,9 +352,9 @@ static int add_contact(mbs_scenario *sc, const mbs_scenario_entry *e, const char
                        double radius, mbs_error *err)
 {
     if (mbs_frame_id(sc->model, name) < 0)
-        return mbs_ini_fail_at(sc, e, err, MBS_ERR_ARG, "no frame '%s' in model '%s'", name, mbs_model_name(sc->model));
+        return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "no frame '%s' in model '%s'", name, mbs_model_name(sc->model));
     if (sc->ncontacts >= MBS_SIM_MAX_CONTACTS)
-        return mbs_ini_fail_at(sc, e, err, MBS_ERR_ARG, "out of range: more than %d contact points", MBS_SIM_MAX_CONTACTS);
+        return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "out of range: more than %d contact points", MBS_SIM_MAX_CONTACTS);
     mbs_scenario_contact *c = &sc->contacts[sc->ncontacts++];
     snprintf(c->frame, sizeof c->frame, "%s", name);
     memcpy(c->offset, offset, sizeof c->offset);
@@ -372,8 +372,8 @@ static int read_points(mbs_scenario *sc, double radius, mbs_error *err)
         char name[MBS_NAME_LEN], bad[128];
         const char *rest = NULL;
         double x[3] = {0, 0, 0};
-        mbs_ini_split_point(e->value, name, sizeof name, &rest);   /* checked by check_point */
-        mbs_ini_numbers(rest, x, 3, bad, sizeof bad);
+        mbsi_ini_split_point(e->value, name, sizeof name, &rest);   /* checked by check_point */
+        mbsi_ini_numbers(rest, x, 3, bad, sizeof bad);
         int rc = add_contact(sc, e, name, x, radius, err);
         if (rc != MBS_OK) return rc;
     }
@@ -385,8 +385,8 @@ static int read_contacts(mbs_scenario *sc, mbs_error *err)
     mbs_material *mt = &sc->material;
     mt->k_normal = num(sc, "contact", "stiffness");
     mt->b_normal = num(sc, "contact", "damping");
-    mt->k_tangent = mbs_ini_num(sc, "contact", "stiffness_tangent", mt->k_normal);
-    mt->b_tangent = mbs_ini_num(sc, "contact", "damping_tangent", mt->b_normal);
+    mt->k_tangent = mbsi_ini_num(sc, "contact", "stiffness_tangent", mt->k_normal);
+    mt->b_tangent = mbsi_ini_num(sc, "contact", "damping_tangent", mt->b_normal);
     mt->mu = num(sc, "contact", "friction");
     double offset[3] = {0, 0, 0}, radius = num(sc, "contact", "radius");
     nums(sc, "contact", "offset", offset, 3);
@@ -396,8 +396,8 @@ static int read_contacts(mbs_scenario *sc, mbs_error *err)
         if (e->dead || strcmp(e->section, "contact") != 0 || strcmp(e->key, "frames") != 0) continue;
         const char *p = e->value;
         char name[MBS_NAME_LEN];
-        for (int len; (len = mbs_next_word(&p, name, sizeof name)) != 0;) {
-            if (len < 0) return mbs_ini_fail_at(sc, e, err, MBS_ERR_ARG, "frame name too long");
+        for (int len; (len = mbsi_next_word(&p, name, sizeof name)) != 0;) {
+            if (len < 0) return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "frame name too long");
             int rc = add_contact(sc, e, name, offset, radius, err);
             if (rc != MBS_OK) return rc;
         }
@@ -420,19 +420,19 @@ static int read_environment(mbs_scenario *sc, mbs_error *err)
         if (e->dead || strcmp(e->section, "environment") != 0) continue;
         double x[8] = {0};
         char bad[128];
-        int n = mbs_ini_numbers(e->value, x, 8, bad, sizeof bad);
+        int n = mbsi_ini_numbers(e->value, x, 8, bad, sizeof bad);
         if (strcmp(e->key, "plane") == 0) {
             double nn = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
-            if (!(nn > 1e-12)) return mbs_ini_fail_at(sc, e, err, MBS_ERR_ARG, "out of range: the normal (first 3 numbers) is zero");
-            if (env->nplanes >= MBS_MAX_PLANES) return mbs_ini_fail_at(sc, e, err, MBS_ERR_ARG, "out of range: more than %d planes", MBS_MAX_PLANES);
+            if (!(nn > 1e-12)) return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "out of range: the normal (first 3 numbers) is zero");
+            if (env->nplanes >= MBS_MAX_PLANES) return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "out of range: more than %d planes", MBS_MAX_PLANES);
             mbs_plane *p = &env->planes[env->nplanes++];
             for (int k = 0; k < 3; k++) p->normal[k] = x[k] / nn;
             p->offset = x[3];
             p->material = sc->material;
         } else if (strcmp(e->key, "box") == 0) {
             if (!(x[3] > 0 && x[4] > 0 && x[5] > 0))
-                return mbs_ini_fail_at(sc, e, err, MBS_ERR_ARG, "out of range: half sizes (numbers 4 to 6) must be > 0");
-            if (env->nboxes >= MBS_MAX_BOXES) return mbs_ini_fail_at(sc, e, err, MBS_ERR_ARG, "out of range: more than %d boxes", MBS_MAX_BOXES);
+                return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "out of range: half sizes (numbers 4 to 6) must be > 0");
+            if (env->nboxes >= MBS_MAX_BOXES) return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "out of range: more than %d boxes", MBS_MAX_BOXES);
             mbs_box *b = &env->boxes[env->nboxes++];
             memcpy(b->center, x, 3 * sizeof(double));
             memcpy(b->half, x + 3, 3 * sizeof(double));
@@ -455,7 +455,7 @@ int mbs_scenario_keys_markdown(const char *section, char *buf, size_t n)
         else {
             const keyspec *k = &KEYS[i];
             if (strcmp(k->section, section) != 0) continue;
-            mbs_ini_describe(k, what, sizeof what);
+            mbsi_ini_describe(k, what, sizeof what);
             const char *def = !k->def ? "required" : k->def[0] ? k->def : strstr(k->doc, "(default:") ? "see value" : "none";
             size_t kl = strlen(k->key);
             int any = kl >= 2 && k->key[kl - 1] == '*';   /* "q.*": q.JOINT */
@@ -467,7 +467,7 @@ int mbs_scenario_keys_markdown(const char *section, char *buf, size_t n)
     return (int)len;
 }
 
-int mbs_scenario_scheme_options(const mbs_scenario *sc, const char *scheme, mbs_option *opts, int *idx)
+int mbsi_scenario_scheme_options(const mbs_scenario *sc, const char *scheme, mbs_option *opts, int *idx)
 {
     int n = 0;
     for (int i = 0; i < sc->noptions; i++)
@@ -480,7 +480,7 @@ int mbs_scenario_scheme_options(const mbs_scenario *sc, const char *scheme, mbs_
     return n;
 }
 
-void mbs_scenario_option_where(const mbs_scenario *sc, int i, char *buf, size_t n)
+void mbsi_scenario_option_where(const mbs_scenario *sc, int i, char *buf, size_t n)
 {
     const mbs_scenario_option *o = &sc->options[i];
     if (o->line > 0) snprintf(buf, n, "%s:%d: [%s] %s", sc->path, o->line, o->scheme, o->key);
@@ -492,51 +492,51 @@ static int check_controller(const mbs_scenario *sc, mbs_error *err)
 {
     mbs_option opts[MBS_SIM_MAX_OPTIONS];
     int idx[MBS_SIM_MAX_OPTIONS];
-    int n = mbs_scenario_scheme_options(sc, "controller", opts, idx);
+    int n = mbsi_scenario_scheme_options(sc, "controller", opts, idx);
     const char *key = NULL;
     mbs_error e;
     mbs_error_clear(&e);
-    if (mbs_controller_check(sc->controller, opts, n, &key, &e) == MBS_OK) return MBS_OK;
+    if (mbsi_controller_check(sc->controller, opts, n, &key, &e) == MBS_OK) return MBS_OK;
     char w[MBS_PATH_LEN + 256];
     int at = -1;
     for (int i = 0; key && i < n; i++)
         if (strcmp(opts[i].key, key) == 0) at = idx[i];
-    if (at >= 0) mbs_scenario_option_where(sc, at, w, sizeof w);
+    if (at >= 0) mbsi_scenario_option_where(sc, at, w, sizeof w);
     else mbs_scenario_where(sc, "controller", "type", w, sizeof w);
-    return mbs_fail(err, e.code, "%s: %s", w, e.msg);
+    return mbsi_fail(err, e.code, "%s: %s", w, e.msg);
 }
 
 
 mbs_scenario *mbs_scenario_load(const char *path, const char *const *overrides, int noverrides, mbs_error *err)
 {
     if (err) mbs_error_clear(err);
-    if (!path) { mbs_fail(err, MBS_ERR_ARG, "mbs_scenario_load: no file"); return NULL; }
+    if (!path) { mbsi_fail(err, MBS_ERR_ARG, "mbs_scenario_load: no file"); return NULL; }
     size_t len = 0;
-    char *text = mbs_ini_read_file(path, &len, err);
+    char *text = mbsi_ini_read_file(path, &len, err);
     if (!text) return NULL;
-    mbs_scenario *sc = mbs_scenario_load_text(path, text, len, overrides, noverrides, err);
+    mbs_scenario *sc = mbsi_scenario_load_text(path, text, len, overrides, noverrides, err);
     free(text);
     return sc;
 }
 
-mbs_scenario *mbs_scenario_load_text(const char *path, const char *text, size_t len, const char *const *overrides,
+mbs_scenario *mbsi_scenario_load_text(const char *path, const char *text, size_t len, const char *const *overrides,
                                      int noverrides, mbs_error *err)
 {
     if (err) mbs_error_clear(err);
-    if (!path || (!text && len)) { mbs_fail(err, MBS_ERR_ARG, "mbs_scenario_load_text: no name or no text"); return NULL; }
+    if (!path || (!text && len)) { mbsi_fail(err, MBS_ERR_ARG, "mbsi_scenario_load_text: no name or no text"); return NULL; }
     if (!text) text = "";
     mbs_scenario *sc = calloc(1, sizeof *sc);
-    if (!sc) { mbs_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
+    if (!sc) { mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
     snprintf(sc->path, sizeof sc->path, "%s", path);
     if (len && memchr(text, '\0', len)) {
-        mbs_fail(err, MBS_ERR_PARSE, "%s: not a text file (NUL byte)", path);
+        mbsi_fail(err, MBS_ERR_PARSE, "%s: not a text file (NUL byte)", path);
         goto fail;
     }
     char (*names)[MBS_NAME_LEN] = NULL;
     int *lines = NULL, nheaders = 0;
     mbs_error syntax;
     mbs_error_clear(&syntax);
-    if (mbs_ini_read(sc, text, len, &names, &lines, &nheaders, &syntax, err)) goto fail;
+    if (mbsi_ini_read(sc, text, len, &names, &lines, &nheaders, &syntax, err)) goto fail;
     /* an unknown section, at its header line: reported before the keys in it */
     for (int i = 0; i < nheaders; i++) {
         if (known_section(names[i])) continue;
@@ -548,16 +548,16 @@ mbs_scenario *mbs_scenario_load_text(const char *path, const char *text, size_t 
     free(names);
     free(lines);
     if (err && err->code) goto fail;
-    if (syntax.code) { mbs_fail(err, syntax.code, "%s", syntax.msg); goto fail; }
+    if (syntax.code) { mbsi_fail(err, syntax.code, "%s", syntax.msg); goto fail; }
 
     for (int i = 0; overrides && i < noverrides; i++)
-        if (mbs_ini_override(sc, overrides[i], err)) goto fail;
+        if (mbsi_ini_override(sc, overrides[i], err)) goto fail;
     if (check_entries(sc, err)) goto fail;
 
     /* every value is valid now: read them with their defaults */
     sc->floating = (int)num(sc, "model", "floating");
     read_controller(sc);
-    const mbs_scenario_entry *name = mbs_ini_find(sc, "stepper", "name");
+    const mbs_scenario_entry *name = mbsi_ini_find(sc, "stepper", "name");
     snprintf(sc->stepper, sizeof sc->stepper, "%s", name ? name->value : MBS_STEPPER_DEFAULT);
     if (!mbs_stepper_find(sc->stepper)) {
         char known[256] = "";
@@ -565,8 +565,8 @@ mbs_scenario *mbs_scenario_load_text(const char *path, const char *text, size_t 
             strncat(known, s ? ", " : "", sizeof known - strlen(known) - 1);
             strncat(known, mbs_stepper_at(s)->name, sizeof known - strlen(known) - 1);
         }
-        if (name) mbs_ini_fail_at(sc, name, err, MBS_ERR_ARG, "unknown stepper '%s' (known: %s)", sc->stepper, known);
-        else mbs_fail(err, MBS_ERR_ARG, "%s: [stepper] name: unknown stepper '%s' (the default; known: %s)", path, sc->stepper, known);
+        if (name) mbsi_ini_fail_at(sc, name, err, MBS_ERR_ARG, "unknown stepper '%s' (known: %s)", sc->stepper, known);
+        else mbsi_fail(err, MBS_ERR_ARG, "%s: [stepper] name: unknown stepper '%s' (the default; known: %s)", path, sc->stepper, known);
         goto fail;
     }
     sc->dt = num(sc, "stepper", "dt");
@@ -576,7 +576,7 @@ mbs_scenario *mbs_scenario_load_text(const char *path, const char *text, size_t 
     nums(sc, "run", "box", box, 6);
     memcpy(sc->box_min, box, sizeof sc->box_min);
     memcpy(sc->box_max, box + 3, sizeof sc->box_max);
-    const mbs_scenario_entry *csv = mbs_ini_find(sc, "output", "csv");
+    const mbs_scenario_entry *csv = mbsi_ini_find(sc, "output", "csv");
     if (csv) snprintf(sc->csv, sizeof sc->csv, "%s", csv->value);
     sc->csv_every = (int)num(sc, "output", "every");
     if (check_together(sc, err)) goto fail;
@@ -590,10 +590,10 @@ mbs_scenario *mbs_scenario_load_text(const char *path, const char *text, size_t 
         if (!mbs_stepper_find(e->section) && !ctrl) continue;
         /* another controller's key was warned about and is left out */
         if (ctrl && !mbs_options_find(mbs_controller_find(sc->controller)->options, e->key, NULL)) continue;
-        if (sc->noptions >= MBS_SIM_MAX_OPTIONS) { mbs_ini_fail_at(sc, e, err, MBS_ERR_ARG, "out of range: too many scheme options"); goto fail; }
+        if (sc->noptions >= MBS_SIM_MAX_OPTIONS) { mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "out of range: too many scheme options"); goto fail; }
         mbs_scenario_option *o = &sc->options[sc->noptions++];
         if (strlen(e->key) >= sizeof o->key || strlen(e->value) >= sizeof o->value) {
-            mbs_ini_fail_at(sc, e, err, MBS_ERR_ARG, "key or value too long");
+            mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "key or value too long");
             goto fail;
         }
         snprintf(o->scheme, sizeof o->scheme, "%s", e->section);

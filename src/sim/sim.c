@@ -40,11 +40,11 @@ static void scheme_error(const mbs_scenario *sc, const char *section, const char
     for (int i = 0; i < n; i++) {
         size_t k = strlen(opts[i].key);
         if (strncmp(e->msg, opts[i].key, k) == 0 && e->msg[k] == ':' && e->msg[k + 1] == ' ') {
-            mbs_scenario_option_where(sc, idx[i], w, sizeof w);
+            mbsi_scenario_option_where(sc, idx[i], w, sizeof w);
             msg = e->msg + k + 2;
         }
     }
-    mbs_fail(err, e->code ? e->code : MBS_ERR_ARG, "%s: %s", w, msg);
+    mbsi_fail(err, e->code ? e->code : MBS_ERR_ARG, "%s: %s", w, msg);
 }
 
 /* Creates the scenario's stepper with its section's options (checked when the scenario was
@@ -52,7 +52,7 @@ static void scheme_error(const mbs_scenario *sc, const char *section, const char
 static mbs_stepper *make_stepper(const mbs_scenario *sc, mbs_system *sys, mbs_error *err)
 {
     mbs_option opts[MBS_SIM_MAX_OPTIONS];
-    int idx[MBS_SIM_MAX_OPTIONS], n = mbs_scenario_scheme_options(sc, sc->stepper, opts, idx);
+    int idx[MBS_SIM_MAX_OPTIONS], n = mbsi_scenario_scheme_options(sc, sc->stepper, opts, idx);
     mbs_error e;
     mbs_error_clear(&e);
     mbs_stepper *st = mbs_stepper_new(sc->stepper, sys, opts, n, &e);
@@ -64,7 +64,7 @@ static mbs_stepper *make_stepper(const mbs_scenario *sc, mbs_system *sys, mbs_er
 static mbs_controller *make_controller(const mbs_scenario *sc, mbs_system *sys, mbs_error *err)
 {
     mbs_option opts[MBS_SIM_MAX_OPTIONS];
-    int idx[MBS_SIM_MAX_OPTIONS], n = mbs_scenario_scheme_options(sc, "controller", opts, idx);
+    int idx[MBS_SIM_MAX_OPTIONS], n = mbsi_scenario_scheme_options(sc, "controller", opts, idx);
     mbs_error e;
     mbs_error_clear(&e);
     mbs_controller *c = mbs_controller_new(sc->controller, sys, sc->q0, sc->controller_dt, opts, n, &e);
@@ -74,9 +74,9 @@ static mbs_controller *make_controller(const mbs_scenario *sc, mbs_system *sys, 
 
 mbs_sim *mbs_sim_new(const mbs_scenario *sc, mbs_error *err)
 {
-    if (!sc || !sc->model) { mbs_fail(err, MBS_ERR_ARG, "mbs_sim_new: no scenario"); return NULL; }
+    if (!sc || !sc->model) { mbsi_fail(err, MBS_ERR_ARG, "mbs_sim_new: no scenario"); return NULL; }
     mbs_sim *sim = calloc(1, sizeof *sim);
-    if (!sim) { mbs_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
+    if (!sim) { mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
     sim->sc = sc;
     sim->sys = mbs_system_new(sc->model, sc->ncontacts, err);
     if (!sim->sys) goto fail;
@@ -241,9 +241,9 @@ static int csv_open(const mbs_system *s, const char *csv, char *tmp, size_t ntmp
 {
     *f = NULL;
     if (!csv || !csv[0]) return MBS_OK;
-    if ((size_t)snprintf(tmp, ntmp, "%s.tmp", csv) >= ntmp) return mbs_fail(err, MBS_ERR_ARG, "CSV path too long");
+    if ((size_t)snprintf(tmp, ntmp, "%s.tmp", csv) >= ntmp) return mbsi_fail(err, MBS_ERR_ARG, "CSV path too long");
     *f = fopen(tmp, "w");
-    if (!*f) return mbs_fail(err, MBS_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
+    if (!*f) return mbsi_fail(err, MBS_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
     csv_header(*f, s);
     return MBS_OK;
 }
@@ -255,11 +255,11 @@ static int csv_close(FILE *f, const char *tmp, const char *csv, int keep, mbs_er
     if (!keep) { fclose(f); remove(tmp); return MBS_OK; }
     int bad = ferror(f);
     bad |= fclose(f) != 0;
-    if (bad) { remove(tmp); return mbs_fail(err, MBS_ERR_IO, "error writing '%s'", tmp); }
+    if (bad) { remove(tmp); return mbsi_fail(err, MBS_ERR_IO, "error writing '%s'", tmp); }
     if (rename(tmp, csv) != 0) {
         int e = errno;
         remove(tmp);
-        return mbs_fail(err, MBS_ERR_IO, "cannot rename '%s' to '%s': %s", tmp, csv, strerror(e));
+        return mbsi_fail(err, MBS_ERR_IO, "cannot rename '%s' to '%s': %s", tmp, csv, strerror(e));
     }
     return MBS_OK;
 }
@@ -328,8 +328,8 @@ static void summary_end(const mbs_sim *sim, double x0, double y0, double t_step,
 
 int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *out, mbs_error *err)
 {
-    if (!sim || !out) return mbs_fail(err, MBS_ERR_ARG, "mbs_sim_run: bad arguments");
-    if (sim->ran) return mbs_fail(err, MBS_ERR_ARG, "mbs_sim_run: a sim runs once; make a new one");
+    if (!sim || !out) return mbsi_fail(err, MBS_ERR_ARG, "mbs_sim_run: bad arguments");
+    if (sim->ran) return mbsi_fail(err, MBS_ERR_ARG, "mbs_sim_run: a sim runs once; make a new one");
     sim->ran = 1;
     const mbs_scenario *sc = sim->sc;
     mbs_system *s = sim->sys;
@@ -365,7 +365,7 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
     out->sim_time = s->t;
     if (f) csv_row(f, s, s->t);
     rc = csv_close(f, tmp, csv, !interrupted, err);
-    if (interrupted) return mbs_fail(err, MBS_ERR_INTERRUPTED, "interrupted at t = %g s", t);
+    if (interrupted) return mbsi_fail(err, MBS_ERR_INTERRUPTED, "interrupted at t = %g s", t);
     if (rc != MBS_OK) return rc;
     summary_end(sim, x0, y0, t_step, iters, out);
     return MBS_OK;

@@ -20,15 +20,15 @@
  * names it in messages and the [model] urdf is resolved against its folder, as for a file.
  * mbs_scenario_load reads the file and calls this; the fuzzer (tools/fuzz_scenario.c) calls it
  * directly. */
-mbs_scenario *mbs_scenario_load_text(const char *path, const char *text, size_t len, const char *const *overrides,
+mbs_scenario *mbsi_scenario_load_text(const char *path, const char *text, size_t len, const char *const *overrides,
                                      int noverrides, mbs_error *err);
 
 /* The options of section `scheme` (a stepper's name or "controller") as key/value pairs into
  * opts (at most MBS_SIM_MAX_OPTIONS), with each one's index into sc->options in idx (may be
  * NULL); returns how many. */
-int mbs_scenario_scheme_options(const mbs_scenario *sc, const char *scheme, mbs_option *opts, int *idx);
+int mbsi_scenario_scheme_options(const mbs_scenario *sc, const char *scheme, mbs_option *opts, int *idx);
 /* Writes into buf the prefix of a message about option i of sc->options: "file:line: [section]
  * key" or "file: --set section.key=value". */
-void mbs_scenario_option_where(const mbs_scenario *sc, int i, char *buf, size_t n);
+void mbsi_scenario_option_where(const mbs_scenario *sc, int i, char *buf, size_t n);
 
 #endif

@@ -24,7 +24,7 @@ static const double d1 = -12715105075.0 / 11282082432.0, d3 = 87487479700.0 / 32
                     d4 = -10690763975.0 / 1880347072.0, d5 = 701980252875.0 / 199316789632.0,
                     d6 = -1453857185.0 / 822651844.0, d7 = 69997945.0 / 29380423.0;
 
-int mbs_dopri5_step(int n, mbs_dopri5_rhs f, void *ctx, const double *x, double h, double *const k[7],
+int mbsi_dopri5_step(int n, mbs_dopri5_rhs f, void *ctx, const double *x, double h, double *const k[7],
                     double *xnew, double *ytmp, double rtol, double atol, double *err)
 {
     /* The autonomous form ẋ = f(x) of the paper's sec. 2: the nodes c_i are only needed
@@ -59,7 +59,7 @@ int mbs_dopri5_step(int n, mbs_dopri5_rhs f, void *ctx, const double *x, double 
     return 0;
 }
 
-void mbs_dopri5_dense_prepare(int n, const double *x, const double *xnew, double *const k[7], double h,
+void mbsi_dopri5_dense_prepare(int n, const double *x, const double *xnew, double *const k[7], double h,
                               double *rcont)
 {
     const double *k1 = k[0], *k3 = k[2], *k4 = k[3], *k5 = k[4], *k6 = k[5], *k7 = k[6];
@@ -74,7 +74,7 @@ void mbs_dopri5_dense_prepare(int n, const double *x, const double *xnew, double
     }
 }
 
-void mbs_dopri5_dense_eval(int n, const double *rcont, double theta, double *out)
+void mbsi_dopri5_dense_eval(int n, const double *rcont, double theta, double *out)
 {
     const double *r1 = rcont, *r2 = rcont + n, *r3 = rcont + 2 * n, *r4 = rcont + 3 * n, *r5 = rcont + 4 * n;
     double t1 = 1.0 - theta;
@@ -82,7 +82,7 @@ void mbs_dopri5_dense_eval(int n, const double *rcont, double theta, double *out
         out[i] = r1[i] + theta * (r2[i] + t1 * (r3[i] + theta * (r4[i] + t1 * r5[i])));
 }
 
-int mbs_dopri5_initial_step(int n, mbs_dopri5_rhs f, void *ctx, const double *x, const double *f0,
+int mbsi_dopri5_initial_step(int n, mbs_dopri5_rhs f, void *ctx, const double *x, const double *f0,
                             double rtol, double atol, double hmax, double *x1, double *f1, double *h)
 {
     /* HINIT: a step whose explicit Euler increment is 1% of the solution's size, then

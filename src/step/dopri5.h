@@ -13,20 +13,20 @@ typedef int (*mbs_dopri5_rhs)(void *ctx, const double *x, double *xdot);
  * solution and *err the scaled RMS norm of the embedded error estimate (Hairer (4.11), with
  * sc_i = atol + rtol·max(|x_i|, |xnew_i|)): the step is acceptable when *err <= 1.
  * ytmp is n scratch doubles. Returns 0 or the first non-zero code of f. */
-int mbs_dopri5_step(int n, mbs_dopri5_rhs f, void *ctx, const double *x, double h, double *const k[7],
+int mbsi_dopri5_step(int n, mbs_dopri5_rhs f, void *ctx, const double *x, double h, double *const k[7],
                     double *xnew, double *ytmp, double rtol, double atol, double *err);
 
 /* Dense output of the last step (Hairer's CONTD5): fills rcont (5n doubles) from x, xnew,
- * the stages and h; mbs_dopri5_dense_eval then gives the 4th-order continuous extension
+ * the stages and h; mbsi_dopri5_dense_eval then gives the 4th-order continuous extension
  * at x(t_old + θh), θ ∈ [0, 1]. */
-void mbs_dopri5_dense_prepare(int n, const double *x, const double *xnew, double *const k[7], double h,
+void mbsi_dopri5_dense_prepare(int n, const double *x, const double *xnew, double *const k[7], double h,
                               double *rcont);
-void mbs_dopri5_dense_eval(int n, const double *rcont, double theta, double *out);
+void mbsi_dopri5_dense_eval(int n, const double *rcont, double theta, double *out);
 
 /* Hairer's starting step size (HINIT): from x, f0 = f(x), the tolerances and an upper bound
  * hmax (> 0). Costs one evaluation of f; x1 and f1 are n scratch doubles each. Returns 0 or
  * the code of f with *h untouched. */
-int mbs_dopri5_initial_step(int n, mbs_dopri5_rhs f, void *ctx, const double *x, const double *f0,
+int mbsi_dopri5_initial_step(int n, mbs_dopri5_rhs f, void *ctx, const double *x, const double *f0,
                             double rtol, double atol, double hmax, double *x1, double *f1, double *h);
 
 #endif

@@ -65,8 +65,8 @@ struct mbs_ess {
 static int fail(mbs_ess *w, int status, int code, const char *what, double t, int k)
 {
     w->status = status;
-    if (k >= 0) return mbs_fail(w->err, code, "mbs_ess: t = %.17g: guard %d: %s", t, k, what);
-    return mbs_fail(w->err, code, "mbs_ess: t = %.17g: %s", t, what);
+    if (k >= 0) return mbsi_fail(w->err, code, "mbs_ess: t = %.17g: guard %d: %s", t, k, what);
+    return mbsi_fail(w->err, code, "mbs_ess: t = %.17g: %s", t, what);
 }
 
 static int all_finite(const double *v, int n)
@@ -168,7 +168,7 @@ static void emit_dense(mbs_ess *w, double t0, double h, double tend)
     while (w->iout < w->nout && w->t_out[w->iout] <= tend) {
         double th = h > 0 ? (w->t_out[w->iout] - t0) / h : 1;
         th = fmin(1, fmax(0, th));
-        mbs_dopri5_dense_eval(w->n, w->rcont, th, w->x_out + (size_t)w->ldx * w->iout);
+        mbsi_dopri5_dense_eval(w->n, w->rcont, th, w->x_out + (size_t)w->ldx * w->iout);
         w->iout++;
     }
 }
@@ -369,7 +369,7 @@ static int locate(mbs_ess *w, int nc, double t0, double h, double *theta_b)
         if (entry_only && gb_true <= tol_g) break;
         double cth = b - gb * (b - a) / (gb - ga);
         if (!(cth > a && cth < b)) cth = 0.5 * (a + b);
-        mbs_dopri5_dense_eval(w->n, w->rcont, cth, w->xc);
+        mbsi_dopri5_dense_eval(w->n, w->rcont, cth, w->xc);
         if ((rc = eval_h(w, w->xc, w->hc, t0 + cth * h))) return rc;
         w->st.nroot_iterations++;
         double gc = gmax(w, nc, w->hc);
@@ -425,7 +425,7 @@ static int first_step_size(mbs_ess *w, double hmax)
 {
     if (w->h_next > 0) return 0;
     if (w->opt.h_init > 0) w->h_next = w->opt.h_init;
-    else if (mbs_dopri5_initial_step(w->n, rhs, w, w->x, w->k[0], w->opt.rtol, w->opt.atol, hmax, w->ytmp, w->xnew,
+    else if (mbsi_dopri5_initial_step(w->n, rhs, w, w->x, w->k[0], w->opt.rtol, w->opt.atol, hmax, w->ytmp, w->xnew,
                                      &w->h_next))
         return fail(w, MBS_ESS_ERR_CALLBACK, MBS_ERR_MODEL, "the vector field f returned non-zero", w->t, -1);
     return 0;
@@ -454,7 +454,7 @@ static int try_until_accepted(mbs_ess *w, double tf, double hmax, long *attempts
             return fail(w, MBS_ESS_ERR_STEP_SIZE, MBS_ERR_MODEL,
                         "step size underflow (a discontinuity no guard covers, or a stiff field)", w->t, -1);
         }
-        int rc = mbs_dopri5_step(w->n, rhs, w, w->x, h, w->k, w->xnew, w->ytmp, w->opt.rtol, w->opt.atol, &err);
+        int rc = mbsi_dopri5_step(w->n, rhs, w, w->x, h, w->k, w->xnew, w->ytmp, w->opt.rtol, w->opt.atol, &err);
         if (rc) return fail(w, MBS_ESS_ERR_CALLBACK, MBS_ERR_MODEL, "the vector field f returned non-zero", w->t, -1);
         if (err <= 1) break;
         w->st.nrejected++;
@@ -498,7 +498,7 @@ static int cut_at_first_event(mbs_ess *w, int nc, double t0, double h, int *dens
     for (int c = 0; c < nc && !need; c++) need = w->cand_kind[c] != CAND_ENTRY;
     if (!need) return 0;
     double th;
-    mbs_dopri5_dense_prepare(w->n, w->x, w->xnew, w->k, h, w->rcont);
+    mbsi_dopri5_dense_prepare(w->n, w->x, w->xnew, w->k, h, w->rcont);
     *dense = 1;
     if ((rc = locate(w, nc, t0, h, &th))) return rc;
     if (th < 1) {
@@ -518,7 +518,7 @@ static int cut_at_first_event(mbs_ess *w, int nc, double t0, double h, int *dens
 static void advance_to_step_end(mbs_ess *w, double t0, double h, double tnew, int dense)
 {
     if (w->iout < w->nout && w->t_out[w->iout] <= tnew) {
-        if (!dense) mbs_dopri5_dense_prepare(w->n, w->x, w->xnew, w->k, h, w->rcont);
+        if (!dense) mbsi_dopri5_dense_prepare(w->n, w->x, w->xnew, w->k, h, w->rcont);
         emit_dense(w, t0, h, tnew);
     }
     double *tx = w->x; w->x = w->xnew; w->xnew = tx;
@@ -612,7 +612,7 @@ void mbs_ess_default_options(mbs_ess_options *opt)
 mbs_ess *mbs_ess_new(int n, int m, int max_events, mbs_error *err)
 {
     if (n < 1 || m < 0 || max_events < 0 || n > (1 << 24) || m > (1 << 24)) {
-        mbs_fail(err, MBS_ERR_ARG, "mbs_ess_new: bad sizes n = %d, m = %d, max_events = %d", n, m, max_events);
+        mbsi_fail(err, MBS_ERR_ARG, "mbs_ess_new: bad sizes n = %d, m = %d, max_events = %d", n, m, max_events);
         return NULL;
     }
     /* one block: the struct, then doubles, then events, then ints and chars */
@@ -621,7 +621,7 @@ mbs_ess *mbs_ess_new(int n, int m, int max_events, mbs_error *err)
                    sizeof(int) * (size_t)m + (size_t)m * 6 + 64;
     mbs_ess *w = calloc(1, bytes);
     if (!w) {
-        mbs_fail(err, MBS_ERR_NOMEM, "mbs_ess_new: out of memory (%zu bytes)", bytes);
+        mbsi_fail(err, MBS_ERR_NOMEM, "mbs_ess_new: out of memory (%zu bytes)", bytes);
         return NULL;
     }
     w->n = n;
@@ -653,38 +653,38 @@ void mbs_ess_free(mbs_ess *w) { free(w); }
 int mbs_ess_init(mbs_ess *w, const mbs_ess_system *sys, const mbs_ess_options *opt, double t0,
                  const double *x0, mbs_error *err)
 {
-    if (!w) return mbs_fail(err, MBS_ERR_ARG, "mbs_ess_init: NULL integrator");
+    if (!w) return mbsi_fail(err, MBS_ERR_ARG, "mbs_ess_init: NULL integrator");
     w->err = err;
     w->initialized = 0;
     w->status = MBS_ESS_ERR_INPUT;
-    if (!sys || !x0) return mbs_fail(err, MBS_ERR_ARG, "mbs_ess_init: NULL system or initial state");
+    if (!sys || !x0) return mbsi_fail(err, MBS_ERR_ARG, "mbs_ess_init: NULL system or initial state");
     if (sys->n != w->n || sys->m != w->m)
-        return mbs_fail(err, MBS_ERR_ARG, "mbs_ess_init: system has n = %d, m = %d but the integrator was made for %d, %d",
+        return mbsi_fail(err, MBS_ERR_ARG, "mbs_ess_init: system has n = %d, m = %d but the integrator was made for %d, %d",
                         sys->n, sys->m, w->n, w->m);
-    if (!sys->f) return mbs_fail(err, MBS_ERR_ARG, "mbs_ess_init: the vector field f is NULL");
-    if (w->m > 0 && !sys->h) return mbs_fail(err, MBS_ERR_ARG, "mbs_ess_init: m = %d guards but h is NULL", w->m);
+    if (!sys->f) return mbsi_fail(err, MBS_ERR_ARG, "mbs_ess_init: the vector field f is NULL");
+    if (w->m > 0 && !sys->h) return mbsi_fail(err, MBS_ERR_ARG, "mbs_ess_init: m = %d guards but h is NULL", w->m);
     mbs_ess_options o;
     if (opt) o = *opt;
     else mbs_ess_default_options(&o);
     for (int k = 0; k < w->m; k++) {
         double e = o.eps_k ? o.eps_k[k] : o.eps;
         if (!(e > 0) || !isfinite(e))
-            return mbs_fail(err, MBS_ERR_ARG, "mbs_ess_init: precision eps of guard %d is %g; it must be finite and > 0", k, e);
+            return mbsi_fail(err, MBS_ERR_ARG, "mbs_ess_init: precision eps of guard %d is %g; it must be finite and > 0", k, e);
         w->eps[k] = e;
     }
     if (!(o.rtol >= 0) || !(o.atol >= 0) || !(o.rtol + o.atol > 0) || !isfinite(o.rtol) || !isfinite(o.atol))
-        return mbs_fail(err, MBS_ERR_ARG, "mbs_ess_init: tolerances rtol = %g, atol = %g must be >= 0, finite, not both 0",
+        return mbsi_fail(err, MBS_ERR_ARG, "mbs_ess_init: tolerances rtol = %g, atol = %g must be >= 0, finite, not both 0",
                         o.rtol, o.atol);
     if (!(o.h_init >= 0) || !(o.h_max >= 0) || !isfinite(o.h_init) || !isfinite(o.h_max))
-        return mbs_fail(err, MBS_ERR_ARG, "mbs_ess_init: h_init = %g, h_max = %g must be finite and >= 0", o.h_init, o.h_max);
+        return mbsi_fail(err, MBS_ERR_ARG, "mbs_ess_init: h_init = %g, h_max = %g must be finite and >= 0", o.h_init, o.h_max);
     if (!(o.liveness_c >= 0) || !isfinite(o.liveness_c))
-        return mbs_fail(err, MBS_ERR_ARG, "mbs_ess_init: liveness_c = %g must be finite and >= 0", o.liveness_c);
+        return mbsi_fail(err, MBS_ERR_ARG, "mbs_ess_init: liveness_c = %g must be finite and >= 0", o.liveness_c);
     if (o.liveness_policy < 0 || o.liveness_policy > 1 || o.rearm < 0 || o.rearm > 1 || o.entry < 0 || o.entry > 1)
-        return mbs_fail(err, MBS_ERR_ARG, "mbs_ess_init: unknown liveness_policy, rearm or entry value");
-    if (o.max_steps < 1) return mbs_fail(err, MBS_ERR_ARG, "mbs_ess_init: max_steps = %ld must be >= 1", o.max_steps);
-    if (!isfinite(t0)) return mbs_fail(err, MBS_ERR_ARG, "mbs_ess_init: t0 is not finite");
+        return mbsi_fail(err, MBS_ERR_ARG, "mbs_ess_init: unknown liveness_policy, rearm or entry value");
+    if (o.max_steps < 1) return mbsi_fail(err, MBS_ERR_ARG, "mbs_ess_init: max_steps = %ld must be >= 1", o.max_steps);
+    if (!isfinite(t0)) return mbsi_fail(err, MBS_ERR_ARG, "mbs_ess_init: t0 is not finite");
     for (int i = 0; i < w->n; i++)
-        if (!isfinite(x0[i])) return mbs_fail(err, MBS_ERR_ARG, "mbs_ess_init: x0[%d] is not finite", i);
+        if (!isfinite(x0[i])) return mbsi_fail(err, MBS_ERR_ARG, "mbs_ess_init: x0[%d] is not finite", i);
     o.eps_k = NULL;   /* copied into w->eps: the caller's array need not outlive this call */
     w->opt = o;
     w->sys = *sys;
@@ -719,25 +719,25 @@ int mbs_ess_init(mbs_ess *w, const mbs_ess_system *sys, const mbs_ess_options *o
 int mbs_ess_integrate(mbs_ess *w, double tf, const double *t_out, int nout, double *x_out, int ldx,
                       mbs_error *err)
 {
-    if (!w) return mbs_fail(err, MBS_ERR_ARG, "mbs_ess_integrate: NULL integrator");
+    if (!w) return mbsi_fail(err, MBS_ERR_ARG, "mbs_ess_integrate: NULL integrator");
     w->err = err;
     if (!w->initialized) {
         w->status = MBS_ESS_ERR_INPUT;
-        return mbs_fail(err, MBS_ERR_ARG, "mbs_ess_integrate: not initialised (mbs_ess_init failed or was not called)");
+        return mbsi_fail(err, MBS_ERR_ARG, "mbs_ess_integrate: not initialised (mbs_ess_init failed or was not called)");
     }
     if (!isfinite(tf) || tf < w->t) {
         w->status = MBS_ESS_ERR_INPUT;
-        return mbs_fail(err, MBS_ERR_ARG, "mbs_ess_integrate: final time %g is before the current time %.17g", tf, w->t);
+        return mbsi_fail(err, MBS_ERR_ARG, "mbs_ess_integrate: final time %g is before the current time %.17g", tf, w->t);
     }
     if (nout < 0 || (nout > 0 && (!t_out || !x_out || ldx < w->n))) {
         w->status = MBS_ESS_ERR_INPUT;
-        return mbs_fail(err, MBS_ERR_ARG, "mbs_ess_integrate: bad dense output request (nout = %d, ldx = %d, n = %d)",
+        return mbsi_fail(err, MBS_ERR_ARG, "mbs_ess_integrate: bad dense output request (nout = %d, ldx = %d, n = %d)",
                         nout, ldx, w->n);
     }
     for (int i = 0; i < nout; i++)
         if (!(t_out[i] >= w->t && t_out[i] <= tf) || (i > 0 && t_out[i] < t_out[i - 1])) {
             w->status = MBS_ESS_ERR_INPUT;
-            return mbs_fail(err, MBS_ERR_ARG,
+            return mbsi_fail(err, MBS_ERR_ARG,
                             "mbs_ess_integrate: output time t_out[%d] = %g is outside [%.17g, %g] or out of order", i,
                             t_out[i], w->t, tf);
         }

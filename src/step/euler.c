@@ -2,13 +2,13 @@
  * q⁺ = integrate(q, δt v + δt²/2 v̇). The baseline every stiff-contact scheme is measured against. */
 #include "step_internal.h"
 
-static int init(mbs_stepper *st, mbs_error *err) { return mbs_step_buffers_init(st, 2, (size_t)st->sys->nv, err); }
+static int init(mbs_stepper *st, mbs_error *err) { return mbsi_step_buffers_init(st, 2, (size_t)st->sys->nv, err); }
 
 static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
 {
     (void)stats;
     mbs_system *s = st->sys;
-    double *ddq = mbs_step_buffer(st, 0), *dq = mbs_step_buffer(st, 1);
+    double *ddq = mbsi_step_buffer(st, 0), *dq = mbsi_step_buffer(st, 1);
     mbs_system_dynamics(s, s->q, s->v, 1, ddq);
     for (int k = 0; k < s->nv; k++) {
         dq[k] = dt * s->v[k] + 0.5 * dt * dt * ddq[k];
@@ -19,7 +19,7 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     return MBS_OK;
 }
 
-const mbs_stepper_type mbs_stepper_euler = {
+const mbs_stepper_type mbsi_stepper_euler = {
     {"euler", "explicit Euler (eq. 34 of Hammoud et al.): the baseline; needs tiny steps with stiff contacts", &(const mbs_option_table){"euler", NULL, 0, NULL, 0, 0}},
-    init, step, mbs_step_buffers_fini,
+    init, step, mbsi_step_buffers_fini,
 };

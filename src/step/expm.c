@@ -39,7 +39,7 @@ struct mbs_expm_ws {
     int *ipiv;
 };
 
-mbs_expm_ws *mbs_expm_ws_new(int nmax)
+mbs_expm_ws *mbsi_expm_ws_new(int nmax)
 {
     if (nmax < 1 || nmax > 46340) return NULL;
     mbs_expm_ws *ws = calloc(1, sizeof *ws);
@@ -64,7 +64,7 @@ mbs_expm_ws *mbs_expm_ws_new(int nmax)
     return ws;
 }
 
-void mbs_expm_ws_free(mbs_expm_ws *ws)
+void mbsi_expm_ws_free(mbs_expm_ws *ws)
 {
     if (!ws) return;
     free(ws->a);   /* the start of the block */
@@ -410,7 +410,7 @@ static int bad_sizes(const mbs_expm_ws *ws, int n, int lda, int k, int ldv, int 
     return !ws || n < 1 || n > ws->nmax || k < 0 || k > ws->nmax || lda < n || ldx < n || (has_v && ldv < n);
 }
 
-int mbs_expm_pade_apply(mbs_expm_ws *ws, int n, const double *A, int lda, int m, int s, int k,
+int mbsi_expm_pade_apply(mbs_expm_ws *ws, int n, const double *A, int lda, int m, int s, int k,
                         const double *V, int ldv, double *X, int ldx, mbs_expm_info *info)
 {
     if (!V || bad_sizes(ws, n, lda, k, ldv, ldx, 1) || !pade_coefficients(m) || s < 0 || s > 1100) return MBS_ERR_ARG;
@@ -480,14 +480,14 @@ static int expm_run(mbs_expm_ws *ws, int n, const double *A, int lda, int k, con
     return 0;
 }
 
-int mbs_expm_apply(mbs_expm_ws *ws, int n, const double *A, int lda, int k, const double *V, int ldv,
+int mbsi_expm_apply(mbs_expm_ws *ws, int n, const double *A, int lda, int k, const double *V, int ldv,
                    double *X, int ldx, int max_mat_mult, int balance, mbs_expm_info *info)
 {
     if (!V) return MBS_ERR_ARG;
     return expm_run(ws, n, A, lda, k, V, ldv, X, ldx, max_mat_mult, balance, info);
 }
 
-int mbs_expm(mbs_expm_ws *ws, int n, const double *A, int lda, double *E, int lde, int max_mat_mult,
+int mbsi_expm(mbs_expm_ws *ws, int n, const double *A, int lda, double *E, int lde, int max_mat_mult,
              int balance, mbs_expm_info *info)
 {
     return expm_run(ws, n, A, lda, n, NULL, n, E, lde, max_mat_mult, balance, info);

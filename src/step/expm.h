@@ -33,8 +33,8 @@ typedef struct mbs_expm_info {
 
 /* A workspace for matrices up to nmax x nmax and up to nmax right-hand columns; NULL when
  * out of memory or nmax < 1. */
-mbs_expm_ws *mbs_expm_ws_new(int nmax);
-void mbs_expm_ws_free(mbs_expm_ws *ws);
+mbs_expm_ws *mbsi_expm_ws_new(int nmax);
+void mbsi_expm_ws_free(mbs_expm_ws *ws);
 
 /* X = e^A V for the n x n matrix A (leading dimension lda) and the n x k matrix V (ldv);
  * X (ldx) may be V itself. max_mat_mult: MBS_EXPM_FULL, or 0..4 for the reduced variants
@@ -43,16 +43,16 @@ void mbs_expm_ws_free(mbs_expm_ws *ws);
  * Computes N(A)V and then solves D(A) X = N(A)V (Hammoud eq. 33) rather than forming e^A.
  * info may be NULL. Returns MBS_OK; MBS_ERR_ARG for bad sizes or options; MBS_ERR_NUMERIC when A
  * is not finite or the Padé denominator D(A) is singular. */
-int mbs_expm_apply(mbs_expm_ws *ws, int n, const double *A, int lda, int k, const double *V, int ldv,
+int mbsi_expm_apply(mbs_expm_ws *ws, int n, const double *A, int lda, int k, const double *V, int ldv,
                    double *X, int ldx, int max_mat_mult, int balance, mbs_expm_info *info);
 
-/* E = e^A (n x n, lde), as mbs_expm_apply with V = I. */
-int mbs_expm(mbs_expm_ws *ws, int n, const double *A, int lda, double *E, int lde, int max_mat_mult,
+/* E = e^A (n x n, lde), as mbsi_expm_apply with V = I. */
+int mbsi_expm(mbs_expm_ws *ws, int n, const double *A, int lda, double *E, int lde, int max_mat_mult,
              int balance, mbs_expm_info *info);
 
 /* The building block, exposed for tests: X = r_m(A / 2^s)^(2^s) V with the Padé degree m in
  * {1, 2, 3, 5, 7, 9, 13} and s >= 0 squarings, no balancing. Same returns as above. */
-int mbs_expm_pade_apply(mbs_expm_ws *ws, int n, const double *A, int lda, int m, int s, int k,
+int mbsi_expm_pade_apply(mbs_expm_ws *ws, int n, const double *A, int lda, int m, int s, int k,
                         const double *V, int ldv, double *X, int ldx, mbs_expm_info *info);
 
 #ifdef __cplusplus

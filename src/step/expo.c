@@ -74,7 +74,7 @@ static void fini(mbs_stepper *st)
 {
     expo *e = st->impl;
     if (!e) return;
-    mbs_expm_ws_free(e->ws);
+    mbsi_expm_ws_free(e->ws);
     free(e);   /* one block: the struct and every buffer */
     st->impl = NULL;
 }
@@ -82,26 +82,26 @@ static void fini(mbs_stepper *st)
 static void layout(mbs_carver *c, expo *e)
 {
     size_t nv = (size_t)e->nv, cs = (size_t)e->cmax, N = 6 * cs + 3;
-    e->M = mbs_carve_doubles(c, nv * nv);
-    e->X = mbs_carve_doubles(c, nv * (3 * cs + 1));
-    e->Jc = mbs_carve_doubles(c, 3 * cs * nv);
-    e->dq = mbs_carve_doubles(c, nv);
-    e->zero = mbs_carve_doubles(c, nv);
-    e->J6 = mbs_carve_doubles(c, 6 * nv);
-    e->ups = mbs_carve_doubles(c, 9 * cs * cs);
-    e->Kw = mbs_carve_doubles(c, 9 * cs);
-    e->Bw = mbs_carve_doubles(c, 9 * cs);
-    e->off = mbs_carve_doubles(c, 3 * cs);
-    e->pdd = mbs_carve_doubles(c, 3 * cs);
-    e->Ab = mbs_carve_doubles(c, N * N);
-    e->V2 = mbs_carve_doubles(c, 2 * N);
-    e->X2 = mbs_carve_doubles(c, 2 * N);
-    e->lam = mbs_carve_doubles(c, 3 * cs);
-    e->lam2 = mbs_carve_doubles(c, 3 * cs);
-    e->lb = mbs_carve_doubles(c, 3 * cs);
-    e->lb2 = mbs_carve_doubles(c, 3 * cs);
-    e->act = mbs_carve_ints(c, cs);
-    e->mode = mbs_carve_ints(c, cs);
+    e->M = mbsi_carve_doubles(c, nv * nv);
+    e->X = mbsi_carve_doubles(c, nv * (3 * cs + 1));
+    e->Jc = mbsi_carve_doubles(c, 3 * cs * nv);
+    e->dq = mbsi_carve_doubles(c, nv);
+    e->zero = mbsi_carve_doubles(c, nv);
+    e->J6 = mbsi_carve_doubles(c, 6 * nv);
+    e->ups = mbsi_carve_doubles(c, 9 * cs * cs);
+    e->Kw = mbsi_carve_doubles(c, 9 * cs);
+    e->Bw = mbsi_carve_doubles(c, 9 * cs);
+    e->off = mbsi_carve_doubles(c, 3 * cs);
+    e->pdd = mbsi_carve_doubles(c, 3 * cs);
+    e->Ab = mbsi_carve_doubles(c, N * N);
+    e->V2 = mbsi_carve_doubles(c, 2 * N);
+    e->X2 = mbsi_carve_doubles(c, 2 * N);
+    e->lam = mbsi_carve_doubles(c, 3 * cs);
+    e->lam2 = mbsi_carve_doubles(c, 3 * cs);
+    e->lb = mbsi_carve_doubles(c, 3 * cs);
+    e->lb2 = mbsi_carve_doubles(c, 3 * cs);
+    e->act = mbsi_carve_ints(c, cs);
+    e->mode = mbsi_carve_ints(c, cs);
 }
 
 static int init(mbs_stepper *st, mbs_error *err)
@@ -114,20 +114,20 @@ static int init(mbs_stepper *st, mbs_error *err)
     head.cmax = c;
     head.nv = nv;
     mbs_carver cv = {NULL, 0};
-    mbs_carve(&cv, sizeof(expo));
+    mbsi_carve(&cv, sizeof(expo));
     layout(&cv, &head);
-    expo *e = mbs_carver_alloc(&cv);
-    if (!e) return mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
+    expo *e = mbsi_carver_alloc(&cv);
+    if (!e) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
     *e = head;
-    mbs_carve(&cv, sizeof(expo));
+    mbsi_carve(&cv, sizeof(expo));
     layout(&cv, e);
     st->impl = e;
     e->max_mat_mult = o->max_mat_mult;
     e->balance = o->balance;
-    e->ws = mbs_expm_ws_new(N);
+    e->ws = mbsi_expm_ws_new(N);
     if (!e->ws) {
         fini(st);
-        return mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
+        return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
     }
     return MBS_OK;
 }
@@ -203,7 +203,7 @@ static int contact_averages(expo *e, const mbs_system *s, int na, double dt)
     memset(e->V2, 0, 2 * (size_t)N * sizeof(double));
     e->V2[n + 1] = 1;
     e->V2[N + n + 2] = 1;
-    int rc = mbs_expm_apply(e->ws, N, Ab, N, 2, e->V2, N, e->X2, N, e->max_mat_mult, e->balance, NULL);
+    int rc = mbsi_expm_apply(e->ws, N, Ab, N, 2, e->V2, N, e->X2, N, e->max_mat_mult, e->balance, NULL);
     if (rc != 0) return MBS_ERR_MODEL;
     const double *xi = e->X2, *xi2 = e->X2 + N;
 
@@ -291,7 +291,7 @@ static int gather_active(expo *e, mbs_system *s)
     int na = 0;
     for (int i = 0; i < s->ncontacts && na < e->cmax; i++) {
         mbs_contact *c = &s->contacts[i];
-        if (!c->active && mbs_contact_penetrates(s, c)) mbs_contact_activate(c);
+        if (!c->active && mbsi_contact_penetrates(s, c)) mbsi_contact_activate(c);
         if (c->active) e->act[na++] = i;
     }
     return na;
@@ -346,7 +346,7 @@ static int contact_space_dynamics(expo *e, mbs_system *s, int na)
     if (mbs_ltdl(m, d, e->M) != MBS_OK) return MBS_ERR_MODEL;
     mbs_nonlinear_effects(m, d, s->q, s->v, e->dq);
     for (int k = 0; k < nv; k++) X[(size_t)ld * k + nc] = s->tau[k] - e->dq[k];
-    mbs_ltdl_solve_rows(m, d, X, ld, 0);   /* [M⁻¹Jᵀ, v̇_f = M⁻¹(τ − h)] */
+    mbsi_ltdl_solve_rows(m, d, X, ld, 0);   /* [M⁻¹Jᵀ, v̇_f = M⁻¹(τ − h)] */
     /* Υ = J M⁻¹Jᵀ (eq. 9) and p̈_free = J v̇_f + J̇v (eq. 10) */
     memset(e->ups, 0, (size_t)nc * nc * sizeof(double));
     for (int k = 0; k < nv; k++) {
@@ -404,7 +404,7 @@ static void project_on_cones(expo *e, mbs_system *s, int na)
         const double *l = e->lam + 3 * a;
         int trimmed = memcmp(e->lb + 3 * a, l, 3 * sizeof(double)) != 0, zero = l[0] == 0 && l[1] == 0 && l[2] == 0;
         /* on the cone's boundary; the force applied is kept for logging */
-        mbs_contact_record_step(c, l, e->mode[a] == SLIDE || (trimmed && !zero));
+        mbsi_contact_record_step(c, l, e->mode[a] == SLIDE || (trimmed && !zero));
     }
 }
 
@@ -451,7 +451,7 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     return MBS_OK;
 }
 
-const mbs_stepper_type mbs_stepper_expo = {
+const mbs_stepper_type mbsi_stepper_expo = {
     {"expo", "exponential integrator (Hammoud et al. 2022): stiff viscoelastic contacts at 5-40 ms steps",
      &(const mbs_option_table){"expo", expo_spec, (int)(sizeof expo_spec / sizeof *expo_spec), NULL, 0, sizeof(expo_options)}},
     init, step, fini,

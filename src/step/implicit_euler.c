@@ -22,7 +22,7 @@
  * (integrate(q, δt v), v) is tried too and the one with the smaller residual kept.
  *
  * Contacts: anchors and the active set are held during the solve. Newton first runs on the
- * smooth model (plain spring-dampers, no release, no cone: mbs_contact_forces_smooth), where it
+ * smooth model (plain spring-dampers, no release, no cone: mbsi_contact_forces_smooth), where it
  * converges reliably; on the clamped forces alone a Newton step through a released contact sees
  * no stiffness there and overshoots into the ground. Contacts that carry no force at that
  * solution (they pull, or left the surface) are released for the rest of the step, as the
@@ -83,18 +83,18 @@ static void layout(mbs_carver *c, implicit_euler *w, size_t nq, size_t nv)
 {
     size_t nn = nv * nv;
     double **vecq[] = {&w->q1, &w->qt, &w->y};
-    for (int k = 0; k < 3; k++) *vecq[k] = mbs_carve_doubles(c, nq);
+    for (int k = 0; k < 3; k++) *vecq[k] = mbsi_carve_doubles(c, nq);
     double **vecv[] = {&w->v1, &w->a1, &w->vt, &w->at, &w->th};
-    for (int k = 0; k < 5; k++) *vecv[k] = mbs_carve_doubles(c, nv);
+    for (int k = 0; k < 5; k++) *vecv[k] = mbsi_carve_doubles(c, nv);
     double **vec2[] = {&w->r, &w->rt, &w->dx};
-    for (int k = 0; k < 3; k++) *vec2[k] = mbs_carve_doubles(c, 2 * nv);
+    for (int k = 0; k < 3; k++) *vec2[k] = mbsi_carve_doubles(c, 2 * nv);
     double **mat[] = {&w->Gq, &w->Gv, &w->M, &w->D0, &w->D1, &w->I1};
-    for (int k = 0; k < 6; k++) *mat[k] = mbs_carve_doubles(c, nn);
-    w->N = mbs_carve_doubles(c, 4 * nn);
-    w->A = mbs_carve_doubles(c, 4 * nn);
-    w->work = mbs_carve_doubles(c, mbs_contact_derivatives_work_size((int)nv) + 1);
-    w->iwork = mbs_carve_ints(c, nv + 1);
-    w->ipiv = mbs_carve(c, (2 * nv + 1) * sizeof(lapack_int));
+    for (int k = 0; k < 6; k++) *mat[k] = mbsi_carve_doubles(c, nn);
+    w->N = mbsi_carve_doubles(c, 4 * nn);
+    w->A = mbsi_carve_doubles(c, 4 * nn);
+    w->work = mbsi_carve_doubles(c, mbsi_contact_derivatives_work_size((int)nv) + 1);
+    w->iwork = mbsi_carve_ints(c, nv + 1);
+    w->ipiv = mbsi_carve(c, (2 * nv + 1) * sizeof(lapack_int));
 }
 
 static int init(mbs_stepper *st, mbs_error *err)
@@ -104,11 +104,11 @@ static int init(mbs_stepper *st, mbs_error *err)
     size_t nq = (size_t)s->nq, nv = (size_t)s->nv;
     implicit_euler head = {0};
     mbs_carver c = {NULL, 0};
-    mbs_carve(&c, sizeof head);
+    mbsi_carve(&c, sizeof head);
     layout(&c, &head, nq, nv);
-    implicit_euler *w = mbs_carver_alloc(&c);
-    if (!w) return mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
-    mbs_carve(&c, sizeof head);
+    implicit_euler *w = mbsi_carver_alloc(&c);
+    if (!w) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
+    mbsi_carve(&c, sizeof head);
     layout(&c, w, nq, nv);
     st->impl = w;
     w->tol = o->tol;
@@ -125,7 +125,7 @@ static double residual(implicit_euler *w, mbs_system *s, double dt, const double
 {
     const int nv = s->nv;
     if (w->clamped) mbs_system_dynamics(s, q1, v1, 0, a1);
-    else mbs_system_dynamics_smooth(s, q1, v1, a1);
+    else mbsi_system_dynamics_smooth(s, q1, v1, a1);
     for (int k = 0; k < nv; k++) w->th[k] = dt * v1[k];
     mbs_integrate(s->model, s->q, w->th, w->y);
     mbs_difference(s->model, q1, w->y, r);
@@ -146,7 +146,7 @@ static void newton_matrix(implicit_euler *w, mbs_system *s, double dt, const dou
     /* M q̈ + h(q, v) = τ + τ_c(q, v): G = ∂τ_c/∂x − ∂rnea/∂x at q̈ = a1 */
     mbs_rnea_derivatives(m, s->data, q1, v1, a1, w->Gq, w->Gv, w->M);
     for (size_t k = 0; k < nn; k++) { w->Gq[k] = -w->Gq[k]; w->Gv[k] = -w->Gv[k]; }
-    mbs_contact_force_derivatives(s, q1, v1, w->clamped, w->Gq, w->Gv, w->work, w->iwork);
+    mbsi_contact_force_derivatives(s, q1, v1, w->clamped, w->Gq, w->Gv, w->work, w->iwork);
     for (int k = 0; k < nv; k++) w->th[k] = dt * v1[k];
     mbs_integrate(m, s->q, w->th, w->y);
     mbs_dintegrate(m, s->q, w->th, MBS_ARG1, w->I1);
@@ -250,7 +250,7 @@ static int release_at_x1(implicit_euler *w, mbs_system *s)
     int n = 0;
     for (int i = 0; i < s->ncontacts; i++) {
         mbs_contact *c = &s->contacts[i];
-        if (c->active && c->lambda[0] == 0 && c->lambda[1] == 0 && c->lambda[2] == 0) { mbs_contact_release(c); n++; }
+        if (c->active && c->lambda[0] == 0 && c->lambda[1] == 0 && c->lambda[2] == 0) { mbsi_contact_release(c); n++; }
     }
     return n;
 }
@@ -317,9 +317,9 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
  * system's state, with the anchors and the active set the system holds and the clamped (1) or
  * smooth (0) contact forces; when N is not NULL, the row-scaled Newton matrix the stepper
  * solves with (2nv x 2nv, column-major: −diag(1, M) ∂r/∂x1) and M(q1) (nv x nv). Returns ‖r‖₂. */
-double mbs_implicit_euler_residual(mbs_stepper *st, double dt, int clamped, const double *q1, const double *v1,
+double mbsi_implicit_euler_residual(mbs_stepper *st, double dt, int clamped, const double *q1, const double *v1,
                                    double *r, double *N, double *M);
-double mbs_implicit_euler_residual(mbs_stepper *st, double dt, int clamped, const double *q1, const double *v1,
+double mbsi_implicit_euler_residual(mbs_stepper *st, double dt, int clamped, const double *q1, const double *v1,
                                    double *r, double *N, double *M)
 {
     implicit_euler *w = st->impl;
@@ -335,7 +335,7 @@ double mbs_implicit_euler_residual(mbs_stepper *st, double dt, int clamped, cons
     return rho;
 }
 
-const mbs_stepper_type mbs_stepper_implicit_euler = {
+const mbs_stepper_type mbsi_stepper_implicit_euler = {
     {"implicit_euler",
      "implicit Euler on the Lie group (appendix A of Hammoud et al.): Newton with analytical derivatives; "
      "stiff contacts at large steps, at a price",

@@ -6,7 +6,7 @@
 #include "step_internal.h"
 
 /* The registered schemes, in the order ./sim --help lists them: scheme NAME is the
- * mbs_stepper_type mbs_stepper_NAME its file defines. Adding one is its file and one line here. */
+ * mbs_stepper_type mbsi_stepper_NAME its file defines. Adding one is its file and one line here. */
 #define STEPPERS(X)     \
     X(euler)            \
     X(symplectic_euler) \
@@ -15,8 +15,8 @@
     X(implicit_euler)   \
     X(variational)
 
-#define DECLARE(name) extern const mbs_stepper_type mbs_stepper_##name;
-#define ENTRY(name) &mbs_stepper_##name,
+#define DECLARE(name) extern const mbs_stepper_type mbsi_stepper_##name;
+#define ENTRY(name) &mbsi_stepper_##name,
 STEPPERS(DECLARE)
 static const mbs_stepper_type *const table[] = {STEPPERS(ENTRY)};
 
@@ -47,12 +47,12 @@ mbs_stepper *mbs_stepper_new(const char *name, mbs_system *sys, const mbs_option
             strncat(known, i ? ", " : "", sizeof known - strlen(known) - 1);
             strncat(known, table[i]->info.name, sizeof known - strlen(known) - 1);
         }
-        mbs_fail(err, MBS_ERR_ARG, "unknown stepper '%s' (known: %s)", name ? name : "(null)", known);
+        mbsi_fail(err, MBS_ERR_ARG, "unknown stepper '%s' (known: %s)", name ? name : "(null)", known);
         return NULL;
     }
-    if (!sys) { mbs_fail(err, MBS_ERR_ARG, "stepper '%s': no system", name); return NULL; }
+    if (!sys) { mbsi_fail(err, MBS_ERR_ARG, "stepper '%s': no system", name); return NULL; }
     mbs_stepper *st = calloc(1, sizeof *st);
-    if (!st) { mbs_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
+    if (!st) { mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
     st->type = t;
     st->sys = sys;
     st->opts = mbs_options_new(t->info.options, opts, nopts, err);
@@ -73,7 +73,7 @@ int mbs_stepper_step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     st->err.msg[0] = '\0';
     int rc = st->type->step(st, dt, s);
     if (rc != MBS_OK && st->err.code == MBS_OK)
-        mbs_fail(&st->err, rc, "%s: the step from t = %g s failed (code %d)", st->type->info.name, st->sys->t, rc);
+        mbsi_fail(&st->err, rc, "%s: the step from t = %g s failed (code %d)", st->type->info.name, st->sys->t, rc);
     return rc;
 }
 
@@ -87,22 +87,22 @@ void mbs_stepper_free(mbs_stepper *st)
     free(st);
 }
 
-int mbs_step_buffers_init(mbs_stepper *st, int nbuf, size_t n, mbs_error *err)
+int mbsi_step_buffers_init(mbs_stepper *st, int nbuf, size_t n, mbs_error *err)
 {
     mbs_carver c = {NULL, 0};
     for (int pass = 0; pass < 2; pass++) {
-        double **b = mbs_carve(&c, (size_t)nbuf * sizeof *b);
+        double **b = mbsi_carve(&c, (size_t)nbuf * sizeof *b);
         for (int i = 0; i < nbuf; i++) {
-            double *a = mbs_carve_doubles(&c, n ? n : 1);
+            double *a = mbsi_carve_doubles(&c, n ? n : 1);
             if (b) b[i] = a;
         }
-        if (pass == 0 && !mbs_carver_alloc(&c)) return mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
+        if (pass == 0 && !mbsi_carver_alloc(&c)) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
     }
     st->impl = c.base;
     return MBS_OK;
 }
 
-void mbs_step_buffers_fini(mbs_stepper *st)
+void mbsi_step_buffers_fini(mbs_stepper *st)
 {
     free(st->impl);
     st->impl = NULL;

@@ -9,7 +9,7 @@ enum { QS, TH, KQ, KV, VS, ACC, JL, NBUF };
 static int init(mbs_stepper *st, mbs_error *err)
 {
     size_t n = (size_t)st->sys->nv;
-    if (mbs_step_buffers_init(st, NBUF, n * n + (size_t)st->sys->nq, err)) return err ? err->code : MBS_ERR_NOMEM;
+    if (mbsi_step_buffers_init(st, NBUF, n * n + (size_t)st->sys->nq, err)) return err ? err->code : MBS_ERR_NOMEM;
     return MBS_OK;
 }
 
@@ -18,7 +18,7 @@ static void stage(mbs_stepper *st, const double *th, const double *vs, int first
 {
     mbs_system *s = st->sys;
     int nv = s->nv;
-    double *qs = mbs_step_buffer(st, QS), *Jl = mbs_step_buffer(st, JL);
+    double *qs = mbsi_step_buffer(st, QS), *Jl = mbsi_step_buffer(st, JL);
     mbs_integrate(s->model, s->q, th, qs);
     mbs_system_dynamics(s, qs, vs, first, kv);
     if (first) { for (int k = 0; k < nv; k++) kq[k] = vs[k]; return; }
@@ -35,8 +35,8 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     (void)stats;
     mbs_system *s = st->sys;
     int nv = s->nv;
-    double *th = mbs_step_buffer(st, TH), *kq = mbs_step_buffer(st, KQ), *kv = mbs_step_buffer(st, KV);
-    double *vs = mbs_step_buffer(st, VS), *acc = mbs_step_buffer(st, ACC);
+    double *th = mbsi_step_buffer(st, TH), *kq = mbsi_step_buffer(st, KQ), *kv = mbsi_step_buffer(st, KV);
+    double *vs = mbsi_step_buffer(st, VS), *acc = mbsi_step_buffer(st, ACC);
     /* acc accumulates Σ w_i kq_i in acc[0..nv) and Σ w_i kv_i in acc[nv..2nv) */
     static const double w[4] = {1, 2, 2, 1}, c[4] = {0, 0.5, 0.5, 1};
     memset(acc, 0, 2 * (size_t)nv * sizeof(double));
@@ -60,7 +60,7 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     return MBS_OK;
 }
 
-const mbs_stepper_type mbs_stepper_rk4 = {
+const mbs_stepper_type mbsi_stepper_rk4 = {
     {"rk4", "classic Runge-Kutta 4 on the Lie group: accuracy per step on smooth motion", &(const mbs_option_table){"rk4", NULL, 0, NULL, 0, 0}},
-    init, step, mbs_step_buffers_fini,
+    init, step, mbsi_step_buffers_fini,
 };

@@ -28,13 +28,13 @@ struct mbs_stepper {
     mbs_system *sys;
     void *opts;                    /* the struct the scheme's table filled (owned) */
     void *impl;
-    mbs_error err;                 /* why the last step failed: a scheme fills it with mbs_fail */
+    mbs_error err;                 /* why the last step failed: a scheme fills it with mbsi_fail */
 };
 
 /* Steppers that need only scratch vectors keep them as st->impl = one carved block of nbuf
  * zeroed arrays of n doubles each; these make and free it (only at init / fini). */
-int mbs_step_buffers_init(mbs_stepper *st, int nbuf, size_t n, mbs_error *err);
-void mbs_step_buffers_fini(mbs_stepper *st);
-static inline double *mbs_step_buffer(const mbs_stepper *st, int i) { return ((double **)st->impl)[i]; }
+int mbsi_step_buffers_init(mbs_stepper *st, int nbuf, size_t n, mbs_error *err);
+void mbsi_step_buffers_fini(mbs_stepper *st);
+static inline double *mbsi_step_buffer(const mbs_stepper *st, int i) { return ((double **)st->impl)[i]; }
 
 #endif

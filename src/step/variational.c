@@ -61,7 +61,7 @@ static const mbs_option_spec spec[] = {
 _Static_assert(MBS_VI_RIQN == 0 && MBS_VI_NEWTON == 1 && MBS_VI_BROYDEN == 2 && MBS_VI_TREE_NEWTON == 3 &&
                MBS_VI_IG2 == MBS_VI_IG1 + 1 && MBS_VI_IG3 == MBS_VI_IG1 + 2, "the option words follow the enums");
 
-#define carve mbs_carve_doubles
+#define carve mbsi_carve_doubles
 
 static void layout(mbs_carver *c, variational *v, size_t nq, size_t nv)
 {
@@ -85,11 +85,11 @@ static int init(mbs_stepper *st, mbs_error *err)
     size_t nq = (size_t)s->nq + 1, nv = (size_t)s->nv + 1;
     variational head = {0};
     mbs_carver c = {NULL, 0};
-    mbs_carve(&c, sizeof head);
+    mbsi_carve(&c, sizeof head);
     layout(&c, &head, nq, nv);
-    variational *v = mbs_carver_alloc(&c);
-    if (!v) return mbs_fail(err, MBS_ERR_NOMEM, "out of memory");
-    mbs_carve(&c, sizeof head);
+    variational *v = mbsi_carver_alloc(&c);
+    if (!v) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
+    mbsi_carve(&c, sizeof head);
     layout(&c, v, nq, nv);
     st->impl = v;
     mbs_vi_default_options(&v->opt);
@@ -108,7 +108,7 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     mbs_system *s = st->sys;
     const mbs_model *m = s->model;
     const size_t qb = sizeof(double) * (size_t)s->nq, vb = sizeof(double) * (size_t)s->nv;
-    if (!(dt > 0) || !isfinite(dt)) return mbs_fail(&st->err, MBS_ERR_ARG, "variational: step %g is not a positive number", dt);
+    if (!(dt > 0) || !isfinite(dt)) return mbsi_fail(&st->err, MBS_ERR_ARG, "variational: step %g is not a positive number", dt);
     /* continue from (q^{k-1}, q^k) unless the state was set from outside since the last step */
     int cont = v->started && s->resets == v->resets;
     const double *fext = NULL;
@@ -124,7 +124,7 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     stats->residual = r.residual;
     stats->nonconverged = !r.converged;
     if (rc != MBS_OK)
-        return mbs_fail(&st->err, rc, "variational: the DEL equations at t = %g s %s", s->t,
+        return mbsi_fail(&st->err, rc, "variational: the DEL equations at t = %g s %s", s->t,
                         rc == MBS_ERR_NUMERIC ? "stopped being finite" : "could not be set up");
     memcpy(v->q_prev, s->q, qb);
     memcpy(v->q_cur, v->q_next, qb);
@@ -139,7 +139,7 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     return MBS_OK;
 }
 
-const mbs_stepper_type mbs_stepper_variational = {
+const mbs_stepper_type mbsi_stepper_variational = {
     {"variational",
      "linear-time variational integrator (Lee et al. 2016): DRNEA + RIQN, O(n) per step; long runs without energy drift",
      &(const mbs_option_table){"variational", spec, (int)(sizeof spec / sizeof *spec), NULL, 0,

@@ -85,7 +85,7 @@ int mbs_vi_solve(const mbs_model *m, mbs_data *d, mbs_vi *w, const mbs_vi_option
     mbs_vi_residual(m, w, q_next, e);
     if (opt->solver == MBS_VI_BROYDEN) {
         /* H = J⁻¹ at the initial guess */
-        mbs_vi_jacobian_at(m, w, q_next, w->J, nv);
+        mbsi_vi_jacobian_at(m, w, q_next, w->J, nv);
         r.jacobians = 1;
         memset(w->H, 0, (size_t)nv * (size_t)nv * sizeof(double));
         for (int k = 0; k < nv; k++) w->H[k + (size_t)nv * k] = 1;
@@ -105,7 +105,7 @@ int mbs_vi_solve(const mbs_model *m, mbs_data *d, mbs_vi *w, const mbs_vi_option
             break;
         case MBS_VI_NEWTON:
             /* Algorithm 1, line 5, with the Jacobian of Algorithm 4 at the current iterate */
-            mbs_vi_jacobian_at(m, w, q_next, w->J, nv);
+            mbsi_vi_jacobian_at(m, w, q_next, w->J, nv);
             r.jacobians++;
             for (int k = 0; k < nv; k++) dq[k] = -e[k];
             if (LAPACKE_dgesv_work(LAPACK_COL_MAJOR, nv, 1, w->J, nv, w->ipiv, dq, nv) != 0) rc = MBS_ERR_MODEL;
@@ -115,8 +115,8 @@ int mbs_vi_solve(const mbs_model *m, mbs_data *d, mbs_vi *w, const mbs_vi_option
              * about six DRNEA passes, so the factors are kept while they contract the residual
              * by 4 or more per iteration (a chord step, as cheap as RIQN's) and renewed when not */
             if (refresh || !factored) {
-                mbs_vi_linearise(m, w, q_next);
-                factored = !mbs_del_tree_factor(m, &w->tree, w->B, w->Rk, w->pk, w->R1, w->p1);
+                mbsi_vi_linearise(m, w, q_next);
+                factored = !mbsi_del_tree_factor(m, &w->tree, w->B, w->Rk, w->pk, w->R1, w->p1);
                 r.jacobians++;
             }
             for (int k = 0; k < nv; k++) dq[k] = -e[k];
@@ -124,7 +124,7 @@ int mbs_vi_solve(const mbs_model *m, mbs_data *d, mbs_vi *w, const mbs_vi_option
                 /* R1, p1 still hold the placements the factors were formed at: the residual does
                  * not touch them, and mbs_vi_begin, which uses them as scratch, comes before the
                  * first refresh of every solve */
-                mbs_del_tree_solve(m, &w->tree, w->Rk, w->pk, w->R1, w->p1, dq);
+                mbsi_del_tree_solve(m, &w->tree, w->Rk, w->pk, w->R1, w->p1, dq);
                 break;
             }
             /* a block D_i singular to round-off (A may still be regular: the elimination pivots
