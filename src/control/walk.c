@@ -57,9 +57,7 @@ static void fini(mbs_controller *c)
     if (!w) return;
     mbsi_walk_fini(&w->plan);
     mbsi_pd_law_fini(&w->law);
-    free(w->stance_scale);
-    free(w->kp_scale);
-    free(w);
+    free(w);   /* one block: the struct and its scale vectors */
     c->impl = NULL;
 }
 
@@ -100,18 +98,19 @@ static int init(mbs_controller *c, mbs_error *err)
                                 o->step_height, o->stance_gain_cap};
     int rc = find_feet(c, o->feet, po.foot, err);
     if (rc != MBS_OK) return rc;
-    walk *w = calloc(1, sizeof *w);
-    if (!w) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
-    c->impl = w;
     size_t nv = (size_t)mbs_model_nv(m);
-    double *Minv = NULL;
-    w->kp_scale = calloc(nv + 1, sizeof(double));
-    if (o->pd.gains == MBS_GAINS_INERTIA) {
-        Minv = malloc((nv * nv + 1) * sizeof(double));
-        w->stance_scale = calloc(nv + 1, sizeof(double));
-        if (!Minv || !w->stance_scale) rc = mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
+    int inertia = o->pd.gains == MBS_GAINS_INERTIA;
+    mbs_carver cv = {NULL, 0};
+    for (int pass = 0; pass < 2; pass++) {   /* count, then carve the struct and its scales */
+        walk *w = mbsi_carve(&cv, sizeof(walk));
+        double *kp = mbsi_carve_doubles(&cv, nv + 1), *stance = inertia ? mbsi_carve_doubles(&cv, nv + 1) : NULL;
+        if (w) { w->kp_scale = kp; w->stance_scale = stance; }
+        if (pass == 0 && !mbsi_carver_alloc(&cv)) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
     }
-    if (!w->kp_scale && rc == MBS_OK) rc = mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
+    walk *w = c->impl = cv.base;
+    /* M⁻¹ at q0, a scratch of the set-up only */
+    double *Minv = inertia ? malloc((nv * nv + 1) * sizeof(double)) : NULL;
+    if (inertia && !Minv) rc = mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
     if (rc == MBS_OK) rc = mbsi_walk_init(&w->plan, c->sys, c->q0, &po, err);
     if (rc == MBS_OK) rc = mbsi_pd_law_init(&w->law, c, &o->pd, Minv, err);
     /* the walk knows its contact phases: the inertia under the feet that hold */

@@ -33,7 +33,6 @@ static void unit(double *x, int n, const double *identity)
         memcpy(x, identity, (size_t)n * sizeof(double));
 }
 
-#define PI 3.14159265358979323846   /* M_PI is not ISO C */
 
 static const double quat_identity[4] = {0, 0, 0, 1};
 static const double rot2_identity[2] = {1, 0};
@@ -168,7 +167,7 @@ void mbs_random_configuration(const mbs_model *m, unsigned long long *seed, doub
         case MBS_JOINT_FREEFLYER: {
             for (int k = 0; k < 3; k++) qi[k] = draw_coordinate(seed, lo[k], hi[k]);
             /* Shoemake, "Uniform random rotations", Graphics Gems III (1992): uniform on SO(3). */
-            double u1 = uniform01(seed), u2 = 2 * PI * uniform01(seed), u3 = 2 * PI * uniform01(seed);
+            double u1 = uniform01(seed), u2 = 2 * MBS_PI * uniform01(seed), u3 = 2 * MBS_PI * uniform01(seed);
             double r1 = sqrt(1 - u1), r2 = sqrt(u1);
             qi[3] = r1 * sin(u2); qi[4] = r1 * cos(u2); qi[5] = r2 * sin(u3); qi[6] = r2 * cos(u3);
             unit(qi + 3, 4, quat_identity);
@@ -176,7 +175,7 @@ void mbs_random_configuration(const mbs_model *m, unsigned long long *seed, doub
         }
         case MBS_JOINT_PLANAR: {
             for (int k = 0; k < 2; k++) qi[k] = draw_coordinate(seed, lo[k], hi[k]);
-            double t = PI * (2 * uniform01(seed) - 1);
+            double t = MBS_PI * (2 * uniform01(seed) - 1);
             qi[2] = cos(t); qi[3] = sin(t);
             break;
         }

@@ -39,36 +39,36 @@ struct mbs_expm_ws {
     int *ipiv;
 };
 
+static void layout(mbs_carver *c, mbs_expm_ws *ws, size_t nmax)
+{
+    size_t n2 = nmax * nmax;
+    double **mats[] = {&ws->a, &ws->p2, &ws->p4, &ws->p6, &ws->p8, &ws->u, &ws->v,
+                       &ws->t, &ws->q, &ws->r, &ws->x, &ws->y};
+    for (size_t i = 0; i < sizeof mats / sizeof *mats; i++) *mats[i] = mbsi_carve_doubles(c, n2);
+    ws->scale = mbsi_carve_doubles(c, nmax);
+    ws->rs = mbsi_carve_doubles(c, nmax);
+    ws->cs = mbsi_carve_doubles(c, nmax);
+    ws->ipiv = mbsi_carve_ints(c, nmax);
+}
+
 mbs_expm_ws *mbsi_expm_ws_new(int nmax)
 {
     if (nmax < 1 || nmax > 46340) return NULL;
-    mbs_expm_ws *ws = calloc(1, sizeof *ws);
+    /* the workspace and its buffers: one carved block */
+    mbs_expm_ws head = {0};
+    mbs_carver c = {NULL, 0};
+    mbsi_carve(&c, sizeof head);
+    layout(&c, &head, (size_t)nmax);
+    mbs_expm_ws *ws = mbsi_carver_alloc(&c);
     if (!ws) return NULL;
-    size_t n2 = (size_t)nmax * nmax;
-    /* one block for the 12 square matrices and the balancing vectors */
-    double *blk = calloc(12 * n2 + 3 * (size_t)nmax, sizeof(double));
-    ws->ipiv = calloc((size_t)nmax, sizeof(int));
-    if (!blk || !ws->ipiv) {
-        free(blk);
-        free(ws->ipiv);
-        free(ws);
-        return NULL;
-    }
+    mbsi_carve(&c, sizeof head);
+    layout(&c, ws, (size_t)nmax);
     ws->nmax = nmax;
-    double **mats[] = {&ws->a, &ws->p2, &ws->p4, &ws->p6, &ws->p8, &ws->u, &ws->v,
-                       &ws->t, &ws->q, &ws->r, &ws->x, &ws->y};
-    for (size_t i = 0; i < sizeof mats / sizeof *mats; i++) *mats[i] = blk + i * n2;
-    ws->scale = blk + 12 * n2;
-    ws->rs = ws->scale + nmax;
-    ws->cs = ws->rs + nmax;
     return ws;
 }
 
 void mbsi_expm_ws_free(mbs_expm_ws *ws)
 {
-    if (!ws) return;
-    free(ws->a);   /* the start of the block */
-    free(ws->ipiv);
     free(ws);
 }
 
