@@ -414,7 +414,7 @@ int solo_setup(solo_sys *s, const char *urdf, double z0, double roll, double pit
                mbs_error *err)
 {
     memset(s, 0, sizeof *s);
-    s->m = mbs_model_from_urdf(urdf, 1, err);
+    s->m = mbs_model_from_urdf(urdf, NULL, err);
     if (!s->m) return -1;
     s->nq = mbs_model_nq(s->m);
     s->nv = mbs_model_nv(s->m);

@@ -20,7 +20,7 @@ static mbs_model *load(const char *name, int floating)
     snprintf(rel, sizeof rel, "tests/models/%s.urdf", name);
     mbs_error err;
     mbs_error_clear(&err);
-    mbs_model *m = mbs_model_from_urdf(tm_path(rel), floating, &err);
+    mbs_model *m = mbs_model_from_urdf(tm_path(rel), &(mbs_urdf_options){.floating_base = floating}, &err);
     CHECK(m != NULL, "loading %s: %s", rel, err.msg);
     CHECK(m == NULL || err.code == MBS_OK, "loading %s: code %d", rel, err.code);
     return m;

@@ -14,7 +14,7 @@ static const double corners[4][3] = {{0.1, 0.15, -0.2}, {-0.1, 0.15, -0.2}, {0.1
 static mbs_system *box_on_incline(mbs_model **mo, double theta, double mu, double K, double B)
 {
     mbs_error err;
-    *mo = mbs_model_from_urdf(tm_path("tests/models/free_box.urdf"), 1, &err);
+    *mo = mbs_model_from_urdf(tm_path("tests/models/free_box.urdf"), NULL, &err);
     if (!*mo) { fprintf(stderr, "%s\n", err.msg); return NULL; }
     mbs_system *s = mbs_system_new(*mo, 4, &err);
     double n[3] = {0, -sin(theta), cos(theta)};
@@ -162,7 +162,7 @@ static void test_resting_sag(void)
 static double final_error(const char *file, int floating, const char *stepper, double dt, double T, const double *q0,
                           const double *v0, const double *qref, const double *vref)
 {
-    mbs_model *m = mbs_model_from_urdf(tm_path(file), floating, NULL);
+    mbs_model *m = mbs_model_from_urdf(tm_path(file), &(mbs_urdf_options){.floating_base = floating}, NULL);
     mbs_system *s = mbs_system_new(m, 0, NULL);
     int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
     memcpy(s->q, q0, sizeof(double) * (size_t)nq);
@@ -182,7 +182,7 @@ static double final_error(const char *file, int floating, const char *stepper, d
 
 static void check_order(const char *file, int floating, const char *stepper, double dt, int order, int no_gravity)
 {
-    mbs_model *m = mbs_model_from_urdf(tm_path(file), floating, NULL);
+    mbs_model *m = mbs_model_from_urdf(tm_path(file), &(mbs_urdf_options){.floating_base = floating}, NULL);
     int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
     double *q0 = calloc((size_t)nq, 8), *v0 = calloc((size_t)nv, 8), *qr = calloc((size_t)nq, 8), *vr = calloc((size_t)nv, 8);
     unsigned long long seed = 11;
@@ -259,7 +259,7 @@ static void test_rolling_ball(void)
 
 static void test_bad_arguments(void)
 {
-    mbs_model *m = mbs_model_from_urdf(tm_path("tests/models/free_box.urdf"), 1, NULL);
+    mbs_model *m = mbs_model_from_urdf(tm_path("tests/models/free_box.urdf"), NULL, NULL);
     mbs_error err;
     mbs_system *s = mbs_system_new(m, 1, &err);
     CHECK(mbs_system_add_contact(s, "no_such_frame", NULL, 0, &err) < 0 && strstr(err.msg, "no_such_frame"),

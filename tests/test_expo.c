@@ -143,7 +143,7 @@ static void test_reduced_variants(void)
 static void test_no_contact_is_euler(void)
 {
     mbs_error err;
-    mbs_model *m = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), 1, &err);
+    mbs_model *m = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), NULL, &err);
     CHECK(m != NULL, "solo12: %s", err.msg);
     if (!m) return;
     mbs_system *a = tm_solo_standing(m, 0.5, 1e5, 300, 1), *b = tm_solo_standing(m, 0.5, 1e5, 300, 1);
@@ -190,7 +190,7 @@ static int cone_ok(const mbs_system *s)
 static void test_solo_standing(void)
 {
     mbs_error err;
-    mbs_model *m = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), 1, &err);
+    mbs_model *m = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), NULL, &err);
     if (!m) { CHECK(0, "solo12: %s", err.msg); return; }
     double zf[2];
     const char *names[2] = {"euler", "expo"};

@@ -18,7 +18,7 @@ static void test_solo_every_variant(void)
 {
     ALLOC_GUARD();
     mbs_error err;
-    mbs_model *m = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), 1, &err);
+    mbs_model *m = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), NULL, &err);
     if (!m) { CHECK(0, "solo12: %s", err.msg); return; }
     static const char *mmm[6] = {"full", "0", "1", "2", "3", "4"};
     for (int v = 0; v < 6; v++)

@@ -30,7 +30,7 @@ static double scaled_error(const double *A, const double *B, size_t n)
 static mbs_system *box_on_plane(mbs_model **mo, double K, double B, double mu)
 {
     mbs_error err;
-    *mo = mbs_model_from_urdf(tm_path("tests/models/free_box.urdf"), 1, &err);
+    *mo = mbs_model_from_urdf(tm_path("tests/models/free_box.urdf"), NULL, &err);
     if (!*mo) { fprintf(stderr, "%s\n", err.msg); return NULL; }
     mbs_system *s = mbs_system_new(*mo, 4, &err);
     double n[3] = {0, 0, 1};
@@ -45,7 +45,7 @@ static mbs_system *box_on_plane(mbs_model **mo, double K, double B, double mu)
 static mbs_system *solo_standing(mbs_model **mo, double *qref)
 {
     mbs_error err;
-    *mo = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), 1, &err);
+    *mo = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), NULL, &err);
     if (!*mo) { fprintf(stderr, "%s\n", err.msg); return NULL; }
     mbs_system *s = mbs_system_new(*mo, 4, &err);
     double n[3] = {0, 0, 1};
@@ -418,7 +418,7 @@ static double ie_error(mbs_model *m, const double *q0, const double *v0, double 
 
 static void check_first_order(const char *file, int floating, double dt)
 {
-    mbs_model *m = mbs_model_from_urdf(tm_path(file), floating, NULL);
+    mbs_model *m = mbs_model_from_urdf(tm_path(file), &(mbs_urdf_options){.floating_base = floating}, NULL);
     int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
     double *q0 = calloc((size_t)nq, 8), *v0 = calloc((size_t)nv, 8), *qr = calloc((size_t)nq, 8),
            *vr = calloc((size_t)nv, 8);
@@ -455,7 +455,7 @@ static void test_first_order(void)
 
 static void test_iterations(void)
 {
-    mbs_model *m = mbs_model_from_urdf(tm_path("tests/models/double_pendulum.urdf"), 0, NULL);
+    mbs_model *m = mbs_model_from_urdf(tm_path("tests/models/double_pendulum.urdf"), &(mbs_urdf_options){.floating_base = 0}, NULL);
     mbs_system *s = mbs_system_new(m, 0, NULL);
     s->q[0] = 1.0; s->q[1] = -0.5;
     mbs_stepper *st = mbs_stepper_new("implicit_euler", s, NULL, 0, NULL);
@@ -642,7 +642,7 @@ static void test_solo_standing(void)
 
 static void test_bad_options(void)
 {
-    mbs_model *m = mbs_model_from_urdf(tm_path("tests/models/pendulum.urdf"), 0, NULL);
+    mbs_model *m = mbs_model_from_urdf(tm_path("tests/models/pendulum.urdf"), &(mbs_urdf_options){.floating_base = 0}, NULL);
     mbs_system *s = mbs_system_new(m, 0, NULL);
     mbs_error err;
     struct { mbs_option o; const char *needle; } bad[] = {

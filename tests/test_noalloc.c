@@ -65,7 +65,7 @@ static void test_robots(void)
     ALLOC_GUARD();
     static const char *files[] = {"urdf/solo12.urdf", "urdf/romeo.urdf", "urdf/robosimian.urdf"};
     for (int k = 0; k < 3; k++) {
-        mbs_model *m = mbs_model_from_urdf(tm_path(files[k]), 1, NULL);
+        mbs_model *m = mbs_model_from_urdf(tm_path(files[k]), NULL, NULL);
         CHECK(m != NULL, "cannot load %s", files[k]);
         if (m) exercise(m);
         mbs_model_free(m);
@@ -84,7 +84,7 @@ static void test_random_tree(void)
 static void test_steppers(void)
 {
     ALLOC_GUARD();
-    mbs_model *m = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), 1, NULL);
+    mbs_model *m = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), NULL, NULL);
     CHECK(m != NULL, "cannot load solo12");
     if (!m) return;
     /* the registered steppers, then the variational one with each of its other root finders */

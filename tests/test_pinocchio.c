@@ -58,7 +58,7 @@ static void compare(const char *robot, const char *urdf)
     CHECK(root != NULL, "%s: cannot read its reference vectors", robot);
     if (!root) return;
     mbs_error err;
-    mbs_model *m = mbs_model_from_urdf(urdf, 1, &err);
+    mbs_model *m = mbs_model_from_urdf(urdf, NULL, &err);
     CHECK(m != NULL, "%s: %s", urdf, m ? "" : err.msg);
     if (!m) { cJSON_Delete(root); return; }
     mbs_data *d = mbs_data_new(m);

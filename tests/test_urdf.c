@@ -64,7 +64,7 @@ static void check_against_json(const char *robot)
     char path[1024];
     snprintf(path, sizeof path, "%s%s.urdf", REF_URDF, robot);
     mbs_error err;
-    mbs_model *m = mbs_model_from_urdf(path, 1, &err);
+    mbs_model *m = mbs_model_from_urdf(path, NULL, &err);
     CHECK(m != NULL, "%s: %s", robot, err.msg);
     cJSON *js = tm_reference_vectors(robot);
     CHECK(js != NULL, "%s: cannot read its reference vectors", robot);
@@ -107,7 +107,7 @@ static void test_reference_layouts(void)
 static void test_solo12(void)
 {
     mbs_error err;
-    mbs_model *m = mbs_model_from_urdf(REF_URDF "solo12.urdf", 1, &err);
+    mbs_model *m = mbs_model_from_urdf(REF_URDF "solo12.urdf", NULL, &err);
     CHECK(m != NULL, "solo12: %s", err.msg);
     if (!m) return;
     CHECK(err.code == 0 && err.nwarnings == 0, "solo12: code %d, %d warnings", err.code, err.nwarnings);
@@ -129,7 +129,7 @@ static void test_solo12(void)
     CHECK(kfe >= 0 && mbs_frame_type_of(m, kfe) == MBS_FRAME_JOINT, "FL_KFE joint frame");
     mbs_model_free(m);
 
-    m = mbs_model_from_urdf(REF_URDF "solo12.urdf", 0, &err);
+    m = mbs_model_from_urdf(REF_URDF "solo12.urdf", &(mbs_urdf_options){.floating_base = 0}, &err);
     CHECK(m != NULL, "fixed solo12: %s", err.msg);
     if (!m) return;
     CHECK(mbs_model_nq(m) == 12 && mbs_model_nv(m) == 12, "fixed solo12 nq %d nv %d", mbs_model_nq(m), mbs_model_nv(m));
@@ -143,7 +143,7 @@ static void test_solo12(void)
 static void test_romeo_warnings(void)
 {
     mbs_error err;
-    mbs_model *m = mbs_model_from_urdf(REF_URDF "romeo.urdf", 1, &err);
+    mbs_model *m = mbs_model_from_urdf(REF_URDF "romeo.urdf", NULL, &err);
     CHECK(m != NULL, "romeo: %s", err.msg);
     CHECK(err.code == 0, "romeo code %d", err.code);
     CHECK(err.nwarnings == 2, "romeo: %d warnings:\n%s", err.nwarnings, err.warnings);
@@ -153,7 +153,7 @@ static void test_romeo_warnings(void)
           err.warnings);
     mbs_model_free(m);
 
-    m = mbs_model_from_urdf_opts(REF_URDF "romeo.urdf", &STRICT, &err);
+    m = mbs_model_from_urdf(REF_URDF "romeo.urdf", &STRICT, &err);
     CHECK(m == NULL, "strict romeo loaded");
     mbs_model_free(m);
     CHECK(err.code == MBS_ERR_MODEL && strstr(err.msg, "triangle inequality") && strstr(err.msg, "romeo.urdf:"),
@@ -163,7 +163,7 @@ static void test_romeo_warnings(void)
 static void test_drake_models(void)
 {
     mbs_error err;
-    mbs_model *m = mbs_model_from_urdf_opts(REF_URDF "compass_gait.urdf", &FIXED, &err);
+    mbs_model *m = mbs_model_from_urdf(REF_URDF "compass_gait.urdf", &FIXED, &err);
     CHECK(m != NULL, "compass gait: %s", err.msg);
     if (m) {
         CHECK(mbs_model_njoints(m) == 2, "compass gait has %d joints", mbs_model_njoints(m));
@@ -178,10 +178,10 @@ static void test_drake_models(void)
         CHECK(fabs(mass - 15) < 1e-12 && fabs(com[2] + 0.5 / 3) < 1e-12, "hip body mass %g com z %g", mass, com[2]);
         mbs_model_free(m);
     }
-    m = mbs_model_from_urdf(REF_URDF "compass_gait.urdf", 1, &err);
+    m = mbs_model_from_urdf(REF_URDF "compass_gait.urdf", NULL, &err);
     CHECK(m != NULL && mbs_model_nq(m) == 12, "floating compass gait: %s", err.msg);
     mbs_model_free(m);
-    m = mbs_model_from_urdf(REF_URDF "rimless_wheel.urdf", 1, &err);
+    m = mbs_model_from_urdf(REF_URDF "rimless_wheel.urdf", NULL, &err);
     CHECK(m != NULL, "rimless wheel: %s", err.msg);
     if (m) CHECK(mbs_model_nq(m) == 7 && mbs_frame_id(m, "spoke8") >= 0, "rimless wheel nq %d", mbs_model_nq(m));
     mbs_model_free(m);
@@ -347,16 +347,16 @@ static void test_world_links(void)
 static void test_io_and_xml_errors(void)
 {
     mbs_error err;
-    mbs_model *m = mbs_model_from_urdf(BAD_DIR "does_not_exist.urdf", 1, &err);
+    mbs_model *m = mbs_model_from_urdf(BAD_DIR "does_not_exist.urdf", NULL, &err);
     CHECK(m == NULL && err.code == MBS_ERR_IO, "missing file: %d %s", err.code, err.msg);
     CHECK(strstr(err.msg, "does_not_exist.urdf") && strstr(err.msg, "cannot open"), "missing file: %s", err.msg);
-    m = mbs_model_from_urdf(BAD_DIR, 1, &err);
+    m = mbs_model_from_urdf(BAD_DIR, NULL, &err);
     CHECK(m == NULL && err.code == MBS_ERR_IO, "directory: %d %s", err.code, err.msg);
 
     EXPECT_FAIL("<robot name='r'>\n<link name='a'>\n</robot>", MBS_ERR_PARSE, "t.urdf:3:", "not a valid XML");
     EXPECT_FAIL("this is not XML", MBS_ERR_PARSE, "t.urdf:1:", NULL);
     EXPECT_FAIL("", MBS_ERR_PARSE, "t.urdf", NULL);
-    m = mbs_model_from_urdf(BAD_DIR "not_xml.urdf", 1, &err);
+    m = mbs_model_from_urdf(BAD_DIR "not_xml.urdf", NULL, &err);
     CHECK(m == NULL && err.code == MBS_ERR_PARSE && strstr(err.msg, "not_xml.urdf:2:"), "not_xml file: %s", err.msg);
     EXPECT_FAIL("<?xml version='1.0'?>\n<sdf><model/></sdf>", MBS_ERR_MODEL, "t.urdf:2: robot: no <robot> root element",
                 "<sdf>");
@@ -595,7 +595,7 @@ static void test_external_entity(void)
     xmlSetExternalEntityLoader(counting_loader);
     mbs_error err;
     /* xxe.urdf gives link c (welded to the 1 kg root) an external entity holding a 1 kg <inertial> */
-    mbs_model *m = mbs_model_from_urdf(BAD_DIR "xxe.urdf", 1, &err);
+    mbs_model *m = mbs_model_from_urdf(BAD_DIR "xxe.urdf", NULL, &err);
     CHECK(m != NULL, "xxe.urdf: %s", err.msg);
     if (m) CHECK(fabs(mbs_model_mass(m) - 1) < 1e-15, "the external entity was expanded: mass %g", mbs_model_mass(m));
     mbs_model_free(m);

@@ -569,7 +569,7 @@ static void test_energy_chain10(void)
 static void test_chain10_urdf(void)
 {
     mbs_error err;
-    mbs_model *a = mbs_model_from_urdf(tm_path("urdf/chain10.urdf"), 0, &err), *b = pendulum(10);
+    mbs_model *a = mbs_model_from_urdf(tm_path("urdf/chain10.urdf"), &(mbs_urdf_options){.floating_base = 0}, &err), *b = pendulum(10);
     CHECK(a != NULL, "chain10.urdf: %s", err.msg);
     if (!a) { mbs_model_free(b); return; }
     CHECK(mbs_model_nv(a) == 10 && mbs_model_nq(a) == 10, "chain10.urdf has nv = %d", mbs_model_nv(a));
@@ -779,7 +779,7 @@ static void test_stepper_interface(void)
  * contacts (at 1 ms symplectic_euler and this stepper both bounce away). */
 static void test_solo_drop(void)
 {
-    mbs_model *m = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), 1, NULL);
+    mbs_model *m = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), NULL, NULL);
     CHECK(m != NULL, "cannot load solo12");
     if (!m) return;
     mbs_error err;

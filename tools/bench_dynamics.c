@@ -161,7 +161,7 @@ int main(int argc, char **argv)
         char path[1024];
         snprintf(path, sizeof path, "%s/urdf/%s.urdf", MBS_SOURCE_DIR, robots[r]);
         mbs_error err;
-        models[r] = mbs_model_from_urdf(path, 1, &err);
+        models[r] = mbs_model_from_urdf(path, NULL, &err);
         if (!models[r]) { fprintf(stderr, "bench_dynamics: %s\n", err.msg); return 1; }
         bench b;
         setup(&b, models[r]);

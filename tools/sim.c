@@ -78,7 +78,7 @@ static int info(const char *path, int fixed, int strict)
     mbs_error err;
     mbs_error_clear(&err);
     mbs_urdf_options opt = {!fixed, strict};
-    mbs_model *m = mbs_model_from_urdf_opts(path, &opt, &err);
+    mbs_model *m = mbs_model_from_urdf(path, &opt, &err);
     if (err.nwarnings) fprintf(stderr, "%s", err.warnings);
     if (!m) {
         fprintf(stderr, "sim: %s\n", err.msg);

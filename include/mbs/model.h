@@ -39,11 +39,10 @@ typedef struct mbs_urdf_options {
     int strict;          /* 1: inertias violating the triangle inequality are errors, not warnings */
 } mbs_urdf_options;
 
-/* Loads a URDF file. Returns NULL on failure with err filled (err may be NULL). Warnings
- * (e.g. physically impossible inertias) are left in err->warnings on success. */
-mbs_model *mbs_model_from_urdf(const char *path, int floating_base, mbs_error *err);
-/* Same, with the loader's options (floating base, strict inertias). */
-mbs_model *mbs_model_from_urdf_opts(const char *path, const mbs_urdf_options *opt, mbs_error *err);
+/* Loads a URDF file with the loader's options (NULL: a free-flyer root, impossible inertias as
+ * warnings). Returns NULL on failure with err filled (err may be NULL). Warnings (e.g.
+ * physically impossible inertias) are left in err->warnings on success. */
+mbs_model *mbs_model_from_urdf(const char *path, const mbs_urdf_options *opt, mbs_error *err);
 /* Same, from a string in memory; `name` is used in messages in place of a file name. */
 mbs_model *mbs_model_from_urdf_string(const char *xml, const char *name, const mbs_urdf_options *opt,
                                       mbs_error *err);

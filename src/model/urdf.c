@@ -684,7 +684,7 @@ static void free_ctx(urdf_ctx *c)
 static mbs_model *load_buffer(const char *buf, size_t len, const char *file, const mbs_urdf_options *opt,
                               mbs_error *err)
 {
-    static const mbs_urdf_options defaults = {0, 0};
+    static const mbs_urdf_options defaults = {1, 0};   /* NULL options: a free-flyer root, lenient inertias */
     mbs_error e;
     mbs_error_clear(&e);
     urdf_ctx c;
@@ -743,7 +743,7 @@ static char *read_file(const char *path, size_t *len, mbs_error *err)
     return buf;
 }
 
-mbs_model *mbs_model_from_urdf_opts(const char *path, const mbs_urdf_options *opt, mbs_error *err)
+mbs_model *mbs_model_from_urdf(const char *path, const mbs_urdf_options *opt, mbs_error *err)
 {
     mbs_error_clear(err);
     if (!path) {
@@ -756,12 +756,6 @@ mbs_model *mbs_model_from_urdf_opts(const char *path, const mbs_urdf_options *op
     mbs_model *m = load_buffer(buf, len, path, opt, err);
     free(buf);
     return m;
-}
-
-mbs_model *mbs_model_from_urdf(const char *path, int floating_base, mbs_error *err)
-{
-    mbs_urdf_options opt = {floating_base, 0};
-    return mbs_model_from_urdf_opts(path, &opt, err);
 }
 
 mbs_model *mbs_model_from_urdf_string(const char *xml, const char *name, const mbs_urdf_options *opt,

@@ -305,7 +305,7 @@ static int load_model(mbs_scenario *sc, mbs_error *err)
     fclose(f);
     mbs_error merr;
     mbs_error_clear(&merr);
-    sc->model = mbs_model_from_urdf(sc->urdf, sc->floating, &merr);
+    sc->model = mbs_model_from_urdf(sc->urdf, &(mbs_urdf_options){.floating_base = sc->floating}, &merr);
     /* the model's warnings join the scenario's, one line each */
     for (char *line = merr.warnings, *nl; *line; line = nl + 1) {
         nl = strchr(line, '\n');
