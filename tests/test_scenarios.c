@@ -16,6 +16,7 @@
 #include "testmodels.h"
 #include "mbs.h"
 #include "../src/control/control_internal.h" /* the leg IK is internal to the control layer */
+#include "../src/sim/sim_internal.h"         /* white-box: the scenario's fields */
 
 #define SCEN(name) MBS_SOURCE_DIR "/scenarios/" name
 #define BAD(name) MBS_SOURCE_DIR "/tests/data/scenarios_bad/" name

@@ -197,7 +197,7 @@ static void record(const char *scen, const ovl *o, const char *stepper, double d
     tr->nq = s->nq;
     tr->nv = s->nv;
     tr->nc = s->ncontacts;
-    tr->cdt = sc->controller_dt;
+    tr->cdt = mbs_scenario_controller_dt(sc);
     tr->n = lround(horizon / tr->cdt);
     size_t n1 = (size_t)tr->n + 1;
     tr->q = xcalloc(n1 * (size_t)tr->nq, sizeof(double));
@@ -246,13 +246,7 @@ static void rig_new(rig *r, const char *scen, const ovl *o, const char *stepper)
     if (!r->sim) { fprintf(stderr, "bench_expo: %s\n", err.msg); exit(1); }
     r->sys = mbs_sim_system(r->sim);
     mbs_option opts[MBS_SIM_MAX_OPTIONS];
-    int n = 0;
-    for (int i = 0; i < r->sc->noptions; i++)
-        if (strcmp(r->sc->options[i].scheme, stepper) == 0) {
-            opts[n].key = r->sc->options[i].key;
-            opts[n].value = r->sc->options[i].value;
-            n++;
-        }
+    int n = mbs_scenario_options(r->sc, stepper, opts, MBS_SIM_MAX_OPTIONS);
     r->st = mbs_stepper_new(stepper, r->sys, opts, n, &err);
     if (!r->st) { fprintf(stderr, "bench_expo: %s\n", err.msg); exit(1); }
 }
@@ -350,7 +344,7 @@ static void part_a(const char *data, int quick)
     printf("\n## (a) local integration error vs real-time factor (figs. 2, 3)\n");
     for (int c = 0; c < NSCEN; c++) {
         mbs_scenario *sc0 = load(SCEN[c], NULL);
-        double cdt = sc0->controller_dt, dur = sc0->duration;
+        double cdt = mbs_scenario_controller_dt(sc0), dur = mbs_scenario_duration(sc0);
         mbs_scenario_free(sc0);
         /* the scenario's full duration: Romeo's 7 s costs about 75 s here, within the budget */
         double horizon = quick ? 1.0 : dur;
@@ -462,7 +456,7 @@ static void part_b(void)
            "#   x@t: diverged at t; b: bounded but the task failed (travel m, lowest base z m)\n");
     for (int c = 0; c < NSCEN; c++) {
         mbs_scenario *sc0 = load(SCEN[c], NULL);
-        double cdt = sc0->controller_dt;
+        double cdt = mbs_scenario_controller_dt(sc0);
         mbs_scenario_free(sc0);
         int jmax = gt_level(cdt);
         mbs_sim_summary ref;
@@ -702,7 +696,7 @@ static void part_c(int quick)
     printf("\n## (c) time per step on solo_trot (table 3)\n");
     int reps = quick ? 3 : 7;
     mbs_scenario *sc0 = load("solo_trot", NULL);
-    double cdt = sc0->controller_dt, dur = sc0->duration;
+    double cdt = mbs_scenario_controller_dt(sc0), dur = mbs_scenario_duration(sc0);
     mbs_scenario_free(sc0);
     double horizon = quick ? 1.0 : dur;
     double em, ea, er, fm, fa, fr, um, ua, ur;
@@ -787,8 +781,8 @@ static void part_d(const char *data, int quick)
 {
     printf("\n## (d) local error vs contact stiffness and damping ratio on solo_trot (fig. 4)\n");
     mbs_scenario *sc0 = load("solo_trot", NULL);
-    double cdt = sc0->controller_dt, K0 = sc0->material.k_normal, z00 = sc0->q0[2];
-    double W = mbs_model_mass(sc0->model) * 9.81;
+    double cdt = mbs_scenario_controller_dt(sc0), K0 = mbs_scenario_material(sc0)->k_normal, z00 = mbs_scenario_q0(sc0)[2];
+    double W = mbs_model_mass(mbs_scenario_model(sc0)) * 9.81;
     mbs_scenario_free(sc0);
     double horizon = quick ? 0.5 : 2.0;
     horizon = cdt * (double)lround(horizon / cdt);

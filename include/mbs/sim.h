@@ -24,55 +24,8 @@ extern "C" {
 #define MBS_SIM_MAX_SCHEMES 16      /* scheme sections ([expo], [implicit_euler] ...) per scenario */
 #define MBS_SIM_MAX_OPTIONS 64      /* stepper and controller options over all sections */
 
-typedef struct mbs_scenario_contact {
-    char frame[MBS_NAME_LEN];
-    double offset[3];                 /* in the frame */
-    double radius;                    /* 0: a point; > 0: a sphere centred at frame + offset */
-} mbs_scenario_contact;
-
-/* An option of a stepper ([expo] ...) or of the controller ([controller] keys other than type
- * and dt), with the place it came from (line 0: a --set override). */
-typedef struct mbs_scenario_option {
-    char scheme[MBS_NAME_LEN];        /* the section: a stepper's name, or "controller" */
-    char key[MBS_NAME_LEN];
-    char value[128];
-    int line;
-} mbs_scenario_option;
-
-typedef struct mbs_scenario_entry mbs_scenario_entry;   /* one key = value as read (private) */
-
-typedef struct mbs_scenario {
-    char path[MBS_PATH_LEN];          /* the scenario file as given */
-    /* [model] */
-    char urdf[MBS_PATH_LEN];          /* resolved against the scenario file's folder */
-    int floating;
-    mbs_model *model;                 /* loaded; owned by the scenario */
-    double *q0;                       /* nq: initial configuration (base pose + named joints) */
-    /* [contact] */
-    mbs_material material;            /* of the ground and every geometry of [environment] */
-    int ncontacts;
-    mbs_scenario_contact contacts[MBS_SIM_MAX_CONTACTS];
-    /* [environment] */
-    mbs_environment env;              /* planes (the ground first when ground = 1) and boxes */
-    /* [controller] */
-    char controller[MBS_NAME_LEN];    /* a registered controller's name (mbs/control.h) */
-    double controller_dt;             /* controller period (s); τ is held in between */
-    /* [stepper] and the scheme sections */
-    char stepper[MBS_NAME_LEN];
-    double dt;
-    int noptions;
-    mbs_scenario_option options[MBS_SIM_MAX_OPTIONS];
-    /* [run] */
-    double duration;
-    double max_velocity;              /* any |v_k| above it is divergence */
-    double box_min[3], box_max[3];    /* the base leaving this box is divergence */
-    /* [output] */
-    char csv[MBS_PATH_LEN];           /* "" = no CSV; relative to the current directory */
-    int csv_every;                    /* one CSV row every this many controller periods */
-    /* every key = value read (file order, then --set overrides), for messages */
-    int nentries;
-    mbs_scenario_entry *entries;
-} mbs_scenario;
+/* A scenario as loaded: opaque, read through the functions below. */
+typedef struct mbs_scenario mbs_scenario;
 
 /* Reads a scenario file, applies the overrides ("section.key=value" each, as `./sim --set`
  * takes them), checks every key, loads the model and resolves joint and frame names.
@@ -81,6 +34,17 @@ mbs_scenario *mbs_scenario_load(const char *path, const char *const *overrides, 
                                 mbs_error *err);
 /* Frees a scenario and its model (NULL is fine); free its sims first. */
 void mbs_scenario_free(mbs_scenario *sc);
+const mbs_model *mbs_scenario_model(const mbs_scenario *sc);     /* loaded; owned by the scenario */
+const double *mbs_scenario_q0(const mbs_scenario *sc);           /* nq: the initial configuration */
+const char *mbs_scenario_controller(const mbs_scenario *sc);     /* [controller] type */
+double mbs_scenario_controller_dt(const mbs_scenario *sc);       /* [controller] dt (s) */
+const char *mbs_scenario_stepper(const mbs_scenario *sc);        /* [stepper] name */
+double mbs_scenario_dt(const mbs_scenario *sc);                  /* [stepper] dt (s) */
+double mbs_scenario_duration(const mbs_scenario *sc);            /* [run] duration (s) */
+const mbs_material *mbs_scenario_material(const mbs_scenario *sc);   /* [contact]: of every geometry */
+/* The options of section `scheme` (a stepper's name, or "controller") as key/value pairs into
+ * opts (room for max; the strings live as long as the scenario); returns how many there are. */
+int mbs_scenario_options(const mbs_scenario *sc, const char *scheme, mbs_option *opts, int max);
 /* Where a key was set: its line in the file, 0 for a --set override, -1 when absent. */
 int mbs_scenario_line(const mbs_scenario *sc, const char *section, const char *key);
 /* Writes "file:line: [section] key" (or "file: --set section.key" or "file: [section] key")

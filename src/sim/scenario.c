@@ -467,41 +467,40 @@ int mbs_scenario_keys_markdown(const char *section, char *buf, size_t n)
     return (int)len;
 }
 
-int mbsi_scenario_scheme_options(const mbs_scenario *sc, const char *scheme, mbs_option *opts, int *idx)
+const mbs_model *mbs_scenario_model(const mbs_scenario *sc) { return sc->model; }
+const double *mbs_scenario_q0(const mbs_scenario *sc) { return sc->q0; }
+const char *mbs_scenario_controller(const mbs_scenario *sc) { return sc->controller; }
+double mbs_scenario_controller_dt(const mbs_scenario *sc) { return sc->controller_dt; }
+const char *mbs_scenario_stepper(const mbs_scenario *sc) { return sc->stepper; }
+double mbs_scenario_dt(const mbs_scenario *sc) { return sc->dt; }
+double mbs_scenario_duration(const mbs_scenario *sc) { return sc->duration; }
+const mbs_material *mbs_scenario_material(const mbs_scenario *sc) { return &sc->material; }
+
+int mbs_scenario_options(const mbs_scenario *sc, const char *scheme, mbs_option *opts, int max)
 {
     int n = 0;
     for (int i = 0; i < sc->noptions; i++)
         if (strcmp(sc->options[i].scheme, scheme) == 0) {
-            opts[n].key = sc->options[i].key;
-            opts[n].value = sc->options[i].value;
-            if (idx) idx[n] = i;
+            if (n < max) {
+                opts[n].key = sc->options[i].key;
+                opts[n].value = sc->options[i].value;
+            }
             n++;
         }
     return n;
-}
-
-void mbsi_scenario_option_where(const mbs_scenario *sc, int i, char *buf, size_t n)
-{
-    const mbs_scenario_option *o = &sc->options[i];
-    if (o->line > 0) snprintf(buf, n, "%s:%d: [%s] %s", sc->path, o->line, o->scheme, o->key);
-    else snprintf(buf, n, "%s: --set %s.%s=%s", sc->path, o->scheme, o->key, o->value);
 }
 
 /* The controller's options against each other (the jump's phases within its period, say). */
 static int check_controller(const mbs_scenario *sc, mbs_error *err)
 {
     mbs_option opts[MBS_SIM_MAX_OPTIONS];
-    int idx[MBS_SIM_MAX_OPTIONS];
-    int n = mbsi_scenario_scheme_options(sc, "controller", opts, idx);
+    int n = mbs_scenario_options(sc, "controller", opts, MBS_SIM_MAX_OPTIONS);
     const char *key = NULL;
     mbs_error e;
     mbs_error_clear(&e);
     if (mbsi_controller_check(sc->controller, opts, n, &key, &e) == MBS_OK) return MBS_OK;
     char w[MBS_PATH_LEN + 256];
-    int at = -1;
-    for (int i = 0; key && i < n; i++)
-        if (strcmp(opts[i].key, key) == 0) at = idx[i];
-    if (at >= 0) mbsi_scenario_option_where(sc, at, w, sizeof w);
+    if (key && mbs_scenario_line(sc, "controller", key) >= 0) mbs_scenario_where(sc, "controller", key, w, sizeof w);
     else mbs_scenario_where(sc, "controller", "type", w, sizeof w);
     return mbsi_fail(err, e.code, "%s: %s", w, e.msg);
 }

@@ -31,8 +31,8 @@ static double now(void)
 
 /* err = e, located: a message about one of the options ("key: ...") gets that option's file and
  * line, any other the line of [section] key (the scheme's name). */
-static void scheme_error(const mbs_scenario *sc, const char *section, const char *key, const mbs_option *opts,
-                         const int *idx, int n, const mbs_error *e, mbs_error *err)
+static void scheme_error(const mbs_scenario *sc, const char *section, const char *key, const char *scheme,
+                         const mbs_option *opts, int n, const mbs_error *e, mbs_error *err)
 {
     char w[MBS_PATH_LEN + 256];
     const char *msg = e->msg;
@@ -40,7 +40,7 @@ static void scheme_error(const mbs_scenario *sc, const char *section, const char
     for (int i = 0; i < n; i++) {
         size_t k = strlen(opts[i].key);
         if (strncmp(e->msg, opts[i].key, k) == 0 && e->msg[k] == ':' && e->msg[k + 1] == ' ') {
-            mbsi_scenario_option_where(sc, idx[i], w, sizeof w);
+            mbs_scenario_where(sc, scheme, opts[i].key, w, sizeof w);
             msg = e->msg + k + 2;
         }
     }
@@ -52,11 +52,11 @@ static void scheme_error(const mbs_scenario *sc, const char *section, const char
 static mbs_stepper *make_stepper(const mbs_scenario *sc, mbs_system *sys, mbs_error *err)
 {
     mbs_option opts[MBS_SIM_MAX_OPTIONS];
-    int idx[MBS_SIM_MAX_OPTIONS], n = mbsi_scenario_scheme_options(sc, sc->stepper, opts, idx);
+    int n = mbs_scenario_options(sc, sc->stepper, opts, MBS_SIM_MAX_OPTIONS);
     mbs_error e;
     mbs_error_clear(&e);
     mbs_stepper *st = mbs_stepper_new(sc->stepper, sys, opts, n, &e);
-    if (!st) scheme_error(sc, "stepper", "name", opts, idx, n, &e, err);
+    if (!st) scheme_error(sc, "stepper", "name", sc->stepper, opts, n, &e, err);
     return st;
 }
 
@@ -64,11 +64,11 @@ static mbs_stepper *make_stepper(const mbs_scenario *sc, mbs_system *sys, mbs_er
 static mbs_controller *make_controller(const mbs_scenario *sc, mbs_system *sys, mbs_error *err)
 {
     mbs_option opts[MBS_SIM_MAX_OPTIONS];
-    int idx[MBS_SIM_MAX_OPTIONS], n = mbsi_scenario_scheme_options(sc, "controller", opts, idx);
+    int n = mbs_scenario_options(sc, "controller", opts, MBS_SIM_MAX_OPTIONS);
     mbs_error e;
     mbs_error_clear(&e);
     mbs_controller *c = mbs_controller_new(sc->controller, sys, sc->q0, sc->controller_dt, opts, n, &e);
-    if (!c) scheme_error(sc, "controller", "type", opts, idx, n, &e, err);
+    if (!c) scheme_error(sc, "controller", "type", "controller", opts, n, &e, err);
     return c;
 }
 

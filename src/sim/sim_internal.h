@@ -16,6 +16,56 @@
 #include "mbs/sim.h"
 #include "mbs/step.h"
 
+typedef struct mbs_scenario_contact {
+    char frame[MBS_NAME_LEN];
+    double offset[3];                 /* in the frame */
+    double radius;                    /* 0: a point; > 0: a sphere centred at frame + offset */
+} mbs_scenario_contact;
+
+/* An option of a stepper ([expo] ...) or of the controller ([controller] keys other than type
+ * and dt), with the place it came from (line 0: a --set override). */
+typedef struct mbs_scenario_option {
+    char scheme[MBS_NAME_LEN];        /* the section: a stepper's name, or "controller" */
+    char key[MBS_NAME_LEN];
+    char value[128];
+    int line;
+} mbs_scenario_option;
+
+typedef struct mbs_scenario_entry mbs_scenario_entry;   /* one key = value as read (private) */
+
+struct mbs_scenario {
+    char path[MBS_PATH_LEN];          /* the scenario file as given */
+    /* [model] */
+    char urdf[MBS_PATH_LEN];          /* resolved against the scenario file's folder */
+    int floating;
+    mbs_model *model;                 /* loaded; owned by the scenario */
+    double *q0;                       /* nq: initial configuration (base pose + named joints) */
+    /* [contact] */
+    mbs_material material;            /* of the ground and every geometry of [environment] */
+    int ncontacts;
+    mbs_scenario_contact contacts[MBS_SIM_MAX_CONTACTS];
+    /* [environment] */
+    mbs_environment env;              /* planes (the ground first when ground = 1) and boxes */
+    /* [controller] */
+    char controller[MBS_NAME_LEN];    /* a registered controller's name (mbs/control.h) */
+    double controller_dt;             /* controller period (s); τ is held in between */
+    /* [stepper] and the scheme sections */
+    char stepper[MBS_NAME_LEN];
+    double dt;
+    int noptions;
+    mbs_scenario_option options[MBS_SIM_MAX_OPTIONS];
+    /* [run] */
+    double duration;
+    double max_velocity;              /* any |v_k| above it is divergence */
+    double box_min[3], box_max[3];    /* the base leaving this box is divergence */
+    /* [output] */
+    char csv[MBS_PATH_LEN];           /* "" = no CSV; relative to the current directory */
+    int csv_every;                    /* one CSV row every this many controller periods */
+    /* every key = value read (file order, then --set overrides), for messages */
+    int nentries;
+    mbs_scenario_entry *entries;
+};
+
 /* mbs_scenario_load on a text already in memory (len bytes, no NUL needed at the end): `path`
  * names it in messages and the [model] urdf is resolved against its folder, as for a file.
  * mbs_scenario_load reads the file and calls this; the fuzzer (tools/fuzz_scenario.c) calls it
@@ -23,12 +73,5 @@
 mbs_scenario *mbsi_scenario_load_text(const char *path, const char *text, size_t len, const char *const *overrides,
                                      int noverrides, mbs_error *err);
 
-/* The options of section `scheme` (a stepper's name or "controller") as key/value pairs into
- * opts (at most MBS_SIM_MAX_OPTIONS), with each one's index into sc->options in idx (may be
- * NULL); returns how many. */
-int mbsi_scenario_scheme_options(const mbs_scenario *sc, const char *scheme, mbs_option *opts, int *idx);
-/* Writes into buf the prefix of a message about option i of sc->options: "file:line: [section]
- * key" or "file: --set section.key=value". */
-void mbsi_scenario_option_where(const mbs_scenario *sc, int i, char *buf, size_t n);
 
 #endif
