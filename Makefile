@@ -154,7 +154,7 @@ install: $(LIB)
 	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/
 	sed -e 's|@PREFIX@|$(PREFIX)|' mbs.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/mbs.pc
 
-DEBS := build-essential pkg-config libopenblas-dev liblapacke-dev libxml2-dev libinih-dev libcjson-dev
+DEBS := build-essential pkg-config python3 libopenblas-dev liblapacke-dev libxml2-dev libinih-dev libcjson-dev
 deps:
 	@missing=""; for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then echo "installing:$$missing"; apt-get update -qq && \
