@@ -308,6 +308,43 @@ static void test_center_of_mass(void)
     }
 }
 
+/* J_com v is the COM velocity, and J_com v̇ + drift its acceleration: the second by central
+ * differences of ċ = J_com(q) v along q(t), v(t) = v + t v̇. */
+static void test_com_jacobian(void)
+{
+    for (int k = 0; k < NTREES; k++) {
+        ctx c = make(k);
+        size_t nv = (size_t)c.nv;
+        double *J = malloc(sizeof(double) * 3 * nv), *Jp = malloc(sizeof(double) * 3 * nv), *st = c.M2;
+        double *qp = c.x, *qm = c.x + c.nq, *vp = c.y, *vm = c.y + nv;
+        double com[3], vcom[3], drift[3], jv[3] = {0, 0, 0}, acc[3], vp_c[3] = {0, 0, 0}, vm_c[3] = {0, 0, 0}, fd[3];
+        const double h = 1e-6;
+        mbs_com_jacobian(c.m, c.d, c.q, c.v, J, drift);
+        mbs_center_of_mass(c.m, c.d, c.q, c.v, com, vcom);
+        for (size_t j = 0; j < nv; j++)
+            for (int r = 0; r < 3; r++) jv[r] += J[3 * j + r] * c.v[j];
+        CHECK_CLOSE(jv, vcom, 3, 1e-12, "J_com v vs the COM velocity");
+        for (int r = 0; r < 3; r++) acc[r] = drift[r];
+        for (size_t j = 0; j < nv; j++)
+            for (int r = 0; r < 3; r++) acc[r] += J[3 * j + r] * c.a[j];
+        for (size_t j = 0; j < nv; j++) { st[j] = h * c.v[j]; vp[j] = c.v[j] + h * c.a[j]; vm[j] = c.v[j] - h * c.a[j]; }
+        mbs_integrate(c.m, c.q, st, qp);
+        for (size_t j = 0; j < nv; j++) st[j] = -h * c.v[j];
+        mbs_integrate(c.m, c.q, st, qm);
+        mbs_com_jacobian(c.m, c.d, qp, NULL, Jp, NULL);
+        for (size_t j = 0; j < nv; j++)
+            for (int r = 0; r < 3; r++) vp_c[r] += Jp[3 * j + r] * vp[j];
+        mbs_com_jacobian(c.m, c.d, qm, NULL, Jp, NULL);
+        for (size_t j = 0; j < nv; j++)
+            for (int r = 0; r < 3; r++) vm_c[r] += Jp[3 * j + r] * vm[j];
+        for (int r = 0; r < 3; r++) fd[r] = (vp_c[r] - vm_c[r]) / (2 * h);
+        CHECK_CLOSE(acc, fd, 3, 1e-5, "J_com v̇ + drift vs finite differences");
+        free(J);
+        free(Jp);
+        drop(&c);
+    }
+}
+
 int main(void)
 {
     RUN(test_rnea_aba_identity);
@@ -317,5 +354,6 @@ int main(void)
     RUN(test_energy);
     RUN(test_frame_jacobians);
     RUN(test_center_of_mass);
+    RUN(test_com_jacobian);
     return check_summary("test_dynamics");
 }

@@ -100,6 +100,10 @@ void mbs_abi(const mbs_model *m, mbs_data *d, const double *q, const double *x, 
 double mbs_kinetic_energy(const mbs_model *m, mbs_data *d, const double *q, const double *v);
 /* -Σ m_i g·c_i (J), zero at the world origin. */
 double mbs_potential_energy(const mbs_model *m, mbs_data *d, const double *q);
+/* The 3 x nv Jacobian of the centre of mass (world axes; column-major, leading dimension 3) at q,
+ * so that ċ = J_com v, and with v and drift not NULL its drift J̇_com v, so that c̈ = J_com v̇ + drift.
+ * O(n); runs kinematics. */
+void mbs_com_jacobian(const mbs_model *m, mbs_data *d, const double *q, const double *v, double *Jcom, double drift[3]);
 /* Centre of mass of the moving bodies in the world, and its velocity when v and vcom are not NULL. */
 void   mbs_center_of_mass(const mbs_model *m, mbs_data *d, const double *q, const double *v,
                           double com[3], double vcom[3]);

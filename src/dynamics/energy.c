@@ -53,3 +53,59 @@ void mbs_center_of_mass(const mbs_model *m, mbs_data *d, const double *q, const 
     if (with_v)
         for (int k = 0; k < 3; k++) vcom[k] = mass > 0 ? pl[k] / mass : 0;
 }
+
+void mbs_com_jacobian(const mbs_model *m, mbs_data *d, const double *q, const double *v, double *Jcom, double drift[3])
+{
+    int with_drift = v && drift;
+    if (with_drift) {
+        /* kinematics with (q, v, q̈ = 0): the body accelerations are the drift's */
+        double *zero = d->tmp_nv[3];
+        memset(zero, 0, (size_t)m->nv * sizeof(double));
+        mbs_forward_kinematics(m, d, q, v, zero);
+    } else
+        mbs_forward_kinematics(m, d, q, NULL, NULL);
+    /* subtree mass and world first moment (m c), children before parents: bodies are
+     * numbered depth-first, so a backward sweep sees every child before its parent */
+    double *sub = d->tmp_6nb, mass = 0, acc[3] = {0, 0, 0};
+    for (int i = 0; i < m->nbodies; i++) {
+        const mbs_body *b = &m->bodies[i];
+        double hw[3];
+        m3_mulv(d->oR + 9 * i, b->h, hw);
+        sub[4 * i] = b->mass;
+        for (int k = 0; k < 3; k++) sub[4 * i + 1 + k] = hw[k] + b->mass * d->op[3 * i + k];
+        mass += b->mass;
+        if (with_drift) {
+            /* Σ m a(c) over the body's points, q̈ = 0: m a + α × h + ω × (m v + ω × h), body axes */
+            const double *vi = d->v + 6 * i, *ai = d->a + 6 * i;
+            double l[3], t[3], u[3], s[3], w[3];
+            v3_cross(vi + 3, b->h, t);
+            for (int k = 0; k < 3; k++) l[k] = b->mass * vi[k] + t[k];
+            v3_cross(vi + 3, l, u);
+            v3_cross(ai + 3, b->h, t);
+            for (int k = 0; k < 3; k++) s[k] = b->mass * ai[k] + t[k] + u[k];
+            m3_mulv(d->oR + 9 * i, s, w);
+            for (int k = 0; k < 3; k++) acc[k] += w[k];
+        }
+    }
+    for (int i = m->nbodies - 1; i >= 0; i--) {
+        int p = m->bodies[i].parent;
+        if (p < 0) continue;
+        for (int k = 0; k < 4; k++) sub[4 * p + k] += sub[4 * i + k];
+    }
+    /* column k: the subtree of its body moves with the joint's world twist (v0, ω):
+     * J_com,k = (m_sub v0 + ω × (m c)_sub) / M */
+    double inv = mass > 0 ? 1 / mass : 0;
+    for (int i = 0; i < m->nbodies; i++) {
+        const mbs_body *b = &m->bodies[i];
+        const double *s = sub + 4 * i;
+        for (int j = 0; j < b->nv; j++) {
+            int c = b->idx_v + j;
+            double S[6], t[3];
+            se3_act_motion(d->oR + 9 * i, d->op + 3 * i, m->S + 6 * c, S);
+            v3_cross(S + 3, s + 1, t);
+            for (int k = 0; k < 3; k++) Jcom[3 * c + k] = (s[0] * S[k] + t[k]) * inv;
+        }
+    }
+    if (with_drift)
+        for (int k = 0; k < 3; k++) drift[k] = acc[k] * inv;
+}
