@@ -198,4 +198,57 @@ void mbsi_walk_reference(mbs_walk *w, double t, double dt, double *q, double *v,
  * joint at q0 with both feet held, from Minv = M(q0)⁻¹ (nv x nv). Also fills w->leg_of. */
 int mbsi_walk_gain_scales(mbs_walk *w, const double *q0, const double *Minv, double *scale);
 
+/* ---- the walking pattern of the task-space controller (walk_pattern.c) ----
+ * Footsteps, a centre-of-mass trajectory from the linear inverted pendulum whose ZMP follows a
+ * reference inside the support polygon (solved through the divergent component of motion,
+ * ξ = c + ċ/ω, backward in time so that it stays bounded), and swing-foot trajectories that
+ * leave and land at rest with zero acceleration, lifted on a smooth bump. */
+typedef struct mbs_walk_pattern_options {
+    int foot[2];                   /* frame ids: foot[0] steps first */
+    int steps;                     /* steps; foot[k % 2] swings in step k */
+    double settle, double_support, single_support, rest;   /* s */
+    double step_length, step_height;                       /* m */
+} mbs_walk_pattern_options;
+
+typedef struct mbs_walk_pattern {
+    mbs_walk_pattern_options o;
+    double omega;                  /* sqrt(g / z_c) of the pendulum */
+    double com0[3];                /* initial centre of mass; its height is kept */
+    double centre[2][3];           /* each foot's contact centre in its frame */
+    double R0[2][9];               /* foot orientations, kept */
+    double (*place)[2][3];         /* foot frame positions after each step (steps + 1) */
+    double dt;                     /* sample of the COM trajectory */
+    int n;                         /* samples */
+    double *c, *cd, *cdd;          /* 3 x n: COM position, velocity, acceleration */
+    double *zmp;                   /* 2 x n: the ZMP reference */
+    void *block;
+} mbs_walk_pattern;
+
+/* The reference of one instant: the COM's position, velocity and acceleration, and per foot
+ * whether it is in stance and its frame's position, velocity and acceleration (world). */
+typedef struct mbs_walk_sample {
+    double com[3], com_v[3], com_a[3];
+    int stance[2];
+    double p[2][3], v[2][3], a[2][3];
+} mbs_walk_sample;
+
+/* The pattern for the contact points of sys at posture q0 (the feet start there); the only
+ * allocation. */
+int mbsi_walk_pattern_init(mbs_walk_pattern *w, const mbs_system *sys, const double *q0,
+                           const mbs_walk_pattern_options *o, mbs_error *err);
+void mbsi_walk_pattern_fini(mbs_walk_pattern *w);
+/* The reference at time t (s). */
+void mbsi_walk_pattern_sample(const mbs_walk_pattern *w, double t, mbs_walk_sample *out);
+/* Each foot's contact centre (the mean of the contact points on the body of frame foot[f], in
+ * foot frame coordinates) at q0, and foot_of[i] = 0, 1 or -1 (neither) per contact point (may be NULL). */
+void mbsi_feet_centres(const mbs_model *m, mbs_data *d, const mbs_system *sys, const double *q0, const int foot[2],
+                       double centre[2][3], int *foot_of);
+/* Footsteps: place[0] the foot frames at q0 (R0 their orientations, kept), place[k + 1] after step
+ * k, in which foot k % 2 advances along the base's heading by `length` (the first and the last
+ * step) or twice that (the steps between, passing the other foot). */
+void mbsi_footsteps(const mbs_model *m, mbs_data *d, const double *q0, const int foot[2], int steps, double length,
+                    double R0[2][9], double (*place)[2][3]);
+/* The pattern's duration: settle, steps, the last double support and the rest. */
+double mbsi_walk_pattern_duration(const mbs_walk_pattern *w);
+
 #endif

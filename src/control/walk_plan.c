@@ -229,52 +229,6 @@ static int alloc_buffers(mbs_walk *w, int nsteps)
     return 0;
 }
 
-/* Which foot each contact point is on (by body), and each foot's contact centre in its frame. */
-static void feet_contacts(mbs_walk *w, const mbs_system *sys, const double *q0)
-{
-    const mbs_model *m = w->m;
-    double R[2][9], p[2][3];
-    int count[2] = {0, 0};
-    memset(w->centre, 0, sizeof w->centre);
-    mbs_forward_kinematics(m, w->d, q0, NULL, NULL);
-    for (int f = 0; f < 2; f++) mbs_frame_placement(m, w->d, w->foot[f], R[f], p[f]);
-    for (int i = 0; i < sys->ncontacts; i++) {
-        int fr = sys->contacts[i].frame, b = mbs_frame_body(m, fr);
-        w->foot_of[i] = b == mbs_frame_body(m, w->foot[0]) ? 0 : b == mbs_frame_body(m, w->foot[1]) ? 1 : -1;
-        if (w->foot_of[i] < 0) continue;
-        int f = w->foot_of[i];
-        double Rc[9], pc[3], off[3], d[3], local[3];
-        mbs_frame_placement(m, w->d, fr, Rc, pc);
-        m3_mulv(Rc, sys->contacts[i].offset, off);
-        for (int k = 0; k < 3; k++) d[k] = pc[k] + off[k] - p[f][k];
-        m3t_mulv(R[f], d, local);
-        for (int k = 0; k < 3; k++) w->centre[f][k] += local[k];
-        count[f]++;
-    }
-    for (int f = 0; f < 2; f++)
-        for (int k = 0; k < 3; k++) w->centre[f][k] /= count[f] ? count[f] : 1;
-}
-
-/* Footsteps: foot 0 first; the first and last steps advance by the step length, the others
- * by twice that, along the x axis of the initial base heading. */
-static void footsteps(mbs_walk *w, const double *q0, double length)
-{
-    double Rb[9];
-    m3_from_quat(q0 + 3, Rb);
-    double hx = Rb[0], hy = Rb[1], hn = hypot(hx, hy);
-    hx = hn > 0 ? hx / hn : 1;
-    hy = hn > 0 ? hy / hn : 0;
-    mbs_forward_kinematics(w->m, w->d, q0, NULL, NULL);
-    for (int f = 0; f < 2; f++) mbs_frame_placement(w->m, w->d, w->foot[f], w->R0[f], w->steps[0][f]);
-    for (int k = 0; k < w->nsteps; k++) {
-        int sw = k % 2;
-        double adv = (k == 0 || k == w->nsteps - 1) ? length : 2 * length;
-        memcpy(w->steps[k + 1], w->steps[k], sizeof w->steps[k]);
-        w->steps[k + 1][sw][0] += adv * hx;
-        w->steps[k + 1][sw][1] += adv * hy;
-    }
-}
-
 int mbsi_walk_init(mbs_walk *w, const mbs_system *sys, const double *q0, const mbs_walk_plan_options *o, mbs_error *err)
 {
     memset(w, 0, sizeof *w);
@@ -311,8 +265,8 @@ int mbsi_walk_init(mbs_walk *w, const mbs_system *sys, const double *q0, const m
     memcpy(w->q0, q0, (size_t)w->nq * sizeof(double));
     memcpy(w->qc, q0, (size_t)w->nq * sizeof(double));
     memcpy(w->qb0, q0 + 3, sizeof w->qb0);
-    feet_contacts(w, sys, q0);
-    footsteps(w, q0, o->step_length);
+    mbsi_feet_centres(m, w->d, sys, q0, w->foot, w->centre, w->foot_of);
+    mbsi_footsteps(m, w->d, q0, w->foot, w->nsteps, o->step_length, w->R0, w->steps);
     com_of(w, q0, w->com0);
     /* the final COM keeps its initial offset from the middle of the feet' contact centres */
     double a[3], b[3], a0[3], b0[3];
