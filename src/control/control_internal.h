@@ -48,6 +48,12 @@ const mbs_controller_type *mbsi_controller_type_find(const char *name);
  * fills *key with the option at fault. MBS_OK for a type without such a check. */
 int mbsi_controller_check(const char *name, const mbs_option *opts, int nopts, const char **key, mbs_error *err);
 
+/* ---- sensing (sensing.c) ---- */
+/* touching[i] = 1 when contact point i of sys is within 1 mm of the environment at q: the sensed
+ * contact of a real robot, with a margin so that feet resting exactly on the ground count. Uses d
+ * for the kinematics. */
+void mbsi_sense_contacts(const mbs_system *sys, mbs_data *d, const double *q, int *touching);
+
 /* ---- the feedback law: joint PD with feed-forward (pd_law.c) ----
  *   τ_j = s_p kp (q_ref − q) + s_d kd (v_ref − v) + τ_ff,
  * τ_ff the joint part of inverse dynamics once the stance contacts carry the base's part. */

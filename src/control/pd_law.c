@@ -115,19 +115,6 @@ void mbsi_pd_law_fini(mbs_pd_law *l)
     memset(l, 0, sizeof *l);
 }
 
-/* touching[i] = 1 when contact point i is within 1 mm of the environment: the sensed contact
- * of a real robot, with a margin so that feet resting exactly on the ground count. */
-static void touching_feet(mbs_pd_law *l, const double *q)
-{
-    mbs_forward_kinematics(l->m, l->d, q, NULL, NULL);
-    for (int i = 0; i < l->ncontacts; i++) {
-        const mbs_contact *ct = &l->sys->contacts[i];
-        double ctr[3], depth, n[3], pt[3];
-        mbsi_contact_point_world(l->m, l->d, ct, NULL, ctr, NULL, NULL);
-        l->touching[i] = mbs_environment_query(&l->sys->env, ctr, ct->radius + 1e-3, &depth, n, pt, NULL);
-    }
-}
-
 void mbsi_pd_law_begin(mbs_pd_law *l, const double *q)
 {
     for (int k = 0; k < l->nv; k++) { l->kpv[k] = l->opt.kp; l->kdv[k] = l->opt.kd; }
@@ -137,7 +124,7 @@ void mbsi_pd_law_begin(mbs_pd_law *l, const double *q)
     /* which feet carry the base: those on (or within a hair of) the ground (a controller may
      * narrow it to those its plan has in stance). A foot still in the air must not get its
      * share of the weight: on a light leg that torque slams the foot into the ground. */
-    touching_feet(l, q);
+    mbsi_sense_contacts(l->sys, l->d, q, l->touching);
     for (int i = 0; i < l->ncontacts; i++) {
         l->stance[i] = l->touching[i];
         l->weight[i] = 1;
