@@ -25,6 +25,13 @@ double mbsi_smooth_step(double x);
  * one; b becomes 0 when A is not even semi-definite. LAPACK, no allocation. */
 void mbsi_spd_solve(double *A, int n, double *b);
 
+/* A weighted least-squares task ‖J x − e‖² (weight w) added to a normal system: the lower
+ * triangle of H (ncols x ncols, leading dimension ldH) += w Jᵀ J and g += w Jᵀ e, J being the
+ * rows r0 .. r0 + nr − 1 of a column-major matrix of leading dimension ldJ. Columns of J that
+ * are zero on those rows are skipped (a joint that does not move the task). */
+void mbsi_add_task(double *H, int ldH, double *g, const double *J, int ldJ, int r0, int nr, int ncols, const double *e,
+                   double w);
+
 /* The next word of a list separated by spaces, tabs or commas, from *p: copied into word (n
  * bytes; left empty when it does not fit) and *p moved past it. Returns its length, 0 at the
  * end of the list, -1 when it does not fit. */

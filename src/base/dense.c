@@ -18,3 +18,23 @@ void mbsi_spd_solve(double *A, int n, double *b)
     if (n && LAPACKE_dposv_work(LAPACK_COL_MAJOR, 'L', n, 1, A, n, b, n) != 0)
         for (int i = 0; i < n; i++) b[i] = 0;
 }
+
+void mbsi_add_task(double *H, int ldH, double *g, const double *J, int ldJ, int r0, int nr, int ncols, const double *e,
+                   double weight)
+{
+    for (int a = 0; a < ncols; a++) {
+        const double *ja = J + (size_t)ldJ * a + r0;
+        int zero = 1;
+        for (int r = 0; r < nr && zero; r++) zero = ja[r] == 0;
+        if (zero) continue;   /* a coordinate that does not move this task */
+        double ga = 0;
+        for (int r = 0; r < nr; r++) ga += ja[r] * e[r];
+        g[a] += weight * ga;
+        for (int b = 0; b <= a; b++) {
+            const double *jb = J + (size_t)ldJ * b + r0;
+            double h = 0;
+            for (int r = 0; r < nr; r++) h += ja[r] * jb[r];
+            H[a + (size_t)ldH * b] += weight * h;
+        }
+    }
+}

@@ -32,39 +32,6 @@
 #define DAMPING 1e-6
 #define IK_ITERATIONS 3
 
-/* The rotation vector (axis × angle) of A Bᵀ (world, in world axes), or of Aᵀ B (in local
- * axes): the error between two orientations. log(A Bᵀ) = B log(Bᵀ A). */
-static void rot_error(const double A[9], const double B[9], int world, double e[3])
-{
-    double E[9], qt[4], w[3];
-    if (world) m3t_mul(B, A, E);
-    else m3t_mul(A, B, E);
-    m3_to_quat(E, qt);
-    mbsi_so3_log(qt, w);
-    if (world) m3_mulv(B, w, e);
-    else memcpy(e, w, sizeof w);
-}
-
-/* H += w Jᵀ J and g += w Jᵀ e for the rows r0 .. r0+nr-1 of a 6 x nv Jacobian. */
-static void add_task(mbs_walk *w, const double *J, int r0, int nr, const double *e, double weight)
-{
-    int nv = w->nv;
-    for (int a = 0; a < nv; a++) {
-        const double *ja = J + 6 * a + r0;
-        if (ja[0] == 0 && (nr < 2 || ja[1] == 0) && (nr < 3 || ja[2] == 0) && (nr < 4 || (ja[3] == 0 && ja[4] == 0 && ja[5] == 0)))
-            continue;   /* a joint that does not move this task */
-        double ga = 0;
-        for (int r = 0; r < nr; r++) ga += ja[r] * e[r];
-        w->g[a] += weight * ga;
-        for (int b = 0; b <= a; b++) {
-            const double *jb = J + 6 * b + r0;
-            double h = 0;
-            for (int r = 0; r < nr; r++) h += ja[r] * jb[r];
-            w->H[a + nv * b] += weight * h;
-        }
-    }
-}
-
 /* ---- the plan ---- */
 
 /* World position of foot f's contact centre when its frame is at p (orientation R0[f]). */
@@ -147,7 +114,7 @@ static void com_task(mbs_walk *w, const double target[3])
     double e[6] = {0};
     for (int k = 0; k < 3; k++) e[k] = target[k] - com[k] / w->mass;
     for (size_t i = 0; i < n6; i++) w->J[i] /= w->mass;
-    add_task(w, w->J, 0, 3, e, W_COM);
+    mbsi_add_task(w->H, w->nv, w->g, w->J, 6, 0, 3, w->nv, e, W_COM);
 }
 
 /* The COM of configuration q (placements into w->d). */
@@ -168,16 +135,16 @@ static void ik_step(mbs_walk *w, double *q, double feet[2][3], const double com[
         double R[9], p[3], e[6];
         mbs_frame_placement(m, w->d, w->foot[f], R, p);
         for (int k = 0; k < 3; k++) e[k] = feet[f][k] - p[k];
-        rot_error(w->R0[f], R, 1, e + 3);   /* R0 Rᵀ: world axes, as the Jacobian's angular rows */
+        mbsi_so3_error(w->R0[f], R, 1, e + 3);   /* R0 Rᵀ: world axes, as the Jacobian's angular rows */
         mbs_frame_jacobian(m, w->d, w->foot[f], NULL, MBS_LOCAL_WORLD_ALIGNED, w->J, 6);
-        add_task(w, w->J, 0, 6, e, W_FOOT);
+        mbsi_add_task(w->H, w->nv, w->g, w->J, 6, 0, 6, w->nv, e, W_FOOT);
     }
     com_task(w, com);
     /* the base's angular velocity is v[3..5] in base axes: its error Rᵀ R_target there */
     double Rb[9], Rt[9], eb[3];
     m3_from_quat(q + 3, Rb);
     m3_from_quat(w->qb0, Rt);
-    rot_error(Rb, Rt, 0, eb);
+    mbsi_so3_error(Rb, Rt, 0, eb);
     for (int k = 0; k < 3; k++) {
         w->H[(3 + k) * (nv + 1)] += W_BASE;
         w->g[3 + k] += W_BASE * eb[k];

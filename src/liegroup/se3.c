@@ -595,3 +595,14 @@ void mbsi_se2_jlog(const double xi[3], double *J, int ld)
     J[1] = 0.5 * t;    J[1 + ld] = alpha; J[1 + 2 * ld] = t * beta * xi[1] - 0.5 * xi[0];
     J[2] = 0;          J[2 + ld] = 0;     J[2 + 2 * ld] = 1;
 }
+
+void mbsi_so3_error(const double A[9], const double B[9], int world, double e[3])
+{
+    double E[9], qt[4], w[3];
+    if (world) m3t_mul(B, A, E);
+    else m3t_mul(A, B, E);
+    m3_to_quat(E, qt);
+    mbsi_so3_log(qt, w);
+    if (world) m3_mulv(B, w, e);
+    else memcpy(e, w, sizeof w);
+}
