@@ -3,6 +3,7 @@
 #define MBS_H
 
 #include "mbs/error.h"
+#include "mbs/qp.h"
 #include "mbs/model.h"
 #include "mbs/dynamics.h"
 #include "mbs/liegroup.h"

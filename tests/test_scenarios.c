@@ -257,7 +257,7 @@ static void romeo_feet_x(const mbs_model *m, const double *q, double x[2])
 static void test_romeo_stands(void)
 {
     mbs_error err;
-    mbs_scenario *sc = load(SCEN("romeo_walk.ini"), NULL, 0, &err);
+    mbs_scenario *sc = load(SCEN("romeo_walk_quasistatic.ini"), NULL, 0, &err);
     if (!sc) return;
     CHECK(sc->ncontacts == 8, "romeo_walk: %d contact points", sc->ncontacts);
     CHECK(strcmp(sc->contacts[5].frame, "r_sole") == 0 && sc->contacts[5].offset[1] == -0.05,
@@ -265,7 +265,7 @@ static void test_romeo_stands(void)
     mbs_scenario_free(sc);
 
     const char *stand[] = {"controller.type=pd", "run.duration=1"};
-    sc = load(SCEN("romeo_walk.ini"), stand, 2, &err);
+    sc = load(SCEN("romeo_walk_quasistatic.ini"), stand, 2, &err);
     mbs_sim_summary sum;
     if (sc && run(sc, NULL, &sum, &err) == MBS_OK) {
         CHECK(!sum.diverged, "romeo standing: %s", sum.reason);
@@ -275,12 +275,12 @@ static void test_romeo_stands(void)
     mbs_scenario_free(sc);
 }
 
-/* scenarios/romeo_walk.ini as shipped (expo): two steps without falling; each foot ends ahead
+/* scenarios/romeo_walk_quasistatic.ini as shipped (expo): two steps without falling; each foot ends ahead
  * of where it started by at least half the planned step, and so does the base. */
 static void test_romeo_walks(void)
 {
     mbs_error err;
-    mbs_scenario *sc = load(SCEN("romeo_walk.ini"), NULL, 0, &err);
+    mbs_scenario *sc = load(SCEN("romeo_walk_quasistatic.ini"), NULL, 0, &err);
     if (!sc) return;
     mbs_sim *sim = mbs_sim_new(sc, &err);
     CHECK(sim != NULL, "romeo_walk: %s", err.msg);
@@ -374,7 +374,7 @@ static void test_csv_numbered_points(void)
     snprintf(out, sizeof out, "/tmp/mbs_test_points_%d.csv", (int)getpid());
     mbs_error err;
     const char *sets[] = {"controller.type=pd", "run.duration=0.01"};
-    mbs_scenario *sc = load(SCEN("romeo_walk.ini"), sets, 2, &err);
+    mbs_scenario *sc = load(SCEN("romeo_walk_quasistatic.ini"), sets, 2, &err);
     if (!sc) return;
     mbs_sim_run_options opt = {out, NULL, NULL};
     mbs_sim_summary sum;

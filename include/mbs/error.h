@@ -17,7 +17,8 @@ enum {
     MBS_ERR_ARG = 4,       /* bad argument from the caller */
     MBS_ERR_NOMEM = 5,
     MBS_ERR_INTERRUPTED = 6, /* the caller asked a run to stop (a progress callback) */
-    MBS_ERR_NUMERIC = 7      /* a computation met or produced NaN or infinity, or a factorisation failed */
+    MBS_ERR_NUMERIC = 7,     /* a computation met or produced NaN or infinity, or a factorisation failed */
+    MBS_ERR_INFEASIBLE = 8   /* the constraints of a problem admit no solution (the QP solver) */
 };
 
 #define MBS_ERROR_MSG_LEN 512

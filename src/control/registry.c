@@ -12,7 +12,8 @@
     X(squat)           \
     X(jump)            \
     X(trot)            \
-    X(walk)
+    X(walk)            \
+    X(tsid)
 
 #define DECLARE(name) extern const mbs_controller_type mbsi_controller_##name;
 #define ENTRY(name) &mbsi_controller_##name,

@@ -183,8 +183,11 @@ void mbsi_walk_pattern_fini(mbs_walk_pattern *w)
     memset(w, 0, sizeof *w);
 }
 
-/* A swing from a to b over u in [0, 1] of duration T: x by a quintic with zero velocity and
- * acceleration at both ends, z lifted by h·64 u³(1−u)³ (the same at the ends, peak h at u = ½). */
+/* A swing from a to b over u in [0, 1] of duration T: x by a quintic s(u) with zero velocity
+ * and acceleration at both ends, z lifted by h·64 u³(1−u)³ (peak h at u = ½) and lowered by
+ * h/5 · s(u), so that the foot reaches the ground before the swing ends, still moving down
+ * gently, even when the body rides a little high: a foot that hovers at the end of a swing
+ * carries no weight when the plan shifts it there. */
 static void swing(const double a[3], const double b[3], double h, double u, double T, double p[3], double v[3],
                   double acc[3])
 {
@@ -195,8 +198,11 @@ static void swing(const double a[3], const double b[3], double h, double u, doub
         v[k] = ds * (b[k] - a[k]) / T;
         acc[k] = dds * (b[k] - a[k]) / (T * T);
     }
-    double w = u * (1 - u), z = 64 * h * w * w * w, dw = 1 - 2 * u;
+    double w = u * (1 - u), z = 64 * h * w * w * w, dw = 1 - 2 * u, sink = 0.2 * h;
     double dz = 192 * h * w * w * dw, ddz = 192 * h * (2 * w * dw * dw - 2 * w * w);
+    z -= sink * s;
+    dz -= sink * ds;
+    ddz -= sink * dds;
     p[2] += z;
     v[2] += dz / T;
     acc[2] += ddz / (T * T);

@@ -23,9 +23,9 @@ void mbsi_quat_rotate_inv(const double qt[4], const double x[3], double o[3]);  
 void mbsi_so3_exp(const double w[3], double qt[4]);
 /* Rotation vector of qt (need not be exactly unit), shortest one: returns its angle in [0, pi]. */
 double mbsi_so3_log(const double qt[4], double w[3]);
-/* The rotation vector (axis × angle) from B to A: log(A Bᵀ) in world axes (world = 1), or
- * log(Bᵀ A) in local axes (world = 0). The error between two orientations (rotation matrices,
- * column-major). */
+/* The rotation vector (axis × angle) between two orientations (rotation matrices, column-major):
+ * world = 1: log(A Bᵀ), the turn from B to A in world axes; world = 0: log(Aᵀ B), the turn from
+ * A to B in A's axes. */
 void mbsi_so3_error(const double A[9], const double B[9], int world, double e[3]);
 void mbsi_so3_jr(const double w[3], double J[9]);       /* right Jacobian of Exp at w */
 void mbsi_so3_jr_inv(const double w[3], double J[9]);   /* its inverse (valid for |w| < 2 pi) */
