@@ -125,7 +125,7 @@ static void test_scenarios(void)
 {
     ALLOC_GUARD();
     static const char *files[] = {"scenarios/solo_trot.ini", "scenarios/solo_jump.ini", "scenarios/solo_squat.ini",
-                                  "scenarios/romeo_walk.ini", "scenarios/romeo_walk_quasistatic.ini", "scenarios/chain10.ini"};
+                                  "scenarios/romeo_walk.ini", "scenarios/romeo_walk_quasistatic.ini", "scenarios/solo_squat_tsid.ini", "scenarios/chain10.ini"};
     for (size_t k = 0; k < sizeof files / sizeof *files; k++) {
         mbs_error err;
         mbs_scenario *sc = mbs_scenario_load(tm_path(files[k]), NULL, 0, &err);

@@ -234,6 +234,8 @@ typedef struct mbs_walk_pattern {
  * whether it is in stance and its frame's position, velocity and acceleration (world). */
 typedef struct mbs_walk_sample {
     double com[3], com_v[3], com_a[3];
+    double zmp[2];                 /* the ZMP reference (x y) */
+    double load[2];                /* each foot's share of the weight the ZMP implies */
     int stance[2];
     double p[2][3], v[2][3], a[2][3];
 } mbs_walk_sample;

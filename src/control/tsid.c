@@ -65,14 +65,14 @@ static const mbs_option_spec spec[] = {
      "centre-of-mass task stiffness (damping 2√kp, critical)"},
     {"kp_foot", MBS_OPT_REAL, "1/s²", 0, 1e6, 0, "10", NULL, offsetof(tsid_options, kp_foot), "swing-foot task stiffness"},
     {"kp_waist", MBS_OPT_REAL, "1/s²", 0, 1e6, 0, "10", NULL, offsetof(tsid_options, kp_waist), "waist orientation task stiffness"},
-    {"kp_posture", MBS_OPT_REAL, "1/s²", 0, 1e6, 0, "1", NULL, offsetof(tsid_options, kp_posture),
+    {"kp_posture", MBS_OPT_REAL, "1/s²", 0, 1e6, 0, "10", NULL, offsetof(tsid_options, kp_posture),
      "posture task stiffness (towards the initial joint angles)"},
     {"kp_contact", MBS_OPT_REAL, "1/s²", 0, 1e6, 0, "30", NULL, offsetof(tsid_options, kp_contact),
      "stance feet: their acceleration pulls them back to their planned placement with this stiffness (damping 2√kp): a foot that bounces on landing comes back down"},
     {"w_com", MBS_OPT_REAL, "", 0, 1e6, 0, "1", NULL, offsetof(tsid_options, w_com), "weight of the centre-of-mass task"},
     {"w_foot", MBS_OPT_REAL, "", 0, 1e6, 0, "1", NULL, offsetof(tsid_options, w_foot), "weight of the swing-foot tasks"},
     {"w_waist", MBS_OPT_REAL, "", 0, 1e6, 0, "1", NULL, offsetof(tsid_options, w_waist), "weight of the waist orientation task"},
-    {"w_posture", MBS_OPT_REAL, "", 0, 1e6, MBS_OPT_OPEN_LO, "1e-3", NULL, offsetof(tsid_options, w_posture),
+    {"w_posture", MBS_OPT_REAL, "", 0, 1e6, MBS_OPT_OPEN_LO, "1e-2", NULL, offsetof(tsid_options, w_posture),
      "weight of the posture task (> 0: it makes the QP strictly convex)"},
     {"w_force", MBS_OPT_REAL, "", 0, 1e6, MBS_OPT_OPEN_LO, "1e-5", NULL, offsetof(tsid_options, w_force),
      "weight of the contact forces' distance to an even share of the weight (s⁴/kg²)"},
@@ -220,6 +220,9 @@ static int init(mbs_controller *c, mbs_error *err)
             ft->frame = ct->frame;
             mbs_frame_placement(m, s->d, ft->frame, ft->R0, ft->p0);
             for (int i = 0; i < 3; i++) ft->off[i] = ct->offset[i] - ct->radius * ft->R0[2 + 3 * i];
+            double t3[3];
+            m3_mulv(ft->R0, ft->off, t3);
+            for (int i = 0; i < 3; i++) ft->p0[i] += t3[i];   /* the point's place, not the frame's */
         }
     }
     m3_from_quat(c->q0 + 3, s->Rb0);
@@ -240,6 +243,7 @@ static int init(mbs_controller *c, mbs_error *err)
 typedef struct reference {
     double com[3], com_v[3], com_a[3];
     int stance[MAX_FEET];
+    double load[MAX_FEET];         /* each foot's planned share of the weight */
     double p[MAX_FEET][3], v[MAX_FEET][3], a[MAX_FEET][3];
 } reference;
 
@@ -250,6 +254,7 @@ static void reference_at(const tsid *s, const tsid_options *o, double t, referen
     memset(r->com_a, 0, sizeof r->com_a);
     for (int k = 0; k < s->nfeet; k++) {
         r->stance[k] = 1;
+        r->load[k] = 1.0 / s->nfeet;
         memcpy(r->p[k], s->feet[k].p0, sizeof r->p[k]);
         memset(r->v[k], 0, sizeof r->v[k]);
         memset(r->a[k], 0, sizeof r->a[k]);
@@ -270,6 +275,7 @@ static void reference_at(const tsid *s, const tsid_options *o, double t, referen
         memcpy(r->com_a, ws.com_a, sizeof r->com_a);
         for (int f = 0; f < 2; f++) {
             r->stance[f] = ws.stance[f];
+            r->load[f] = ws.load[f];
             memcpy(r->p[f], ws.p[f], sizeof r->p[f]);
             memcpy(r->v[f], ws.v[f], sizeof r->v[f]);
             memcpy(r->a[f], ws.a[f], sizeof r->a[f]);
@@ -368,14 +374,23 @@ static void tasks(mbs_controller *c, tsid *s, const tsid_options *o, const refer
         }
         mbsi_add_task(H, n, g, J, 6, 0, ft->dim, nv, e, o->w_foot);
     }
-    /* forces: near an even share of the weight, upward */
-    double fz = mbs_model_mass(m) * 9.81 / (np ? np : 1);
-    for (int p = 0; p < np; p++)
-        for (int a = 0; a < 3; a++) {
-            int col = nv + 3 * p + a;
-            H[col * (n + 1)] += o->w_force;
-            if (a == 2) g[col] += o->w_force * fz;
-        }
+    /* forces: near the plan's share of the weight on each stance foot, evenly over its points,
+     * upward (a foot that has just landed is loaded as the ZMP moves onto it, not at once) */
+    double total = 0, weight = mbs_model_mass(m) * 9.81;
+    for (int k = 0; k < s->nfeet; k++) total += s->feet[k].stance ? r->load[k] : 0;
+    int p = 0;
+    for (int k = 0; k < s->nfeet; k++) {
+        const foot *ft = &s->feet[k];
+        if (!ft->stance) continue;
+        double fz = weight * (total > 0 ? r->load[k] / total : 1.0 / s->nfeet) / ft->npts;
+        for (int j = 0; j < ft->npts; j++, p++)
+            for (int a = 0; a < 3; a++) {
+                int col = nv + 3 * p + a;
+                H[col * (n + 1)] += o->w_force;
+                if (a == 2) g[col] += o->w_force * fz;
+            }
+    }
+    (void)np;
     /* a ridge far below every weight keeps H definite whatever the tasks leave free */
     for (int i = 0; i < nv; i++) H[i * (n + 1)] += 1e-9;
     for (int a = 0; a < n; a++)

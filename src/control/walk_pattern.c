@@ -219,10 +219,23 @@ void mbsi_walk_pattern_sample(const mbs_walk_pattern *w, double t, mbs_walk_samp
         out->com_v[k] = w->cd[3 * i + k] + f * (w->cd[3 * (i + 1) + k] - w->cd[3 * i + k]);
         out->com_a[k] = w->cdd[3 * i + k] + f * (w->cdd[3 * (i + 1) + k] - w->cdd[3 * i + k]);
     }
+    for (int k = 0; k < 2; k++) out->zmp[k] = w->zmp[2 * i + k] + f * (w->zmp[2 * (i + 1) + k] - w->zmp[2 * i + k]);
     double s = t - o->settle, period = o->double_support + o->single_support;
     int k = s <= 0 ? 0 : (int)floor(s / period);
     int done = k >= o->steps;
     if (done) k = o->steps;
+    /* the shares of the weight: where the ZMP lies on the segment between the feet' centres */
+    double a[3], b[3], ab2 = 0, ap = 0;
+    centre_at(w, 0, w->place[k][0], a);
+    centre_at(w, 1, w->place[k][1], b);
+    for (int c = 0; c < 2; c++) {
+        ab2 += (b[c] - a[c]) * (b[c] - a[c]);
+        ap += (out->zmp[c] - a[c]) * (b[c] - a[c]);
+    }
+    double share = ab2 > 0 ? ap / ab2 : 0.5;
+    share = share < 0 ? 0 : share > 1 ? 1 : share;
+    out->load[0] = 1 - share;
+    out->load[1] = share;
     for (int ft = 0; ft < 2; ft++) {
         out->stance[ft] = 1;
         memcpy(out->p[ft], w->place[k][ft], sizeof out->p[ft]);
