@@ -78,7 +78,7 @@ static const mbs_option_spec spec[] = {
      "weight of the contact forces' distance to an even share of the weight (s⁴/kg²)"},
     {"friction", MBS_OPT_REAL, "", 0, 100, MBS_OPT_OPEN_LO, "0.5", NULL, offsetof(tsid_options, friction),
      "the friction coefficient the controller assumes (its pyramid is inside this cone)"},
-    {"f_min", MBS_OPT_REAL, "N", 0, 1e6, 0, "1", NULL, offsetof(tsid_options, f_min),
+    {"f_min", MBS_OPT_REAL, "N", 0, 1e6, 0, "5", NULL, offsetof(tsid_options, f_min),
      "least normal force of a stance contact point"},
 };
 
