@@ -37,6 +37,9 @@ void mbsi_add_task(double *H, int ldH, double *g, const double *J, int ldJ, int 
  * end of the list, -1 when it does not fit. */
 int mbsi_next_word(const char **p, char *word, size_t n);
 
+/* The index of word w in a space-separated list of words, -1 when absent. */
+int mbsi_word_index(const char *words, const char *w);
+
 /* A copy of s from malloc, NULL when out of memory (the caller reports). */
 char *mbsi_strdup(const char *s);
 

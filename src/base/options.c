@@ -33,8 +33,7 @@ const mbs_option_spec *mbs_options_find(const mbs_option_table *t, const char *k
     return NULL;
 }
 
-/* The index of word w in a space-separated list, -1 when absent. */
-static int word_index(const char *words, const char *w)
+int mbsi_word_index(const char *words, const char *w)
 {
     size_t n = strlen(w);
     int i = 0;
@@ -100,7 +99,7 @@ static int parse(const mbs_option_table *t, const mbs_option_spec *s, const char
     const char *v = value ? value : "";
     switch (s->kind) {
     case MBS_OPT_ENUM: {
-        int i = word_index(s->words, v);
+        int i = mbsi_word_index(s->words, v);
         if (i < 0) return mbsi_fail(err, MBS_ERR_ARG, "%s.%s: '%s' is not one of: %s", t->name, s->key, v, s->words);
         if (field) *(int *)field = i;
         return MBS_OK;

@@ -192,20 +192,6 @@ static int in_range(const keyspec *k, double x)
     return 1;
 }
 
-static int word_index(const char *words, const char *w)
-{
-    int i = 0;
-    size_t n = strlen(w);
-    for (const char *p = words; *p; i++) {
-        const char *e = strchr(p, ' ');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len == n && strncmp(p, w, n) == 0) return i;
-        if (!e) break;
-        p = e + 1;
-    }
-    return -1;
-}
-
 /* The name and the numbers of a K_POINT value "NAME x y z": the name (at most n - 1 bytes)
  * into name, and a pointer to the text of the numbers; 1 when the first word is missing or
  * too long. */
@@ -256,9 +242,9 @@ int mbsi_ini_check_value(const mbs_scenario *sc, const mbs_scenario_entry *e, co
         if (!e->value[0]) return mbsi_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "empty list of names");
         return MBS_OK;
     case K_ENUM:
-        if (word_index(k->words, e->value) < 0)
+        if (mbsi_word_index(k->words, e->value) < 0)
             return mbsi_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "'%s' is not one of: %s", e->value, k->words);
-        x[0] = word_index(k->words, e->value);
+        x[0] = mbsi_word_index(k->words, e->value);
         return MBS_OK;
     case K_NUM: case K_INT: case K_BOOL: case K_VEC: {
         int nmin = k->kind == K_VEC ? k->nmin : 1, nmax = k->kind == K_VEC ? k->nmax : 1;
