@@ -18,7 +18,7 @@ set key at screen 0.865, 0.5 left center vertical box opaque font ",10" samplen 
 array col[7] = ["#d62728", "#ff7f0e", "#9467bd", "#1f77b4", "#17becf", "#2ca02c", "#000000"]
 array pts[7] = [7, 5, 9, 11, 13, 15, 4]
 scen = "solo_squat solo_jump solo_trot romeo_walk"
-titles = "\"solo-squat (controller 40 ms)\" \"solo-jump (controller 10 ms)\" \"solo-trot (controller 2 ms)\" \"romeo-walk (controller 10 ms)\""
+titles = "\"solo-squat (controller 40 ms)\" \"solo-jump (controller 10 ms)\" \"solo-trot (controller 2 ms)\" \"romeo-walk (controller 40 ms)\""
 
 if (strstrt(parts, 'a') > 0) {
     # ---- fig. 2: local error against real-time factor
