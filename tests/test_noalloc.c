@@ -121,14 +121,22 @@ static int count_period(void *user, double t, double duration)
     return 0;
 }
 
+/* Every scenario, and with them every registered controller (pd through an override), runs
+ * without an allocation between its first and last controller period. */
 static void test_scenarios(void)
 {
     ALLOC_GUARD();
     static const char *files[] = {"scenarios/solo_trot.ini", "scenarios/solo_jump.ini", "scenarios/solo_squat.ini",
-                                  "scenarios/romeo_walk.ini", "scenarios/romeo_walk_quasistatic.ini", "scenarios/solo_squat_tsid.ini", "scenarios/chain10.ini"};
+                                  "scenarios/romeo_walk.ini", "scenarios/romeo_walk_quasistatic.ini",
+                                  "scenarios/solo_squat_tsid.ini", "scenarios/chain10.ini", "scenarios/solo_squat.ini"};
+    static const char *pd[] = {"controller.type=pd"};
+    int seen[16] = {0};
     for (size_t k = 0; k < sizeof files / sizeof *files; k++) {
         mbs_error err;
-        mbs_scenario *sc = mbs_scenario_load(tm_path(files[k]), NULL, 0, &err);
+        int last = k + 1 == sizeof files / sizeof *files;   /* the last: solo_squat under pd */
+        mbs_scenario *sc = mbs_scenario_load(tm_path(files[k]), last ? pd : NULL, last, &err);
+        for (int c = 0; sc && c < mbs_controller_count() && c < 16; c++)
+            seen[c] |= strcmp(mbs_controller_at(c)->name, mbs_scenario_controller(sc)) == 0;
         CHECK(sc != NULL, "%s: %s", files[k], err.msg);
         if (!sc) continue;
         mbs_sim *sim = mbs_sim_new(sc, &err);
@@ -144,6 +152,8 @@ static void test_scenarios(void)
         }
         mbs_scenario_free(sc);
     }
+    for (int c = 0; c < mbs_controller_count() && c < 16; c++)
+        CHECK(seen[c], "controller '%s' is in no scenario of the allocation test", mbs_controller_at(c)->name);
 }
 
 int main(void)
