@@ -1,5 +1,5 @@
 # mbs — build, test, bench, install.  `make` builds libmbs.a and ./sim.
-#   make test          every test, ending with "N passed, N failed"
+#   make test          every test (and the README's example), ending with "N passed, N failed"
 #   make test SAN=1    the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make bench         every benchmark (key: value lines)
 #   make fuzz          libFuzzer on the URDF and scenario parsers (clang; FUZZ_SECONDS each, default 60)
@@ -74,7 +74,18 @@ check-layers: $(LIB)
 	@python3 tools/check_layers.py
 	@python3 tools/check_layers.py --symbols $(LIB)
 
-test: $(TEST_BIN) $(SIM) check-layers
+# example: the README's simulation snippet as a whole program (examples/simulate.c), built against
+# the library and run by `make test`, so that the README's code cannot rot
+.PHONY: example
+EXAMPLE := $(BUILD)/examples/simulate
+$(EXAMPLE): examples/simulate.c $(LIB) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(LDSAN) $< $(LIB) $(LIBS) -o $@
+
+example: $(EXAMPLE)
+	OPENBLAS_NUM_THREADS=1 $(EXAMPLE) urdf/solo12.urdf
+
+test: $(TEST_BIN) $(SIM) check-layers example
 	@sh tests/run_all.sh $(TEST_BIN)
 
 bench: bench-dynamics bench-ess bench-variational bench-expo

@@ -1,5 +1,5 @@
 /* test_pinocchio.c — peer cross-check against the vectors Pinocchio 3.7 computed on the
- * reference URDFs (../shared/reference/vectors/<robot>.json; read their `conventions`). Joints
+ * reference URDFs (tests/data/reference/vectors/<robot>.json; read their `conventions`). Joints
  * are matched by name, so the comparison does not depend on the joint order. Runs on the
  * reference URDF loaded by our loader and on our own urdf/ model of the same robot. */
 #include <cjson/cJSON.h>
@@ -156,7 +156,7 @@ static void compare(const char *robot, const char *urdf)
 static void run_robot(const char *robot)
 {
     char ref[4096], ours[4096];
-    snprintf(ref, sizeof ref, "%s/../shared/reference/urdf/%s.urdf", MBS_SOURCE_DIR, robot);
+    snprintf(ref, sizeof ref, "%s/tests/data/reference/urdf/%s.urdf", MBS_SOURCE_DIR, robot);
     snprintf(ours, sizeof ours, "%s/urdf/%s.urdf", MBS_SOURCE_DIR, robot);
     compare(robot, ref);
     compare(robot, ours);

@@ -4,12 +4,19 @@
  *     squats, the jump leaves the ground, the trot travels ≥ 0.5 m with the base level);
  *   - every kind of bad scenario file gives its message, naming the file, line and key;
  *   - --set overrides, the keys every scenario has, the CSV (header, rows, temp + rename,
- *     nothing left by an interrupted run), the summary's keys;
+ *     nothing left by an interrupted run; "-" is stdout; a FIFO, a character device and a symlink
+ *     written through; a directory or an unwritable path refused before the run), the summary's keys;
+ *   - divergence (the stepper's error naming the joint) and leaving the box (status left_box,
+ *     not a divergence; no box when the scenario sets none);
  *   - the leg inverse kinematics against the model's own forward kinematics. */
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -451,12 +458,15 @@ static void test_csv_and_summary(void)
     CHECK(access(out, F_OK) != 0 && access(tmp, F_OK) != 0, "an interrupted run left a CSV");
     mbs_scenario_free(sc);
 
-    /* a CSV that cannot be written is an error, before the run */
+    /* a CSV that cannot be written is an error, before the run, naming the path as given */
     sc = load(SCEN("solo_trot.ini"), sets, 4, &err);
     if (!sc) return;
-    mbs_sim_run_options opt3 = {"/nonexistent_dir/x.csv", NULL, NULL};
-    rc = run(sc, &opt3, &sum, &err);
-    CHECK(rc == MBS_ERR_IO && strstr(err.msg, "/nonexistent_dir/x.csv.tmp"), "unwritable CSV: rc %d '%s'", rc, err.msg);
+    csv_probe r = {out, tmp, 0, 0, 0, 0};
+    mbs_sim_run_options opt3 = {"/nonexistent_dir/x.csv", probe, &r};
+    mbs_sim_summary sum3;
+    rc = run(sc, &opt3, &sum3, &err);
+    CHECK(rc == MBS_ERR_IO && strstr(err.msg, "'/nonexistent_dir/x.csv'") && !strstr(err.msg, ".tmp") && r.calls == 0,
+          "unwritable CSV: rc %d '%s', %d periods run", rc, err.msg, r.calls);
     mbs_scenario_free(sc);
 
     /* the summary's keys, one "key: value" per line */
@@ -477,6 +487,12 @@ static void test_csv_and_summary(void)
     snprintf(d.reason, sizeof d.reason, "v[3] is not finite");
     mbs_sim_summary_format(&d, buf, sizeof buf);
     CHECK(strstr(buf, "status: diverged at t = 0.25 (v[3] is not finite)\n"), "diverged status: %s", buf);
+    d.diverged = 0;
+    d.left_box = 1;
+    snprintf(d.reason, sizeof d.reason, "base x = 10.01 left [-10, 10]");
+    mbs_sim_summary_format(&d, buf, sizeof buf);
+    CHECK(strstr(buf, "status: left_box at t = 0.25 (base x = 10.01 left [-10, 10])\n") && !strstr(buf, "diverged"),
+          "left_box status: %s", buf);
     /* a small buffer is not overrun, and the length needed is returned */
     char small[16];
     int need = mbs_sim_summary_format(&sum, small, sizeof small);
@@ -496,6 +512,206 @@ static void test_divergence_detected(void)
           sum.diverged, sum.diverged_t, sum.reason);
     CHECK(fabs(sum.sim_time - sum.diverged_t) < 1e-12, "sim_time %g, diverged at %g", sum.sim_time, sum.diverged_t);
     mbs_scenario_free(sc);
+}
+
+/* A run whose state stops being finite: the stepper's error (MBS_ERR_NUMERIC) is the reason,
+ * naming the joint and the time; the velocity bound and the box pushed out of the way. */
+static void test_nan_divergence_names_the_joint(void)
+{
+    mbs_error err;
+    const char *sets[] = {"stepper.name=euler", "stepper.dt=0.002", "run.duration=2", "run.max_velocity=1e300",
+                          "run.box=-1e300 -1e300 -1e300 1e300 1e300 1e300"};
+    mbs_scenario *sc = load(SCEN("solo_trot.ini"), sets, 5, &err);
+    if (!sc) return;
+    mbs_sim_summary sum;
+    int rc = run(sc, NULL, &sum, &err);
+    CHECK(rc == MBS_OK && sum.diverged && !sum.left_box && sum.diverged_t < 2, "euler at 2 ms, no bounds: diverged %d at %g",
+          sum.diverged, sum.diverged_t);
+    CHECK(strstr(sum.reason, "euler: the state is not finite in the step from t = ") && strstr(sum.reason, " of joint '"),
+          "reason: '%s'", sum.reason);
+    mbs_scenario_free(sc);
+}
+
+/* The base walking out of the box is its own status, not a divergence; no [run] box, no box. */
+static void test_left_box(void)
+{
+    mbs_error err;
+    const char *sets[] = {"run.box=-10 -10 0 0.3 10 2"};
+    mbs_scenario *sc = load(SCEN("solo_trot.ini"), sets, 1, &err);
+    if (!sc) return;
+    mbs_sim_summary sum;
+    int rc = run(sc, NULL, &sum, &err);
+    CHECK(rc == MBS_OK && sum.left_box && !sum.diverged && sum.diverged_t < sc->duration &&
+              fabs(sum.sim_time - sum.diverged_t) < 1e-12,
+          "trot out of a box ending at x = 0.3: rc %d, left_box %d, diverged %d at %g", rc, sum.left_box, sum.diverged,
+          sum.diverged_t);
+    CHECK(strncmp(sum.reason, "base x = 0.3", 12) == 0 && strstr(sum.reason, " left [-10, 0.3]"), "reason: '%s'", sum.reason);
+    char buf[4096];
+    mbs_sim_summary_format(&sum, buf, sizeof buf);
+    CHECK(strstr(buf, "\nstatus: left_box at t = ") && !strstr(buf, "diverged"), "summary: %s", buf);
+    mbs_scenario_free(sc);
+    /* a scenario that sets no box has none; one that sets it keeps it */
+    sc = load(BAD("base.ini"), NULL, 0, &err);
+    if (sc) {
+        for (int k = 0; k < 3; k++)
+            CHECK(sc->box_min[k] == -INFINITY && sc->box_max[k] == INFINITY, "no [run] box: [%g, %g]", sc->box_min[k],
+                  sc->box_max[k]);
+        mbs_scenario_free(sc);
+    }
+    sc = load(SCEN("solo_trot.ini"), NULL, 0, &err);
+    if (sc) {
+        CHECK(sc->box_min[2] == 0 && sc->box_max[0] == 10, "solo_trot's box: z >= %g, x <= %g", sc->box_min[2], sc->box_max[0]);
+        mbs_scenario_free(sc);
+    }
+}
+
+/* ---- where the CSV goes: stdout, FIFOs, devices, symlinks, directories ---- */
+
+static const char *CSV_SETS[] = {"stepper.name=euler", "stepper.dt=6.25e-5", "run.duration=0.1", "output.every=5"};
+#define CSV_LINES 12   /* the header, every 5th of 50 controller periods, the end */
+
+/* Runs the short trot with its CSV at `out`; p (may be NULL) counts the controller periods. */
+static int csv_run(const char *out, csv_probe *p, mbs_error *err)
+{
+    mbs_scenario *sc = load(SCEN("solo_trot.ini"), CSV_SETS, 4, err);
+    if (!sc) return -1;
+    mbs_sim_run_options opt = {out, p ? probe : NULL, p};
+    mbs_sim_summary sum;
+    int rc = run(sc, &opt, &sum, err);
+    CHECK(rc != MBS_OK || !sum.diverged, "csv run to '%s' diverged: %s", out, sum.reason);
+    mbs_scenario_free(sc);
+    return rc;
+}
+
+/* The lines of a stream, and whether the first is the CSV header. */
+static int count_lines(FILE *f, int *header_ok)
+{
+    static char line[65536];
+    int n = 0;
+    *header_ok = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (n == 0) *header_ok = strncmp(line, "t,q_root_joint_x,", 17) == 0;
+        if (strchr(line, '\n')) n++;
+    }
+    return n;
+}
+
+static int file_lines(const char *path, int *header_ok)
+{
+    FILE *f = fopen(path, "r");
+    *header_ok = 0;
+    if (!f) return -1;
+    int n = count_lines(f, header_ok);
+    fclose(f);
+    return n;
+}
+
+static void test_csv_destinations(void)
+{
+    mbs_error err;
+    char path[256], tmp[300], target[256];
+    int pid = (int)getpid(), ok = 0, n;
+
+    /* "-": stdout, caught in a file; no file named "-" appears */
+    snprintf(path, sizeof path, "/tmp/mbs_test_stdout_%d.csv", pid);
+    int dash_before = access("-", F_OK) == 0;
+    fflush(stdout);
+    int saved = dup(1), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    CHECK(saved >= 0 && fd >= 0, "cannot redirect stdout");
+    if (saved >= 0 && fd >= 0) {
+        dup2(fd, 1);
+        close(fd);
+        int rc = csv_run("-", NULL, &err);
+        fflush(stdout);
+        dup2(saved, 1);
+        close(saved);
+        CHECK(rc == MBS_OK, "--csv -: %s", err.msg);
+        n = file_lines(path, &ok);
+        CHECK(n == CSV_LINES && ok, "--csv -: %d lines on stdout (header %d), expected %d", n, ok, CSV_LINES);
+        CHECK(dash_before || access("-", F_OK) != 0, "--csv - created a file named '-'");
+    }
+    remove(path);
+
+    /* a FIFO, read by a child process: written through, still a FIFO, no temporary file */
+    snprintf(path, sizeof path, "/tmp/mbs_test_fifo_%d.csv", pid);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    remove(path);
+    CHECK(mkfifo(path, 0600) == 0, "mkfifo %s", path);
+    fflush(stdout);
+    fflush(stderr);
+    pid_t child = fork();
+    if (child == 0) {
+        alarm(60);   /* never hang the suite if the parent never opens the FIFO */
+        FILE *f = fopen(path, "r");
+        int good = 0, lines = f ? count_lines(f, &good) : -1;
+        _exit(f && good && lines > 0 && lines < 200 ? lines : 255);
+    }
+    CHECK(child > 0, "fork");
+    if (child > 0) {
+        alarm(120);   /* nor if the child dies before opening it */
+        int rc = csv_run(path, NULL, &err);
+        alarm(0);
+        int status = 0;
+        waitpid(child, &status, 0);
+        CHECK(rc == MBS_OK, "FIFO: %s", err.msg);
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == CSV_LINES, "FIFO: the reader got %d lines (status %#x), expected %d",
+              WIFEXITED(status) ? WEXITSTATUS(status) : -1, status, CSV_LINES);
+        struct stat st;
+        CHECK(lstat(path, &st) == 0 && S_ISFIFO(st.st_mode), "the FIFO was replaced");
+        CHECK(access(tmp, F_OK) != 0, "a temporary file was made beside the FIFO");
+    }
+    remove(path);
+
+    /* a character device */
+    CHECK(csv_run("/dev/null", NULL, &err) == MBS_OK, "/dev/null: %s", err.msg);
+    struct stat dn;
+    CHECK(stat("/dev/null", &dn) == 0 && S_ISCHR(dn.st_mode), "/dev/null is no longer a character device");
+
+    /* a symlink to a regular file: still a link afterwards, its target holds the CSV */
+    snprintf(target, sizeof target, "/tmp/mbs_test_target_%d.csv", pid);
+    snprintf(path, sizeof path, "/tmp/mbs_test_link_%d.csv", pid);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    remove(path);
+    FILE *t = fopen(target, "w");
+    if (t) { fputs("old\n", t); fclose(t); }
+    CHECK(symlink(target, path) == 0, "symlink %s", path);
+    CHECK(csv_run(path, NULL, &err) == MBS_OK, "symlink: %s", err.msg);
+    struct stat st;
+    char dest[256] = "";
+    ssize_t len = readlink(path, dest, sizeof dest - 1);
+    if (len > 0) dest[len] = '\0';
+    CHECK(lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && strcmp(dest, target) == 0, "the symlink was replaced");
+    n = file_lines(target, &ok);
+    CHECK(n == CSV_LINES && ok, "symlink target: %d lines (header %d), expected %d", n, ok, CSV_LINES);
+    CHECK(access(tmp, F_OK) != 0, "a temporary file was left beside the symlink");
+    remove(path);
+    remove(target);
+
+    /* a directory: refused before the run, named as given, left alone */
+    snprintf(path, sizeof path, "/tmp/mbs_test_dir_%d", pid);
+    rmdir(path);
+    CHECK(mkdir(path, 0700) == 0, "mkdir %s", path);
+    csv_probe p = {path, path, 0, 0, 0, 0};
+    int rc = csv_run(path, &p, &err);
+    char quoted[300];
+    snprintf(quoted, sizeof quoted, "'%s'", path);
+    CHECK(rc == MBS_ERR_IO && strstr(err.msg, quoted) && strstr(err.msg, "directory") && p.calls == 0,
+          "directory: rc %d '%s' after %d periods", rc, err.msg, p.calls);
+    CHECK(stat(path, &st) == 0 && S_ISDIR(st.st_mode), "the directory was touched");
+    rmdir(path);
+
+    /* a regular file without write permission (root may write anyway: then it is replaced) */
+    if (geteuid() != 0) {
+        snprintf(path, sizeof path, "/tmp/mbs_test_readonly_%d.csv", pid);
+        t = fopen(path, "w");
+        if (t) fclose(t);
+        chmod(path, 0444);
+        p.calls = 0;
+        rc = csv_run(path, &p, &err);
+        snprintf(quoted, sizeof quoted, "'%s'", path);
+        CHECK(rc == MBS_ERR_IO && strstr(err.msg, quoted) && p.calls == 0, "read-only file: rc %d '%s'", rc, err.msg);
+        remove(path);
+    }
 }
 
 /* ---- leg inverse kinematics ---- */
@@ -571,6 +787,9 @@ int main(void)
     RUN(test_csv_and_summary);
     RUN(test_csv_numbered_points);
     RUN(test_divergence_detected);
+    RUN(test_nan_divergence_names_the_joint);
+    RUN(test_left_box);
+    RUN(test_csv_destinations);
     RUN(test_every_stepper_runs_every_solo_scenario);
     return check_summary("test_scenarios");
 }

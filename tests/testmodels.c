@@ -111,7 +111,7 @@ const char *tm_path(const char *rel)
 cJSON *tm_reference_vectors(const char *robot)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/../shared/reference/vectors/%s.json", MBS_SOURCE_DIR, robot);
+    snprintf(path, sizeof path, "%s/tests/data/reference/vectors/%s.json", MBS_SOURCE_DIR, robot);
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
     fseek(f, 0, SEEK_END);

@@ -14,7 +14,7 @@ double tm_uniform(unsigned long long *seed, double lo, double hi);
 mbs_model *tm_random_tree(int n, int floating, unsigned long long seed);
 /* Random q (via mbs_random_configuration) and v, a, tau uniform in [-1, 1]. */
 void tm_random_state(const mbs_model *m, unsigned long long *seed, double *q, double *v, double *a, double *tau);
-/* The Pinocchio reference vectors of a robot (../shared/reference/vectors/<robot>.json),
+/* The Pinocchio reference vectors of a robot (tests/data/reference/vectors/<robot>.json),
  * parsed; NULL when missing or malformed. Free with cJSON_Delete. */
 struct cJSON *tm_reference_vectors(const char *robot);
 /* Solo-12 (model m, floating) on the ground z = 0 with a point contact at each FOOT frame

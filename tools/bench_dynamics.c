@@ -1,6 +1,6 @@
 /* bench_dynamics.c — median µs per call of the Featherstone layer on Solo, Romeo, Robosimian
  * and on chains of 10 to 200 bodies. Same protocol as the Pinocchio figures in
- * ../shared/reference/peer_timings.md: batches of 100 calls over 100 random states, the
+ * tests/data/reference/peer_timings.md: batches of 100 calls over 100 random states, the
  * median over batches. Ends with `key: value` lines, among them our speed-up over Pinocchio 3.7
  * (its figures read from peer_timings.md). Writes robots.dat and chains.dat into --data DIR and,
  * when gnuplot is installed, docs/images/dynamics.png (tools/plot_dynamics.gp).
@@ -194,8 +194,8 @@ int main(int argc, char **argv)
         printf("\n");
     }
     double pin[3][NALG];
-    read_pinocchio(MBS_SOURCE_DIR "/../shared/reference/peer_timings.md", pin);
-    printf("\n# Pinocchio 3.7 (-O3 -march=native, ../shared/reference/peer_timings.md) over ours\n");
+    read_pinocchio(MBS_SOURCE_DIR "/tests/data/reference/peer_timings.md", pin);
+    printf("\n# Pinocchio 3.7 (-O3 -march=native, tests/data/reference/peer_timings.md) over ours\n");
     FILE *fr = tool_open_data("bench_dynamics", data, "robots.dat");
     if (fr) fprintf(fr, "# algorithm (those Pinocchio was timed on), then per robot (solo12 romeo robosimian): ours_us pinocchio_us\n");
     for (int alg = 0; alg < NALG; alg++) {

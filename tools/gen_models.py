@@ -3,7 +3,8 @@
 
     tools/gen_models.py            write urdf/*.urdf and tests/models/*.urdf
     tools/gen_models.py --check    verify the written files (exit status 1 on any failure)
-    options: --ref DIR   reference data directory (default: <repo>/../shared/reference)
+    options: --ref DIR   reference data directory (default: <repo>/tests/data/reference, a copy of
+                         the project's ../shared/reference; see its README.md)
              --root DIR  repository root (default: the parent of tools/)
 
 The robot models (solo12, romeo, robosimian) are rewritten from the physical parameters
@@ -1308,8 +1309,8 @@ def check_robot(name, root, ref, report):
     report("  %s: %d links (%d with <inertial>), %d joints %s, DOF %d, total mass %r kg, root %s" %
            (name, len(links), n_inertial, len(joints),
             "(" + ", ".join("%d %s" % (types[t], t) for t in sorted(types)) + ")", dof, mass, roots[0]))
-    report("    %d numbers bit-identical to ../shared/reference/urdf/%s.urdf (masses, inertial frames, inertias, "
-           "joint origins, axes, limits, dynamics)%s" % (nval, name, vec_note))
+    report("    %d numbers bit-identical to %s (masses, inertial frames, inertias, "
+           "joint origins, axes, limits, dynamics)%s" % (nval, os.path.relpath(ref_path, root), vec_note))
     if added:
         report("    added frames: %s" % ", ".join("%s (fixed %s under %s)" % a for a in added))
     report("    contact frames present: %s" % " ".join(CONTACT_FRAMES[name]))
@@ -1399,9 +1400,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--check", action="store_true", help="verify the written files instead of writing them")
     ap.add_argument("--root", default=ROOT, help="repository root")
-    ap.add_argument("--ref", default=None, help="reference directory (default <root>/../shared/reference)")
+    ap.add_argument("--ref", default=None, help="reference directory (default <root>/tests/data/reference)")
     a = ap.parse_args()
-    ref = a.ref or os.path.normpath(os.path.join(a.root, "..", "shared", "reference"))
+    ref = a.ref or os.path.join(a.root, "tests", "data", "reference")
     if a.check:
         sys.exit(0 if check(a.root, ref) else 1)
     generate(a.root, ref)

@@ -1,10 +1,10 @@
 /* sim.c — the command-line front end, a thin shell over the library:
  *   sim FILE.ini [--set section.key=value ...] [--csv OUT.csv] [--quiet]   run a scenario
  *   sim --info MODEL.urdf [--fixed] [--strict]                            inspect a model
- * Only this file prints: the summary as key: value lines on stdout, errors, warnings and the
- * progress line (when stderr is a terminal) on stderr.
+ * Only this file prints: the summary as key: value lines on stdout (on stderr when the CSV goes to
+ * stdout, `--csv -`), errors, warnings and the progress line (when stderr is a terminal) on stderr.
  * Exit codes: 0 run stable (or --info done), 1 error (bad scenario, model, CSV), 2 usage,
- * 3 the run diverged, 130 interrupted. */
+ * 3 the run diverged, 4 the base left the scenario's box, 130 interrupted. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,13 +25,15 @@ static int usage(FILE *out, int status)
             "       sim --help | --options-markdown\n"
             "  FILE.ini  run a scenario (format: docs/scenarios.md) and print its summary as key: value lines\n"
             "  --set     override one key of the scenario, e.g. --set stepper.name=euler --set stepper.dt=1e-4\n"
-            "  --csv     write the trajectory (t, q, v, tau, contact forces) to OUT.csv; overrides [output] csv\n"
+            "  --csv     write the trajectory (t, q, v, tau, contact forces) to OUT.csv; overrides [output] csv.\n"
+            "            '-' is stdout (the summary then goes to stderr); a FIFO, a character device or a symlink\n"
+            "            is written through; a directory or an unwritable path is refused before the run\n"
             "  --quiet   no progress line and no warnings on stderr\n"
             "  --info    load a URDF and print its summary as key: value lines\n"
             "  --fixed   attach the root link to the world instead of a free-flyer\n"
             "  --strict  treat physically impossible inertias as errors\n"
             "  --options-markdown  print every controller's and stepper's option tables as docs/scenarios.md holds them\n"
-            "exit status: 0 stable, 1 error, 2 usage, 3 diverged, 130 interrupted\n\n");
+            "exit status: 0 stable, 1 error, 2 usage, 3 diverged, 4 left the scenario's box, 130 interrupted\n\n");
     int n = mbs_sim_options_text(0, NULL, 0);
     char *text = malloc((size_t)n + 1);
     if (text) {
@@ -145,7 +147,12 @@ static int run(const char *path, const char **sets, int nsets, const char *csv, 
         mbs_scenario_free(sc);
         return 1;
     }
-    signal(SIGINT, on_sigint);
+    /* no SA_RESTART: Ctrl-C also ends a wait for a FIFO's reader when the CSV is opened */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
     progress_state ps = {!quiet && isatty(2), 0};
     mbs_sim_run_options opt = {csv, progress, &ps};
     mbs_sim_summary sum;
@@ -158,8 +165,10 @@ static int run(const char *path, const char **sets, int nsets, const char *csv, 
     } else {
         char buf[4096];
         mbs_sim_summary_format(&sum, buf, sizeof buf);
-        fputs(buf, stdout);
-        status = sum.diverged ? 3 : 0;
+        /* the CSV on stdout: the summary goes to stderr, so that stdout is the CSV alone */
+        const char *out_csv = csv ? csv : mbs_scenario_csv(sc);
+        fputs(buf, strcmp(out_csv, "-") == 0 ? stderr : stdout);
+        status = sum.diverged ? 3 : sum.left_box ? 4 : 0;
     }
     mbs_sim_free(sim);
     mbs_scenario_free(sc);

@@ -67,7 +67,10 @@ typedef struct mbs_contact_info {
     double force[3];              /* world force the environment applies to the robot (N) */
 } mbs_contact_info;
 
-/* A system for model m (not owned) with room for `max_contacts` contact points. */
+/* A system for model m (not owned) with room for `max_contacts` contact points. It starts at
+ * t = 0 in the model's neutral configuration (mbs_neutral: a free-flyer base at the origin, every
+ * joint at 0, so Solo's feet are 0.3 m under a ground at z = 0) with v = τ = 0: set a posture of
+ * your own with mbs_system_set_state (e.g. a scenario's mbs_scenario_q0) before stepping. */
 mbs_system *mbs_system_new(const mbs_model *m, int max_contacts, mbs_error *err);
 void mbs_system_free(mbs_system *s);   /* NULL is fine; the model stays */
 /* Adds a contact point on the named frame; returns its index or -1 with err filled. */

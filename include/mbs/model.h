@@ -40,12 +40,25 @@ typedef struct mbs_urdf_options {
 } mbs_urdf_options;
 
 /* Loads a URDF file with the loader's options (NULL: a free-flyer root, impossible inertias as
- * warnings). Returns NULL on failure with err filled (err may be NULL). Warnings (e.g.
- * physically impossible inertias) are left in err->warnings on success. */
+ * warnings, no bounds). Returns NULL on failure with err filled (err may be NULL). Warnings
+ * (physically impossible inertias, massless moving subtrees: the mass matrix is then singular)
+ * are left in err->warnings on success, one per line with file, line and link. */
 mbs_model *mbs_model_from_urdf(const char *path, const mbs_urdf_options *opt, mbs_error *err);
 /* Same, from a string in memory; `name` is used in messages in place of a file name. */
 mbs_model *mbs_model_from_urdf_string(const char *xml, const char *name, const mbs_urdf_options *opt,
                                       mbs_error *err);
+/* Lower bounds on every moving body's mass (kg) and principal moments about its centre of mass
+ * (kg m²), as MuJoCo's compiler options boundmass and boundinertia: they give the massless moving
+ * bodies of a description (e.g. gripper fingers without <inertial>) a minimal inertia, so that
+ * the mass matrix is not singular. A field <= 0 leaves that bound off. */
+typedef struct mbs_urdf_bounds {
+    double mass;
+    double inertia;
+} mbs_urdf_bounds;
+/* mbs_model_from_urdf with the bounds applied to the bodies before the model is finalized
+ * (bounds NULL: none, the same as mbs_model_from_urdf). */
+mbs_model *mbs_model_from_urdf_bounded(const char *path, const mbs_urdf_options *opt, const mbs_urdf_bounds *bounds,
+                                       mbs_error *err);
 /* Frees a model (NULL is fine); its data must be freed first. */
 void mbs_model_free(mbs_model *m);
 
@@ -74,8 +87,9 @@ int mbs_model_set_body_name(mbs_model *m, int j, const char *name);
 void mbs_model_set_limits(mbs_model *m, int j, const double *lower, const double *upper,
                           const double *velocity, const double *effort, const double *damping,
                           const double *friction);
-/* Checks the tree (every moving subtree has mass, inertias are valid), assigns q and v
- * indices and precomputes what the algorithms need. Returns MBS_OK or an error code. */
+/* Checks the tree (inertias are valid; a moving subtree without mass, whose mass matrix is
+ * singular, is a warning in err), assigns q and v indices and precomputes what the algorithms
+ * need. Returns MBS_OK or an error code. */
 int mbs_model_finalize(mbs_model *m, mbs_error *err);
 
 /* An n-link serial chain of revolute joints (a pendulum along -z, or +z with upward): links of

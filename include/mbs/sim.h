@@ -1,7 +1,8 @@
 /* mbs/sim.h — scenarios and the simulation loop: a scenario file (INI, see docs/scenarios.md)
  * names a model, its initial posture, contact points and environment, a controller, a stepper
  * and a duration; the loop calls the controller every controller period and the stepper in
- * sub-steps of dt in between, watches for divergence and logs a CSV trajectory.
+ * sub-steps of dt in between, watches for divergence (and for the base leaving the scenario's
+ * box, a status of its own) and logs a CSV trajectory.
  *
  * Everything that can be wrong in a scenario is found by mbs_scenario_load and reported as
  * "file:line: [section] key: what is wrong" (or "file: --set section.key=value: ..." for an
@@ -41,6 +42,7 @@ double mbs_scenario_controller_dt(const mbs_scenario *sc);       /* [controller]
 const char *mbs_scenario_stepper(const mbs_scenario *sc);        /* [stepper] name */
 double mbs_scenario_dt(const mbs_scenario *sc);                  /* [stepper] dt (s) */
 double mbs_scenario_duration(const mbs_scenario *sc);            /* [run] duration (s) */
+const char *mbs_scenario_csv(const mbs_scenario *sc);            /* [output] csv: "" none, "-" stdout */
 const mbs_material *mbs_scenario_material(const mbs_scenario *sc);   /* [contact]: of every geometry */
 /* The options of section `scheme` (a stepper's name, or "controller") as key/value pairs into
  * opts (room for max; the strings live as long as the scenario); returns how many there are. */
@@ -70,7 +72,7 @@ void mbs_sim_set_control(mbs_sim *sim, mbs_control_callback cb, void *user);
 typedef int (*mbs_sim_progress)(void *user, double t, double duration);
 
 typedef struct mbs_sim_run_options {
-    const char *csv;                  /* NULL: the scenario's [output] csv; "": none */
+    const char *csv;                  /* NULL: the scenario's [output] csv; "": none; "-": stdout */
     mbs_sim_progress progress;        /* may be NULL */
     void *user;
 } mbs_sim_run_options;
@@ -92,15 +94,22 @@ typedef struct mbs_sim_summary {
     double airborne_s;                /* time with no active contact */
     long nonconverged;                /* steps whose solver reported non-convergence */
     double mean_iterations;           /* solver iterations per step (implicit schemes) */
-    int diverged;                     /* 1: the run stopped early, see reason */
-    double diverged_t;
+    int diverged;                     /* 1: the run diverged (the stepper's error, e.g. a state that is
+                                         not finite, or a velocity above the bound) and stopped, see reason */
+    int left_box;                     /* 1: the base left the scenario's [run] box and the run stopped there
+                                         (not a divergence); reason says which coordinate and the box */
+    double diverged_t;                /* when the run stopped, diverged or left_box */
     char reason[MBS_ERROR_MSG_LEN + 64];
 } mbs_sim_summary;
 
 /* Runs the scenario from its initial state for its duration (once per sim). Returns MBS_OK when
- * the run ended — stable or diverged, see summary->diverged — or an error code when it could
- * not run or was interrupted. The CSV is written to "<csv>.tmp" and renamed to <csv> when the
- * run ends, so an interrupted run never leaves a truncated file under the requested name. */
+ * the run ended — stable, diverged or out of the box, see summary->diverged and ->left_box — or
+ * an error code when it could not run or was interrupted. The CSV path is checked and opened
+ * before the first step (a directory or an unwritable path is an MBS_ERR_IO naming it). "-" is
+ * stdout; a FIFO, a character device or a symlink is written through as it is (the link stays a
+ * link, its target gets the rows); a regular file or a new path is written to "<csv>.tmp" and
+ * renamed to <csv> when the run ends, so an interrupted run never leaves a truncated file under
+ * the requested name. */
 int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *summary, mbs_error *err);
 /* The keys of a scenario section ("model", "contact", "environment", "controller", "stepper",
  * "run", "output") as the markdown table docs/scenarios.md holds: key, value (what it does,

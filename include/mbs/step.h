@@ -36,7 +36,8 @@ const mbs_scheme_info *mbs_stepper_find(const char *name);
 mbs_stepper *mbs_stepper_new(const char *name, mbs_system *sys, const mbs_option *opts, int nopts,
                              mbs_error *err);
 /* One step of dt (s); stats may be NULL. Returns MBS_OK, or an error code when the scheme cannot
- * step (mbs_stepper_last_error says why). Allocates nothing. */
+ * step or its state is no longer finite (MBS_ERR_NUMERIC, naming the joint and the time;
+ * mbs_stepper_last_error says why). Never hands back a NaN state as success. Allocates nothing. */
 int mbs_stepper_step(mbs_stepper *st, double dt, mbs_step_stats *stats);
 /* Why the last mbs_stepper_step failed (code MBS_OK after a step that did not). */
 const mbs_error *mbs_stepper_last_error(const mbs_stepper *st);

@@ -259,15 +259,13 @@ int mbs_model_finalize(mbs_model *m, mbs_error *err)
             if (b->last > m->bodies[b->parent].last) m->bodies[b->parent].last = b->last;
         }
     }
+    /* A massless moving subtree makes M singular (a zero pivot: mbs_ltdl fails on it); the model
+     * is still well defined, so it is a warning, once at the top of each such subtree. */
     for (int i = 0; i < m->nbodies; i++) {
-        if (!(sub_mass[i] > 0)) {
-            const mbs_body *b = &m->bodies[i];
-            mbsi_fail(err, MBS_ERR_MODEL,
-                     "joint '%s' moves body '%s' whose whole subtree is massless (the mass matrix would be singular)",
-                     b->joint_name, b->link_name ? b->link_name : b->joint_name);
-            free(sub_mass);
-            return MBS_ERR_MODEL;
-        }
+        const mbs_body *b = &m->bodies[i];
+        if (!(sub_mass[i] > 0) && (b->parent < 0 || sub_mass[b->parent] > 0))
+            mbsi_warn(err, "joint '%s' moves body '%s' whose whole subtree is massless (the mass matrix is singular)",
+                      b->joint_name, b->link_name ? b->link_name : b->joint_name);
     }
     free(sub_mass);
     m->S = calloc(6 * (size_t)(nv ? nv : 1), sizeof(double));

@@ -49,9 +49,9 @@ static const keyspec KEYS[] = {
     {"stepper", "dt", K_NUM, 0, 0, 0, 1, OPEN_LO, 0, NULL, "s", NULL, "step; divides `[controller] dt` into at most 10⁹ steps"},
     {"run", "duration", K_NUM, 0, 0, 0, 1e7, OPEN_LO, 0, NULL, "s", NULL, "simulated time, at least one controller period and at most 10¹⁵ of them"},
     {"run", "max_velocity", K_NUM, 0, 0, 0, BIG, OPEN_LO, 0, NULL, "m/s or rad/s", "1e3", "any \\|v_k\\| above it stops the run as diverged"},
-    {"run", "box", K_VEC, 6, 6, -BIG, BIG, 0, 0, NULL, "m", "-1e3 -1e3 -10 1e3 1e3 1e3",
-     "xmin ymin zmin xmax ymax zmax: the base leaving it stops the run as diverged"},
-    {"output", "csv", K_STR, 0, 0, 0, 0, 0, 0, NULL, "", "", "trajectory file, relative to the current directory (none by default)"},
+    {"run", "box", K_VEC, 6, 6, -BIG, BIG, 0, 0, NULL, "m", "",
+     "xmin ymin zmin xmax ymax zmax: the base leaving it stops the run with status `left_box` (default: no box)"},
+    {"output", "csv", K_STR, 0, 0, 0, 0, 0, 0, NULL, "", "", "trajectory file, relative to the current directory (none by default); `-`: stdout"},
     {"output", "every", K_INT, 0, 0, 1, 1e9, 0, 0, NULL, "", "1", "one CSV row every this many controller periods"},
 };
 #define NKEYS ((int)(sizeof KEYS / sizeof *KEYS))
@@ -474,6 +474,7 @@ double mbs_scenario_controller_dt(const mbs_scenario *sc) { return sc->controlle
 const char *mbs_scenario_stepper(const mbs_scenario *sc) { return sc->stepper; }
 double mbs_scenario_dt(const mbs_scenario *sc) { return sc->dt; }
 double mbs_scenario_duration(const mbs_scenario *sc) { return sc->duration; }
+const char *mbs_scenario_csv(const mbs_scenario *sc) { return sc->csv; }
 const mbs_material *mbs_scenario_material(const mbs_scenario *sc) { return &sc->material; }
 
 int mbs_scenario_options(const mbs_scenario *sc, const char *scheme, mbs_option *opts, int max)
@@ -571,7 +572,8 @@ mbs_scenario *mbsi_scenario_load_text(const char *path, const char *text, size_t
     sc->dt = num(sc, "stepper", "dt");
     sc->duration = num(sc, "run", "duration");
     sc->max_velocity = num(sc, "run", "max_velocity");
-    double box[6];
+    /* no box: infinite bounds, which the base never leaves */
+    double box[6] = {-INFINITY, -INFINITY, -INFINITY, INFINITY, INFINITY, INFINITY};
     nums(sc, "run", "box", box, 6);
     memcpy(sc->box_min, box, sizeof sc->box_min);
     memcpy(sc->box_max, box + 3, sizeof sc->box_max);

@@ -1,12 +1,16 @@
 /* sim.c — the simulation loop: the controller every controller period (its torque held in
- * between), the stepper in sub-steps of dt, divergence checks after every step (NaN or inf,
- * a velocity beyond the bound, the base leaving its box), a CSV row per controller period
- * written to "<csv>.tmp" and renamed when the run ends, and the figures of the summary. */
+ * between), the stepper in sub-steps of dt, checks after every step (the stepper's error, which
+ * a state that is not finite is, a velocity beyond the bound: divergence; the base leaving the
+ * scenario's box: a status of its own), a CSV row per controller period, and the figures of the
+ * summary. The CSV goes to stdout ("-"), through a FIFO, a character device or a symlink as it
+ * is, or to "<csv>.tmp" renamed when the run ends. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "sim_internal.h"
 
@@ -192,26 +196,31 @@ static void quat_to_rpy(const double q[4], double rpy[3])
     rpy[2] = atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z));
 }
 
-/* Checks the state after a step; fills reason and returns 1 when it diverged. */
+/* Checks the state after a step: fills reason and returns 1 when the run diverged (the stepper's
+ * error, e.g. a state that is not finite, which mbs_stepper_step reports, or a velocity above the
+ * scenario's bound), 2 when the base left the scenario's box (a healthy run may walk out of it),
+ * 0 when the run goes on. */
 static int diverged(const mbs_sim *sim, int rc, char *reason, size_t n)
 {
     const mbs_system *s = sim->sys;
     const mbs_scenario *sc = sim->sc;
-    if (rc != MBS_OK) { snprintf(reason, n, "the stepper failed: %s", mbs_stepper_last_error(sim->st)->msg); return 1; }
-    for (int k = 0; k < s->nq; k++)
-        if (!isfinite(s->q[k])) { snprintf(reason, n, "q[%d] is not finite", k); return 1; }
-    for (int k = 0; k < s->nv; k++) {
-        if (!isfinite(s->v[k])) { snprintf(reason, n, "v[%d] is not finite", k); return 1; }
+    if (rc != MBS_OK) {
+        const char *msg = mbs_stepper_last_error(sim->st)->msg;
+        if (rc == MBS_ERR_NUMERIC) snprintf(reason, n, "%s", msg);
+        else snprintf(reason, n, "the stepper failed: %s", msg);
+        return 1;
+    }
+    for (int k = 0; k < s->nv; k++)
         if (fabs(s->v[k]) > sc->max_velocity) {
             snprintf(reason, n, "|v[%d]| = %.3g above max_velocity %g", k, fabs(s->v[k]), sc->max_velocity);
             return 1;
         }
-    }
+    /* no [run] box: the bounds are infinite and never crossed */
     if (sim->floating)
         for (int k = 0; k < 3; k++)
             if (s->q[k] < sc->box_min[k] || s->q[k] > sc->box_max[k]) {
-                snprintf(reason, n, "base %c = %.3g left the box [%g, %g]", "xyz"[k], s->q[k], sc->box_min[k], sc->box_max[k]);
-                return 1;
+                snprintf(reason, n, "base %c = %.6g left [%g, %g]", "xyz"[k], s->q[k], sc->box_min[k], sc->box_max[k]);
+                return 2;
             }
     return 0;
 }
@@ -236,30 +245,71 @@ static void initial_state(mbs_sim *sim)
     mbs_system_set_state(s, sim->sc->q0, NULL, 0);
 }
 
-/* Opens "<csv>.tmp" and writes the header; *f stays NULL when there is no CSV. */
-static int csv_open(const mbs_system *s, const char *csv, char *tmp, size_t ntmp, FILE **f, mbs_error *err)
+/* Where the CSV goes. */
+typedef struct csv_out {
+    FILE *f;                          /* NULL: no CSV */
+    const char *path;                 /* as the caller gave it, for messages */
+    char tmp[MBS_PATH_LEN + 8];       /* "<path>.tmp", renamed at the end; "" when written through */
+    int std;                          /* "-": stdout, which is flushed, never closed */
+} csv_out;
+
+/* Opens the CSV before the run and writes its header, so that a path that cannot be written is
+ * refused before any step. "-" is stdout. A FIFO, a character device or a symlink is opened as it
+ * is ("written through"): a reader at the other end, the device or the link's target gets the rows,
+ * and the link stays a link. A regular file or a new path gets "<path>.tmp", renamed when the run
+ * ends, so that no truncated file ever has the requested name. A directory, a block device, a
+ * socket, a file without write permission or a folder that cannot be written is refused. */
+static int csv_open(const mbs_system *s, const char *csv, csv_out *c, mbs_error *err)
 {
-    *f = NULL;
+    memset(c, 0, sizeof *c);
     if (!csv || !csv[0]) return MBS_OK;
-    if ((size_t)snprintf(tmp, ntmp, "%s.tmp", csv) >= ntmp) return mbsi_fail(err, MBS_ERR_ARG, "CSV path too long");
-    *f = fopen(tmp, "w");
-    if (!*f) return mbsi_fail(err, MBS_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
-    csv_header(*f, s);
+    c->path = csv;
+    if (strcmp(csv, "-") == 0) {
+        c->f = stdout;
+        c->std = 1;
+    } else {
+        struct stat st;
+        int exists = lstat(csv, &st) == 0;
+        if (!exists && errno != ENOENT) return mbsi_fail(err, MBS_ERR_IO, "cannot write the CSV '%s': %s", csv, strerror(errno));
+        if (exists && S_ISDIR(st.st_mode)) return mbsi_fail(err, MBS_ERR_IO, "cannot write the CSV '%s': it is a directory", csv);
+        if (exists && (S_ISLNK(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
+            c->f = fopen(csv, "w");
+            if (!c->f) return mbsi_fail(err, MBS_ERR_IO, "cannot write the CSV '%s': %s", csv, strerror(errno));
+        } else if (exists && !S_ISREG(st.st_mode)) {
+            return mbsi_fail(err, MBS_ERR_IO, "cannot write the CSV '%s': it is a %s", csv,
+                             S_ISBLK(st.st_mode) ? "block device" : S_ISSOCK(st.st_mode) ? "socket" : "special file");
+        } else {
+            if (exists && access(csv, W_OK) != 0)
+                return mbsi_fail(err, MBS_ERR_IO, "cannot write the CSV '%s': %s", csv, strerror(errno));
+            if ((size_t)snprintf(c->tmp, sizeof c->tmp, "%s.tmp", csv) >= sizeof c->tmp)
+                return mbsi_fail(err, MBS_ERR_ARG, "cannot write the CSV '%s': path too long", csv);
+            c->f = fopen(c->tmp, "w");
+            if (!c->f) return mbsi_fail(err, MBS_ERR_IO, "cannot write the CSV '%s': %s", csv, strerror(errno));
+        }
+    }
+    csv_header(c->f, s);
     return MBS_OK;
 }
 
-/* Closes the CSV and gives it its name; an interrupted run removes it instead. */
-static int csv_close(FILE *f, const char *tmp, const char *csv, int keep, mbs_error *err)
+/* Closes the CSV and gives it its name; an interrupted run removes the temporary file (a file
+ * written through keeps the rows written so far: it cannot be taken back). */
+static int csv_close(csv_out *c, int keep, mbs_error *err)
 {
-    if (!f) return MBS_OK;
-    if (!keep) { fclose(f); remove(tmp); return MBS_OK; }
-    int bad = ferror(f);
-    bad |= fclose(f) != 0;
-    if (bad) { remove(tmp); return mbsi_fail(err, MBS_ERR_IO, "error writing '%s'", tmp); }
-    if (rename(tmp, csv) != 0) {
+    if (!c->f) return MBS_OK;
+    int bad = ferror(c->f);
+    if (c->std) bad |= fflush(c->f) != 0;
+    else bad |= fclose(c->f) != 0;
+    c->f = NULL;
+    if (!c->tmp[0]) {
+        if (bad && keep) return mbsi_fail(err, MBS_ERR_IO, "error writing the CSV '%s'", c->path);
+        return MBS_OK;
+    }
+    if (!keep) { remove(c->tmp); return MBS_OK; }
+    if (bad) { remove(c->tmp); return mbsi_fail(err, MBS_ERR_IO, "error writing the CSV '%s' (to '%s')", c->path, c->tmp); }
+    if (rename(c->tmp, c->path) != 0) {
         int e = errno;
-        remove(tmp);
-        return mbsi_fail(err, MBS_ERR_IO, "cannot rename '%s' to '%s': %s", tmp, csv, strerror(e));
+        remove(c->tmp);
+        return mbsi_fail(err, MBS_ERR_IO, "cannot rename '%s' to '%s': %s", c->tmp, c->path, strerror(e));
     }
     return MBS_OK;
 }
@@ -302,8 +352,10 @@ static long steps(mbs_sim *sim, double t, long n, double dt, mbs_sim_summary *ou
         out->nonconverged += st.nonconverged != 0;
         /* time from the step count, not from accumulated dt, so that no drift creeps in */
         s->t = t + (double)(i + 1) * dt;
-        if (diverged(sim, rc, out->reason, sizeof out->reason)) {
-            out->diverged = 1;
+        int stop = diverged(sim, rc, out->reason, sizeof out->reason);
+        if (stop) {
+            out->diverged = stop == 1;
+            out->left_box = stop == 2;
             out->diverged_t = s->t;
             break;
         }
@@ -336,10 +388,10 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
     summary_begin(sim, out);
     initial_state(sim);
     const char *csv = opt && opt->csv ? opt->csv : sc->csv;
-    char tmp[MBS_PATH_LEN + 8] = "";
-    FILE *f = NULL;
-    int rc = csv_open(s, csv, tmp, sizeof tmp, &f, err);
+    csv_out c;
+    int rc = csv_open(s, csv, &c, err);
     if (rc != MBS_OK) return rc;
+    FILE *f = c.f;
 
     double x0 = sim->floating ? s->q[0] : 0, y0 = sim->floating ? s->q[1] : 0;
     out->base_z_min = out->base_z_max = sim->floating ? s->q[2] : 0;
@@ -347,7 +399,7 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
     long nperiods = (long)ceil(sc->duration / cdt - 1e-9), iters = 0;
     double t_step = 0, t0 = now(), t = 0;
     int interrupted = 0;
-    for (long k = 0; k < nperiods && !out->diverged; k++) {
+    for (long k = 0; k < nperiods && !out->diverged && !out->left_box; k++) {
         t = (double)k * cdt;
         if (opt && opt->progress && opt->progress(opt->user, t, sc->duration)) { interrupted = 1; break; }
         mbs_controller_compute(sim->ctrl, t, s->q, s->v, s->tau);
@@ -364,7 +416,7 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
     out->wall_time_s = now() - t0;
     out->sim_time = s->t;
     if (f) csv_row(f, s, s->t);
-    rc = csv_close(f, tmp, csv, !interrupted, err);
+    rc = csv_close(&c, !interrupted, err);
     if (interrupted) return mbsi_fail(err, MBS_ERR_INTERRUPTED, "interrupted at t = %g s", t);
     if (rc != MBS_OK) return rc;
     summary_end(sim, x0, y0, t_step, iters, out);
@@ -411,6 +463,7 @@ int mbs_sim_summary_format(const mbs_sim_summary *s, char *buf, size_t n)
     put(&b, "nonconverged_steps: %ld\n", s->nonconverged);
     put(&b, "iterations_per_step: %.3g\n", s->mean_iterations);
     if (s->diverged) put(&b, "status: diverged at t = %.6g (%s)\n", s->diverged_t, s->reason);
+    else if (s->left_box) put(&b, "status: left_box at t = %.6g (%s)\n", s->diverged_t, s->reason);
     else put(&b, "status: stable\n");
     return (int)b.len;
 }

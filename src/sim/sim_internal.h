@@ -57,7 +57,7 @@ struct mbs_scenario {
     /* [run] */
     double duration;
     double max_velocity;              /* any |v_k| above it is divergence */
-    double box_min[3], box_max[3];    /* the base leaving this box is divergence */
+    double box_min[3], box_max[3];    /* the base leaving this box stops the run (left_box); ±inf: none */
     /* [output] */
     char csv[MBS_PATH_LEN];           /* "" = no CSV; relative to the current directory */
     int csv_every;                    /* one CSV row every this many controller periods */
