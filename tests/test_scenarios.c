@@ -448,14 +448,29 @@ static void test_csv_and_summary(void)
     remove(out);
     mbs_scenario_free(sc);
 
-    /* an interrupted run leaves neither file */
+    /* an interrupted run keeps its CSV, complete up to the period it stopped at, and its summary */
     sc = load(SCEN("solo_trot.ini"), sets, 4, &err);
     if (!sc) return;
     csv_probe q = {out, tmp, 0, 0, 0, 10};
     mbs_sim_run_options opt2 = {out, probe, &q};
     rc = run(sc, &opt2, &sum, &err);
-    CHECK(rc != MBS_OK && strstr(err.msg, "interrupted"), "interrupted run: rc %d, '%s'", rc, err.msg);
-    CHECK(access(out, F_OK) != 0 && access(tmp, F_OK) != 0, "an interrupted run left a CSV");
+    CHECK(rc == MBS_ERR_INTERRUPTED && strstr(err.msg, "interrupted"), "interrupted run: rc %d, '%s'", rc, err.msg);
+    CHECK(sum.interrupted && fabs(sum.sim_time - sum.diverged_t) < 1e-12 && sum.steps > 0, "interrupted run: summary %d at %g",
+          sum.interrupted, sum.diverged_t);
+    char text[4096];
+    mbs_sim_summary_format(&sum, text, sizeof text);
+    CHECK(strstr(text, "status: interrupted at t = ") != NULL, "interrupted run: no status line in\n%s", text);
+    f = fopen(out, "r");
+    int kept = 0;
+    double t_end = -1;
+    static char row[65536];
+    while (f && fgets(row, sizeof row, f)) {
+        if (kept++) t_end = atof(row);
+    }
+    if (f) fclose(f);
+    CHECK(access(tmp, F_OK) != 0 && kept > 1 && fabs(t_end - sum.sim_time) < 1e-9,
+          "an interrupted run's CSV: %d lines, last row at t = %g, stopped at %g", kept, t_end, sum.sim_time);
+    remove(out);
     mbs_scenario_free(sc);
 
     /* a CSV that cannot be written is an error, before the run, naming the path as given */

@@ -4,7 +4,7 @@
  * Only this file prints: the summary as key: value lines on stdout (on stderr when the CSV goes to
  * stdout, `--csv -`), errors, warnings and the progress line (when stderr is a terminal) on stderr.
  * Exit codes: 0 run stable (or --info done), 1 error (bad scenario, model, CSV), 2 usage,
- * 3 the run diverged, 4 the base left the scenario's box, 130 interrupted. */
+ * 3 the run diverged, 4 the base left the scenario's box, 130 interrupted by SIGINT, 143 by SIGTERM (the CSV and the summary up to then). */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +33,7 @@ static int usage(FILE *out, int status)
             "  --fixed   attach the root link to the world instead of a free-flyer\n"
             "  --strict  treat physically impossible inertias as errors\n"
             "  --options-markdown  print every controller's and stepper's option tables as docs/scenarios.md holds them\n"
-            "exit status: 0 stable, 1 error, 2 usage, 3 diverged, 4 left the scenario's box, 130 interrupted\n\n");
+            "exit status: 0 stable, 1 error, 2 usage, 3 diverged, 4 left the scenario's box, 130 SIGINT, 143 SIGTERM (interrupted: the CSV and the summary up to then)\n\n");
     int n = mbs_sim_options_text(0, NULL, 0);
     char *text = malloc((size_t)n + 1);
     if (text) {
@@ -101,8 +101,8 @@ static int info(const char *path, int fixed, int strict)
 
 /* ---- running a scenario ---- */
 
-static volatile sig_atomic_t interrupted;
-static void on_sigint(int sig) { (void)sig; interrupted = 1; }
+static volatile sig_atomic_t interrupted;   /* the signal that asked the run to stop, 0: none */
+static void on_signal(int sig) { interrupted = sig; }
 
 typedef struct progress_state {
     int show;
@@ -116,8 +116,8 @@ static double wall(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Draws "t / duration" at most ten times a second; stops the run on Ctrl-C (the library then
- * removes the temporary CSV). */
+/* Draws "t / duration" at most ten times a second; stops the run at the end of the current
+ * controller period on SIGINT or SIGTERM (the library keeps the CSV rows and the summary). */
 static int progress(void *user, double t, double duration)
 {
     progress_state *p = user;
@@ -150,25 +150,26 @@ static int run(const char *path, const char **sets, int nsets, const char *csv, 
     /* no SA_RESTART: Ctrl-C also ends a wait for a FIFO's reader when the CSV is opened */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
+    sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     progress_state ps = {!quiet && isatty(2), 0};
     mbs_sim_run_options opt = {csv, progress, &ps};
     mbs_sim_summary sum;
     int rc = mbs_sim_run(sim, &opt, &sum, &err);
     if (ps.show) fprintf(stderr, "\r%60s\r", "");
     int status;
-    if (rc != MBS_OK) {
+    if (rc != MBS_OK && rc != MBS_ERR_INTERRUPTED) {
         fprintf(stderr, "sim: %s\n", err.msg);
-        status = interrupted ? 130 : 1;
+        status = 1;
     } else {
         char buf[4096];
         mbs_sim_summary_format(&sum, buf, sizeof buf);
         /* the CSV on stdout: the summary goes to stderr, so that stdout is the CSV alone */
         const char *out_csv = csv ? csv : mbs_scenario_csv(sc);
         fputs(buf, strcmp(out_csv, "-") == 0 ? stderr : stdout);
-        status = sum.diverged ? 3 : sum.left_box ? 4 : 0;
+        status = sum.interrupted ? 128 + (interrupted ? interrupted : SIGINT) : sum.diverged ? 3 : sum.left_box ? 4 : 0;
     }
     mbs_sim_free(sim);
     mbs_scenario_free(sc);

@@ -68,7 +68,8 @@ mbs_system *mbs_sim_system(mbs_sim *sim);
 void mbs_sim_set_control(mbs_sim *sim, mbs_control_callback cb, void *user);
 
 /* Called once per controller period with the simulated time; a non-zero return stops the run
- * (an interrupt): the temporary CSV is removed and mbs_sim_run returns MBS_ERR_INTERRUPTED. */
+ * (an interrupt) at the end of that period: the CSV keeps every row up to then, the summary is
+ * filled (summary->interrupted) and mbs_sim_run returns MBS_ERR_INTERRUPTED. */
 typedef int (*mbs_sim_progress)(void *user, double t, double duration);
 
 typedef struct mbs_sim_run_options {
@@ -98,7 +99,8 @@ typedef struct mbs_sim_summary {
                                          not finite, or a velocity above the bound) and stopped, see reason */
     int left_box;                     /* 1: the base left the scenario's [run] box and the run stopped there
                                          (not a divergence); reason says which coordinate and the box */
-    double diverged_t;                /* when the run stopped, diverged or left_box */
+    int interrupted;                  /* 1: the progress callback stopped the run (its figures up to then) */
+    double diverged_t;                /* when the run stopped, diverged, left_box or interrupted */
     char reason[MBS_ERROR_MSG_LEN + 64];
 } mbs_sim_summary;
 
@@ -108,8 +110,8 @@ typedef struct mbs_sim_summary {
  * before the first step (a directory or an unwritable path is an MBS_ERR_IO naming it). "-" is
  * stdout; a FIFO, a character device or a symlink is written through as it is (the link stays a
  * link, its target gets the rows); a regular file or a new path is written to "<csv>.tmp" and
- * renamed to <csv> when the run ends, so an interrupted run never leaves a truncated file under
- * the requested name. */
+ * renamed to <csv> when the run ends (a run that cannot finish writing never leaves a truncated
+ * file under the requested name; an interrupted run ends cleanly at a period and keeps its rows). */
 int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *summary, mbs_error *err);
 /* The keys of a scenario section ("model", "contact", "environment", "controller", "stepper",
  * "run", "output") as the markdown table docs/scenarios.md holds: key, value (what it does,

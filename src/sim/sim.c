@@ -291,8 +291,8 @@ static int csv_open(const mbs_system *s, const char *csv, csv_out *c, mbs_error 
     return MBS_OK;
 }
 
-/* Closes the CSV and gives it its name; an interrupted run removes the temporary file (a file
- * written through keeps the rows written so far: it cannot be taken back). */
+/* Closes the CSV and gives it its name; keep = 0 removes the temporary file (a file written
+ * through keeps the rows written so far: it cannot be taken back). */
 static int csv_close(csv_out *c, int keep, mbs_error *err)
 {
     if (!c->f) return MBS_OK;
@@ -416,10 +416,15 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
     out->wall_time_s = now() - t0;
     out->sim_time = s->t;
     if (f) csv_row(f, s, s->t);
-    rc = csv_close(&c, !interrupted, err);
-    if (interrupted) return mbsi_fail(err, MBS_ERR_INTERRUPTED, "interrupted at t = %g s", t);
-    if (rc != MBS_OK) return rc;
+    /* an interrupted run keeps what it computed: the CSV up to the last period and the summary */
+    rc = csv_close(&c, 1, err);
     summary_end(sim, x0, y0, t_step, iters, out);
+    if (rc != MBS_OK) return rc;
+    if (interrupted) {
+        out->interrupted = 1;
+        out->diverged_t = s->t;
+        return mbsi_fail(err, MBS_ERR_INTERRUPTED, "interrupted at t = %g s", s->t);
+    }
     return MBS_OK;
 }
 
@@ -464,6 +469,7 @@ int mbs_sim_summary_format(const mbs_sim_summary *s, char *buf, size_t n)
     put(&b, "iterations_per_step: %.3g\n", s->mean_iterations);
     if (s->diverged) put(&b, "status: diverged at t = %.6g (%s)\n", s->diverged_t, s->reason);
     else if (s->left_box) put(&b, "status: left_box at t = %.6g (%s)\n", s->diverged_t, s->reason);
+    else if (s->interrupted) put(&b, "status: interrupted at t = %.6g\n", s->diverged_t);
     else put(&b, "status: stable\n");
     return (int)b.len;
 }
