@@ -1,6 +1,7 @@
 # mbs — build, test, bench, install.  `make` builds libmbs.a and ./sim.
 #   make test          every test (and the README's example), ending with "N passed, N failed"
 #   make test SAN=1    the same under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make memcheck      the same under valgrind memcheck (a portable build in build-memcheck/)
 #   make bench         every benchmark (key: value lines)
 #   make fuzz          libFuzzer on the URDF and scenario parsers (clang; FUZZ_SECONDS each, default 60)
 #   make install PREFIX=/usr/local
@@ -13,7 +14,14 @@ PREFIX  ?= /usr/local
 XML_CFLAGS := $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2)
 XML_LIBS   := $(shell pkg-config --libs libxml-2.0 2>/dev/null || echo -lxml2)
 WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-unused-function
-ifeq ($(SAN),1)
+ifeq ($(MEMCHECK),1)
+  # valgrind decodes no AVX-512: a portable -O1 build of its own, every test run under memcheck
+  BUILD := build-memcheck
+  OPT   := -O1 -g
+  LDSAN :=
+  SIM   := $(BUILD)/sim
+  export TEST_RUNNER := valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
+else ifeq ($(SAN),1)
   BUILD := build-san
   OPT   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
   LDSAN := -fsanitize=address,undefined
@@ -84,6 +92,10 @@ $(EXAMPLE): examples/simulate.c $(LIB) $(HEADERS)
 
 example: $(EXAMPLE)
 	OPENBLAS_NUM_THREADS=1 $(EXAMPLE) urdf/solo12.urdf
+
+.PHONY: memcheck
+memcheck:
+	$(MAKE) test MEMCHECK=1
 
 test: $(TEST_BIN) $(SIM) check-layers example
 	@sh tests/run_all.sh $(TEST_BIN)
@@ -172,4 +184,4 @@ deps:
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; else echo "deps: all present"; fi
 
 clean:
-	rm -rf build build-san build-fuzz sim
+	rm -rf build build-san build-memcheck build-fuzz sim

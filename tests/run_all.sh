@@ -3,7 +3,7 @@
 # Sums them and ends with the total; fails when any test failed or any binary crashed.
 pass=0; fail=0; crashed=""
 for t in "$@"; do
-    out=$("$t" 2>&1); rc=$?
+    out=$($TEST_RUNNER "$t" 2>&1); rc=$?   # TEST_RUNNER: e.g. valgrind (make memcheck)
     printf '%s\n' "$out" | grep -E 'FAIL|passed, .* failed' 
     line=$(printf '%s\n' "$out" | grep -E '^[^ ]+: [0-9]+ passed, [0-9]+ failed$' | tail -n 1)
     if [ -z "$line" ]; then

@@ -46,18 +46,27 @@ static void test_pd_holds_an_arm(void)
     mbs_model_free(m);
 }
 
+/* Loads and runs a scenario with overrides; the scenario and the sim (NULL when it could not be
+ * made; both to be freed by the caller) and the summary. */
+static mbs_sim *run_scenario(const char *path, const char **sets, int nsets, mbs_scenario **sc, mbs_sim_summary *sum)
+{
+    mbs_error err;
+    *sc = mbs_scenario_load(path, sets, nsets, &err);
+    CHECK(*sc != NULL, "load: %s", err.msg);
+    if (!*sc) return NULL;
+    mbs_sim *sim = mbs_sim_new(*sc, &err);
+    CHECK(sim && mbs_sim_run(sim, NULL, sum, &err) == MBS_OK, "run: %s", err.msg);
+    return sim;
+}
+
 /* Romeo standing 10 s under tsid at 40 ms: the contact forces carry the weight, the joints stay
  * at their posture, the base upright. */
 static void test_tsid_stands(void)
 {
-    mbs_error err;
     const char *sets[] = {"controller.motion=stand", "run.duration=10"};
-    mbs_scenario *sc = mbs_scenario_load(SCEN("romeo_walk.ini"), sets, 2, &err);
-    CHECK(sc != NULL, "load: %s", err.msg);
-    if (!sc) return;
-    mbs_sim *sim = mbs_sim_new(sc, &err);
+    mbs_scenario *sc;
     mbs_sim_summary sum;
-    CHECK(sim && mbs_sim_run(sim, NULL, &sum, &err) == MBS_OK, "run: %s", err.msg);
+    mbs_sim *sim = run_scenario(SCEN("romeo_walk.ini"), sets, 2, &sc, &sum);
     if (sim) {
         mbs_system *sys = mbs_sim_system(sim);
         const mbs_model *m = mbs_scenario_model(sc);
@@ -155,13 +164,9 @@ static void test_romeo_walks(void)
 /* Solo squatting under tsid at 40 ms: the base goes down and comes back up, upright. */
 static void test_tsid_squats(void)
 {
-    mbs_error err;
-    mbs_scenario *sc = mbs_scenario_load(SCEN("solo_squat_tsid.ini"), NULL, 0, &err);
-    CHECK(sc != NULL, "load: %s", err.msg);
-    if (!sc) return;
-    mbs_sim *sim = mbs_sim_new(sc, &err);
+    mbs_scenario *sc;
     mbs_sim_summary sum;
-    CHECK(sim && mbs_sim_run(sim, NULL, &sum, &err) == MBS_OK, "run: %s", err.msg);
+    mbs_sim *sim = run_scenario(SCEN("solo_squat_tsid.ini"), NULL, 0, &sc, &sum);
     if (sim) {
         CHECK(!sum.diverged, "solo_squat_tsid: %s", sum.reason);
         CHECK(sum.base_z_min < 0.2 && sum.base_z_max > 0.23, "solo_squat_tsid: base z in [%g, %g]", sum.base_z_min, sum.base_z_max);
