@@ -199,6 +199,25 @@ static void test_stepper_error(void)
     mbs_scenario_free(sc);
 }
 
+/* [model] bound_mass reaches the loader: every moving body weighs at least that much. */
+static void test_bound_mass_key(void)
+{
+    mbs_error err;
+    const char *sets[] = {"model.bound_mass=10"};
+    mbs_scenario *sc = mbs_scenario_load(SCEN("solo_squat.ini"), sets, 1, &err);
+    CHECK(sc != NULL, "load: %s", err.msg);
+    if (!sc) return;
+    const mbs_model *m = mbs_scenario_model(sc);
+    int light = 0;
+    for (int b = 0; b < mbs_model_nbodies(m); b++) {
+        double mass, com[3], Ic[9];
+        mbs_body_inertia(m, b, &mass, com, Ic);
+        light += mass < 10 - 1e-12;
+    }
+    CHECK(light == 0, "bound_mass = 10: %d bodies lighter", light);
+    mbs_scenario_free(sc);
+}
+
 int main(void)
 {
     RUN(test_every_table);
@@ -207,5 +226,6 @@ int main(void)
     RUN(test_user_control);
     RUN(test_controller_api);
     RUN(test_stepper_error);
+    RUN(test_bound_mass_key);
     return check_summary("test_options");
 }

@@ -21,7 +21,7 @@
 #define BAD_DIR MBS_SOURCE_DIR "/tests/data/urdf_bad/"
 #define COLLECTION_DIR MBS_SOURCE_DIR "/tests/data/urdf_collection/"
 
-static const mbs_urdf_options FLOATING = {1, 0}, FIXED = {0, 0}, STRICT = {1, 1};
+static const mbs_urdf_options FLOATING = {.floating_base = 1}, FIXED = {.floating_base = 0}, STRICT = {.floating_base = 1, .strict = 1};
 
 static mbs_model *load_string(const char *xml, const mbs_urdf_options *opt, mbs_error *err)
 {
@@ -523,8 +523,8 @@ static void test_urdf_collection(void)
               err.warnings);
         if (massless) {   /* the gripper's fingers have no inertia: load it with MuJoCo-style bounds */
             mbs_model_free(m);
-            mbs_urdf_bounds b = {.mass = 1e-3, .inertia = 1e-6};
-            m = mbs_model_from_urdf_bounded(path, NULL, &b, &err);
+            mbs_urdf_options b = {.floating_base = 1, .bound_mass = 1e-3, .bound_inertia = 1e-6};
+            m = mbs_model_from_urdf(path, &b, &err);
             CHECK(m != NULL && !strstr(err.warnings, "massless"), "%s bounded: %s%s", files[k].file, err.msg, err.warnings);
             if (!m) continue;
         }

@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!xml) return 0;
     memcpy(xml, data, size);
     xml[size] = '\0';
-    static const mbs_urdf_options opts[2] = {{1, 0}, {0, 1}};
+    static const mbs_urdf_options opts[2] = {{.floating_base = 1}, {.strict = 1}};
     for (int k = 0; k < 2; k++) {
         mbs_error err;
         mbs_model *m = mbs_model_from_urdf_string(xml, "fuzz.urdf", &opts[k], &err);

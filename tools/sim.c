@@ -79,7 +79,7 @@ static int info(const char *path, int fixed, int strict)
 {
     mbs_error err;
     mbs_error_clear(&err);
-    mbs_urdf_options opt = {!fixed, strict};
+    mbs_urdf_options opt = {.floating_base = !fixed, .strict = strict};
     mbs_model *m = mbs_model_from_urdf(path, &opt, &err);
     if (err.nwarnings) fprintf(stderr, "%s", err.warnings);
     if (!m) {

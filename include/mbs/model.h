@@ -37,6 +37,11 @@ typedef enum mbs_frame_type {
 typedef struct mbs_urdf_options {
     int floating_base;   /* 1: free-flyer joint "root_joint" on the root link; 0: root fixed to the world */
     int strict;          /* 1: inertias violating the triangle inequality are errors, not warnings */
+    /* Lower bounds on every moving body's mass (kg) and principal moments about its centre of
+     * mass (kg m²), as MuJoCo's compiler options boundmass and boundinertia: they give the
+     * massless moving bodies of a description (e.g. gripper fingers without <inertial>) a minimal
+     * inertia, so that the mass matrix is not singular. <= 0: that bound off (the default). */
+    double bound_mass, bound_inertia;
 } mbs_urdf_options;
 
 /* Loads a URDF file with the loader's options (NULL: a free-flyer root, impossible inertias as
@@ -47,18 +52,6 @@ mbs_model *mbs_model_from_urdf(const char *path, const mbs_urdf_options *opt, mb
 /* Same, from a string in memory; `name` is used in messages in place of a file name. */
 mbs_model *mbs_model_from_urdf_string(const char *xml, const char *name, const mbs_urdf_options *opt,
                                       mbs_error *err);
-/* Lower bounds on every moving body's mass (kg) and principal moments about its centre of mass
- * (kg m²), as MuJoCo's compiler options boundmass and boundinertia: they give the massless moving
- * bodies of a description (e.g. gripper fingers without <inertial>) a minimal inertia, so that
- * the mass matrix is not singular. A field <= 0 leaves that bound off. */
-typedef struct mbs_urdf_bounds {
-    double mass;
-    double inertia;
-} mbs_urdf_bounds;
-/* mbs_model_from_urdf with the bounds applied to the bodies before the model is finalized
- * (bounds NULL: none, the same as mbs_model_from_urdf). */
-mbs_model *mbs_model_from_urdf_bounded(const char *path, const mbs_urdf_options *opt, const mbs_urdf_bounds *bounds,
-                                       mbs_error *err);
 /* Frees a model (NULL is fine); its data must be freed first. */
 void mbs_model_free(mbs_model *m);
 

@@ -73,7 +73,6 @@ typedef struct urdf_joint {
 typedef struct urdf_ctx {
     const char *file;           /* path or name shown in messages */
     const mbs_urdf_options *opt;
-    const mbs_urdf_bounds *bounds; /* NULL: none */
     mbs_error *err;
     const char *kind;           /* element the messages talk about: "robot", "link", "joint" */
     const char *owner;          /* its name, NULL when not known yet */
@@ -624,15 +623,13 @@ static int check_inertias(urdf_ctx *c)
     return 0;
 }
 
-/* The bounds of mbs_model_from_urdf_bounded (MuJoCo's compiler boundmass / boundinertia):
- * every moving body gets at least bounds->mass (added at its centre of mass, at its origin when
- * it has none) and principal moments about its centre of mass of at least bounds->inertia (an
- * isotropic bounds->inertia - λmin added, which keeps the triangle inequality of a possible
- * inertia). */
+/* The options' bounds (MuJoCo's compiler boundmass / boundinertia): every moving body gets at
+ * least bound_mass (added at its centre of mass, at its origin when it has none) and principal
+ * moments about its centre of mass of at least bound_inertia (an isotropic bound_inertia − λmin
+ * added, which keeps the triangle inequality of a possible inertia). */
 static int apply_bounds(urdf_ctx *c)
 {
-    if (!c->bounds) return 0;
-    double bm = c->bounds->mass, bi = c->bounds->inertia;
+    double bm = c->opt->bound_mass, bi = c->opt->bound_inertia;
     if (!(bm > 0) && !(bi > 0)) return 0;
     if (!isfinite(bm) || !isfinite(bi)) {
         mbsi_fail(c->err, MBS_ERR_ARG, "%s: the bounds on mass %g and inertia %g must be finite", c->file, bm, bi);
@@ -653,7 +650,7 @@ static int apply_bounds(urdf_ctx *c)
 
 /* A moving body whose whole subtree has no mass makes the mass matrix singular. It loads, with
  * a warning at the joint that moves the top of each such subtree (the dynamics then need the
- * bounds of mbs_model_from_urdf_bounded, or fail: mbs_ltdl returns an error on the zero pivot).
+ * bounds of mbs_urdf_options, or fail: mbs_ltdl returns an error on the zero pivot).
  * Returns the number of such subtrees. */
 static int warn_massless(urdf_ctx *c, int root)
 {
@@ -674,7 +671,7 @@ static int warn_massless(urdf_ctx *c, int root)
         if (parent >= 0 && !(sub[parent] > 0)) continue;   /* reported at the top of the subtree */
         const xmlNode *n = l->parent_joint >= 0 ? c->joints[l->parent_joint].node : l->node;
         mbsi_warn(c->err, "%s:%ld: link '%s': joint '%s' moves a massless subtree, so the mass matrix is singular "
-                  "(mbs_model_from_urdf_bounded gives such bodies a minimal inertia)",
+                  "(the loader options bound_mass and bound_inertia give such bodies a minimal inertia)",
                   c->file, xmlGetLineNo(n), (const char *)l->name, mbs_joint_name(c->m, l->body));
         found++;
     }
@@ -792,16 +789,15 @@ static void free_ctx(urdf_ctx *c)
 /* Runs the whole load in the C numeric locale (URDF numbers use a '.' whatever the
  * caller's locale) and hands the caller a fresh error record. */
 static mbs_model *load_buffer(const char *buf, size_t len, const char *file, const mbs_urdf_options *opt,
-                              const mbs_urdf_bounds *bounds, mbs_error *err)
+                              mbs_error *err)
 {
-    static const mbs_urdf_options defaults = {1, 0};   /* NULL options: a free-flyer root, lenient inertias */
+    static const mbs_urdf_options defaults = {.floating_base = 1};   /* NULL options: a free-flyer root, lenient inertias */
     mbs_error e;
     mbs_error_clear(&e);
     urdf_ctx c;
     memset(&c, 0, sizeof c);
     c.file = file;
     c.opt = opt ? opt : &defaults;
-    c.bounds = bounds;
     c.err = &e;
     if (len > INT_MAX) {
         mbsi_fail(&e, MBS_ERR_IO, "%s: file too large", file);
@@ -856,12 +852,6 @@ static char *read_file(const char *path, size_t *len, mbs_error *err)
 
 mbs_model *mbs_model_from_urdf(const char *path, const mbs_urdf_options *opt, mbs_error *err)
 {
-    return mbs_model_from_urdf_bounded(path, opt, NULL, err);
-}
-
-mbs_model *mbs_model_from_urdf_bounded(const char *path, const mbs_urdf_options *opt, const mbs_urdf_bounds *bounds,
-                                       mbs_error *err)
-{
     mbs_error_clear(err);
     if (!path) {
         mbsi_fail(err, MBS_ERR_ARG, "mbs_model_from_urdf: NULL path");
@@ -870,7 +860,7 @@ mbs_model *mbs_model_from_urdf_bounded(const char *path, const mbs_urdf_options 
     size_t len = 0;
     char *buf = read_file(path, &len, err);
     if (!buf) return NULL;
-    mbs_model *m = load_buffer(buf, len, path, opt, bounds, err);
+    mbs_model *m = load_buffer(buf, len, path, opt, err);
     free(buf);
     return m;
 }
@@ -883,5 +873,5 @@ mbs_model *mbs_model_from_urdf_string(const char *xml, const char *name, const m
         mbsi_fail(err, MBS_ERR_ARG, "mbs_model_from_urdf_string: NULL string");
         return NULL;
     }
-    return load_buffer(xml, strlen(xml), name ? name : "<string>", opt, NULL, err);
+    return load_buffer(xml, strlen(xml), name ? name : "<string>", opt, err);
 }

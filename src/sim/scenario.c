@@ -20,6 +20,10 @@
 static const keyspec KEYS[] = {
     {"model", "urdf", K_STR, 0, 0, 0, 0, 0, 0, NULL, "", NULL, "path of the URDF, relative to the scenario file"},
     {"model", "floating", K_BOOL, 0, 0, 0, 1, 0, 0, NULL, "", "1", "1: free-flyer root `root_joint`; 0: root link fixed to the world"},
+    {"model", "bound_mass", K_NUM, 0, 0, 0, 1e3, 0, 0, NULL, "kg", "0",
+     "least mass of every moving body (MuJoCo's boundmass): gives massless links a minimal mass; 0: off"},
+    {"model", "bound_inertia", K_NUM, 0, 0, 0, 1e3, 0, 0, NULL, "kg·m²", "0",
+     "least principal moment of every moving body about its centre of mass (MuJoCo's boundinertia); 0: off"},
     {"model", "base_position", K_VEC, 3, 3, -1e4, 1e4, 0, 0, NULL, "m", "0 0 0", "x y z of the base (floating only)"},
     {"model", "base_rpy", K_VEC, 3, 3, -10, 10, 0, 0, NULL, "rad", "0 0 0", "roll pitch yaw of the base, R = Rz(yaw) Ry(pitch) Rx(roll)"},
     {"model", "q.*", K_NUM, 0, 0, -1e4, 1e4, 0, 0, NULL, "rad or m", "",
@@ -305,7 +309,9 @@ static int load_model(mbs_scenario *sc, mbs_error *err)
     fclose(f);
     mbs_error merr;
     mbs_error_clear(&merr);
-    sc->model = mbs_model_from_urdf(sc->urdf, &(mbs_urdf_options){.floating_base = sc->floating}, &merr);
+    mbs_urdf_options uo = {.floating_base = sc->floating, .bound_mass = num(sc, "model", "bound_mass"),
+                           .bound_inertia = num(sc, "model", "bound_inertia")};
+    sc->model = mbs_model_from_urdf(sc->urdf, &uo, &merr);
     /* the model's warnings join the scenario's, one line each */
     for (char *line = merr.warnings, *nl; *line; line = nl + 1) {
         nl = strchr(line, '\n');
