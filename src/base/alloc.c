@@ -1,5 +1,7 @@
-/* alloc.c — the library's allocation and text helpers: a string copy, a word splitter and the
- * buffer carver. */
+/* alloc.c — the library's allocation and text helpers: a string copy, a word splitter, a text
+ * appender and the buffer carver. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +28,15 @@ int mbsi_next_word(const char **p, char *word, size_t n)
     memcpy(word, w, len);
     word[len] = '\0';
     return (int)len;
+}
+
+void mbsi_textf(mbs_text *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(b->len < b->n ? b->p + b->len : NULL, b->len < b->n ? b->n - b->len : 0, fmt, ap);
+    va_end(ap);
+    if (k > 0) b->len += (size_t)k;
 }
 
 #define CARVE_ALIGN 64

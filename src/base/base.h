@@ -32,6 +32,14 @@ void mbsi_spd_solve(double *A, int n, double *b);
 void mbsi_add_task(double *H, int ldH, double *g, const double *J, int ldJ, int r0, int nr, int ncols, const double *e,
                    double w);
 
+/* Text appended to a buffer that may be too short (p may be NULL with n = 0), counting the
+ * length it needed, as snprintf does: the formatters of summaries and option tables. */
+typedef struct mbs_text {
+    char *p;
+    size_t n, len;
+} mbs_text;
+void mbsi_textf(mbs_text *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* The next word of a list separated by spaces, tabs or commas, from *p: copied into word (n
  * bytes; left empty when it does not fit) and *p moved past it. Returns its length, 0 at the
  * end of the list, -1 when it does not fit. */

@@ -195,31 +195,18 @@ void *mbs_options_new(const mbs_option_table *t, const mbs_option *opts, int n, 
     return o;
 }
 
-/* Appends to a buffer that may be too short, counting what it needed. */
-typedef struct text { char *p; size_t n, len; } text;
-
-static void put(text *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(text *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(b->len < b->n ? b->p + b->len : NULL, b->len < b->n ? b->n - b->len : 0, fmt, ap);
-    va_end(ap);
-    if (k > 0) b->len += (size_t)k;
-}
-
 int mbs_options_describe(const mbs_scheme_info *info, int markdown, char *buf, size_t n)
 {
-    text b = {buf, buf ? n : 0, 0};
+    mbs_text b = {buf, buf ? n : 0, 0};
     if (buf && n) buf[0] = '\0';
     const mbs_option_table *t = info->options;
     int count = mbs_options_count(t);
     if (markdown) {
-        put(&b, "#### `%s`\n\n%s.\n\n", info->name, info->summary);
-        if (!count) { put(&b, "No options.\n"); return (int)b.len; }
-        put(&b, "| key | value | default | what it does |\n|---|---|---|---|\n");
+        mbsi_textf(&b, "#### `%s`\n\n%s.\n\n", info->name, info->summary);
+        if (!count) { mbsi_textf(&b, "No options.\n"); return (int)b.len; }
+        mbsi_textf(&b, "| key | value | default | what it does |\n|---|---|---|---|\n");
     } else {
-        put(&b, "  %-18s %s\n", info->name, info->summary);
+        mbsi_textf(&b, "  %-18s %s\n", info->name, info->summary);
     }
     for (int i = 0; i < count; i++) {
         const mbs_option_spec *s = mbs_options_at(t, i, NULL);
@@ -227,8 +214,8 @@ int mbs_options_describe(const mbs_scheme_info *info, int markdown, char *buf, s
         mbs_option_range_text(s, rng, sizeof rng);
         const char *def = s->def ? s->def : "derived";
         if (s->kind == MBS_OPT_TEXT && (!s->def || !s->def[0])) def = "required";
-        if (markdown) put(&b, "| `%s` | %s | %s | %s |\n", s->key, rng, def, s->doc);
-        else put(&b, "      %s = %s: %s; %s\n", s->key, def, rng, s->doc);
+        if (markdown) mbsi_textf(&b, "| `%s` | %s | %s | %s |\n", s->key, rng, def, s->doc);
+        else mbsi_textf(&b, "      %s = %s: %s; %s\n", s->key, def, rng, s->doc);
     }
     return (int)b.len;
 }

@@ -430,47 +430,35 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
 
 /* ---- the summary ---- */
 
-typedef struct sbuf { char *p; size_t n, len; } sbuf;
-
-static void put(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(b->len < b->n ? b->p + b->len : NULL, b->len < b->n ? b->n - b->len : 0, fmt, ap);
-    va_end(ap);
-    if (k > 0) b->len += (size_t)k;
-}
-
 int mbs_sim_summary_format(const mbs_sim_summary *s, char *buf, size_t n)
 {
-    sbuf b = {buf, buf ? n : 0, 0};
+    mbs_text b = {buf, buf ? n : 0, 0};
     if (buf && n) buf[0] = '\0';
-    put(&b, "model: %s\n", s->model);
-    put(&b, "controller: %s\n", s->controller);
-    put(&b, "stepper: %s\n", s->stepper);
-    put(&b, "dt: %g\n", s->dt);
-    put(&b, "controller_dt: %g\n", s->controller_dt);
-    put(&b, "sim_time: %.6g\n", s->sim_time);
-    put(&b, "wall_time_s: %.4g\n", s->wall_time_s);
-    put(&b, "steps: %ld\n", s->steps);
-    put(&b, "us_per_step: %.4g\n", s->us_per_step);
-    put(&b, "realtime_factor: %.4g\n", s->realtime_factor);
-    put(&b, "max_penetration: %.4g\n", s->max_penetration);
-    put(&b, "max_contact_force: %.4g\n", s->max_contact_force);
-    put(&b, "base_final: %.4f %.4f %.4f %.4f %.4f %.4f\n", s->base_final[0], s->base_final[1], s->base_final[2],
+    mbsi_textf(&b, "model: %s\n", s->model);
+    mbsi_textf(&b, "controller: %s\n", s->controller);
+    mbsi_textf(&b, "stepper: %s\n", s->stepper);
+    mbsi_textf(&b, "dt: %g\n", s->dt);
+    mbsi_textf(&b, "controller_dt: %g\n", s->controller_dt);
+    mbsi_textf(&b, "sim_time: %.6g\n", s->sim_time);
+    mbsi_textf(&b, "wall_time_s: %.4g\n", s->wall_time_s);
+    mbsi_textf(&b, "steps: %ld\n", s->steps);
+    mbsi_textf(&b, "us_per_step: %.4g\n", s->us_per_step);
+    mbsi_textf(&b, "realtime_factor: %.4g\n", s->realtime_factor);
+    mbsi_textf(&b, "max_penetration: %.4g\n", s->max_penetration);
+    mbsi_textf(&b, "max_contact_force: %.4g\n", s->max_contact_force);
+    mbsi_textf(&b, "base_final: %.4f %.4f %.4f %.4f %.4f %.4f\n", s->base_final[0], s->base_final[1], s->base_final[2],
         s->base_final[3], s->base_final[4], s->base_final[5]);
-    put(&b, "distance_m: %.4f\n", s->distance_m);
-    put(&b, "base_z_min: %.4f\n", s->base_z_min);
-    put(&b, "base_z_max: %.4f\n", s->base_z_max);
-    put(&b, "max_tilt_deg: %.3g\n", s->max_tilt_deg);
-    put(&b, "airborne_s: %.4g\n", s->airborne_s);
-    put(&b, "nonconverged_steps: %ld\n", s->nonconverged);
-    put(&b, "iterations_per_step: %.3g\n", s->mean_iterations);
-    if (s->diverged) put(&b, "status: diverged at t = %.6g (%s)\n", s->diverged_t, s->reason);
-    else if (s->left_box) put(&b, "status: left_box at t = %.6g (%s)\n", s->diverged_t, s->reason);
-    else if (s->interrupted) put(&b, "status: interrupted at t = %.6g\n", s->diverged_t);
-    else put(&b, "status: stable\n");
+    mbsi_textf(&b, "distance_m: %.4f\n", s->distance_m);
+    mbsi_textf(&b, "base_z_min: %.4f\n", s->base_z_min);
+    mbsi_textf(&b, "base_z_max: %.4f\n", s->base_z_max);
+    mbsi_textf(&b, "max_tilt_deg: %.3g\n", s->max_tilt_deg);
+    mbsi_textf(&b, "airborne_s: %.4g\n", s->airborne_s);
+    mbsi_textf(&b, "nonconverged_steps: %ld\n", s->nonconverged);
+    mbsi_textf(&b, "iterations_per_step: %.3g\n", s->mean_iterations);
+    if (s->diverged) mbsi_textf(&b, "status: diverged at t = %.6g (%s)\n", s->diverged_t, s->reason);
+    else if (s->left_box) mbsi_textf(&b, "status: left_box at t = %.6g (%s)\n", s->diverged_t, s->reason);
+    else if (s->interrupted) mbsi_textf(&b, "status: interrupted at t = %.6g\n", s->diverged_t);
+    else mbsi_textf(&b, "status: stable\n");
     return (int)b.len;
 }
 
@@ -478,20 +466,20 @@ int mbs_sim_summary_format(const mbs_sim_summary *s, char *buf, size_t n)
 
 int mbs_sim_options_text(int markdown, char *buf, size_t n)
 {
-    sbuf b = {buf, buf ? n : 0, 0};
+    mbs_text b = {buf, buf ? n : 0, 0};
     if (buf && n) buf[0] = '\0';
     for (int part = 0; part < 2; part++) {
         int count = part ? mbs_stepper_count() : mbs_controller_count();
-        if (markdown) put(&b, part ? "### Stepper options (a section named after the stepper, e.g. `[expo]`)\n\n"
+        if (markdown) mbsi_textf(&b, part ? "### Stepper options (a section named after the stepper, e.g. `[expo]`)\n\n"
                                    : "### Controller options (`[controller]`, after `type` and `dt`)\n\n");
-        else put(&b, part ? "steppers ([stepper] name; options in a section named after it):\n"
+        else mbsi_textf(&b, part ? "steppers ([stepper] name; options in a section named after it):\n"
                           : "controllers ([controller] type; options in [controller]):\n");
         for (int i = 0; i < count; i++) {
             const mbs_scheme_info *info = part ? mbs_stepper_at(i) : mbs_controller_at(i);
             size_t room = b.len < b.n ? b.n - b.len : 0;
             int k = mbs_options_describe(info, markdown, room ? b.p + b.len : NULL, room);
             if (k > 0) b.len += (size_t)k;
-            if (markdown) put(&b, "\n");
+            if (markdown) mbsi_textf(&b, "\n");
         }
     }
     return (int)b.len;
