@@ -285,17 +285,19 @@ static void reference_at(const tsid *s, const tsid_options *o, double t, referen
 
 /* The kinematic and dynamic pieces at (q, v): M, h, J_com and its drift, each foot's Jacobian
  * (LOCAL_WORLD_ALIGNED, at the frame or the point foot's touching point), drift and placement,
- * and each contact point's linear Jacobian at its touching point. */
+ * and each contact point's linear Jacobian at its touching point. One kinematics pass with
+ * (q, v, q̈ = 0) serves every drift, one with q every Jacobian. */
 static void model_terms(mbs_controller *c, tsid *s, const double *q, const double *v, double com_drift[3])
 {
     const mbs_model *m = c->m;
     mbs_data *d = s->d;
     int nv = s->nv;
+    mbs_com_jacobian(m, d, q, v, s->Jcom, com_drift);   /* leaves the kinematics of (q, v, 0) */
     for (int k = 0; k < s->nfeet; k++) {
         const foot *ft = &s->feet[k];
-        mbs_frame_jdot_v(m, d, q, v, ft->frame, ft->dim == 3 ? ft->off : NULL, MBS_LOCAL_WORLD_ALIGNED, s->drift6 + 6 * k);
+        mbs_frame_classical_acceleration(m, d, ft->frame, ft->dim == 3 ? ft->off : NULL, MBS_LOCAL_WORLD_ALIGNED,
+                                         s->drift6 + 6 * k);
     }
-    mbs_com_jacobian(m, d, q, v, s->Jcom, com_drift);
     mbs_crba(m, d, q, s->M);
     mbs_nonlinear_effects(m, d, q, v, s->h);
     mbs_compute_joint_jacobians(m, d, q);
@@ -325,16 +327,18 @@ static void model_terms(mbs_controller *c, tsid *s, const double *q, const doubl
 /* The tasks' normal system: the lower triangle of H and g_acc = Σ w Aᵀ b over the v̇ block, the
  * force regularisation over the f block (stance points only, in their order). */
 static void tasks(mbs_controller *c, tsid *s, const tsid_options *o, const reference *r, const double *q, const double *v,
-                  const double com_drift[3], int n, int np)
+                  const double com_drift[3], int n)
 {
     const mbs_model *m = c->m;
     int nv = s->nv;
     double *H = s->H, *g = s->g;
     memset(H, 0, sizeof(double) * (size_t)n * (size_t)n);
     memset(g, 0, sizeof(double) * (size_t)n);
-    /* centre of mass: c̈ = c̈_ref + kp (c_ref − c) + kd (ċ_ref − ċ) */
-    double com[3], vcom[3], e[6];
-    mbs_center_of_mass(m, s->d, q, v, com, vcom);
+    /* centre of mass: c̈ = c̈_ref + kp (c_ref − c) + kd (ċ_ref − ċ), ċ = J_com v */
+    double com[3], vcom[3] = {0, 0, 0}, e[6];
+    mbs_center_of_mass(m, s->d, q, NULL, com, NULL);
+    for (int j = 0; j < nv; j++)
+        for (int k = 0; k < 3; k++) vcom[k] += s->Jcom[3 * j + k] * v[j];
     double kd = 2 * sqrt(o->kp_com);
     for (int k = 0; k < 3; k++)
         e[k] = r->com_a[k] + o->kp_com * (r->com[k] - com[k]) + kd * (r->com_v[k] - vcom[k]) - com_drift[k];
@@ -390,7 +394,6 @@ static void tasks(mbs_controller *c, tsid *s, const tsid_options *o, const refer
                 if (a == 2) g[col] += o->w_force * fz;
             }
     }
-    (void)np;
     /* a ridge far below every weight keeps H definite whatever the tasks leave free */
     for (int i = 0; i < nv; i++) H[i * (n + 1)] += 1e-9;
     for (int a = 0; a < n; a++)
@@ -484,7 +487,7 @@ static void compute(mbs_controller *c, double t, const double *q, const double *
     int n = nv + 3 * np, min = 5 * np;
     double com_drift[3];
     model_terms(c, s, q, v, com_drift);
-    tasks(c, s, o, &r, q, v, com_drift, n, np);
+    tasks(c, s, o, &r, q, v, com_drift, n);
     constraints(s, o, &r, v, n, meq, min);
     int warm = n == s->last_n && meq == s->last_meq && min == s->last_min;
     int rc = mbs_qp_solve(s->qp, n, s->H, s->g, meq, s->Aeq, s->beq, min, s->Ain, s->bin, warm, s->x, NULL);

@@ -241,11 +241,6 @@ int mbsi_ini_check_value(const mbs_scenario *sc, const mbs_scenario_entry *e, co
     case K_NAMES:
         if (!e->value[0]) return mbsi_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "empty list of names");
         return MBS_OK;
-    case K_ENUM:
-        if (mbsi_word_index(k->words, e->value) < 0)
-            return mbsi_ini_fail_at(sc, e, err, MBS_ERR_PARSE, "'%s' is not one of: %s", e->value, k->words);
-        x[0] = mbsi_word_index(k->words, e->value);
-        return MBS_OK;
     case K_NUM: case K_INT: case K_BOOL: case K_VEC: {
         int nmin = k->kind == K_VEC ? k->nmin : 1, nmax = k->kind == K_VEC ? k->nmax : 1;
         int n = mbsi_ini_numbers(e->value, x, nmax, bad, sizeof bad);

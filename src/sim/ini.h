@@ -10,7 +10,7 @@
 #include "sim_internal.h"
 
 /* The kinds of value a scenario key takes. */
-typedef enum { K_NUM, K_INT, K_BOOL, K_VEC, K_STR, K_NAMES, K_ENUM, K_POINT } key_kind;   /* K_POINT: a name then a K_VEC */
+typedef enum { K_NUM, K_INT, K_BOOL, K_VEC, K_STR, K_NAMES, K_POINT } key_kind;   /* K_POINT: a name then a K_VEC */
 
 enum { OPEN_LO = 1, OPEN_HI = 2 };
 #define BIG 1e300   /* a bound that is no bound */
@@ -22,7 +22,6 @@ typedef struct keyspec {
     double lo, hi;                 /* range of every number */
     int open;                      /* OPEN_LO / OPEN_HI: the bound itself is out of range */
     int multi;                     /* may be given more than once (each a separate item) */
-    const char *words;             /* K_ENUM: the accepted words, space-separated */
     const char *unit;              /* of every number, "" when none */
     const char *def;               /* the default as written in a file; NULL: required; "": none, or see doc */
     const char *doc;               /* one line for docs/scenarios.md */
