@@ -84,6 +84,21 @@ static void check_model(mbs_model *m, unsigned long long seed)
     /* q̈ comes from M⁻¹(τ − b) by LTDL, not from the ABA recursion: equal up to rounding */
     CHECK_CLOSE(ddq, a, nv, 1e-12, "aba_derivatives returns aba");
 
+    /* ∂T/∂q with v held, against central differences of the kinetic energy */
+    double *g = A[0], *qp = F[0], *qm = F[1], *dq = F[2], h = 1e-6, e = 0, sc = 1;
+    mbs_kinetic_energy_dq(m, d, q, v, g);
+    for (int k = 0; k < nv; k++) {
+        memset(dq, 0, sizeof(double) * (size_t)nv);
+        dq[k] = h;
+        mbs_integrate(m, q, dq, qp);
+        dq[k] = -h;
+        mbs_integrate(m, q, dq, qm);
+        double fd = (mbs_kinetic_energy(m, d, qp, v) - mbs_kinetic_energy(m, d, qm, v)) / (2 * h);
+        e = fmax(e, fabs(fd - g[k]));
+        sc = fmax(sc, fabs(fd));
+    }
+    CHECK(e / sc < 1e-7, "dT/dq vs FD: %.3e (nv %d)", e / sc, nv);
+
     for (int k = 0; k < 3; k++) { free(A[k]); free(F[k]); }
     free(q); free(v); free(a); free(tau); free(ddq); free(M);
     mbs_data_free(d);

@@ -98,6 +98,9 @@ void mbs_abi(const mbs_model *m, mbs_data *d, const double *q, const double *x, 
 
 /* ---- energies and centre of mass ---- */
 double mbs_kinetic_energy(const mbs_model *m, mbs_data *d, const double *q, const double *v);
+/* ∂T/∂q (nv, in the tangent space at q) of the kinetic energy T = ½ vᵀ M(q) v with v held: the
+ * configuration gradient ½ vᵀ (∂M/∂q) v without forming ∂M/∂q, O(n). Overwrites the kinematics in d. */
+void mbs_kinetic_energy_dq(const mbs_model *m, mbs_data *d, const double *q, const double *v, double *dT_dq);
 /* -Σ m_i g·c_i (J), zero at the world origin. */
 double mbs_potential_energy(const mbs_model *m, mbs_data *d, const double *q);
 /* The 3 x nv Jacobian of the centre of mass (world axes; column-major, leading dimension 3) at q,

@@ -19,6 +19,7 @@ typedef struct mbs_step_stats {
     int substeps;       /* internal sub-steps of an adaptive scheme */
     int nonconverged;   /* 1 when a solver stopped before reaching its tolerance */
     double residual;    /* final residual of an implicit scheme */
+    double alpha;       /* the smallest fraction of dt a sub-step of the scheme took (1: dt whole) */
 } mbs_step_stats;
 
 typedef struct mbs_stepper mbs_stepper;

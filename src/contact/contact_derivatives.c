@@ -97,11 +97,7 @@ void mbsi_contact_force_derivatives(mbs_system *s, const double *q, const double
         if (!clamped) m3_identity(G);
         else if (!clamp_jacobian(c, G)) continue;
         if (!have_jacobians) { mbs_compute_joint_jacobians(m, d, q); have_jacobians = 1; }
-        /* the support of the body, root first: dof indices increase down the tree */
-        int n = 0;
-        const mbs_body *bd = &m->bodies[body];
-        for (int k = bd->idx_v + bd->nv - 1; k >= 0; k = m->dof_parent[k]) iwork[n++] = k;
-        for (int a = 0, z = n - 1; a < z; a++, z--) { int t = iwork[a]; iwork[a] = iwork[z]; iwork[z] = t; }
+        int n = mbsi_body_support(m, body, iwork);
         double *J = work, *P = J + 3 * n, *dlq = P + 3 * n, *dlv = dlq + 3 * n, *Pm = dlv + 3 * n, *V = Pm + 3 * n;
         const double *p = c->p, *n_ = c->normal, *lam = c->lambda;
         const mbs_material *mt = &c->material;
@@ -137,24 +133,42 @@ void mbsi_contact_force_derivatives(mbs_system *s, const double *q, const double
             for (int r = 0; r < 3; r++) y[r] = -y[r];
             m3_mulv(G, y, dlv + 3 * a);
         }
-        /* F = [λ; p × λ]: the contact force as a world wrench at the origin; then
-         * λ · pt(S_k × S_j, p) = F · (S_k × S_j) = −S_j · (S_k ×* F) */
-        double F[6];
-        memcpy(F, lam, 3 * sizeof(double));
-        v3_cross(p, lam, F + 3);
-        for (int e = 0; e < n; e++) {
-            int k = iwork[e], first_k = m->bodies[m->dof_body[k]].idx_v;
-            double Pxl[3], SkF[6];
-            v3_cross(P + 3 * e, lam, Pxl);
-            force_cross(d->J + 6 * k, F, SkF);
-            for (int a = 0; a < n; a++) {
-                int j = iwork[a];
-                const double *Sj = d->J + 6 * j;
-                double h = v3_dot(J + 3 * a, dlq + 3 * e) + v3_dot(Sj + 3, Pxl);
-                if (j >= first_k) h -= sdot(Sj, SkF);
-                dtau_dq[j + (size_t)nv * k] += h;
-                dtau_dv[j + (size_t)nv * k] += v3_dot(J + 3 * a, dlv + 3 * e);
-            }
+        mbsi_point_force_dq(m, d, iwork, n, p, lam, J, P, dlq, dtau_dq);
+        for (int e = 0; e < n; e++)
+            for (int a = 0; a < n; a++) dtau_dv[iwork[a] + (size_t)nv * iwork[e]] += v3_dot(J + 3 * a, dlv + 3 * e);
+    }
+}
+
+int mbsi_body_support(const mbs_model *m, int body, int *support)
+{
+    int n = 0;
+    const mbs_body *bd = &m->bodies[body];
+    for (int k = bd->idx_v + bd->nv - 1; k >= 0; k = m->dof_parent[k]) support[n++] = k;
+    for (int a = 0, z = n - 1; a < z; a++, z--) { int t = support[a]; support[a] = support[z]; support[z] = t; }
+    return n;
+}
+
+void mbsi_point_force_dq(const mbs_model *m, const mbs_data *d, const int *support, int n, const double p[3],
+                         const double lam[3], const double *J, const double *P, const double *dlq, double *dtau_dq)
+{
+    const int nv = m->nv;
+    /* F = [λ; p × λ]: the force as a world wrench at the origin; then
+     * λ · pt(S_k × S_j, p) = F · (S_k × S_j) = −S_j · (S_k ×* F) */
+    double F[6];
+    memcpy(F, lam, 3 * sizeof(double));
+    v3_cross(p, lam, F + 3);
+    for (int e = 0; e < n; e++) {
+        int k = support[e], first_k = m->bodies[m->dof_body[k]].idx_v;
+        double Pxl[3], SkF[6];
+        v3_cross(P + 3 * e, lam, Pxl);
+        force_cross(d->J + 6 * k, F, SkF);
+        for (int a = 0; a < n; a++) {
+            int j = support[a];
+            const double *Sj = d->J + 6 * j;
+            double h = v3_dot(Sj + 3, Pxl);
+            if (dlq) h += v3_dot(J + 3 * a, dlq + 3 * e);
+            if (j >= first_k) h -= sdot(Sj, SkF);
+            dtau_dq[j + (size_t)nv * k] += h;
         }
     }
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "mbs/contact.h"
+#include "mbs/options.h"
 
 /* One contact point of the robot and its state (owned by this layer: steppers change it only
  * through the functions below). */
@@ -71,6 +72,18 @@ void mbsi_contact_release(mbs_contact *c);
  * boundary; a contact that did not slip gets an anchor at rest (ṗ0 = 0, §2.1). */
 void mbsi_contact_record_step(mbs_contact *c, const double lambda[3], int slipping);
 
+/* The dofs that move body `body` (its support), root first (indices increase down the tree), into
+ * support (room for nv); returns how many. */
+int mbsi_body_support(const mbs_model *m, int body, int *support);
+/* Adds to dtau_dq (nv x nv, column-major) ∂(Σ_j J_jᵀ λ)/∂q_k, the change of the generalized force of
+ * a world force λ at the world point p of a body, over the body's support (n dofs from
+ * mbsi_body_support), from the world joint Jacobian columns S_j in d (mbs_compute_joint_jacobians
+ * at q): J and P are 3 x n, J_j = pt(S_j, p) and P_k = ∂p/∂q_k; dlq (3 x n) is ∂λ/∂q_k, or NULL for
+ * a force held fixed. With k's joint at or above j's, ∂S_j/∂q_k = S_k × S_j, whence
+ *   ∂(J_jᵀλ)/∂q_k = λ · [k ⪯ j] pt(S_k × S_j, p) + ω_j · (P_k × λ) + J_j · ∂λ/∂q_k. */
+void mbsi_point_force_dq(const mbs_model *m, const mbs_data *d, const int *support, int n, const double p[3],
+                         const double lam[3], const double *J, const double *P, const double *dlq, double *dtau_dq);
+
 /* Doubles of scratch (`work`) that the two functions below need for a model with nv
  * velocities; they also need `iwork`, nv ints. Allocate once, outside any step. */
 size_t mbsi_contact_derivatives_work_size(int nv);
@@ -102,5 +115,52 @@ void mbsi_contact_force_derivatives(mbs_system *s, const double *q, const double
  * MBS_ERR_MODEL when the mass matrix cannot be factorised. */
 int mbsi_system_dynamics_derivatives(mbs_system *s, const double *q, const double *v, int clamped, const double *ddq,
                                     double *dddq_dq, double *dddq_dv, double *work, int *iwork);
+
+/* ---- maximal-dissipation polytope contacts (polytope.c; Pan and Hauser 2020, eq. 5) ----
+ * f_x = V_x w_x with w_x >= 0, 1ᵀ w_x <= 1 and the vertices v_x^a = s(d) (n + μ t^a) of a friction
+ * pyramid scaled smoothly by the depth d: s = c ((d/d*)³ + ζ) (remarks 6–7). The mdp and nmdp
+ * steppers choose the weights w (k per contact point, contact by contact). */
+typedef struct mbs_polytope_options {
+    int vertices;                  /* k */
+    double zeta;                   /* ζ */
+    double stand_depth;            /* d* (m) */
+    double force_scale;            /* c (N); NAN: the weight over the number of contact points */
+} mbs_polytope_options;
+
+extern const mbs_option_table mbsi_polytope_option_table;
+
+typedef struct mbs_polytope {
+    int nc, k, nv, nw;             /* contact points, vertices each, velocities, weights (nc k) */
+    double c, zeta, unit;          /* s = c ((d / unit)³ + ζ) */
+    /* at the configuration of the last mbsi_polytope_eval, per contact point */
+    double *s, *ds;                /* s(d) and ds/dd */
+    double *depth;                 /* d (m, 0 when not touching) */
+    double *point, *centre;        /* 3 each: the touching point and its sphere's centre (world) */
+    double *dir;                   /* 3 x k each: n + μ t^a, the vertices over s */
+    double *B;                     /* nv x nw: [J_xᵀ V_x], so that the generalized force is B w */
+    /* scratch */
+    double *J, *P, *dlq;           /* 3 x nv */
+    int *support, *nsupport;       /* each contact body's dofs (nv each) and their number */
+    void *block;
+} mbs_polytope;
+
+/* The model of s's contact points with options o; the only allocation. */
+int mbsi_polytope_init(mbs_polytope *p, const mbs_system *s, const mbs_polytope_options *o, mbs_error *err);
+void mbsi_polytope_fini(mbs_polytope *p);
+/* Evaluates the pyramids at q: kinematics and joint Jacobians (into s->data), each point's depth,
+ * normal, friction, scale and vertices, and B. Sets the contacts' normal and material. */
+void mbsi_polytope_eval(mbs_polytope *p, mbs_system *s, const double *q);
+/* The world force V_i w_i of contact i (w: all nw weights) at the last evaluation. */
+void mbsi_polytope_force(const mbs_polytope *p, int i, const double *w, double f[3]);
+/* Adds ∂(B(q) w)/∂q (w held; tangent space) to dtau_dq (nv x nv), at the last evaluation (reads
+ * its joint Jacobians); order 0 leaves out the change of the vertices with the depth (the
+ * zeroth-order variant, eq. 10–11), order 1 keeps it. */
+void mbsi_polytope_force_dq(mbs_polytope *p, mbs_system *s, const double *w, int order, double *dtau_dq);
+/* The QP constraints of the weights, Ain w >= bin: w >= 0 (nw rows), then −1ᵀ w_x >= −1 per contact
+ * point (nc rows); Ain is (nw + nc) x nw, column-major, leading dimension nw + nc. */
+void mbsi_polytope_constraints(const mbs_polytope *p, double *Ain, double *bin);
+/* Records the weights' forces into the contacts (force, point, depth, active = touching,
+ * slipping = on the pyramid's boundary) and s->fext, at the last evaluation. */
+void mbsi_polytope_record(const mbs_polytope *p, mbs_system *s, const double *w);
 
 #endif

@@ -109,3 +109,40 @@ void mbs_com_jacobian(const mbs_model *m, mbs_data *d, const double *q, const do
     if (with_drift)
         for (int k = 0; k < 3; k++) drift[k] = acc[k] * inv;
 }
+
+/* Perturbing coordinate k of joint i by ε moves the subtree of body i rigidly: in body i's frame
+ * the parent's velocity, X_i v_λ, turns by −ε S_k × X_i v_λ (for a multi-coordinate joint every
+ * coordinate's column S is that of q·exp(ε e_k), so the same holds), while the joint's own motion
+ * and everything below it, seen from body i, is unchanged. Every body of the subtree therefore
+ * gains the same velocity change, and
+ *   ∂T/∂q_k = ⟨−S_k × X_i v_λ, H_i⟩,   H_i = Σ_{b in subtree(i)} X_bᵀ* I_b v_b,
+ * the subtree's momentum in body i's frame, gathered by one backward pass. The free-flyer's
+ * coordinates have no parent velocity: T does not depend on where the robot is. */
+void mbs_kinetic_energy_dq(const mbs_model *m, mbs_data *d, const double *q, const double *v, double *dT_dq)
+{
+    /* d->a holds each body's parent velocity in its frame, d->f its subtree momentum */
+    for (int i = 0; i < m->nbodies; i++) {
+        const mbs_body *b = &m->bodies[i];
+        double *R = d->liR + 9 * i, *p = d->lip + 3 * i, *vi = d->v + 6 * i, *vp = d->a + 6 * i, vJ[6];
+        joint_placement(b, q + b->idx_q, R, p);
+        joint_motion(b, m->S + 6 * b->idx_v, v + b->idx_v, vJ);
+        if (b->parent < 0) memset(vp, 0, 6 * sizeof(double));
+        else se3_actinv_motion(R, p, d->v + 6 * b->parent, vp);
+        for (int k = 0; k < 6; k++) vi[k] = vp[k] + vJ[k];
+        inertia_mul(b->mass, b->h, b->Io, vi, d->f + 6 * i);
+    }
+    for (int i = m->nbodies - 1; i >= 0; i--) {
+        const mbs_body *b = &m->bodies[i];
+        const double *H = d->f + 6 * i;
+        for (int k = 0; k < b->nv; k++) {
+            double c[6];
+            motion_cross(m->S + 6 * (b->idx_v + k), d->a + 6 * i, c);
+            dT_dq[b->idx_v + k] = -sdot(c, H);
+        }
+        if (b->parent >= 0) {
+            double t[6], *Hp = d->f + 6 * b->parent;
+            se3_act_force(d->liR + 9 * i, d->lip + 3 * i, H, t);
+            for (int k = 0; k < 6; k++) Hp[k] += t[k];
+        }
+    }
+}

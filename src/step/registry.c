@@ -15,7 +15,9 @@
     X(rk4)              \
     X(expo)             \
     X(implicit_euler)   \
-    X(variational)
+    X(variational)      \
+    X(mdp)              \
+    X(nmdp)
 
 #define DECLARE(name) extern const mbs_stepper_type mbsi_stepper_##name;
 #define ENTRY(name) &mbsi_stepper_##name,
@@ -114,6 +116,7 @@ int mbs_stepper_step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     mbs_step_stats local;
     mbs_step_stats *s = stats ? stats : &local;
     memset(s, 0, sizeof *s);
+    s->alpha = 1;
     st->err.code = MBS_OK;
     st->err.msg[0] = '\0';
     mbs_system *sys = st->sys;

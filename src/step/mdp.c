@@ -1,0 +1,143 @@
+/* mdp.c — NE-MDP, the baseline of Pan and Hauser 2020: a forward Newton–Euler step (eq. 3) whose
+ * contact forces are chosen by the maximal dissipation principle on the polytope contacts of
+ * src/contact/polytope.c (eq. 5). Everything is evaluated at the current configuration q₋:
+ *   v⁺ = v + h M⁻¹ (τ − b(q₋, v) + B(q₋) w),   q⁺ = q₋ ⊕ h v⁺        (eqs. 2–3, θ̈ = (θ̇ − θ̇₋)/h)
+ * and the weights w minimise the kinetic energy after the step, ½ v⁺ᵀ M v⁺, a convex QP over the
+ * product of the contacts' simplices (w >= 0, 1ᵀ w_x <= 1):
+ *   min ½ wᵀ (h² Bᵀ M⁻¹ B) w + h (Bᵀ v_free)ᵀ w,   v_free = v + h M⁻¹ (τ − b).
+ * Its Hessian is singular (k > 3 vertices per point are linearly dependent, and the solution need
+ * not be unique: remark 4), so a small multiple of the identity, relative to its largest diagonal
+ * entry, is added. The QP is warm-started from the previous step's active set. */
+#include <stdlib.h>
+
+#include "../base/base.h"
+#include "../contact/contact_internal.h"
+#include "mbs/qp.h"
+#include "step_internal.h"
+
+typedef struct mdp_options {
+    mbs_polytope_options poly;
+    double reg;
+} mdp_options;
+
+static const mbs_option_spec spec[] = {
+    {"reg", MBS_OPT_REAL, "", 0, 1, 0, "1e-9", NULL, offsetof(mdp_options, reg),
+     "regularisation of the QP's singular Hessian, relative to its largest diagonal entry (remark 4)"},
+};
+
+typedef struct mdp {
+    mbs_polytope poly;
+    mbs_qp *qp;
+    double reg;
+    int warm;
+    double *M, *Y, *H, *g, *w, *vfree, *b, *Ain, *bin, *dq, *qn;
+    void *block;
+} mdp;
+
+static void layout(mbs_carver *c, mdp *w, size_t nq, size_t nv, size_t nw, size_t rows)
+{
+    w->qn = mbsi_carve_doubles(c, nq);
+    w->M = mbsi_carve_doubles(c, nv * nv);
+    w->Y = mbsi_carve_doubles(c, nv * nw);
+    w->H = mbsi_carve_doubles(c, nw * nw);
+    w->g = mbsi_carve_doubles(c, nw);
+    w->w = mbsi_carve_doubles(c, nw);
+    w->vfree = mbsi_carve_doubles(c, nv);
+    w->b = mbsi_carve_doubles(c, nv);
+    w->dq = mbsi_carve_doubles(c, nv);
+    w->Ain = mbsi_carve_doubles(c, rows * nw);
+    w->bin = mbsi_carve_doubles(c, rows);
+}
+
+static void fini(mbs_stepper *st)
+{
+    mdp *w = st->impl;
+    if (!w) return;
+    mbsi_polytope_fini(&w->poly);
+    mbs_qp_free(w->qp);
+    free(w->block);
+    free(w);
+    st->impl = NULL;
+}
+
+static int init(mbs_stepper *st, mbs_error *err)
+{
+    const mdp_options *o = st->opts;
+    mdp *w = calloc(1, sizeof *w);
+    if (!w) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
+    st->impl = w;
+    w->reg = o->reg;
+    if (mbsi_polytope_init(&w->poly, st->sys, &o->poly, err) != MBS_OK) { fini(st); return err ? err->code : MBS_ERR_ARG; }
+    size_t nv = (size_t)st->sys->nv, nw = (size_t)w->poly.nw, rows = nw + (size_t)w->poly.nc;
+    mbs_carver c = {NULL, 0};
+    layout(&c, w, (size_t)st->sys->nq, nv, nw, rows);
+    if (!mbsi_carver_alloc(&c)) { fini(st); return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); }
+    w->block = c.base;
+    layout(&c, w, (size_t)st->sys->nq, nv, nw, rows);
+    w->qp = mbs_qp_new((int)nw, 0, (int)rows, err);
+    if (!w->qp) { fini(st); return err ? err->code : MBS_ERR_NOMEM; }
+    mbsi_polytope_constraints(&w->poly, w->Ain, w->bin);
+    return MBS_OK;
+}
+
+static int step(mbs_stepper *st, double h, mbs_step_stats *stats)
+{
+    mdp *w = st->impl;
+    mbs_system *s = st->sys;
+    const mbs_model *m = s->model;
+    mbs_data *d = s->data;
+    const int nv = s->nv, nw = w->poly.nw, rows = nw + w->poly.nc;
+    mbsi_polytope_eval(&w->poly, s, s->q);
+    const double *B = w->poly.B;
+    mbs_crba(m, d, s->q, w->M);
+    if (mbs_ltdl(m, d, w->M) != MBS_OK)
+        return mbsi_fail(&st->err, MBS_ERR_MODEL, "mdp: the mass matrix is not positive definite at t = %g s", s->t);
+    mbs_nonlinear_effects(m, d, s->q, s->v, w->b);
+    for (int k = 0; k < nv; k++) w->vfree[k] = h * (s->tau[k] - w->b[k]);
+    mbs_ltdl_solve(m, d, w->vfree, 1, nv);
+    for (int k = 0; k < nv; k++) w->vfree[k] += s->v[k];
+    memcpy(w->Y, B, sizeof(double) * (size_t)nv * (size_t)nw);
+    mbs_ltdl_solve(m, d, w->Y, nw, nv);
+    double dmax = 0;
+    for (int j = 0; j < nw; j++) {
+        const double *Bj = B + (size_t)nv * j;
+        for (int i = j; i < nw; i++) {
+            double x = 0;
+            const double *Yi = w->Y + (size_t)nv * i;
+            for (int k = 0; k < nv; k++) x += Bj[k] * Yi[k];
+            w->H[i + (size_t)nw * j] = w->H[j + (size_t)nw * i] = h * h * x;
+        }
+        double x = 0;
+        for (int k = 0; k < nv; k++) x += Bj[k] * w->vfree[k];
+        w->g[j] = h * x;
+        dmax = fmax(dmax, w->H[j + (size_t)nw * j]);
+    }
+    for (int j = 0; j < nw; j++) w->H[j + (size_t)nw * j] += w->reg * dmax + 1e-300;
+    mbs_error qerr;
+    int rc = mbs_qp_solve(w->qp, nw, w->H, w->g, 0, NULL, NULL, rows, w->Ain, w->bin, w->warm, w->w, &qerr);
+    w->warm = rc == MBS_OK;
+    if (rc != MBS_OK) return mbsi_fail(&st->err, rc, "mdp: the dissipation QP failed at t = %g s: %s", s->t, qerr.msg);
+    stats->iterations = mbs_qp_last_info(w->qp)->iterations;
+    stats->substeps = 1;
+    /* v⁺ = v_free + h M⁻¹ B w; the forces recorded are those applied during the step, at q₋ */
+    mbsi_polytope_record(&w->poly, s, w->w);
+    for (int k = 0; k < nv; k++) {
+        double x = 0;
+        for (int j = 0; j < nw; j++) x += w->Y[k + (size_t)nv * j] * w->w[j];
+        s->v[k] = w->vfree[k] + h * x;
+        w->dq[k] = h * s->v[k];
+    }
+    mbs_integrate(m, s->q, w->dq, w->qn);
+    memcpy(s->q, w->qn, sizeof(double) * (size_t)s->nq);
+    s->t += h;
+    return MBS_OK;
+}
+
+const mbs_stepper_type mbsi_stepper_mdp = {
+    {"mdp",
+     "NE-MDP (Pan and Hauser 2020, eq. 3): forward Newton-Euler with polytope contact forces of maximal "
+     "dissipation (one QP per step); the baseline of nmdp, stable only at small steps",
+     &(const mbs_option_table){"mdp", spec, (int)(sizeof spec / sizeof *spec), &mbsi_polytope_option_table,
+                               offsetof(mdp_options, poly), sizeof(mdp_options)}},
+    init, step, fini,
+};
