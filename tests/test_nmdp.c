@@ -230,7 +230,7 @@ static void test_projection_falling_cube(void)
     mbs_system_set_state(s, mbs_system_q(s), v0, 0);
     memcpy(q0, mbs_system_q(s), sizeof q0);
     mbs_error err;
-    mbs_option opt[] = {{"proj_tol", "1e-15"}};
+    mbs_option opt[] = {{"proj_tol", "1e-13"}};
     mbs_stepper *st = mbs_stepper_new("nmdp", s, opt, 1, &err);
     CHECK(st != NULL, "%s", err.msg);
     const double h = 0.05;

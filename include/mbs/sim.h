@@ -95,6 +95,8 @@ typedef struct mbs_sim_summary {
     double airborne_s;                /* time with no active contact */
     long nonconverged;                /* steps whose solver reported non-convergence */
     double mean_iterations;           /* solver iterations per step (implicit schemes) */
+    long substeps;                    /* sub-steps a sub-stepping scheme took (0: none reported) */
+    double min_alpha;                 /* the smallest fraction of dt such a scheme stepped by (1: none) */
     int diverged;                     /* 1: the run diverged (the stepper's error, e.g. a state that is
                                          not finite, or a velocity above the bound) and stopped, see reason */
     int left_box;                     /* 1: the base left the scenario's [run] box and the run stopped there

@@ -350,6 +350,8 @@ static long steps(mbs_sim *sim, double t, long n, double dt, mbs_sim_summary *ou
         out->steps++;
         iters += st.iterations;
         out->nonconverged += st.nonconverged != 0;
+        out->substeps += st.substeps;
+        if (st.alpha < out->min_alpha) out->min_alpha = st.alpha;
         /* time from the step count, not from accumulated dt, so that no drift creeps in */
         s->t = t + (double)(i + 1) * dt;
         int stop = diverged(sim, rc, out->reason, sizeof out->reason);
@@ -395,6 +397,7 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
 
     double x0 = sim->floating ? s->q[0] : 0, y0 = sim->floating ? s->q[1] : 0;
     out->base_z_min = out->base_z_max = sim->floating ? s->q[2] : 0;
+    out->min_alpha = 1;
     double cdt = sc->controller_dt, dt = sc->dt;
     long nperiods = (long)ceil(sc->duration / cdt - 1e-9), iters = 0;
     double t_step = 0, t0 = now(), t = 0;
@@ -455,6 +458,11 @@ int mbs_sim_summary_format(const mbs_sim_summary *s, char *buf, size_t n)
     mbsi_textf(&b, "airborne_s: %.4g\n", s->airborne_s);
     mbsi_textf(&b, "nonconverged_steps: %ld\n", s->nonconverged);
     mbsi_textf(&b, "iterations_per_step: %.3g\n", s->mean_iterations);
+    /* the maximal-dissipation steppers: PGM's outer iterations and Algorithm 2's smallest step */
+    if (s->substeps > 0) {
+        mbsi_textf(&b, "mean_outer_iterations: %.3g\n", s->mean_iterations);
+        mbsi_textf(&b, "min_alpha: %.6g\n", s->min_alpha);
+    }
     if (s->diverged) mbsi_textf(&b, "status: diverged at t = %.6g (%s)\n", s->diverged_t, s->reason);
     else if (s->left_box) mbsi_textf(&b, "status: left_box at t = %.6g (%s)\n", s->diverged_t, s->reason);
     else if (s->interrupted) mbsi_textf(&b, "status: interrupted at t = %.6g\n", s->diverged_t);

