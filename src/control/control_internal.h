@@ -56,15 +56,21 @@ void mbsi_sense_contacts(const mbs_system *sys, mbs_data *d, const double *q, in
 
 /* ---- the feedback law: joint PD with feed-forward (pd_law.c) ----
  *   τ_j = s_p kp (q_ref − q) + s_d kd (v_ref − v) + τ_ff,
- * τ_ff the joint part of inverse dynamics once the stance contacts carry the base's part. */
+ * τ_ff the joint part of inverse dynamics once the stance contacts carry the base's part; or
+ * with feedback = stable, the stable PD of Tan, Liu & Turk (2011), the same law evaluated at
+ * the state one controller period h ahead:
+ *   τ_j = s_p kp (q_ref(t + h) − q − h v) + s_d kd (v_ref(t + h) − v − h a) + τ_ff,
+ * a the joint accelerations that torque itself produces (see pd_law.c). */
 
 typedef enum mbs_feedforward { MBS_FF_NONE = 0, MBS_FF_GRAVITY = 1, MBS_FF_INVDYN = 2 } mbs_feedforward;
 typedef enum mbs_gain_mode { MBS_GAINS_UNIFORM = 0, MBS_GAINS_INERTIA = 1 } mbs_gain_mode;
+typedef enum mbs_feedback { MBS_FEEDBACK_PD = 0, MBS_FEEDBACK_STABLE = 1 } mbs_feedback;
 
 typedef struct mbs_pd_options {
     double kp, kd;                 /* joint gains (N·m/rad, N·m·s/rad; per unit inertia with gains = inertia) */
     int feedforward;               /* mbs_feedforward */
     int gains;                     /* mbs_gain_mode */
+    int feedback;                  /* mbs_feedback */
 } mbs_pd_options;
 
 extern const mbs_option_table mbsi_pd_option_table;
@@ -75,6 +81,7 @@ typedef struct mbs_pd_law {
     mbs_data *d;                   /* its own: the stepper's data is left alone between steps */
     mbs_pd_options opt;
     const double *q0;
+    double h;                      /* the controller period: the stable PD's look-ahead */
     int nv, nq, floating, ncontacts;
     int nact, *aq, *av;            /* the actuated (one-coordinate) joints' indices into q and v */
     double *gain_scale;            /* per velocity coordinate: 1, or the apparent inertia with gains = inertia */
@@ -86,6 +93,9 @@ typedef struct mbs_pd_law {
     int touching[MBS_CONTROL_MAX_CONTACTS];   /* sensed: within 1 mm of the environment */
     /* scratch */
     double *qp, *qm, *zero, *b, *J, *Jc;
+    double *M, *A;                 /* feedback = stable: nv x nv mass matrix and the prediction's matrix, */
+    double *kp_eff, *kd_eff;       /* and the gains of this period (scales included), per velocity coordinate */
+    double *X, *S;
     void *block;
 } mbs_pd_law;
 
@@ -96,13 +106,18 @@ void mbsi_pd_law_fini(mbs_pd_law *law);
 /* Starts a period: the reference is the posture at rest (qr = q0, vr = ar = 0), gains kp and kd
  * everywhere, weights 1, and the stance contacts are those touching now. */
 void mbsi_pd_law_begin(mbs_pd_law *law, const double *q);
+/* The time the reference of a period starting at t is for: t, or t + h with feedback = stable. */
+double mbsi_pd_law_reference_time(const mbs_pd_law *law, double t);
 /* The PD part into tau (every entry written); kp_scale (nv) replaces the gain scale of the
- * stiffness when not NULL. */
+ * stiffness when not NULL. With feedback = stable, the position error is taken at q + h v. */
 void mbsi_pd_law_torque(mbs_pd_law *law, const double *q, const double *v, const double *kp_scale, double *tau);
 /* Adds τ_ff, the inverse dynamics at (q, v, ar) (or gravity alone) whose base part the stance
  * contacts carry, to tau. cop_shift (world x y, m) moves the centre of pressure of those
  * contact forces when not NULL. */
 void mbsi_pd_law_feedforward(mbs_pd_law *law, const double *q, const double *v, const double *cop_shift, double *tau);
+/* Ends a period: with feedback = stable, subtracts h s_d kd a from tau, a the joint accelerations
+ * that tau (PD and feed-forward) produces at the measured state (q, v); nothing with pd. */
+void mbsi_pd_law_finish(mbs_pd_law *law, const double *q, const double *v, double *tau);
 
 /* ---- Solo-type leg inverse kinematics (leg_ik.c) ----
  * A leg is the chain root → HAA (about x) → HFE (about y) → KFE (about y) → foot frame, with
@@ -130,6 +145,41 @@ int mbsi_leg_ik(const mbs_leg *leg, const double p[3], double angles[3]);
 /* Foot position (base frame) for the joint angles: the inverse of mbsi_leg_ik. */
 void mbsi_leg_fk(const mbs_leg *leg, const double angles[3], double p[3]);
 
+/* ---- numeric limb inverse kinematics (limb_ik.c) ----
+ * Any serial limb: the one-coordinate joints between the base (a free flyer, or the world) and
+ * a foot frame, solved for the foot position in the base frame by damped least squares, the
+ * redundancy resolved towards the rest posture (the initial one) in the null space of the
+ * foot's Jacobian. Each limb owns its kinematics data: a solve allocates nothing. */
+#define MBS_LIMB_MAX_JOINTS 16
+
+typedef struct mbs_limb {
+    const mbs_model *m;
+    char foot[MBS_NAME_LEN];
+    int foot_frame;
+    int n;                                   /* joints, base to foot */
+    int joint[MBS_LIMB_MAX_JOINTS], idx_q[MBS_LIMB_MAX_JOINTS], idx_v[MBS_LIMB_MAX_JOINTS];
+    double rest[MBS_LIMB_MAX_JOINTS];        /* the posture the solution stays closest to */
+    double lo[MBS_LIMB_MAX_JOINTS], hi[MBS_LIMB_MAX_JOINTS];   /* joint limits (±inf: none) */
+    double last[MBS_LIMB_MAX_JOINTS];        /* the last solution, where the next solve starts */
+    mbs_data *d;
+    double *q;                               /* nq: q_ref with the base at the origin; the limb's angles vary */
+    double *J;                               /* 6 x nv: the foot's Jacobian */
+    void *block;
+} mbs_limb;
+
+/* The limb of foot frame `foot`, resting at the angles of q_ref (nq). Fails when a joint between
+ * the base and the foot has several coordinates, or when none moves the foot. */
+int mbsi_limb_init(mbs_limb *l, const mbs_model *m, const char *foot, const double *q_ref, mbs_error *err);
+void mbsi_limb_fini(mbs_limb *l);
+/* The foot position (base frame) for the limb's angles x (n), and its 3 x n Jacobian J
+ * (column-major; may be NULL). */
+void mbsi_limb_fk_jacobian(mbs_limb *l, const double *x, double p[3], double *J);
+void mbsi_limb_fk(mbs_limb *l, const double *x, double p[3]);
+/* The limb's angles x (n) placing the foot at p (base frame), to 1e-11 m, closest to rest among
+ * those; starts from the last solution. Returns 0 when p is reachable, 1 when it is not: x then
+ * puts the foot at a closest point of the workspace (a local minimum of the distance). */
+int mbsi_limb_ik(mbs_limb *l, const double p[3], double *x);
+
 /* ---- the gaits' reference generator (gait.c) ----
  * Foot positions in the base frame as functions of time (each gait's file), turned into joint
  * angles by the legs' IK; leg i is the leg of contact point i. */
@@ -144,7 +194,10 @@ struct mbs_gait {
     const void *opts;              /* the gait's options */
     mbs_gait_feet feet;
     int nlegs;
-    mbs_leg leg[MBS_CONTROL_MAX_CONTACTS];
+    mbs_leg leg[MBS_CONTROL_MAX_CONTACTS];     /* the analytic IK of a Solo-type leg ... */
+    mbs_limb *limb[MBS_CONTROL_MAX_CONTACTS];  /* ... or, when the leg is not of that form, the numeric one */
+    int nj[MBS_CONTROL_MAX_CONTACTS];          /* each leg's joints, and their indices into q and v */
+    int jq[MBS_CONTROL_MAX_CONTACTS][MBS_LIMB_MAX_JOINTS], jv[MBS_CONTROL_MAX_CONTACTS][MBS_LIMB_MAX_JOINTS];
     double nom[MBS_CONTROL_MAX_CONTACTS][3];   /* foot positions (base frame) in the initial posture */
     int pair[MBS_CONTROL_MAX_CONTACTS];        /* 0 for the FL-HR diagonal, 1 for FR-HL */
     mbs_pd_law law;

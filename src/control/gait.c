@@ -24,12 +24,27 @@ int mbsi_gait_init(mbs_controller *c, const mbs_pd_options *pd, mbs_gait_feet fe
     g->nlegs = c->sys->ncontacts;
     for (int i = 0; i < g->nlegs; i++) {
         mbs_leg *l = &g->leg[i];
-        if (mbsi_leg_init(l, m, mbs_frame_name(m, c->sys->contacts[i].frame), c->q0, err)) {
-            mbsi_gait_fini(c);
-            return err ? err->code : MBS_ERR_MODEL;
+        const char *foot = mbs_frame_name(m, c->sys->contacts[i].frame);
+        /* the analytic IK when the leg is of Solo's form (exact and cheapest), the numeric
+         * limb IK for any other chain (Robosimian's eight-joint limbs) */
+        if (mbsi_leg_init(l, m, foot, c->q0, NULL) == MBS_OK) {
+            double a[3] = {c->q0[l->idx_q[0]], c->q0[l->idx_q[1]], c->q0[l->idx_q[2]]};
+            mbsi_leg_fk(l, a, g->nom[i]);
+            g->nj[i] = 3;
+            for (int k = 0; k < 3; k++) { g->jq[i][k] = l->idx_q[k]; g->jv[i][k] = l->idx_v[k]; }
+        } else {
+            mbs_limb *lb = g->limb[i] = malloc(sizeof *lb);
+            if (!lb) { mbsi_gait_fini(c); return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); }
+            if (mbsi_limb_init(lb, m, foot, c->q0, err) != MBS_OK) {
+                free(lb);
+                g->limb[i] = NULL;
+                mbsi_gait_fini(c);
+                return err ? err->code : MBS_ERR_MODEL;
+            }
+            mbsi_limb_fk(lb, lb->rest, g->nom[i]);
+            g->nj[i] = lb->n;
+            for (int k = 0; k < lb->n; k++) { g->jq[i][k] = lb->idx_q[k]; g->jv[i][k] = lb->idx_v[k]; }
         }
-        double a[3] = {c->q0[l->idx_q[0]], c->q0[l->idx_q[1]], c->q0[l->idx_q[2]]};
-        mbsi_leg_fk(l, a, g->nom[i]);
         /* diagonals: front-left with hind-right (x·y > 0), front-right with hind-left */
         g->pair[i] = g->nom[i][0] * g->nom[i][1] > 0 ? 0 : 1;
     }
@@ -43,17 +58,25 @@ void mbsi_gait_fini(mbs_controller *c)
     mbs_gait *g = c->impl;
     if (!g) return;
     mbsi_pd_law_fini(&g->law);
+    for (int i = 0; i < g->nlegs; i++)
+        if (g->limb[i]) { mbsi_limb_fini(g->limb[i]); free(g->limb[i]); }
     free(g);
     c->impl = NULL;
 }
 
 /* The legs' joint references at time t into q (other coordinates untouched), stance and gains
  * per leg (kp, kd may be NULL): the gait's feet through the leg IK. */
-static void reference(const mbs_gait *g, double t, const int *touching, double *q, int *stance, double *kp, double *kd)
+static void reference(mbs_gait *g, double t, const int *touching, double *q, int *stance, double *kp, double *kd)
 {
     double p[MBS_CONTROL_MAX_CONTACTS][3];
     g->feet(g, t, touching, p, stance, kp, kd);
     for (int i = 0; i < g->nlegs; i++) {
+        if (g->limb[i]) {
+            double a[MBS_LIMB_MAX_JOINTS];
+            mbsi_limb_ik(g->limb[i], p[i], a);
+            for (int k = 0; k < g->nj[i]; k++) q[g->jq[i][k]] = a[k];
+            continue;
+        }
         const mbs_leg *l = &g->leg[i];
         double a[3];
         mbsi_leg_ik(l, p[i], a);
@@ -68,14 +91,18 @@ void mbsi_gait_compute(mbs_controller *c, double t, const double *q, const doubl
     mbsi_pd_law_begin(l, q);
     int sched[MBS_CONTROL_MAX_CONTACTS], dummy[MBS_CONTROL_MAX_CONTACTS];
     double kp[MBS_CONTROL_MAX_CONTACTS], kd[MBS_CONTROL_MAX_CONTACTS];
+    /* the reference (and its schedule and gains) of the instant the law aims at: t, or with
+     * the stable PD the end of this period */
+    t = mbsi_pd_law_reference_time(l, t);
     reference(g, t, l->touching, l->qr, sched, kp, kd);
     for (int i = 0; i < g->nlegs; i++)
-        for (int k = 0; k < 3; k++) {
-            l->kpv[g->leg[i].idx_v[k]] = kp[i];
-            l->kdv[g->leg[i].idx_v[k]] = kd[i];
+        for (int k = 0; k < g->nj[i]; k++) {
+            l->kpv[g->jv[i][k]] = kp[i];
+            l->kdv[g->jv[i][k]] = kd[i];
         }
     /* the reference velocity by central differences of the reference: the profiles are
-     * smooth within a phase and the IK is analytic */
+     * smooth within a phase and the IK a smooth function of
+     * the feet (analytic, or numeric converged far below the stencil's rounding) */
     const double h = 1e-4;
     memcpy(l->qp, l->qr, (size_t)l->nq * sizeof(double));
     memcpy(l->qm, l->qr, (size_t)l->nq * sizeof(double));
@@ -96,4 +123,5 @@ void mbsi_gait_compute(mbs_controller *c, double t, const double *q, const doubl
     for (int i = 0; i < l->ncontacts; i++) l->stance[i] = sched[i] && l->touching[i];
     mbsi_pd_law_torque(l, q, v, NULL, tau);
     mbsi_pd_law_feedforward(l, q, v, NULL, tau);
+    mbsi_pd_law_finish(l, q, v, tau);
 }

@@ -21,6 +21,7 @@ static void compute(mbs_controller *c, double t, const double *q, const double *
     mbsi_pd_law_begin(l, q);
     mbsi_pd_law_torque(l, q, v, NULL, tau);
     mbsi_pd_law_feedforward(l, q, v, NULL, tau);
+    mbsi_pd_law_finish(l, q, v, tau);
 }
 
 static void fini(mbs_controller *c)

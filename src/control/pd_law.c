@@ -8,8 +8,41 @@
  * subtract their joint-space effect: τ_ff = b_joint − Σ J_i,jointᵀ λ_i. With no foot on the
  * ground the robot is in free fall, where gravity produces no joint torque: τ_ff = 0.
  * Contacts asked to pull are dropped from that distribution. A controller may weigh each
- * contact (the walk: by the plan's share of the weight) and shift the centre of pressure. */
+ * contact (the walk: by the plan's share of the weight) and shift the centre of pressure.
+ *
+ * feedback = stable is the stable PD of Tan, Liu & Turk, "Stable proportional-derivative
+ * controllers", IEEE CG&A 31(4), 2011, which Pan & Hauser 2020 track their Robosimian
+ * trajectories with. A PD sampled every h and held is explicit in time: on a joint of inertia
+ * m it is stable only while kd h / m stays below ~2 (and kp h² / m small), so a stiff gain on a
+ * light joint diverges at a large period (Robosimian's wheel, 0.009 kg·m², at h = 50 ms allows
+ * kd < 0.4 N·m·s/rad). Tan et al. evaluate the law at the next state instead,
+ *   τ = −kp (q_{n+1} − q̄_{n+1}) − kd (q̇_{n+1} − q̄̇_{n+1}),
+ * consistent with backward Euler, and replace the unknown next state by its first-order
+ * prediction q_{n+1} ≈ q + h q̇, q̇_{n+1} ≈ q̇ + h q̈:
+ *   τ = kp (q_ref(t + h) − q − h v) + kd (v_ref(t + h) − v − h a) + τ_ff,
+ * where a is the acceleration this very torque produces. Their multi-body form (the equation
+ * of motion M a + b = τ with that τ, the term −h Kd a moved to the left) solves for it:
+ *   (M + h Kd) a = kp (q_ref − q − h v) + kd (v_ref − v) + τ_ff − b,
+ * b = C(q, v) v + g(q) (and the external forces), then τ = the same PD + τ_ff − h Kd a. For one
+ * joint this is a PD whose gains are scaled by m / (m + h kd): the effective damping never
+ * exceeds m / h and the loop is stable for any kd whenever the predicted inertia does not
+ * exceed the true one (a larger predicted inertia lets the effective damping exceed m / h).
+ *
+ * What M, b and the external forces are for a floating-base robot on contacts is ours to
+ * decide (Tan et al. simulate characters whose root is driven or free). We predict with the
+ * base held by the stance contacts when any is on the ground: the joint block M_jj, and b
+ * with the base rows carried by the contacts exactly as the feed-forward does (the same
+ * smallest forces λ, so b_j − Σ J_jᵀ λ: what the contacts leave to the joints). Why: (1) a
+ * swing leg's true inertia is M_jj while the other feet hold the base; (2) a stance leg's true
+ * inertia is larger than M_jj (its foot is held too), an underestimate, which the argument
+ * above allows: that leg's gains are softened, never destabilised; (3) with the same λ as
+ * the feed-forward, a posture at rest on its reference predicts a = 0, as it should (without
+ * the contact forces a stance leg would be predicted to fall under the weight it carries, and
+ * the law would push it into the ground). With no stance contact (a jump's flight) the base is
+ * free: the whole M, Kd on the joints only, which is then the exact inertia. A fixed-base
+ * robot uses its M. */
 #include <stdlib.h>
+#include <stdio.h>
 
 #include "../spatial/spatial.h"
 #include "control_internal.h"
@@ -24,6 +57,8 @@ static const mbs_option_spec pd_spec[] = {
      "torque added to the PD: none, gravity rnea(q, 0, 0), or inverse dynamics of the reference; the base's share carried by the stance feet"},
     {"gains", MBS_OPT_ENUM, "", 0, 0, 0, "uniform", "uniform inertia", offsetof(mbs_pd_options, gains),
      "uniform: kp and kd as given; inertia: scaled by each joint's apparent inertia at the initial posture, so kp = ω², kd = 2ζω"},
+    {"feedback", MBS_OPT_ENUM, "", 0, 0, 0, "pd", "pd stable", offsetof(mbs_pd_options, feedback),
+     "pd: the law at the measured state; stable: at the state one period ahead (Tan et al. 2011), stable at any gain and period"},
 };
 const mbs_option_table mbsi_pd_option_table = {"pd", pd_spec, (int)(sizeof pd_spec / sizeof *pd_spec), NULL, 0,
                                               sizeof(mbs_pd_options)};
@@ -40,6 +75,14 @@ static void layout(mbs_carver *c, mbs_pd_law *l)
     l->kpv = carve(c, nv); l->kdv = carve(c, nv);
     l->J = carve(c, 6 * nv);
     l->Jc = carve(c, 3 * nv * MBS_CONTROL_MAX_CONTACTS);
+    if (l->opt.feedback == MBS_FEEDBACK_STABLE) {
+        l->M = carve(c, nv * nv);
+        l->A = carve(c, nv * nv);
+        l->kp_eff = carve(c, nv);
+        l->kd_eff = carve(c, nv);
+        l->X = carve(c, nv * (3 * (size_t)l->ncontacts + 1));
+        l->S = carve(c, 9 * (size_t)l->ncontacts * (size_t)l->ncontacts + 1);
+    }
 }
 
 /* The gain of each joint is kp (kd) times its scale: 1, or with `gains = inertia` the joint's
@@ -68,6 +111,7 @@ int mbsi_pd_law_init(mbs_pd_law *l, const mbs_controller *c, const mbs_pd_option
     l->sys = c->sys;
     l->opt = *o;
     l->q0 = c->q0;
+    l->h = c->dt;
     l->nq = mbs_model_nq(m);
     l->nv = mbs_model_nv(m);
     l->ncontacts = c->sys->ncontacts;
@@ -131,9 +175,27 @@ void mbsi_pd_law_begin(mbs_pd_law *l, const double *q)
     }
 }
 
+double mbsi_pd_law_reference_time(const mbs_pd_law *l, double t)
+{
+    return l->opt.feedback == MBS_FEEDBACK_STABLE ? t + l->h : t;
+}
+
 void mbsi_pd_law_torque(mbs_pd_law *l, const double *q, const double *v, const double *kp_scale, double *tau)
 {
     memset(tau, 0, (size_t)l->nv * sizeof(double));
+    if (l->opt.feedback == MBS_FEEDBACK_STABLE) {
+        /* the errors at the next state but for its unknown acceleration, which finish()
+         * accounts for: the position at q + h v (a one-coordinate joint's q and v are the same
+         * coordinate). The gains are kept for finish(). */
+        for (int k = 0; k < l->nact; k++) {
+            int iq = l->aq[k], iv = l->av[k];
+            double sd = l->gain_scale[iv], sp = kp_scale ? kp_scale[iv] : sd;
+            l->kp_eff[iv] = sp * l->kpv[iv];
+            l->kd_eff[iv] = sd * l->kdv[iv];
+            tau[iv] = l->kp_eff[iv] * (l->qr[iq] - q[iq] - l->h * v[iv]) + l->kd_eff[iv] * (l->vr[iv] - v[iv]);
+        }
+        return;
+    }
     for (int k = 0; k < l->nact; k++) {
         int iq = l->aq[k], iv = l->av[k];
         double sd = l->gain_scale[iv], sp = kp_scale ? kp_scale[iv] : sd;
@@ -199,39 +261,124 @@ static void shift_cop(mbs_pd_law *l, const double *q, const double shift[2])
     for (int i = 0; i < 3; i++) l->b[3 + i] += f[i];
 }
 
+/* Carries the base rows of l->b on the stance contacts idx (ns of them) at configuration q: the
+ * smallest forces λ that produce them (distribute), and their effect taken off the joint rows,
+ * b_j −= Σ J_jᵀ λ. */
+static void stance_jacobians(mbs_pd_law *l, const double *q, const int *idx, int ns)
+{
+    const mbs_model *m = l->m;
+    int nv = l->nv;
+    /* linear rows of each stance contact's Jacobian at its touching point (world axes) */
+    mbs_compute_joint_jacobians(m, l->d, q);
+    for (int s = 0; s < ns; s++) {
+        const mbs_contact *ct = &l->sys->contacts[idx[s]];
+        double R[9], p[3], off[3];
+        mbs_frame_placement(m, l->d, ct->frame, R, p);
+        /* a sphere touches at its lowest point: centre − r ẑ, in frame coordinates */
+        for (int k = 0; k < 3; k++) off[k] = ct->offset[k] - ct->radius * R[2 + 3 * k];
+        mbs_frame_jacobian(m, l->d, ct->frame, off, MBS_LOCAL_WORLD_ALIGNED, l->J, 6);
+        double *Js = l->Jc + (size_t)3 * nv * s;
+        for (int col = 0; col < nv; col++)
+            for (int r = 0; r < 3; r++) Js[r + 3 * col] = l->J[r + 6 * col];
+    }
+}
+
+static void carry_base(mbs_pd_law *l, const double *q, const int *idx, int ns, int first)
+{
+    int nv = l->nv;
+    stance_jacobians(l, q, idx, ns);
+    double lam[MBS_CONTROL_MAX_CONTACTS][3];
+    distribute(l, idx, ns, lam);
+    for (int s = 0; s < ns; s++) {
+        const double *Js = l->Jc + (size_t)3 * nv * s;
+        const double *lm = lam[s];
+        for (int col = first; col < nv; col++) l->b[col] -= Js[3 * col] * lm[0] + Js[1 + 3 * col] * lm[1] + Js[2 + 3 * col] * lm[2];
+    }
+}
+
 void mbsi_pd_law_feedforward(mbs_pd_law *l, const double *q, const double *v, const double *cop_shift, double *tau)
 {
     const mbs_model *m = l->m;
     int ff = l->opt.feedforward;
     if (ff == MBS_FF_NONE) return;
-    int nv = l->nv, ns = 0, idx[MBS_CONTROL_MAX_CONTACTS];
+    int ns = 0, idx[MBS_CONTROL_MAX_CONTACTS];
     for (int i = 0; i < l->ncontacts; i++)
         if (l->stance[i]) idx[ns++] = i;
     if (l->floating && ns == 0) return;   /* free fall */
     if (ff == MBS_FF_GRAVITY) mbs_rnea(m, l->d, q, l->zero, l->zero, l->b);
     else mbs_rnea(m, l->d, q, v, l->ar, l->b);
     if (l->floating && cop_shift) shift_cop(l, q, cop_shift);
-    if (l->floating) {
-        /* linear rows of each stance contact's Jacobian at its touching point (world axes) */
-        mbs_compute_joint_jacobians(m, l->d, q);
-        for (int s = 0; s < ns; s++) {
-            const mbs_contact *ct = &l->sys->contacts[idx[s]];
-            double R[9], p[3], off[3];
-            mbs_frame_placement(m, l->d, ct->frame, R, p);
-            /* a sphere touches at its lowest point: centre − r ẑ, in frame coordinates */
-            for (int k = 0; k < 3; k++) off[k] = ct->offset[k] - ct->radius * R[2 + 3 * k];
-            mbs_frame_jacobian(m, l->d, ct->frame, off, MBS_LOCAL_WORLD_ALIGNED, l->J, 6);
-            double *Js = l->Jc + (size_t)3 * nv * s;
-            for (int col = 0; col < nv; col++)
-                for (int r = 0; r < 3; r++) Js[r + 3 * col] = l->J[r + 6 * col];
-        }
-        double lam[MBS_CONTROL_MAX_CONTACTS][3];
-        distribute(l, idx, ns, lam);
-        for (int s = 0; s < ns; s++) {
-            const double *Js = l->Jc + (size_t)3 * nv * s;
-            const double *lm = lam[s];
-            for (int col = 6; col < nv; col++) l->b[col] -= Js[3 * col] * lm[0] + Js[1 + 3 * col] * lm[1] + Js[2 + 3 * col] * lm[2];
-        }
-    }
+    if (l->floating) carry_base(l, q, idx, ns, 6);
     for (int k = 0; k < l->nact; k++) tau[l->av[k]] += l->b[l->av[k]];
+}
+
+void mbsi_pd_law_finish(mbs_pd_law *l, const double *q, const double *v, double *tau)
+{
+    if (l->opt.feedback != MBS_FEEDBACK_STABLE) return;
+    const mbs_model *m = l->m;
+    int nv = l->nv, ns = 0, idx[MBS_CONTROL_MAX_CONTACTS];
+    for (int i = 0; i < l->ncontacts; i++)
+        if (l->stance[i]) idx[ns++] = i;
+    /* b = C(q, v) v + g(q) at the measured state, and M(q) */
+    mbs_rnea(m, l->d, q, v, l->zero, l->b);
+    mbs_crba(m, l->d, q, l->M);
+    int MODE = getenv("SPD_MODE") ? atoi(getenv("SPD_MODE")) : 0;
+    if (MODE == 2) {
+        /* constrained: stance feet held, base free */
+        for (int k = 0; k < l->nact; k++) {
+            int iv = l->av[k];
+            l->M[iv + (size_t)nv * iv] += l->h * (l->kd_eff[iv] + l->h * l->kp_eff[iv]);
+        }
+        mbs_ltdl(m, l->d, l->M);
+        int nc = 3 * ns;
+        double *X = l->X;   /* nv x (nc + 1): A⁻¹ Jᵀ, A⁻¹ r */
+        if (ns) stance_jacobians(l, q, idx, ns);
+        for (int s2 = 0; s2 < ns; s2++)
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < nv; c++) X[c + (size_t)nv * (3 * s2 + r)] = l->Jc[(size_t)3 * nv * s2 + r + 3 * c];
+        double *xr = X + (size_t)nv * nc;
+        for (int c = 0; c < nv; c++) xr[c] = tau[c] - l->b[c];
+        mbs_ltdl_solve(m, l->d, X, nc + 1, nv);
+        if (ns) {
+            double *S = l->S, lam[3 * MBS_CONTROL_MAX_CONTACTS];
+            for (int i = 0; i < nc; i++) {
+                const double *Ji = l->Jc + (size_t)3 * nv * (i / 3) + i % 3;
+                double acc = 0;
+                for (int c = 0; c < nv; c++) acc += Ji[3 * c] * xr[c];
+                lam[i] = -acc;
+                for (int j = 0; j < nc; j++) {
+                    double sij = 0;
+                    for (int c = 0; c < nv; c++) sij += Ji[3 * c] * X[c + (size_t)nv * j];
+                    S[i + (size_t)nc * j] = sij;
+                }
+            }
+            mbsi_spd_solve(S, nc, lam);
+            for (int j = 0; j < nc; j++)
+                for (int c = 0; c < nv; c++) xr[c] += X[c + (size_t)nv * j] * lam[j];
+        }
+        if (getenv("SPD_DEBUG")) { fprintf(stderr, "C a:"); for (int r = 6; r < nv; r++) fprintf(stderr, " %.4g", xr[r]); fprintf(stderr, "\n"); }
+        for (int k = 0; k < l->nact; k++) {
+            int iv = l->av[k];
+            tau[iv] -= l->h * (l->kd_eff[iv] + l->h * l->kp_eff[iv]) * xr[iv];
+        }
+        return;
+    }
+    int held = MODE == 0 && l->floating && ns > 0, n0 = held ? 6 : 0, n = nv - n0;
+    if (held) carry_base(l, q, idx, ns, 6);
+    else if (l->floating && ns > 0) carry_base(l, q, idx, ns, 0);
+    for (int c = 0; c < n; c++)
+        for (int r = 0; r < n; r++) l->A[r + (size_t)n * c] = l->M[(r + n0) + (size_t)nv * (c + n0)];
+    /* c_j = h kd_j + h² kp_j: what the next state's errors owe to the acceleration */
+    for (int k = 0; k < l->nact; k++) {
+        int iv = l->av[k], r = iv - n0;
+        l->A[r + (size_t)n * r] += l->h * (l->kd_eff[iv] + l->h * l->kp_eff[iv]);
+    }
+    double *a = l->b + n0;   /* rhs in place, then the predicted accelerations */
+    for (int r = 0; r < n; r++) a[r] = tau[r + n0] - a[r];
+    mbsi_spd_solve(l->A, n, a);
+    if (getenv("SPD_DEBUG")) { fprintf(stderr, "held %d n0 %d a:", held, n0); for (int r = 0; r < n; r++) fprintf(stderr, " %.4g", a[r]); fprintf(stderr, "\n"); }
+    for (int k = 0; k < l->nact; k++) {
+        int iv = l->av[k];
+        tau[iv] -= l->h * (l->kd_eff[iv] + l->h * l->kp_eff[iv]) * a[iv - n0];
+    }
 }

@@ -147,13 +147,14 @@ static void compute(mbs_controller *c, double t, const double *q, const double *
     walk *w = c->impl;
     mbs_pd_law *l = &w->law;
     mbsi_pd_law_begin(l, q);
-    mbsi_walk_reference(&w->plan, t, c->dt, l->qr, l->vr, l->ar, l->weight, l->ncontacts);
+    mbsi_walk_reference(&w->plan, mbsi_pd_law_reference_time(l, t), c->dt, l->qr, l->vr, l->ar, l->weight, l->ncontacts);
     for (int i = 0; i < l->ncontacts; i++) l->stance[i] = l->weight[i] > 0 && l->touching[i];
     if (w->stance_scale)
         for (int iv = 0; iv < l->nv; iv++) w->kp_scale[iv] = stance_gain_scale(w, iv);
     mbsi_pd_law_torque(l, q, v, w->stance_scale ? w->kp_scale : NULL, tau);
     balance(w, c->opts, q, v);
     mbsi_pd_law_feedforward(l, l->qr, l->vr, w->cop_shift, tau);
+    mbsi_pd_law_finish(l, q, v, tau);
 }
 
 const mbs_controller_type mbsi_controller_walk = {

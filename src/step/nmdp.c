@@ -282,12 +282,12 @@ static int pgm(nmdp *w, mbs_system *s, int *converged)
         cblas_dsymm(CblasColMajor, CblasLeft, CblasLower, nv, nw, 1 / (h * h), w->M, nv, w->D, nv, 0, w->Dt, nv);
         cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, nw, nw, nv, 1, w->D, nv, w->Dt, nv, 0, w->Q, nw);
         cblas_dgemv(CblasColMajor, CblasTrans, nv, nw, 1, w->D, nv, w->gK, 1, 0, w->c, 1);
-        /* the proximal term in units of the QP's largest curvature, so that γ = 1 weighs it like
-         * the energy's: the weights are dimensionless, but Dᵀ M D / h² scales with h² F² / m */
+        /* the proximal term in the QP's own metric, weight by weight (its diagonal Q_jj, with a floor
+         * at round-off of the largest): the weights are dimensionless, but Dᵀ M D / h² scales with
+         * h² F² / m and differs by orders of magnitude between a foot's vertices */
         double sigma = 0;
         for (int j = 0; j < nw; j++) sigma = fmax(sigma, w->Q[j + (size_t)nw * j]);
-        sigma = sigma > 0 ? sigma : 1;
-        for (int j = 0; j < nw; j++) w->Q[j + (size_t)nw * j] += 2 * (getenv("DIAG") ? w->Q[j + (size_t)nw * j] + 1e-12 * sigma : sigma) / gamma;
+        for (int j = 0; j < nw; j++) w->Q[j + (size_t)nw * j] += 2 * (w->Q[j + (size_t)nw * j] + 1e-12 * sigma + 1e-300) / gamma;
         for (int i = 0; i < nw; i++) {
             double x = 0;
             for (int j = 0; j < nw; j++) x += w->Q[i + (size_t)nw * j] * w->w[j];
