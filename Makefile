@@ -100,7 +100,7 @@ memcheck:
 test: $(TEST_BIN) $(SIM) check-layers example
 	@sh tests/run_all.sh $(TEST_BIN)
 
-bench: bench-dynamics bench-ess bench-variational bench-expo
+bench: bench-dynamics bench-ess bench-variational bench-expo bench-nmdp
 
 bench-dynamics: $(BUILD)/tools/bench_dynamics
 	$(BUILD)/tools/bench_dynamics --data $(BUILD)/bench_dynamics
@@ -130,6 +130,14 @@ bench-variational: $(BUILD)/tools/bench_variational
 .PHONY: bench-expo
 bench-expo: $(BUILD)/tools/bench_expo
 	OPENBLAS_NUM_THREADS=1 $(BUILD)/tools/bench_expo --data $(BUILD)/bench_expo
+
+# bench-nmdp: section VI of Pan and Hauser 2020 (issue 12) on the Robosimian jump and walk: torso tilt,
+# height and distance for steps of 5 to 50 ms with mdp, nmdp, expo and implicit_euler, the spread
+# across step sizes (table I), first- against zeroth-order nmdp (fig. 6); plots into docs/images
+# when gnuplot is installed (optional, not in deps).
+.PHONY: bench-nmdp
+bench-nmdp: $(BUILD)/tools/bench_nmdp
+	OPENBLAS_NUM_THREADS=1 $(BUILD)/tools/bench_nmdp --data $(BUILD)/bench_nmdp
 
 # fuzz: libFuzzer targets for the two parsers (tools/fuzz_urdf.c, tools/fuzz_scenario.c), built
 # with clang under ASan + UBSan (leaks on) into build-fuzz/ and run one after the other (never two

@@ -37,6 +37,11 @@
 #include <cblas.h>
 #include <lapacke.h>
 
+enum { PROJ_HALVINGS = 8 };   /* of a projection's Newton step before it counts as diverged */
+/* γ at most: the proximal term keeps 2e-6 of the QP's diagonal, which stays positive definite although
+ * a pyramid's k > 3 vertices make Dᵀ M D singular */
+static const double GAMMA_MAX = 1e6;
+
 typedef struct nmdp_options {
     mbs_polytope_options poly;
     int order, max_iter, proj_iter, max_halvings, warm;
@@ -70,7 +75,7 @@ typedef struct nmdp {
     double h;                        /* the sub-step being solved */
     double *Ain, *bin;
     double *q0, *v0, *qn;            /* start of the sub-step (nq, nv), θ (nq) */
-    double *vn, *an, *G, *delta, *dtrial, *gK, *dT;
+    double *vn, *an, *G, *delta, *dtrial, *gK, *dT, *newton;
     double *w, *x, *wprev;           /* nw */
     double *Gq, *Gv, *M, *Cq, *Jint, *A;   /* nv x nv */
     double *D, *Dt, *Q, *c;          /* nv x nw, nv x nw, nw x nw, nw */
@@ -92,8 +97,8 @@ static void layout(mbs_carver *c, nmdp *w)
     w->bin = mbsi_carve_doubles(c, rows);
     w->q0 = mbsi_carve_doubles(c, nq);
     w->qn = mbsi_carve_doubles(c, nq);
-    double **vecv[] = {&w->v0, &w->vn, &w->an, &w->G, &w->delta, &w->dtrial, &w->gK, &w->dT};
-    for (int k = 0; k < 8; k++) *vecv[k] = mbsi_carve_doubles(c, nv);
+    double **vecv[] = {&w->v0, &w->vn, &w->an, &w->G, &w->delta, &w->dtrial, &w->gK, &w->dT, &w->newton};
+    for (int k = 0; k < 9; k++) *vecv[k] = mbsi_carve_doubles(c, nv);
     double **vecw[] = {&w->w, &w->x, &w->wprev, &w->c};
     for (int k = 0; k < 4; k++) *vecw[k] = mbsi_carve_doubles(c, nw);
     double **mat[] = {&w->Gq, &w->Gv, &w->M, &w->Cq, &w->Jint, &w->A};
@@ -235,10 +240,18 @@ static int project(nmdp *w, mbs_system *s, double *delta, const double *wt)
         if (!isfinite(g) || jacobian(w, s, delta, wt)) return 1;
         solve(w, w->G, 1);   /* jacobian() left G as residual() made it */
         double step = 0;
-        for (int k = 0; k < w->nv; k++) { delta[k] -= w->G[k]; step = fmax(step, fabs(w->G[k])); }
-        double g1 = residual(w, s, delta, wt);
+        for (int k = 0; k < w->nv; k++) { w->newton[k] = w->G[k]; step = fmax(step, fabs(w->G[k])); }
+        /* the Newton step, halved while ‖G‖ does not decrease (a damped Newton: far from the
+         * manifold, the stiff contact forces make the full step overshoot) */
+        double g1 = NAN, frac = 1;
+        for (int ls = 0; ls <= PROJ_HALVINGS; ls++, frac *= 0.5) {
+            for (int k = 0; k < w->nv; k++) delta[k] -= frac * w->newton[k];
+            g1 = residual(w, s, delta, wt);
+            if (g1 < g || step * frac <= tol) break;
+            for (int k = 0; k < w->nv; k++) delta[k] += frac * w->newton[k];
+        }
         if (step <= tol) return 0;
-        if (!(g1 < g)) return 1;   /* ‖G‖ does not decrease: divergence (section V) */
+        if (!(g1 < g)) { residual(w, s, delta, wt); return 1; }   /* ‖G‖ does not decrease: divergence (section V) */
         g = g1;
     }
     return 1;
@@ -283,11 +296,12 @@ static int pgm(nmdp *w, mbs_system *s, int *converged)
         cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, nw, nw, nv, 1, w->D, nv, w->Dt, nv, 0, w->Q, nw);
         cblas_dgemv(CblasColMajor, CblasTrans, nv, nw, 1, w->D, nv, w->gK, 1, 0, w->c, 1);
         /* the proximal term in the QP's own metric, weight by weight (its diagonal Q_jj, with a floor
-         * at round-off of the largest): the weights are dimensionless, but Dᵀ M D / h² scales with
-         * h² F² / m and differs by orders of magnitude between a foot's vertices */
+         * of 1e-6 of the largest, which with γ <= GAMMA_MAX keeps Q safely positive definite): the
+         * weights are dimensionless, but Dᵀ M D / h² scales with h² F² / m and differs by orders of
+         * magnitude between a foot's vertices and between feet in the air and on the ground */
         double sigma = 0;
         for (int j = 0; j < nw; j++) sigma = fmax(sigma, w->Q[j + (size_t)nw * j]);
-        for (int j = 0; j < nw; j++) w->Q[j + (size_t)nw * j] += 2 * (w->Q[j + (size_t)nw * j] + 1e-12 * sigma + 1e-300) / gamma;
+        for (int j = 0; j < nw; j++) w->Q[j + (size_t)nw * j] += 2 * (w->Q[j + (size_t)nw * j] + 1e-6 * sigma + 1e-300) / gamma;
         for (int i = 0; i < nw; i++) {
             double x = 0;
             for (int j = 0; j < nw; j++) x += w->Q[i + (size_t)nw * j] * w->w[j];
@@ -315,7 +329,7 @@ static int pgm(nmdp *w, mbs_system *s, int *converged)
             need_jacobian = 1;
             continue;
         }
-        gamma *= o->eta;
+        gamma = fmin(gamma * o->eta, GAMMA_MAX);
         memcpy(w->delta, w->dtrial, (size_t)nv * sizeof(double));
         memcpy(w->w, w->x, (size_t)nw * sizeof(double));
         K = K1;
