@@ -147,7 +147,7 @@ static int init(mbs_stepper *st, mbs_error *err)
 }
 
 /* G(δ, wt) into w->G, leaving θ = q₋ ⊕ δ, θ̇, θ̈ in qn, vn, an and the polytopes evaluated at θ.
- * Returns ‖G‖∞ relative to the size of the forces in it (NAN when not finite). */
+ * Returns ‖G‖∞ (NAN when not finite). */
 static double residual(nmdp *w, mbs_system *s, const double *delta, const double *wt)
 {
     const mbs_model *m = s->model;
@@ -160,15 +160,14 @@ static double residual(nmdp *w, mbs_system *s, const double *delta, const double
     }
     mbs_rnea(m, s->data, w->qn, w->vn, w->an, w->G);
     mbsi_polytope_eval(&w->poly, s, w->qn);
-    double g = 0, scale = 1;
+    double g = 0;
     for (int k = 0; k < nv; k++) {
         double f = 0;
         for (int j = 0; j < nw; j++) f += w->poly.B[k + (size_t)nv * j] * wt[j];
-        scale = fmax(scale, fmax(fabs(w->G[k]), fmax(fabs(f), fabs(s->tau[k]))));
         w->G[k] -= s->tau[k] + f;
         g = fmax(g, fabs(w->G[k]));
     }
-    return isfinite(g) ? g / scale : NAN;
+    return isfinite(g) ? g : NAN;
 }
 
 /* ∇_δG at (δ, wt) into w->A (and M(θ), the integrate Jacobian Jint at δ). Leaves the polytopes
