@@ -181,6 +181,11 @@ static void test_residual_jacobian(void)
     double *A = calloc((size_t)nv * nv, sizeof(double)), *F = calloc((size_t)nv * nv, sizeof(double));
     for (int k = 0; k < nv; k++) { v0[k] = tm_uniform(&seed, -0.5, 0.5); tau[k] = k < 6 ? 0 : tm_uniform(&seed, -5, 5); }
     mbs_system_set_tau(s, tau);
+    /* with a joint impedance (the stable PD) on every revolute joint, which G takes at θ */
+    double kp[64], kd[64], qref[64], vref[64];
+    for (int k = 0; k < nv; k++) { kp[k] = tm_uniform(&seed, 0, 500); kd[k] = tm_uniform(&seed, 0, 20); vref[k] = tm_uniform(&seed, -1, 1); }
+    for (int k = 0; k < nq; k++) qref[k] = q[k] + (k >= 7 ? tm_uniform(&seed, -0.2, 0.2) : 0);
+    mbs_system_set_impedance(s, kp, kd, qref, vref);
     const double hstep = 0.05;
     for (int k = 0; k < nv; k++) delta[k] = hstep * (v0[k] + tm_uniform(&seed, -0.3, 0.3));
     for (int j = 0; j < 16; j++) w[j] = tm_uniform(&seed, 0, 0.25);
@@ -197,7 +202,6 @@ static void test_residual_jacobian(void)
     double e = 0, sc = 1;
     for (int i = 0; i < nv * nv; i++) { e = fmax(e, fabs(A[i] - F[i])); sc = fmax(sc, fabs(F[i])); }
     CHECK(e / sc < 1e-6, "dG/ddelta vs FD: %.3e (scale %.3g)", e / sc, sc);
-    (void)nq;
     free(A); free(F);
     mbs_stepper_free(st);
     mbs_system_free(s);
@@ -301,6 +305,43 @@ static void test_cube_sinks_and_slides(void)
     }
 }
 
+/* A scheme that does not integrate the joint impedance (euler, expo, ...) holds its torque at the
+ * start of each step: the same as adding kp (q_ref − q) + kd (v_ref − v) to τ by hand. */
+static void test_impedance_explicit(void)
+{
+    mbs_model *m;
+    double q[64];
+    mbs_system *s = robosimian(&m, q, -5);
+    int nv = mbs_model_nv(m), nq = mbs_model_nq(m);
+    unsigned long long seed = 9;
+    double v[64], kp[64], kd[64], qref[64], vref[64], tau[64], q1[64], v1[64];
+    for (int k = 0; k < nv; k++) {
+        v[k] = tm_uniform(&seed, -1, 1); kp[k] = tm_uniform(&seed, 0, 100); kd[k] = tm_uniform(&seed, 0, 5);
+        vref[k] = tm_uniform(&seed, -1, 1); tau[k] = k < 6 ? 0 : tm_uniform(&seed, -3, 3);
+    }
+    for (int k = 0; k < nq; k++) qref[k] = q[k] + (k >= 7 ? tm_uniform(&seed, -0.3, 0.3) : 0);
+    mbs_error err;
+    mbs_stepper *st = mbs_stepper_new("euler", s, NULL, 0, &err);
+    mbs_system_set_state(s, q, v, 0);
+    mbs_system_set_tau(s, tau);
+    mbs_system_set_impedance(s, kp, kd, qref, vref);
+    mbs_stepper_step(st, 1e-3, NULL);
+    memcpy(q1, mbs_system_q(s), sizeof(double) * (size_t)nq);
+    memcpy(v1, mbs_system_v(s), sizeof(double) * (size_t)nv);
+    CHECK_CLOSE(mbs_system_tau(s), tau, nv, 0, "τ restored after the step");
+    /* by hand: revolute joints only (coordinates 7.. of q, 6.. of v here) */
+    for (int k = 6; k < nv; k++) tau[k] += kp[k] * (qref[k + 1] - q[k + 1]) + kd[k] * (vref[k] - v[k]);
+    mbs_system_set_impedance(s, NULL, NULL, NULL, NULL);
+    mbs_system_set_state(s, q, v, 0);
+    mbs_system_set_tau(s, tau);
+    mbs_stepper_step(st, 1e-3, NULL);
+    CHECK_CLOSE(mbs_system_q(s), q1, nq, 1e-15, "q: impedance by the registry = by hand");
+    CHECK_CLOSE(mbs_system_v(s), v1, nv, 1e-15, "v: impedance by the registry = by hand");
+    mbs_stepper_free(st);
+    mbs_system_free(s);
+    mbs_model_free(m);
+}
+
 int main(void)
 {
     RUN(test_qp_simplices);
@@ -308,5 +349,6 @@ int main(void)
     RUN(test_residual_jacobian);
     RUN(test_projection_falling_cube);
     RUN(test_cube_sinks_and_slides);
+    RUN(test_impedance_explicit);
     return check_summary("test_nmdp");
 }

@@ -91,6 +91,15 @@ const double *mbs_system_v(const mbs_system *s);         /* nv: velocity */
 const double *mbs_system_tau(const mbs_system *s);       /* nv: the torque held during the next steps */
 /* Sets the torque (nv) the next steps hold, as a controller does each period. */
 void mbs_system_set_tau(mbs_system *s, const double *tau);
+/* A joint impedance held during the next steps with the torque, as a position servo:
+ *   τ_imp = kp (q_ref − q) + kd (v_ref − v)
+ * on each one-coordinate joint (revolute, prismatic; the entries of other joints are ignored),
+ * kp, kd and v_ref of nv entries, q_ref of nq. A scheme that integrates it implicitly (nmdp, at the
+ * end of the step, and mdp, semi-implicitly: the stable PD of Tan et al. 2011 consistent with the
+ * scheme) does so; every other scheme adds τ_imp evaluated at the start of each step to τ. kp = NULL
+ * (or kd or q_ref) removes it. v_ref may be NULL for zero. */
+void mbs_system_set_impedance(mbs_system *s, const double *kp, const double *kd, const double *q_ref,
+                              const double *v_ref);
 /* Sets the state (q: nq, v: nv, may be NULL for zero) and the time, releases every contact and
  * anchors those that penetrate at q: a new start, which a stepper with memory notices. */
 void mbs_system_set_state(mbs_system *s, const double *q, const double *v, double t);

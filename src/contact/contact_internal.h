@@ -39,9 +39,16 @@ struct mbs_system {
     double *q, *v, *tau;          /* state and the torque applied during the next steps */
     double *fext;                 /* 6 x nbodies: contact forces as body wrenches (body frame, origin) */
     unsigned long resets;         /* counts mbs_system_set_state calls: a stepper with memory restarts */
+    /* the joint impedance of mbs_system_set_impedance (one-coordinate joints; zero elsewhere) */
+    int imp_on;
+    double *imp_kp, *imp_kd, *imp_qref, *imp_vref;   /* nv, nv, nq, nv */
+    double *imp_tmp;              /* nv: the registry's copy of τ while it adds the impedance */
     void *block;                  /* the one allocation of the buffers above */
 };
 
+
+/* Adds the joint impedance's torque kp (q_ref − q) + kd (v_ref − v) at (q, v) to tau (nv). */
+void mbsi_system_impedance_torque(const mbs_system *s, const double *q, const double *v, double *tau);
 
 /* World position p of contact c (frame placement · offset, from the kinematics last run in d);
  * with n, a sphere's point deepest along −n (centre − r n). R, pf: the frame's placement, or NULL. */

@@ -16,6 +16,11 @@ static void layout(mbs_carver *c, mbs_system *s, int max_contacts)
     s->v = mbsi_carve_doubles(c, (size_t)s->nv + 1);
     s->tau = mbsi_carve_doubles(c, (size_t)s->nv + 1);
     s->fext = mbsi_carve_doubles(c, 6 * (size_t)s->nbodies + 1);
+    s->imp_kp = mbsi_carve_doubles(c, (size_t)s->nv + 1);
+    s->imp_kd = mbsi_carve_doubles(c, (size_t)s->nv + 1);
+    s->imp_qref = mbsi_carve_doubles(c, (size_t)s->nq + 1);
+    s->imp_vref = mbsi_carve_doubles(c, (size_t)s->nv + 1);
+    s->imp_tmp = mbsi_carve_doubles(c, (size_t)s->nv + 1);
 }
 
 mbs_system *mbs_system_new(const mbs_model *m, int max_contacts, mbs_error *err)
@@ -57,6 +62,36 @@ const double *mbs_system_q(const mbs_system *s) { return s->q; }
 const double *mbs_system_v(const mbs_system *s) { return s->v; }
 const double *mbs_system_tau(const mbs_system *s) { return s->tau; }
 int mbs_system_ncontacts(const mbs_system *s) { return s->ncontacts; }
+
+void mbs_system_set_impedance(mbs_system *s, const double *kp, const double *kd, const double *q_ref,
+                              const double *v_ref)
+{
+    const mbs_model *m = s->model;
+    memset(s->imp_kp, 0, (size_t)s->nv * sizeof(double));
+    memset(s->imp_kd, 0, (size_t)s->nv * sizeof(double));
+    memset(s->imp_vref, 0, (size_t)s->nv * sizeof(double));
+    s->imp_on = kp != NULL && kd != NULL && q_ref != NULL;
+    if (!s->imp_on) return;
+    memcpy(s->imp_qref, q_ref, (size_t)s->nq * sizeof(double));
+    if (v_ref) memcpy(s->imp_vref, v_ref, (size_t)s->nv * sizeof(double));
+    for (int b = 0; b < m->nbodies; b++) {
+        const mbs_body *bd = &m->bodies[b];
+        if (bd->nv != 1 || bd->nq != 1) continue;   /* one-coordinate joints only */
+        s->imp_kp[bd->idx_v] = kp[bd->idx_v];
+        s->imp_kd[bd->idx_v] = kd[bd->idx_v];
+    }
+}
+
+void mbsi_system_impedance_torque(const mbs_system *s, const double *q, const double *v, double *tau)
+{
+    const mbs_model *m = s->model;
+    for (int b = 0; b < m->nbodies; b++) {
+        const mbs_body *bd = &m->bodies[b];
+        if (bd->nv != 1 || bd->nq != 1) continue;
+        int iq = bd->idx_q, iv = bd->idx_v;
+        tau[iv] += s->imp_kp[iv] * (s->imp_qref[iq] - q[iq]) + s->imp_kd[iv] * (s->imp_vref[iv] - v[iv]);
+    }
+}
 const mbs_environment *mbs_system_environment(const mbs_system *s) { return &s->env; }
 
 void mbs_system_set_tau(mbs_system *s, const double *tau)

@@ -2,6 +2,7 @@
  * contact forces are chosen by the maximal dissipation principle on the polytope contacts of
  * src/contact/polytope.c (eq. 5). Everything is evaluated at the current configuration q₋:
  *   v⁺ = v + h M⁻¹ (τ − b(q₋, v) + B(q₋) w),   q⁺ = q₋ ⊕ h v⁺        (eqs. 2–3, θ̈ = (θ̇ − θ̇₋)/h)
+ * (with the system's joint impedance, the stable PD, taken semi-implicitly: see step()),
  * and the weights w minimise the kinetic energy after the step, ½ v⁺ᵀ M v⁺, a convex QP over the
  * product of the contacts' simplices (w >= 0, 1ᵀ w_x <= 1):
  *   min ½ wᵀ (h² Bᵀ M⁻¹ B) w + h (Bᵀ v_free)ᵀ w,   v_free = v + h M⁻¹ (τ − b).
@@ -14,6 +15,8 @@
 #include "../contact/contact_internal.h"
 #include "mbs/qp.h"
 #include "step_internal.h"
+/* after the library headers: lapacke.h (via cblas) brings complex.h */
+#include <cblas.h>
 
 typedef struct mdp_options {
     mbs_polytope_options poly;
@@ -30,7 +33,7 @@ typedef struct mdp {
     mbs_qp *qp;
     double reg;
     int warm;
-    double *M, *Y, *H, *g, *w, *vfree, *b, *Ain, *bin, *dq, *qn;
+    double *M, *Mt, *Y, *MY, *H, *g, *w, *vfree, *b, *tau, *Ain, *bin, *dq, *qn;
     void *block;
 } mdp;
 
@@ -38,7 +41,10 @@ static void layout(mbs_carver *c, mdp *w, size_t nq, size_t nv, size_t nw, size_
 {
     w->qn = mbsi_carve_doubles(c, nq);
     w->M = mbsi_carve_doubles(c, nv * nv);
+    w->Mt = mbsi_carve_doubles(c, nv * nv);
     w->Y = mbsi_carve_doubles(c, nv * nw);
+    w->MY = mbsi_carve_doubles(c, nv * nw);
+    w->tau = mbsi_carve_doubles(c, nv);
     w->H = mbsi_carve_doubles(c, nw * nw);
     w->g = mbsi_carve_doubles(c, nw);
     w->w = mbsi_carve_doubles(c, nw);
@@ -90,28 +96,32 @@ static int step(mbs_stepper *st, double h, mbs_step_stats *stats)
     mbsi_polytope_eval(&w->poly, s, s->q);
     const double *B = w->poly.B;
     mbs_crba(m, d, s->q, w->M);
-    if (mbs_ltdl(m, d, w->M) != MBS_OK)
-        return mbsi_fail(&st->err, MBS_ERR_MODEL, "mdp: the mass matrix is not positive definite at t = %g s", s->t);
+    /* the joint impedance, semi-implicitly (its torque at q₋ + h v⁺, v⁺: the stable PD of Tan et
+     * al.): (M + h Kd + h² Kp) v⁺ = M v + h (τ + Kp (q_ref − q) + Kd v_ref − b + B w) */
+    memcpy(w->Mt, w->M, sizeof(double) * (size_t)nv * (size_t)nv);
+    memcpy(w->tau, s->tau, sizeof(double) * (size_t)nv);
+    if (s->imp_on) {
+        for (int k = 0; k < nv; k++) w->Mt[k * ((size_t)nv + 1)] += h * s->imp_kd[k] + h * h * s->imp_kp[k];
+        for (int k = 0; k < nv; k++) w->vfree[k] = 0;
+        mbsi_system_impedance_torque(s, s->q, w->vfree, w->tau);   /* at v = 0: Kp (q_ref − q) + Kd v_ref */
+    }
     mbs_nonlinear_effects(m, d, s->q, s->v, w->b);
-    for (int k = 0; k < nv; k++) w->vfree[k] = h * (s->tau[k] - w->b[k]);
+    for (int k = 0; k < nv; k++) {
+        double x = 0;
+        for (int j = 0; j < nv; j++) x += w->M[k + (size_t)nv * j] * s->v[j];
+        w->vfree[k] = x + h * (w->tau[k] - w->b[k]);
+    }
+    if (mbs_ltdl(m, d, w->Mt) != MBS_OK)
+        return mbsi_fail(&st->err, MBS_ERR_MODEL, "mdp: the mass matrix is not positive definite at t = %g s", s->t);
     mbs_ltdl_solve(m, d, w->vfree, 1, nv);
-    for (int k = 0; k < nv; k++) w->vfree[k] += s->v[k];
     memcpy(w->Y, B, sizeof(double) * (size_t)nv * (size_t)nw);
     mbs_ltdl_solve(m, d, w->Y, nw, nv);
+    /* KE after the step, ½ v⁺ᵀ M v⁺ with v⁺ = v_free + h Y w: H = h² Yᵀ M Y, g = h Yᵀ M v_free */
+    cblas_dsymm(CblasColMajor, CblasLeft, CblasLower, nv, nw, 1, w->M, nv, w->Y, nv, 0, w->MY, nv);
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, nw, nw, nv, h * h, w->Y, nv, w->MY, nv, 0, w->H, nw);
+    cblas_dgemv(CblasColMajor, CblasTrans, nv, nw, h, w->MY, nv, w->vfree, 1, 0, w->g, 1);
     double dmax = 0;
-    for (int j = 0; j < nw; j++) {
-        const double *Bj = B + (size_t)nv * j;
-        for (int i = j; i < nw; i++) {
-            double x = 0;
-            const double *Yi = w->Y + (size_t)nv * i;
-            for (int k = 0; k < nv; k++) x += Bj[k] * Yi[k];
-            w->H[i + (size_t)nw * j] = w->H[j + (size_t)nw * i] = h * h * x;
-        }
-        double x = 0;
-        for (int k = 0; k < nv; k++) x += Bj[k] * w->vfree[k];
-        w->g[j] = h * x;
-        dmax = fmax(dmax, w->H[j + (size_t)nw * j]);
-    }
+    for (int j = 0; j < nw; j++) dmax = fmax(dmax, w->H[j + (size_t)nw * j]);
     for (int j = 0; j < nw; j++) w->H[j + (size_t)nw * j] += w->reg * dmax + 1e-300;
     mbs_error qerr;
     int rc = mbs_qp_solve(w->qp, nw, w->H, w->g, 0, NULL, NULL, rows, w->Ain, w->bin, w->warm, w->w, &qerr);
@@ -139,5 +149,5 @@ const mbs_stepper_type mbsi_stepper_mdp = {
      "dissipation (one QP per step); the baseline of nmdp, stable only at small steps",
      &(const mbs_option_table){"mdp", spec, (int)(sizeof spec / sizeof *spec), &mbsi_polytope_option_table,
                                offsetof(mdp_options, poly), sizeof(mdp_options)}},
-    init, step, fini,
+    init, step, fini, 1,
 };

@@ -6,7 +6,9 @@
  *   w_x >= 0, 1ᵀ w_x <= 1.
  * On the Lie group the unknown is the increment δ of a step of h (θ = q₋ ⊕ δ): θ̇ = δ / h and
  * θ̈ = (θ̇ − v₋) / h (eq. 2, with the velocity v₋ kept as state instead of θ₋₋), so
- *   G(δ, w) = rnea(q₋ ⊕ δ, δ/h, (δ/h − v₋)/h) − τ − B(q₋ ⊕ δ) w,   B = [J_xᵀ V_x].
+ *   G(δ, w) = rnea(q₋ ⊕ δ, δ/h, (δ/h − v₋)/h) − τ − τ_imp(θ, θ̇) − B(q₋ ⊕ δ) w,   B = [J_xᵀ V_x],
+ * τ_imp the system's joint impedance (mbs_system_set_impedance) evaluated at the next state: the
+ * stable PD of the paper's experiments, "consistent with the backward-Euler integrator".
  *
  * Algorithm 1, the projected gradient method (PGM): from weights w⁰, θ is projected onto the
  * manifold G = 0 by Newton's iteration θ ← θ − ∇_θG⁻¹ G (eq. 9); then each outer iteration solves
@@ -75,7 +77,7 @@ typedef struct nmdp {
     double h;                        /* the sub-step being solved */
     double *Ain, *bin;
     double *q0, *v0, *qn;            /* start of the sub-step (nq, nv), θ (nq) */
-    double *vn, *an, *G, *delta, *dtrial, *gK, *dT, *newton;
+    double *vn, *an, *G, *delta, *dtrial, *gK, *dT, *newton, *tau;
     double *w, *x, *wprev;           /* nw */
     double *Gq, *Gv, *M, *Cq, *Jint, *A;   /* nv x nv */
     double *D, *Dt, *Q, *c;          /* nv x nw, nv x nw, nw x nw, nw */
@@ -97,8 +99,8 @@ static void layout(mbs_carver *c, nmdp *w)
     w->bin = mbsi_carve_doubles(c, rows);
     w->q0 = mbsi_carve_doubles(c, nq);
     w->qn = mbsi_carve_doubles(c, nq);
-    double **vecv[] = {&w->v0, &w->vn, &w->an, &w->G, &w->delta, &w->dtrial, &w->gK, &w->dT, &w->newton};
-    for (int k = 0; k < 9; k++) *vecv[k] = mbsi_carve_doubles(c, nv);
+    double **vecv[] = {&w->v0, &w->vn, &w->an, &w->G, &w->delta, &w->dtrial, &w->gK, &w->dT, &w->newton, &w->tau};
+    for (int k = 0; k < 10; k++) *vecv[k] = mbsi_carve_doubles(c, nv);
     double **vecw[] = {&w->w, &w->x, &w->wprev, &w->c};
     for (int k = 0; k < 4; k++) *vecw[k] = mbsi_carve_doubles(c, nw);
     double **mat[] = {&w->Gq, &w->Gv, &w->M, &w->Cq, &w->Jint, &w->A};
@@ -160,11 +162,14 @@ static double residual(nmdp *w, mbs_system *s, const double *delta, const double
     }
     mbs_rnea(m, s->data, w->qn, w->vn, w->an, w->G);
     mbsi_polytope_eval(&w->poly, s, w->qn);
+    /* the joint impedance (the stable PD) at the end of the step, with the torque */
+    memcpy(w->tau, s->tau, (size_t)nv * sizeof(double));
+    if (s->imp_on) mbsi_system_impedance_torque(s, w->qn, w->vn, w->tau);
     double g = 0;
     for (int k = 0; k < nv; k++) {
         double f = 0;
         for (int j = 0; j < nw; j++) f += w->poly.B[k + (size_t)nv * j] * wt[j];
-        w->G[k] -= s->tau[k] + f;
+        w->G[k] -= w->tau[k] + f;
         g = fmax(g, fabs(w->G[k]));
     }
     return isfinite(g) ? g : NAN;
@@ -200,6 +205,9 @@ static void jacobian_build(nmdp *w, mbs_system *s, const double *delta, const do
                 w->A[i] = x + w->Gv[i] / h + w->M[i] / (h * h);
             }
     }
+    /* −∂τ_imp/∂δ: kp + kd / h on each one-coordinate joint, whose integrate adds δ */
+    if (s->imp_on)
+        for (int k = 0; k < nv; k++) w->A[k + (size_t)nv * k] += s->imp_kp[k] + s->imp_kd[k] / h;
 }
 
 /* jacobian_build, then w->A factorised in place by LU (LAPACK, partial pivoting) with an estimate
@@ -427,5 +435,5 @@ const mbs_stepper_type mbsi_stepper_nmdp = {
      "maximal dissipation, by the projected gradient method (Algorithms 1-2); stable at 50 ms steps",
      &(const mbs_option_table){"nmdp", spec, (int)(sizeof spec / sizeof *spec), &mbsi_polytope_option_table,
                                offsetof(nmdp_options, poly), sizeof(nmdp_options)}},
-    init, step, fini,
+    init, step, fini, 1,
 };

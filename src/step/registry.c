@@ -121,7 +121,15 @@ int mbs_stepper_step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     st->err.msg[0] = '\0';
     mbs_system *sys = st->sys;
     double t0 = sys->t;
-    int rc = st->type->step(st, dt, s);
+    int rc;
+    if (sys->imp_on && !st->type->impedance) {
+        /* a scheme that does not integrate the joint impedance holds its torque at the step's start */
+        memcpy(sys->imp_tmp, sys->tau, (size_t)sys->nv * sizeof(double));
+        mbsi_system_impedance_torque(sys, sys->q, sys->v, sys->tau);
+        rc = st->type->step(st, dt, s);
+        memcpy(sys->tau, sys->imp_tmp, (size_t)sys->nv * sizeof(double));
+    } else
+        rc = st->type->step(st, dt, s);
     int kq = first_nonfinite(sys->q, sys->nq), kv = kq < 0 ? first_nonfinite(sys->v, sys->nv) : -1;
     if (kq >= 0 || kv >= 0) {
         char why[MBS_ERROR_MSG_LEN];

@@ -21,6 +21,9 @@ typedef struct mbs_stepper_type {
     /* advances st->sys by dt; returns MBS_OK or non-zero when it cannot */
     int (*step)(mbs_stepper *st, double dt, mbs_step_stats *stats);
     void (*fini)(mbs_stepper *st);
+    /* 1: step() applies the system's joint impedance itself (implicitly); 0: the registry adds its
+     * torque at the start of each step to τ for the duration of the step */
+    int impedance;
 } mbs_stepper_type;
 
 struct mbs_stepper {
