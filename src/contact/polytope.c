@@ -52,8 +52,7 @@ static void layout(mbs_carver *cv, mbs_polytope *p)
 int mbsi_polytope_init(mbs_polytope *p, const mbs_system *s, const mbs_polytope_options *o, mbs_error *err)
 {
     memset(p, 0, sizeof *p);
-    if (s->ncontacts < 1) return mbsi_fail(err, MBS_ERR_ARG, "polytope contacts: the system has no contact points");
-    p->nc = s->ncontacts;
+    p->nc = s->ncontacts;   /* may be 0: the steppers then integrate the free dynamics */
     p->k = o->vertices;
     p->nv = s->nv;
     p->nw = p->nc * p->k;
@@ -64,8 +63,9 @@ int mbsi_polytope_init(mbs_polytope *p, const mbs_system *s, const mbs_polytope_
         const mbs_model *m = s->model;
         double mass = 0;
         for (int b = 0; b < m->nbodies; b++) mass += m->bodies[b].mass;
-        p->c = mass * sqrt(v3_dot(m->gravity, m->gravity)) / p->nc;
-        if (!(p->c > 0)) return mbsi_fail(err, MBS_ERR_ARG, "polytope contacts: no weight to derive force_scale from; set it");
+        p->c = p->nc ? mass * sqrt(v3_dot(m->gravity, m->gravity)) / p->nc : 0;
+        if (p->nc && !(p->c > 0))
+            return mbsi_fail(err, MBS_ERR_ARG, "polytope contacts: no weight to derive force_scale from; set it");
     }
     mbs_carver cv = {NULL, 0};
     layout(&cv, p);

@@ -3,7 +3,8 @@
  * src/contact/polytope.c (eq. 5). Everything is evaluated at the current configuration q₋:
  *   v⁺ = v + h M⁻¹ (τ − b(q₋, v) + B(q₋) w),   q⁺ = q₋ ⊕ h v⁺        (eqs. 2–3, θ̈ = (θ̇ − θ̇₋)/h)
  * (with the system's joint impedance, the stable PD, taken semi-implicitly: see step()),
- * and the weights w minimise the kinetic energy after the step, ½ v⁺ᵀ M v⁺, a convex QP over the
+ * and the weights w minimise the kinetic energy after the step, ½ v⁺ᵀ M v⁺ (in the step's metric
+ * with a joint impedance, see step()), a convex QP over the
  * product of the contacts' simplices (w >= 0, 1ᵀ w_x <= 1):
  *   min ½ wᵀ (h² Bᵀ M⁻¹ B) w + h (Bᵀ v_free)ᵀ w,   v_free = v + h M⁻¹ (τ − b).
  * Its Hessian is singular (k > 3 vertices per point are linearly dependent, and the solution need
@@ -33,7 +34,7 @@ typedef struct mdp {
     mbs_qp *qp;
     double reg;
     int warm;
-    double *M, *Mt, *Y, *MY, *H, *g, *w, *vfree, *b, *tau, *Ain, *bin, *dq, *qn;
+    double *M, *Mt, *Y, *H, *g, *w, *vfree, *b, *tau, *Ain, *bin, *dq, *qn;
     void *block;
 } mdp;
 
@@ -43,7 +44,6 @@ static void layout(mbs_carver *c, mdp *w, size_t nq, size_t nv, size_t nw, size_
     w->M = mbsi_carve_doubles(c, nv * nv);
     w->Mt = mbsi_carve_doubles(c, nv * nv);
     w->Y = mbsi_carve_doubles(c, nv * nw);
-    w->MY = mbsi_carve_doubles(c, nv * nw);
     w->tau = mbsi_carve_doubles(c, nv);
     w->H = mbsi_carve_doubles(c, nw * nw);
     w->g = mbsi_carve_doubles(c, nw);
@@ -80,8 +80,8 @@ static int init(mbs_stepper *st, mbs_error *err)
     if (!mbsi_carver_alloc(&c)) { fini(st); return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); }
     w->block = c.base;
     layout(&c, w, (size_t)st->sys->nq, nv, nw, rows);
-    w->qp = mbs_qp_new((int)nw, 0, (int)rows, err);
-    if (!w->qp) { fini(st); return err ? err->code : MBS_ERR_NOMEM; }
+    w->qp = nw ? mbs_qp_new((int)nw, 0, (int)rows, err) : NULL;
+    if (nw && !w->qp) { fini(st); return err ? err->code : MBS_ERR_NOMEM; }
     mbsi_polytope_constraints(&w->poly, w->Ain, w->bin);
     return MBS_OK;
 }
@@ -116,18 +116,19 @@ static int step(mbs_stepper *st, double h, mbs_step_stats *stats)
     mbs_ltdl_solve(m, d, w->vfree, 1, nv);
     memcpy(w->Y, B, sizeof(double) * (size_t)nv * (size_t)nw);
     mbs_ltdl_solve(m, d, w->Y, nw, nv);
-    /* KE after the step, ½ v⁺ᵀ M v⁺ with v⁺ = v_free + h Y w: H = h² Yᵀ M Y, g = h Yᵀ M v_free */
-    cblas_dsymm(CblasColMajor, CblasLeft, CblasLower, nv, nw, 1, w->M, nv, w->Y, nv, 0, w->MY, nv);
-    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, nw, nw, nv, h * h, w->Y, nv, w->MY, nv, 0, w->H, nw);
-    cblas_dgemv(CblasColMajor, CblasTrans, nv, nw, h, w->MY, nv, w->vfree, 1, 0, w->g, 1);
+    /* the kinetic energy after the step, ½ v⁺ᵀ M̃ v⁺ in the step's metric M̃ = M + h Kd + h² Kp (M
+     * without an impedance; as nmdp.c explains), with v⁺ = v_free + h Y w, Y = M̃⁻¹ B:
+     * H = h² Bᵀ Y, g = h Bᵀ v_free */
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, nw, nw, nv, h * h, B, nv, w->Y, nv, 0, w->H, nw);
+    cblas_dgemv(CblasColMajor, CblasTrans, nv, nw, h, B, nv, w->vfree, 1, 0, w->g, 1);
     double dmax = 0;
     for (int j = 0; j < nw; j++) dmax = fmax(dmax, w->H[j + (size_t)nw * j]);
     for (int j = 0; j < nw; j++) w->H[j + (size_t)nw * j] += w->reg * dmax + 1e-300;
     mbs_error qerr;
-    int rc = mbs_qp_solve(w->qp, nw, w->H, w->g, 0, NULL, NULL, rows, w->Ain, w->bin, w->warm, w->w, &qerr);
+    int rc = nw == 0 ? MBS_OK : mbs_qp_solve(w->qp, nw, w->H, w->g, 0, NULL, NULL, rows, w->Ain, w->bin, w->warm, w->w, &qerr);
     w->warm = rc == MBS_OK;
     if (rc != MBS_OK) return mbsi_fail(&st->err, rc, "mdp: the dissipation QP failed at t = %g s: %s", s->t, qerr.msg);
-    stats->iterations = mbs_qp_last_info(w->qp)->iterations;
+    stats->iterations = nw ? mbs_qp_last_info(w->qp)->iterations : 0;
     stats->substeps = 1;
     /* v⁺ = v_free + h M⁻¹ B w; the forces recorded are those applied during the step, at q₋ */
     mbsi_polytope_record(&w->poly, s, w->w);
