@@ -4,9 +4,10 @@
  * posture q0 and a controller period, with options declared once in its table (mbs/options.h);
  * each period it turns the time and the measured state into joint torques.
  *
- * Controllers are a reference generator (squat, jump, trot, the walk's plan) driving a feedback
- * law (joint PD with feed-forward today), so a gait can drive another law. A program can bring
- * its own control as a callback (mbs_sim_set_control in mbs/sim.h). */
+ * Controllers are a reference generator (squat, jump, trot, crawl, the walk's plan) driving a
+ * feedback law (joint PD with feed-forward, evaluated at the measured state or, with the
+ * option feedback = stable, at the state one period ahead), so a gait can drive another law.
+ * A program can bring its own control as a callback (mbs_sim_set_control in mbs/sim.h). */
 #ifndef MBS_CONTROL_H
 #define MBS_CONTROL_H
 

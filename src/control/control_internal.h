@@ -1,6 +1,7 @@
 /* control_internal.h — the control layer's pieces: the controller interface its files
- * implement, the feedback law (pd_law.c), the reference generators (gait.c with squat.c,
- * jump.c and trot.c; walk_plan.c) and the Solo-type leg inverse kinematics (leg_ik.c).
+ * implement, the feedback law (pd_law.c: the PD and the stable PD), the reference generators
+ * (gait.c with squat.c, jump.c, trot.c and crawl.c; walk_plan.c), the Solo-type leg inverse
+ * kinematics (leg_ik.c) and the numeric IK of any limb (limb_ik.c).
  * The sim layer and the tests may include it; nothing below the control layer does. */
 #ifndef MBS_CONTROL_INTERNAL_H
 #define MBS_CONTROL_INTERNAL_H
@@ -58,13 +59,15 @@ void mbsi_sense_contacts(const mbs_system *sys, mbs_data *d, const double *q, in
  *   τ_j = s_p kp (q_ref − q) + s_d kd (v_ref − v) + τ_ff,
  * τ_ff the joint part of inverse dynamics once the stance contacts carry the base's part; or
  * with feedback = stable, the stable PD of Tan, Liu & Turk (2011), the same law evaluated at
- * the state one controller period h ahead:
- *   τ_j = s_p kp (q_ref(t + h) − q − h v) + s_d kd (v_ref(t + h) − v − h a) + τ_ff,
- * a the joint accelerations that torque itself produces (see pd_law.c). */
+ * the backward-Euler state one controller period h ahead:
+ *   τ_j = s_p kp (q_ref(t + h) − q − h v − h² a) + s_d kd (v_ref(t + h) − v − h a) + τ_ff,
+ * a the accelerations that torque itself produces (see pd_law.c); or with feedback = impedance
+ * the PD handed to the system as a joint impedance held with τ = τ_ff, which the stepper
+ * applies at every step (nmdp implicitly). */
 
 typedef enum mbs_feedforward { MBS_FF_NONE = 0, MBS_FF_GRAVITY = 1, MBS_FF_INVDYN = 2 } mbs_feedforward;
 typedef enum mbs_gain_mode { MBS_GAINS_UNIFORM = 0, MBS_GAINS_INERTIA = 1 } mbs_gain_mode;
-typedef enum mbs_feedback { MBS_FEEDBACK_PD = 0, MBS_FEEDBACK_STABLE = 1 } mbs_feedback;
+typedef enum mbs_feedback { MBS_FEEDBACK_PD = 0, MBS_FEEDBACK_STABLE = 1, MBS_FEEDBACK_IMPEDANCE = 2 } mbs_feedback;
 
 typedef struct mbs_pd_options {
     double kp, kd;                 /* joint gains (N·m/rad, N·m·s/rad; per unit inertia with gains = inertia) */
@@ -93,9 +96,8 @@ typedef struct mbs_pd_law {
     int touching[MBS_CONTROL_MAX_CONTACTS];   /* sensed: within 1 mm of the environment */
     /* scratch */
     double *qp, *qm, *zero, *b, *J, *Jc;
-    double *M, *A;                 /* feedback = stable: nv x nv mass matrix and the prediction's matrix, */
-    double *kp_eff, *kd_eff;       /* and the gains of this period (scales included), per velocity coordinate */
-    double *X, *S;
+    double *M;                     /* feedback = stable: the prediction's nv x nv matrix; stable and */
+    double *kp_eff, *kd_eff;       /* impedance: the gains of this period (scales included) per velocity coordinate */
     void *block;
 } mbs_pd_law;
 
@@ -106,17 +108,20 @@ void mbsi_pd_law_fini(mbs_pd_law *law);
 /* Starts a period: the reference is the posture at rest (qr = q0, vr = ar = 0), gains kp and kd
  * everywhere, weights 1, and the stance contacts are those touching now. */
 void mbsi_pd_law_begin(mbs_pd_law *law, const double *q);
-/* The time the reference of a period starting at t is for: t, or t + h with feedback = stable. */
+/* The time the reference of a period starting at t is for: t, or t + h with feedback = stable
+ * or impedance (the state the period ends in). */
 double mbsi_pd_law_reference_time(const mbs_pd_law *law, double t);
 /* The PD part into tau (every entry written); kp_scale (nv) replaces the gain scale of the
- * stiffness when not NULL. With feedback = stable, the position error is taken at q + h v. */
+ * stiffness when not NULL. With feedback = stable, the position error is taken at q + h v;
+ * with impedance, tau is zero (the system applies the PD). */
 void mbsi_pd_law_torque(mbs_pd_law *law, const double *q, const double *v, const double *kp_scale, double *tau);
 /* Adds τ_ff, the inverse dynamics at (q, v, ar) (or gravity alone) whose base part the stance
  * contacts carry, to tau. cop_shift (world x y, m) moves the centre of pressure of those
  * contact forces when not NULL. */
 void mbsi_pd_law_feedforward(mbs_pd_law *law, const double *q, const double *v, const double *cop_shift, double *tau);
-/* Ends a period: with feedback = stable, subtracts h s_d kd a from tau, a the joint accelerations
- * that tau (PD and feed-forward) produces at the measured state (q, v); nothing with pd. */
+/* Ends a period: with feedback = stable, subtracts h (s_d kd + h s_p kp) a from tau, a the
+ * accelerations that tau (PD and feed-forward) produces at the measured state (q, v); with
+ * impedance, sets the system's joint impedance (the gains, qr, vr); nothing with pd. */
 void mbsi_pd_law_finish(mbs_pd_law *law, const double *q, const double *v, double *tau);
 
 /* ---- Solo-type leg inverse kinematics (leg_ik.c) ----
@@ -147,37 +152,46 @@ void mbsi_leg_fk(const mbs_leg *leg, const double angles[3], double p[3]);
 
 /* ---- numeric limb inverse kinematics (limb_ik.c) ----
  * Any serial limb: the one-coordinate joints between the base (a free flyer, or the world) and
- * a foot frame, solved for the foot position in the base frame by damped least squares, the
- * redundancy resolved towards the rest posture (the initial one) in the null space of the
- * foot's Jacobian. Each limb owns its kinematics data: a solve allocates nothing. */
+ * a foot frame, solved for the foot point's position in the base frame (and, for a round foot,
+ * the foot's tilt, so that it does not roll) by damped least squares, the redundancy
+ * resolved towards the rest posture (the initial one) in the null space of the task's
+ * Jacobian. Each limb owns its kinematics data: a solve allocates nothing. */
 #define MBS_LIMB_MAX_JOINTS 16
 
 typedef struct mbs_limb {
     const mbs_model *m;
     char foot[MBS_NAME_LEN];
     int foot_frame;
+    double offset[3];                        /* the foot point in the foot frame (a contact's offset) */
+    int rows;                                /* 3: the point's position; 5: and the frame's tilt */
     int n;                                   /* joints, base to foot */
     int joint[MBS_LIMB_MAX_JOINTS], idx_q[MBS_LIMB_MAX_JOINTS], idx_v[MBS_LIMB_MAX_JOINTS];
     double rest[MBS_LIMB_MAX_JOINTS];        /* the posture the solution stays closest to */
+    double rest_R[9];                        /* the foot frame's rotation (base frame) at rest */
     double lo[MBS_LIMB_MAX_JOINTS], hi[MBS_LIMB_MAX_JOINTS];   /* joint limits (±inf: none) */
     double last[MBS_LIMB_MAX_JOINTS];        /* the last solution, where the next solve starts */
     mbs_data *d;
     double *q;                               /* nq: q_ref with the base at the origin; the limb's angles vary */
-    double *J;                               /* 6 x nv: the foot's Jacobian */
+    double *J;                               /* 6 x nv: the foot point's Jacobian */
     void *block;
 } mbs_limb;
 
-/* The limb of foot frame `foot`, resting at the angles of q_ref (nq). Fails when a joint between
- * the base and the foot has several coordinates, or when none moves the foot. */
-int mbsi_limb_init(mbs_limb *l, const mbs_model *m, const char *foot, const double *q_ref, mbs_error *err);
+/* The limb of the point at `offset` (may be NULL: the origin) in foot frame `foot`, resting at
+ * the angles of q_ref (nq); with hold_tilt the foot frame's tilt (rotation about the base's x
+ * and y axes) is held at rest as well. Fails when a joint between the base and the foot has
+ * several coordinates, when there are fewer joints than the task's rows, or when none moves
+ * the foot. */
+int mbsi_limb_init(mbs_limb *l, const mbs_model *m, const char *foot, const double offset[3], int hold_tilt,
+                   const double *q_ref, mbs_error *err);
 void mbsi_limb_fini(mbs_limb *l);
-/* The foot position (base frame) for the limb's angles x (n), and its 3 x n Jacobian J
- * (column-major; may be NULL). */
-void mbsi_limb_fk_jacobian(mbs_limb *l, const double *x, double p[3], double *J);
+/* The foot point's position (base frame) for the limb's angles x (n). */
 void mbsi_limb_fk(mbs_limb *l, const double *x, double p[3]);
-/* The limb's angles x (n) placing the foot at p (base frame), to 1e-11 m, closest to rest among
- * those; starts from the last solution. Returns 0 when p is reachable, 1 when it is not: x then
- * puts the foot at a closest point of the workspace (a local minimum of the distance). */
+/* The same and the point's 3 x n position Jacobian J (column-major). */
+void mbsi_limb_fk_jacobian(mbs_limb *l, const double *x, double p[3], double *J);
+/* The limb's angles x (n) placing the foot point at p (base frame), the tilt at rest if held,
+ * to 1e-11 (m, rad), closest to rest among those; starts from the last solution. Returns 0
+ * when that is reachable, 1 when it is not: x then puts the foot at a closest point of the
+ * workspace (a local minimum of the task error). */
 int mbsi_limb_ik(mbs_limb *l, const double p[3], double *x);
 
 /* ---- the gaits' reference generator (gait.c) ----

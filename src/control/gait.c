@@ -1,6 +1,8 @@
-/* gait.c — what the gait controllers (squat.c, jump.c, trot.c) share: the legs of the contact
- * points, and each period their feet turned into joint references by the leg IK, with the
- * reference velocity and acceleration by central differences, fed to the PD law. Each gait's
+/* gait.c — what the gait controllers (squat.c, jump.c, trot.c, crawl.c) share: the legs of the
+ * contact points, and each period their feet turned into joint references by the leg IK (the
+ * analytic one of leg_ik.c for a Solo-type leg, the numeric one of limb_ik.c for any other
+ * limb), with the reference velocity and acceleration by central differences, fed to the PD
+ * law. With the stable PD the reference is the one at the end of the period. Each gait's
  * file says where the feet go, as positions in the base frame (the base taken level and at its
  * reference pose, so a foot fixed on the ground moves in the base frame opposite to the base's
  * intended motion). Every profile is continuous in position at phase boundaries, so that the
@@ -26,7 +28,9 @@ int mbsi_gait_init(mbs_controller *c, const mbs_pd_options *pd, mbs_gait_feet fe
         mbs_leg *l = &g->leg[i];
         const char *foot = mbs_frame_name(m, c->sys->contacts[i].frame);
         /* the analytic IK when the leg is of Solo's form (exact and cheapest), the numeric
-         * limb IK for any other chain (Robosimian's eight-joint limbs) */
+         * limb IK for any other chain (Robosimian's limbs), which places the contact point
+         * itself (its offset in the frame included) and, for a round foot (a sphere contact,
+         * which rolls when its link tilts), holds the foot's tilt */
         if (mbsi_leg_init(l, m, foot, c->q0, NULL) == MBS_OK) {
             double a[3] = {c->q0[l->idx_q[0]], c->q0[l->idx_q[1]], c->q0[l->idx_q[2]]};
             mbsi_leg_fk(l, a, g->nom[i]);
@@ -35,7 +39,8 @@ int mbsi_gait_init(mbs_controller *c, const mbs_pd_options *pd, mbs_gait_feet fe
         } else {
             mbs_limb *lb = g->limb[i] = malloc(sizeof *lb);
             if (!lb) { mbsi_gait_fini(c); return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); }
-            if (mbsi_limb_init(lb, m, foot, c->q0, err) != MBS_OK) {
+            const mbs_contact *ct = &c->sys->contacts[i];
+            if (mbsi_limb_init(lb, m, foot, ct->offset, ct->radius > 0, c->q0, err) != MBS_OK) {
                 free(lb);
                 g->limb[i] = NULL;
                 mbsi_gait_fini(c);

@@ -18,31 +18,47 @@
  * kd < 0.4 N·m·s/rad). Tan et al. evaluate the law at the next state instead,
  *   τ = −kp (q_{n+1} − q̄_{n+1}) − kd (q̇_{n+1} − q̄̇_{n+1}),
  * consistent with backward Euler, and replace the unknown next state by its first-order
- * prediction q_{n+1} ≈ q + h q̇, q̇_{n+1} ≈ q̇ + h q̈:
- *   τ = kp (q_ref(t + h) − q − h v) + kd (v_ref(t + h) − v − h a) + τ_ff,
- * where a is the acceleration this very torque produces. Their multi-body form (the equation
- * of motion M a + b = τ with that τ, the term −h Kd a moved to the left) solves for it:
- *   (M + h Kd) a = kp (q_ref − q − h v) + kd (v_ref − v) + τ_ff − b,
- * b = C(q, v) v + g(q) (and the external forces), then τ = the same PD + τ_ff − h Kd a. For one
- * joint this is a PD whose gains are scaled by m / (m + h kd): the effective damping never
- * exceeds m / h and the loop is stable for any kd whenever the predicted inertia does not
- * exceed the true one (a larger predicted inertia lets the effective damping exceed m / h).
+ * prediction from the acceleration a this very torque produces. Their Taylor form takes the
+ * position at q + h v; we take it at q + h v_{n+1} = q + h v + h² a, the backward-Euler (and
+ * semi-implicit Euler) update itself:
+ *   τ = kp (q_ref(t + h) − q − h v − h² a) + kd (v_ref(t + h) − v − h a) + τ_ff,
+ *   (M + h Kd + h² Kp) a = kp (q_ref − q − h v) + kd (v_ref − v) + τ_ff − b,
+ * the second line the equation of motion M a + b = τ with the terms in a moved to the left,
+ * b = C(q, v) v + g(q) − (the contact forces). Why not the Taylor form: on one joint of inertia
+ * m with the torque held over h, it is stable only while h kp stays below about 2/3 kd (the
+ * closed loop's eigenvalues leave the unit circle for most gain pairs at h = 50 ms), whereas
+ * with the h² Kp term the closed loop is exactly backward Euler applied to m q̈ = −kp q − kd q̇
+ * under an implicit-Euler plant, stable for every kp, kd ≥ 0 and h, and under an exact
+ * (sub-stepped) plant as well. It stays stable when the predicted inertia is smaller than the
+ * true one (the effective gains, kp m̂ / (m̂ + h kd + h² kp) and likewise kd, are then the
+ * true inertia's or less), but not when it is several times larger.
  *
- * What M, b and the external forces are for a floating-base robot on contacts is ours to
- * decide (Tan et al. simulate characters whose root is driven or free). We predict with the
- * base held by the stance contacts when any is on the ground: the joint block M_jj, and b
- * with the base rows carried by the contacts exactly as the feed-forward does (the same
- * smallest forces λ, so b_j − Σ J_jᵀ λ: what the contacts leave to the joints). Why: (1) a
- * swing leg's true inertia is M_jj while the other feet hold the base; (2) a stance leg's true
- * inertia is larger than M_jj (its foot is held too), an underestimate, which the argument
- * above allows: that leg's gains are softened, never destabilised; (3) with the same λ as
- * the feed-forward, a posture at rest on its reference predicts a = 0, as it should (without
- * the contact forces a stance leg would be predicted to fall under the weight it carries, and
- * the law would push it into the ground). With no stance contact (a jump's flight) the base is
- * free: the whole M, Kd on the joints only, which is then the exact inertia. A fixed-base
- * robot uses its M. */
+ * What M and b are for a floating-base robot on contacts is ours to decide (Tan et al.
+ * simulate characters with their own root handling). We predict with the base free and the
+ * stance contacts' forces known, found by the feed-forward's rule (the smallest forces λ that
+ * carry the base rows of b, here b = C v + g at the measured state), so b − Σ J_iᵀ λ_i, not
+ * as constraints. Contacts can only hold the robot, never free it, so this inertia is the
+ * smallest the joints can face: a lower bound, the safe side of the argument above, whatever
+ * the contacts do (stick, slip, comply as a spring, let go). A swing leg's prediction is then
+ * nearly exact; a stance leg's is softer than the truth, so its gains come out softened,
+ * bounded by its free inertia / h², and the feed-forward must carry the load. With those λ,
+ * a posture resting on its reference under gravity feed-forward predicts a = 0, as it should
+ * (without them a stance leg would be predicted to fall under the weight it carries, and the
+ * law would push it into the ground). Two other choices were tried on Robosimian on
+ * spring-damper contacts and diverged: the base held fixed by the feet (M_jj: the base is
+ * only as still as the stance legs hold it, so the joints' true inertia is smaller than
+ * predicted; divergent standing, already at h = 20 ms), and the stance feet held as
+ * constraints (exact while a foot sticks, but too large whenever the contact complies or a
+ * foot leaves; the jump and the crawl diverged at h = 20 ms). A fixed-base robot uses its M.
+ *
+ * feedback = impedance hands the PD itself to the system instead (mbs_system_set_impedance, in
+ * mbs/contact.h): the gains and the reference of the period's end, held with the torque, which
+ * then carries the feed-forward alone. nmdp integrates that impedance implicitly at the end of
+ * each step, which is the paper's own stable PD (the law at the new state, inside the
+ * backward-Euler step, with the contacts); mdp semi-implicitly; every other scheme evaluates it
+ * at the start of each of its steps, a plain PD at the stepper's rate (stable while kd dt / m
+ * stays small, dt the stepper's step). */
 #include <stdlib.h>
-#include <stdio.h>
 
 #include "../spatial/spatial.h"
 #include "control_internal.h"
@@ -57,8 +73,8 @@ static const mbs_option_spec pd_spec[] = {
      "torque added to the PD: none, gravity rnea(q, 0, 0), or inverse dynamics of the reference; the base's share carried by the stance feet"},
     {"gains", MBS_OPT_ENUM, "", 0, 0, 0, "uniform", "uniform inertia", offsetof(mbs_pd_options, gains),
      "uniform: kp and kd as given; inertia: scaled by each joint's apparent inertia at the initial posture, so kp = ω², kd = 2ζω"},
-    {"feedback", MBS_OPT_ENUM, "", 0, 0, 0, "pd", "pd stable", offsetof(mbs_pd_options, feedback),
-     "pd: the law at the measured state; stable: at the state one period ahead (Tan et al. 2011), stable at any gain and period"},
+    {"feedback", MBS_OPT_ENUM, "", 0, 0, 0, "pd", "pd stable impedance", offsetof(mbs_pd_options, feedback),
+     "pd: the law at the measured state; stable: at the state one period ahead, consistent with backward Euler (Tan et al. 2011), so that stiff gains stay stable at long periods; impedance: handed to the stepper with the torque (mbs_system_set_impedance), applied at every step (implicitly by nmdp)"},
 };
 const mbs_option_table mbsi_pd_option_table = {"pd", pd_spec, (int)(sizeof pd_spec / sizeof *pd_spec), NULL, 0,
                                               sizeof(mbs_pd_options)};
@@ -75,13 +91,10 @@ static void layout(mbs_carver *c, mbs_pd_law *l)
     l->kpv = carve(c, nv); l->kdv = carve(c, nv);
     l->J = carve(c, 6 * nv);
     l->Jc = carve(c, 3 * nv * MBS_CONTROL_MAX_CONTACTS);
-    if (l->opt.feedback == MBS_FEEDBACK_STABLE) {
+    if (l->opt.feedback != MBS_FEEDBACK_PD) {
         l->M = carve(c, nv * nv);
-        l->A = carve(c, nv * nv);
         l->kp_eff = carve(c, nv);
         l->kd_eff = carve(c, nv);
-        l->X = carve(c, nv * (3 * (size_t)l->ncontacts + 1));
-        l->S = carve(c, 9 * (size_t)l->ncontacts * (size_t)l->ncontacts + 1);
     }
 }
 
@@ -177,15 +190,25 @@ void mbsi_pd_law_begin(mbs_pd_law *l, const double *q)
 
 double mbsi_pd_law_reference_time(const mbs_pd_law *l, double t)
 {
-    return l->opt.feedback == MBS_FEEDBACK_STABLE ? t + l->h : t;
+    return l->opt.feedback != MBS_FEEDBACK_PD ? t + l->h : t;
 }
 
 void mbsi_pd_law_torque(mbs_pd_law *l, const double *q, const double *v, const double *kp_scale, double *tau)
 {
     memset(tau, 0, (size_t)l->nv * sizeof(double));
+    if (l->opt.feedback == MBS_FEEDBACK_IMPEDANCE) {
+        /* the PD is the system's to apply, at every step: only its gains are kept here */
+        for (int k = 0; k < l->nact; k++) {
+            int iv = l->av[k];
+            double sd = l->gain_scale[iv], sp = kp_scale ? kp_scale[iv] : sd;
+            l->kp_eff[iv] = sp * l->kpv[iv];
+            l->kd_eff[iv] = sd * l->kdv[iv];
+        }
+        return;
+    }
     if (l->opt.feedback == MBS_FEEDBACK_STABLE) {
-        /* the errors at the next state but for its unknown acceleration, which finish()
-         * accounts for: the position at q + h v (a one-coordinate joint's q and v are the same
+        /* the errors at the next state but for the terms in its unknown acceleration, which
+         * finish() adds: the position at q + h v (a one-coordinate joint's q and v are the same
          * coordinate). The gains are kept for finish(). */
         for (int k = 0; k < l->nact; k++) {
             int iq = l->aq[k], iv = l->av[k];
@@ -314,71 +337,33 @@ void mbsi_pd_law_feedforward(mbs_pd_law *l, const double *q, const double *v, co
 
 void mbsi_pd_law_finish(mbs_pd_law *l, const double *q, const double *v, double *tau)
 {
+    if (l->opt.feedback == MBS_FEEDBACK_IMPEDANCE) {
+        mbs_system_set_impedance(l->sys, l->kp_eff, l->kd_eff, l->qr, l->vr);
+        return;
+    }
     if (l->opt.feedback != MBS_FEEDBACK_STABLE) return;
     const mbs_model *m = l->m;
     int nv = l->nv, ns = 0, idx[MBS_CONTROL_MAX_CONTACTS];
     for (int i = 0; i < l->ncontacts; i++)
         if (l->stance[i]) idx[ns++] = i;
-    /* b = C(q, v) v + g(q) at the measured state, and M(q) */
+    /* b = C(q, v) v + g(q) − Σ J_iᵀ λ_i at the measured state: the stance contacts' forces λ,
+     * by the feed-forward's rule (the smallest that carry the base's rows of b), are known
+     * external forces of the prediction, not constraints */
     mbs_rnea(m, l->d, q, v, l->zero, l->b);
+    if (l->floating && ns > 0) carry_base(l, q, idx, ns, 0);
+    /* (M + h Kd + h² Kp) a = Sᵀτ − b over the whole of v, the base free (its rows of τ are
+     * zero); M + a diagonal keeps the tree's sparsity, so the tree factorisation serves */
     mbs_crba(m, l->d, q, l->M);
-    int MODE = getenv("SPD_MODE") ? atoi(getenv("SPD_MODE")) : 0;
-    if (MODE == 2) {
-        /* constrained: stance feet held, base free */
-        for (int k = 0; k < l->nact; k++) {
-            int iv = l->av[k];
-            l->M[iv + (size_t)nv * iv] += l->h * (l->kd_eff[iv] + l->h * l->kp_eff[iv]);
-        }
-        mbs_ltdl(m, l->d, l->M);
-        int nc = 3 * ns;
-        double *X = l->X;   /* nv x (nc + 1): A⁻¹ Jᵀ, A⁻¹ r */
-        if (ns) stance_jacobians(l, q, idx, ns);
-        for (int s2 = 0; s2 < ns; s2++)
-            for (int r = 0; r < 3; r++)
-                for (int c = 0; c < nv; c++) X[c + (size_t)nv * (3 * s2 + r)] = l->Jc[(size_t)3 * nv * s2 + r + 3 * c];
-        double *xr = X + (size_t)nv * nc;
-        for (int c = 0; c < nv; c++) xr[c] = tau[c] - l->b[c];
-        mbs_ltdl_solve(m, l->d, X, nc + 1, nv);
-        if (ns) {
-            double *S = l->S, lam[3 * MBS_CONTROL_MAX_CONTACTS];
-            for (int i = 0; i < nc; i++) {
-                const double *Ji = l->Jc + (size_t)3 * nv * (i / 3) + i % 3;
-                double acc = 0;
-                for (int c = 0; c < nv; c++) acc += Ji[3 * c] * xr[c];
-                lam[i] = -acc;
-                for (int j = 0; j < nc; j++) {
-                    double sij = 0;
-                    for (int c = 0; c < nv; c++) sij += Ji[3 * c] * X[c + (size_t)nv * j];
-                    S[i + (size_t)nc * j] = sij;
-                }
-            }
-            mbsi_spd_solve(S, nc, lam);
-            for (int j = 0; j < nc; j++)
-                for (int c = 0; c < nv; c++) xr[c] += X[c + (size_t)nv * j] * lam[j];
-        }
-        if (getenv("SPD_DEBUG")) { fprintf(stderr, "C a:"); for (int r = 6; r < nv; r++) fprintf(stderr, " %.4g", xr[r]); fprintf(stderr, "\n"); }
-        for (int k = 0; k < l->nact; k++) {
-            int iv = l->av[k];
-            tau[iv] -= l->h * (l->kd_eff[iv] + l->h * l->kp_eff[iv]) * xr[iv];
-        }
-        return;
-    }
-    int held = MODE == 0 && l->floating && ns > 0, n0 = held ? 6 : 0, n = nv - n0;
-    if (held) carry_base(l, q, idx, ns, 6);
-    else if (l->floating && ns > 0) carry_base(l, q, idx, ns, 0);
-    for (int c = 0; c < n; c++)
-        for (int r = 0; r < n; r++) l->A[r + (size_t)n * c] = l->M[(r + n0) + (size_t)nv * (c + n0)];
-    /* c_j = h kd_j + h² kp_j: what the next state's errors owe to the acceleration */
-    for (int k = 0; k < l->nact; k++) {
-        int iv = l->av[k], r = iv - n0;
-        l->A[r + (size_t)n * r] += l->h * (l->kd_eff[iv] + l->h * l->kp_eff[iv]);
-    }
-    double *a = l->b + n0;   /* rhs in place, then the predicted accelerations */
-    for (int r = 0; r < n; r++) a[r] = tau[r + n0] - a[r];
-    mbsi_spd_solve(l->A, n, a);
-    if (getenv("SPD_DEBUG")) { fprintf(stderr, "held %d n0 %d a:", held, n0); for (int r = 0; r < n; r++) fprintf(stderr, " %.4g", a[r]); fprintf(stderr, "\n"); }
     for (int k = 0; k < l->nact; k++) {
         int iv = l->av[k];
-        tau[iv] -= l->h * (l->kd_eff[iv] + l->h * l->kp_eff[iv]) * a[iv - n0];
+        l->M[iv + (size_t)nv * iv] += l->h * (l->kd_eff[iv] + l->h * l->kp_eff[iv]);
+    }
+    double *a = l->b;   /* the right-hand side in place, then the predicted accelerations */
+    for (int r = 0; r < nv; r++) a[r] = tau[r] - a[r];
+    if (mbs_ltdl(m, l->d, l->M) != MBS_OK) return;   /* M is positive definite: not expected */
+    mbs_ltdl_solve(m, l->d, a, 1, nv);
+    for (int k = 0; k < l->nact; k++) {
+        int iv = l->av[k];
+        tau[iv] -= l->h * (l->kd_eff[iv] + l->h * l->kp_eff[iv]) * a[iv];
     }
 }

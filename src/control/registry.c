@@ -12,6 +12,7 @@
     X(squat)           \
     X(jump)            \
     X(trot)            \
+    X(crawl)           \
     X(walk)            \
     X(tsid)
 
