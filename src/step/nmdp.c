@@ -238,20 +238,22 @@ static void solve(nmdp *w, double *X, int nrhs)
     LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', w->nv, nrhs, w->A, w->nv, w->ipiv, X, w->nv);
 }
 
-/* Manifold projection (eq. 9 / 11): Newton on G(·, wt) = 0 from δ (updated in place) until a
- * Newton step moves θ by less than proj_tol. The tolerance is on θ, not on ‖G‖: G is in newtons
+/* Manifold projection (eq. 9 / 11): Newton on G(·, wt) = 0 from δ (updated in place), with chord = 1
+ * the first step on the caller's factorisation, until a Newton step moves θ by less than proj_tol. The tolerance is on θ, not on ‖G‖: G is in newtons
  * and newton-metres, and a light wrist turns a residual torque that looks small into a large
  * angle, which PGM's own test on θ (ε) would then see as motion. Returns 0 when converged, 1 when
  * it diverged (singular ∇G, ‖G‖ not decreasing, or proj_iter steps without converging). Leaves
- * the polytopes evaluated at the final θ and ∇G factorised within proj_tol of it. (Chord steps
- * with an older factorisation were tried: each is cheaper, but PGM then needed several times more
- * outer iterations on Robosimian.) */
-static int project(nmdp *w, mbs_system *s, double *delta, const double *wt)
+ * the polytopes evaluated at the final θ and ∇G factorised within proj_tol of it (so a chord
+ * step, which converges only linearly, is never the last). */
+static int project(nmdp *w, mbs_system *s, double *delta, const double *wt, int chord)
 {
     const double tol = w->o->proj_tol;
     double g = residual(w, s, delta, wt);
     for (int it = 0; it < w->o->proj_iter; it++) {
-        if (!isfinite(g) || jacobian(w, s, delta, wt)) return 1;
+        /* chord: the first step with the factorisation the caller left (at the point the
+         * prediction started from); a converged projection always ends on a fresh one */
+        int fresh = !(chord && it == 0);
+        if (!isfinite(g) || (fresh && jacobian(w, s, delta, wt))) return 1;
         solve(w, w->G, 1);   /* jacobian() left G as residual() made it */
         double step = 0;
         for (int k = 0; k < w->nv; k++) { w->newton[k] = w->G[k]; step = fmax(step, fabs(w->G[k])); }
@@ -264,8 +266,9 @@ static int project(nmdp *w, mbs_system *s, double *delta, const double *wt)
             if (g1 < g || step * frac <= tol) break;
             for (int k = 0; k < w->nv; k++) delta[k] += frac * w->newton[k];
         }
-        if (step <= tol) return 0;
-        if (!(g1 < g)) { residual(w, s, delta, wt); return 1; }   /* ‖G‖ does not decrease: divergence (section V) */
+        if (step <= tol && fresh) return 0;
+        if (!(g1 < g) && fresh) { residual(w, s, delta, wt); return 1; }   /* ‖G‖ does not decrease: divergence (section V) */
+        if (!(g1 < g)) continue;   /* the chord step failed: Newton from where it started */
         g = g1;
     }
     return 1;
@@ -292,7 +295,7 @@ static int pgm(nmdp *w, mbs_system *s, int *converged)
     if (o->warm && w->have_wprev) memcpy(w->w, w->wprev, (size_t)nw * sizeof(double));
     else memset(w->w, 0, (size_t)nw * sizeof(double));
     for (int k = 0; k < nv; k++) w->delta[k] = h * w->v0[k];
-    if (project(w, s, w->delta, w->w)) return 1;
+    if (project(w, s, w->delta, w->w, 0)) return 1;
     /* γ starts where the last step's ended, less two growths, and at least 1 (Algorithm 1 starts
      * every step at γ = 1: consecutive steps are alike, and this saves most of the iterations that
      * only grow γ) */
@@ -344,7 +347,7 @@ static int pgm(nmdp *w, mbs_system *s, int *converged)
             for (int j = 0; j < nw; j++) x += w->D[r + (size_t)nv * j] * (w->x[j] - w->w[j]);
             w->dtrial[r] = w->delta[r] + x;
         }
-        if (project(w, s, w->dtrial, w->x)) return 1;
+        if (project(w, s, w->dtrial, w->x, 1)) return 1;
         double K1 = kinetic(w, s), move = 0;
         for (int r = 0; r < nv; r++) move = fmax(move, fabs(w->dtrial[r] - w->delta[r]));
         if (K1 > K) {
