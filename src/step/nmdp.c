@@ -66,8 +66,8 @@ static const mbs_option_spec spec[] = {
      "η: factor of the proximal step γ after each accepted (×η) or rejected (÷η) iteration"},
     {"max_iter", MBS_OPT_INT, "", 1, 100000, 0, "100", NULL, offsetof(nmdp_options, max_iter),
      "outer PGM iterations at most per step (a step that stops there counts as non-converged)"},
-    {"proj_tol", MBS_OPT_REAL, "", 0, 1, MBS_OPT_OPEN_LO, "1e-9", NULL, offsetof(nmdp_options, proj_tol),
-     "the manifold projection (eq. 9) stops when a Newton step moves θ by less (max norm, m or rad)"},
+    {"proj_tol", MBS_OPT_REAL, "", 0, 1, MBS_OPT_OPEN_LO, "1e-7", NULL, offsetof(nmdp_options, proj_tol),
+     "the manifold projection (eq. 9) stops when a Newton step moves θ by less (max norm, m or rad); Newton's quadratic convergence leaves θ far closer than that"},
     {"proj_iter", MBS_OPT_INT, "", 1, 1000, 0, "20", NULL, offsetof(nmdp_options, proj_iter),
      "Newton steps of one manifold projection at most (more counts as divergence)"},
     {"max_halvings", MBS_OPT_INT, "", 0, 30, 0, "10", NULL, offsetof(nmdp_options, max_halvings),
@@ -87,7 +87,7 @@ typedef struct nmdp {
     double *vn, *an, *G, *delta, *dtrial, *gK, *dT, *newton, *tau;
     double *w, *x, *wprev;           /* nw */
     double *Gq, *Gv, *M, *Cq, *Jint, *A;   /* nv x nv */
-    double *D, *Dt, *Q, *c;          /* nv x nw, nv x nw, nw x nw, nw */
+    double *D, *Dt, *Q, *Q0, *c, *c0;   /* nv x nw, nv x nw, nw x nw (twice), nw (twice) */
     double *work;                    /* 4 nv: dgecon's */
     lapack_int *ipiv, *iwork;
     int have_wprev;
@@ -108,13 +108,14 @@ static void layout(mbs_carver *c, nmdp *w)
     w->qn = mbsi_carve_doubles(c, nq);
     double **vecv[] = {&w->v0, &w->vn, &w->an, &w->G, &w->delta, &w->dtrial, &w->gK, &w->dT, &w->newton, &w->tau};
     for (int k = 0; k < 10; k++) *vecv[k] = mbsi_carve_doubles(c, nv);
-    double **vecw[] = {&w->w, &w->x, &w->wprev, &w->c};
-    for (int k = 0; k < 4; k++) *vecw[k] = mbsi_carve_doubles(c, nw);
+    double **vecw[] = {&w->w, &w->x, &w->wprev, &w->c, &w->c0};
+    for (int k = 0; k < 5; k++) *vecw[k] = mbsi_carve_doubles(c, nw);
     double **mat[] = {&w->Gq, &w->Gv, &w->M, &w->Cq, &w->Jint, &w->A};
     for (int k = 0; k < 6; k++) *mat[k] = mbsi_carve_doubles(c, nn);
     w->D = mbsi_carve_doubles(c, nv * nw);
     w->Dt = mbsi_carve_doubles(c, nv * nw);
     w->Q = mbsi_carve_doubles(c, nw * nw);
+    w->Q0 = mbsi_carve_doubles(c, nw * nw);
     w->work = mbsi_carve_doubles(c, 4 * nv);
     w->ipiv = mbsi_carve(c, nv * sizeof(lapack_int));
     w->iwork = mbsi_carve(c, nv * sizeof(lapack_int));
@@ -301,46 +302,50 @@ static int pgm(nmdp *w, mbs_system *s, int *converged)
      * only grow γ) */
     if (nw == 0) { *converged = 1; return 0; }   /* no contact point: backward Euler alone */
     double K = kinetic(w, s), gamma = fmax(1, w->gamma_last / (o->eta * o->eta));
-    int qp_warm = 0, need_jacobian = 0;
+    int qp_warm = 0, model = 0, rejected = 0;
     for (int it = 0; it < o->max_iter; it++) {
         w->outer++;
-        /* ∇G as the projection's last Newton step factorised it, within proj_tol of θ, unless the
-         * last trial was rejected */
-        if (need_jacobian && jacobian(w, s, w->delta, w->w)) return 1;
-        /* D = ∇_δG⁻¹ B, ∇K = Jintᵀ ∂T/∂q + M θ̇ / h */
-        memcpy(w->D, w->poly.B, sizeof(double) * (size_t)nv * (size_t)nw);
-        solve(w, w->D, nw);
-        mbs_kinetic_energy_dq(s->model, s->data, w->qn, w->vn, w->dT);
-        for (int cc = 0; cc < nv; cc++) {
-            double x = 0;
-            for (int r = 0; r < nv; r++) x += w->Jint[r + (size_t)nv * cc] * w->dT[r] + w->M[r + (size_t)nv * cc] * w->vn[r] / h;
-            if (s->imp_on) x += (h * s->imp_kd[cc] + h * h * s->imp_kp[cc]) * w->vn[cc] / h;
-            w->gK[cc] = x;
+        if (!model) {
+            /* the QP's model at the accepted point, with ∇G as the projection's last Newton step
+             * factorised it (within proj_tol of θ); a rejection changes only γ, not the model.
+             * D = ∇_δG⁻¹ B, ∇K = Jintᵀ ∂T/∂q + M θ̇ / h */
+            memcpy(w->D, w->poly.B, sizeof(double) * (size_t)nv * (size_t)nw);
+            solve(w, w->D, nw);
+            mbs_kinetic_energy_dq(s->model, s->data, w->qn, w->vn, w->dT);
+            for (int cc = 0; cc < nv; cc++) {
+                double x = 0;
+                for (int r = 0; r < nv; r++) x += w->Jint[r + (size_t)nv * cc] * w->dT[r] + w->M[r + (size_t)nv * cc] * w->vn[r] / h;
+                if (s->imp_on) x += (h * s->imp_kd[cc] + h * h * s->imp_kp[cc]) * w->vn[cc] / h;
+                w->gK[cc] = x;
+            }
+            /* Q0 = Dᵀ (M/h²) D and c0 = Dᵀ ∇K (MD: nv x nw scratch in Dt) */
+            if (s->imp_on)
+                for (int k = 0; k < nv; k++) w->M[k * (nv + 1)] += h * s->imp_kd[k] + h * h * s->imp_kp[k];
+            cblas_dsymm(CblasColMajor, CblasLeft, CblasLower, nv, nw, 1 / (h * h), w->M, nv, w->D, nv, 0, w->Dt, nv);
+            cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, nw, nw, nv, 1, w->D, nv, w->Dt, nv, 0, w->Q0, nw);
+            cblas_dgemv(CblasColMajor, CblasTrans, nv, nw, 1, w->D, nv, w->gK, 1, 0, w->c0, 1);
+            model = 1;
         }
-        /* Q = Dᵀ (M/h²) D and the QP's linear term in x: Dᵀ ∇K − Q w (MD: nv x nw scratch in Dt) */
-        if (s->imp_on)
-            for (int k = 0; k < nv; k++) w->M[k * (nv + 1)] += h * s->imp_kd[k] + h * h * s->imp_kp[k];
-        cblas_dsymm(CblasColMajor, CblasLeft, CblasLower, nv, nw, 1 / (h * h), w->M, nv, w->D, nv, 0, w->Dt, nv);
-        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, nw, nw, nv, 1, w->D, nv, w->Dt, nv, 0, w->Q, nw);
-        cblas_dgemv(CblasColMajor, CblasTrans, nv, nw, 1, w->D, nv, w->gK, 1, 0, w->c, 1);
         /* the proximal term in the QP's own metric, weight by weight (its diagonal Q_jj, with a floor
          * of 1e-6 of the largest, which with γ <= GAMMA_MAX keeps Q safely positive definite): the
          * weights are dimensionless, but Dᵀ M D / h² scales with h² F² / m and differs by orders of
-         * magnitude between a foot's vertices and between feet in the air and on the ground */
+         * magnitude between a foot's vertices and between feet in the air and on the ground. The
+         * QP's linear term in x: c0 − Q w. */
+        memcpy(w->Q, w->Q0, sizeof(double) * (size_t)nw * (size_t)nw);
         double sigma = 0;
         for (int j = 0; j < nw; j++) sigma = fmax(sigma, w->Q[j + (size_t)nw * j]);
         for (int j = 0; j < nw; j++) w->Q[j + (size_t)nw * j] += 2 * (w->Q[j + (size_t)nw * j] + 1e-6 * sigma + 1e-300) / gamma;
         for (int i = 0; i < nw; i++) {
-            double x = 0;
-            for (int j = 0; j < nw; j++) x += w->Q[i + (size_t)nw * j] * w->w[j];
-            w->c[i] -= x;
+            double x = w->c0[i];
+            for (int j = 0; j < nw; j++) x -= w->Q[i + (size_t)nw * j] * w->w[j];
+            w->c[i] = x;
         }
         if (mbs_qp_solve(w->qp, nw, w->Q, w->c, 0, NULL, NULL, w->rows, w->Ain, w->bin, qp_warm, w->x, NULL) != MBS_OK)
             return 1;
         qp_warm = 1;
         double dw = 0;
         for (int j = 0; j < nw; j++) dw = fmax(dw, fabs(w->x[j] - w->w[j]));
-        if (dw <= 1e-12) { *converged = 1; return 0; }   /* the QP keeps w: a stationary point */
+        if (dw <= 1e-12) { *converged = 1; break; }   /* the QP keeps w: a stationary point */
         /* the tangent prediction θ + D Δw, projected with the new weights */
         for (int r = 0; r < nv; r++) {
             double x = 0;
@@ -351,22 +356,22 @@ static int pgm(nmdp *w, mbs_system *s, int *converged)
         double K1 = kinetic(w, s), move = 0;
         for (int r = 0; r < nv; r++) move = fmax(move, fabs(w->dtrial[r] - w->delta[r]));
         if (K1 > K) {
-            /* rejected: a shorter step from the last point, whose ∇G is needed again */
+            /* rejected: a shorter step from the same point and model */
             gamma /= o->eta;
+            rejected = 1;
             if (move < o->eps) { *converged = 1; break; }   /* stationary within ε: nothing to gain */
-            need_jacobian = 1;
             continue;
         }
         gamma = fmin(gamma * o->eta, GAMMA_MAX);
         memcpy(w->delta, w->dtrial, (size_t)nv * sizeof(double));
         memcpy(w->w, w->x, (size_t)nw * sizeof(double));
         K = K1;
-        need_jacobian = 0;
+        model = rejected = 0;
         if (move < o->eps) { *converged = 1; break; }
     }
     w->gamma_last = gamma;
     /* leave the polytopes evaluated at the accepted θ */
-    if (need_jacobian) residual(w, s, w->delta, w->w);
+    if (rejected) residual(w, s, w->delta, w->w);
     return 0;
 }
 
