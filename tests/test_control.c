@@ -345,20 +345,44 @@ static double dist3(const double a[3], const double b[3])
     return sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
 }
 
-/* On Robosimian's four limbs, at the scenario's posture: FK(IK(p)) = p within 1e-9 m for targets
+/* The foot point's placement by the library's whole-robot kinematics (qb: the posture with
+ * the base at the origin; the limb's angles set to x): the foot frame's rotation R and the
+ * point p, and its 6 x nv Jacobian into J when not NULL. */
+static void robot_foot(const mbs_model *m, mbs_data *d, double *qb, const mbs_limb *l, const double *x, double R[9],
+                       double p[3], double *J)
+{
+    double o[3];
+    for (int k = 0; k < l->n; k++) qb[l->idx_q[k]] = x[k];
+    mbs_compute_frame_placement(m, d, qb, l->foot_frame, R, o);
+    for (int r = 0; r < 3; r++) p[r] = o[r] + R[r] * l->offset[0] + R[r + 3] * l->offset[1] + R[r + 6] * l->offset[2];
+    if (J) mbs_compute_frame_jacobian(m, d, qb, l->foot_frame, l->offset, MBS_LOCAL_WORLD_ALIGNED, J, 6);
+}
+
+/* On Robosimian's four limbs, at the scenario's posture: the limb's own chain kinematics are
+ * the robot's (the foot point, the foot frame's rotation and the point's Jacobian within
+ * 1e-12 of mbs_compute_frame_jacobian's); FK(IK(p)) = p within 1e-9 m for targets
  * the limb reaches (the foot frame's origin from random postures 0.3 rad about rest; the
  * wheel-mount sphere's centre, its tilt held, moved up to 0.08 m along each axis from rest, the tilt then
- * within 1e-9 rad of rest), the same angles from a cold and a warm start; an unreachable point
- * (2 m from the shoulder) is reported and clamped to a closest point: the gradient of the
- * distance vanishes there, and the foot is nearer the target than at rest. */
+ * within 1e-9 rad of rest), the same angles from a cold and a warm start; the solution's rate
+ * along a random motion of the target (mbsi_limb_ik_rate) is the derivative of the solutions
+ * (central differences of cold solves, within 1e-7 relative), and the task's rate along it
+ * is the target's, the tilt's zero; an unreachable point (2 m from the shoulder) is reported
+ * and clamped to a closest point: the gradient of the distance vanishes there, and the foot is
+ * nearer the target than at rest. */
 static void test_limb_ik(void)
 {
     mbs_scenario *sc = load(SCEN("robosimian_walk.ini"), NULL, 0);
     if (!sc) return;
     const mbs_model *m = mbs_scenario_model(sc);
     const double *q0 = mbs_scenario_q0(sc);
+    const int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
     const double mount[3] = {0.12024, 0.172, 0};
     unsigned seed = 12345;
+    mbs_data *d = mbs_data_new(m);
+    double *qb = malloc((size_t)nq * sizeof(double)), *Jr = malloc(6 * (size_t)nv * sizeof(double));
+    memcpy(qb, q0, (size_t)nq * sizeof(double));
+    qb[0] = qb[1] = qb[2] = qb[3] = qb[4] = qb[5] = 0;   /* the base at the origin: world = base frame */
+    qb[6] = 1;
     for (int limb = 1; limb <= 4; limb++) {
         for (int mode = 0; mode < 2; mode++) {
             char foot[32];
@@ -370,8 +394,8 @@ static void test_limb_ik(void)
                 continue;
             }
             CHECK(l.n == (mode ? 7 : 8) && l.rows == (mode ? 5 : 3), "%s: %d joints, %d rows", foot, l.n, l.rows);
-            double p0[3], worst = 0, worst_tilt = 0, worst_start = 0;
-            int clamped = 0;
+            double p0[3], worst = 0, worst_tilt = 0, worst_start = 0, worst_kin = 0, worst_rate = 0, worst_task = 0;
+            int clamped = 0, rated = 0;
             mbsi_limb_fk(&l, l.rest, p0);
             for (int trial = 0; trial < 40; trial++) {
                 double x[MBS_LIMB_MAX_JOINTS], y[MBS_LIMB_MAX_JOINTS], z[MBS_LIMB_MAX_JOINTS], p[3], f[3];
@@ -382,38 +406,71 @@ static void test_limb_ik(void)
                     mbsi_limb_fk(&l, x, p);
                 }
                 clamped += mbsi_limb_ik(&l, p, y);
-                mbsi_limb_fk(&l, y, f);
+                /* the solution's rate along u, before another solve replaces its system */
+                double u[3], yd[MBS_LIMB_MAX_JOINTS];
+                for (int r = 0; r < 3; r++) u[r] = 2.0 * rand_r(&seed) / RAND_MAX - 1;
+                int has_rate = mbsi_limb_ik_rate(&l, u, yd) == 0;
+                /* the chain's kinematics against the robot's */
+                double R[9], o[3], Rc[9], Jc[3 * MBS_LIMB_MAX_JOINTS];
+                mbsi_limb_fk_jacobian(&l, y, f, Rc, Jc);
+                robot_foot(m, d, qb, &l, y, R, o, Jr);
+                for (int r = 0; r < 3; r++) worst_kin = fmax(worst_kin, fabs(f[r] - o[r]));
+                for (int r = 0; r < 9; r++) worst_kin = fmax(worst_kin, fabs(Rc[r] - R[r]));
+                for (int k = 0; k < l.n; k++)
+                    for (int r = 0; r < 3; r++) worst_kin = fmax(worst_kin, fabs(Jc[r + 3 * k] - Jr[r + 6 * l.idx_v[k]]));
                 worst = fmax(worst, dist3(f, p));
-                if (mode) {
-                    double R[9], o[3];
-                    mbs_frame_placement(m, l.d, l.foot_frame, R, o);
+                if (mode)
                     /* the vertical seen from the foot frame (R's third row): a tilt moves it, a
                      * turn about the vertical (left free) does not */
                     for (int c = 0; c < 3; c++) worst_tilt = fmax(worst_tilt, fabs(R[2 + 3 * c] - l.rest_R[2 + 3 * c]));
-                }
                 /* a cold start (from rest) finds the same angles */
                 if (mbsi_limb_init(&cold, m, foot, mode ? mount : NULL, mode, q0, &err) == MBS_OK) {
                     mbsi_limb_ik(&cold, p, z);
                     for (int k = 0; k < l.n; k++) worst_start = fmax(worst_start, fabs(z[k] - y[k]));
+                    if (has_rate) {
+                        /* the rate: central differences of the solutions at p ± ε u */
+                        const double eps = 1e-6;
+                        double pp[3], pm[3], zp[MBS_LIMB_MAX_JOINTS], zm[MBS_LIMB_MAX_JOINTS], sc2 = 0, dif = 0;
+                        for (int r = 0; r < 3; r++) { pp[r] = p[r] + eps * u[r]; pm[r] = p[r] - eps * u[r]; }
+                        mbsi_limb_ik(&cold, pp, zp);
+                        mbsi_limb_ik(&cold, pm, zm);
+                        for (int k = 0; k < l.n; k++) {
+                            double fd = (zp[k] - zm[k]) / (2 * eps);
+                            sc2 = fmax(sc2, fabs(fd));
+                            dif = fmax(dif, fabs(fd - yd[k]));
+                        }
+                        worst_rate = fmax(worst_rate, dif / sc2);
+                        rated++;
+                        /* the task's rate: J ẏ = u, and the angular velocity has no x or y part */
+                        for (int r = 0; r < (mode ? 5 : 3); r++) {
+                            double s = 0;
+                            for (int k = 0; k < l.n; k++) s += Jr[r + 6 * l.idx_v[k]] * yd[k];
+                            worst_task = fmax(worst_task, fabs(s - (r < 3 ? u[r] : 0)));
+                        }
+                    }
                     mbsi_limb_fini(&cold);
                 }
             }
             CHECK(clamped == 0, "%s: %d of 40 reachable targets reported unreachable", foot, clamped);
+            CHECK(worst_kin < 1e-12, "%s: the chain's kinematics differ from the robot's by %g", foot, worst_kin);
             CHECK(worst < 1e-9, "%s: FK(IK(p)) misses p by %g m", foot, worst);
             CHECK(worst_tilt < 1e-9, "%s: the held tilt moved by %g", foot, worst_tilt);
             CHECK(worst_start < 1e-6, "%s: cold and warm starts differ by %g rad", foot, worst_start);
+            CHECK(rated >= 30, "%s: a rate for %d of 40 solutions", foot, rated);
+            CHECK(worst_rate < 1e-7, "%s: the solution's rate differs from its central differences by %g (relative)", foot,
+                  worst_rate);
+            CHECK(worst_task < 1e-9, "%s: the task moves off the target's rate by %g", foot, worst_task);
             /* unreachable: 2 m out along the shoulder-to-foot direction */
-            double sh[3], R[9], far[3], x[MBS_LIMB_MAX_JOINTS], f[3], J[3 * MBS_LIMB_MAX_JOINTS];
-            mbs_data *d = mbs_data_new(m);
+            double sh[3], R[9], far[3], x[MBS_LIMB_MAX_JOINTS], f[3], J[3 * MBS_LIMB_MAX_JOINTS], xd[MBS_LIMB_MAX_JOINTS];
             char j1[32];
             snprintf(j1, sizeof j1, "limb%d_joint1", limb);
             mbs_compute_frame_placement(m, d, q0, mbs_frame_id(m, j1), R, sh);
-            mbs_data_free(d);
             for (int r = 0; r < 3; r++) sh[r] -= q0[r];   /* the base frame: the scenario's base is level */
             double u = dist3(p0, sh);
             for (int r = 0; r < 3; r++) far[r] = sh[r] + 2 * (p0[r] - sh[r]) / u;
             CHECK(mbsi_limb_ik(&l, far, x) == 1, "%s: a point 2 m away reported reachable", foot);
-            mbsi_limb_fk_jacobian(&l, x, f, J);
+            CHECK(mbsi_limb_ik_rate(&l, far, xd) == 1, "%s: a rate for an unreachable target", foot);
+            mbsi_limb_fk_jacobian(&l, x, f, NULL, J);
             if (!mode) {
                 double g = 0, jn = 0, e[3] = {far[0] - f[0], far[1] - f[1], far[2] - f[2]};
                 for (int k = 0; k < l.n; k++) {
@@ -429,6 +486,9 @@ static void test_limb_ik(void)
             mbsi_limb_fini(&l);
         }
     }
+    free(qb);
+    free(Jr);
+    mbs_data_free(d);
     mbs_scenario_free(sc);
 }
 

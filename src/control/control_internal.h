@@ -155,8 +155,11 @@ void mbsi_leg_fk(const mbs_leg *leg, const double angles[3], double p[3]);
  * a foot frame, solved for the foot point's position in the base frame (and, for a round foot,
  * the foot's tilt, so that it does not roll) by damped least squares, the redundancy
  * resolved towards the rest posture (the initial one) in the null space of the task's
- * Jacobian. Each limb owns its kinematics data: a solve allocates nothing. */
+ * Jacobian, finished by Newton's method on the optimality conditions. The kinematics are the
+ * limb's own chain's (its joints' placements read from the model at init), not the robot's: a
+ * solve allocates nothing and touches no mbs_data. */
 #define MBS_LIMB_MAX_JOINTS 16
+#define MBS_LIMB_MAX_KKT (MBS_LIMB_MAX_JOINTS + 5)   /* the optimality system: n angles, up to 5 multipliers */
 
 typedef struct mbs_limb {
     const mbs_model *m;
@@ -166,14 +169,18 @@ typedef struct mbs_limb {
     int rows;                                /* 3: the point's position; 5: and the frame's tilt */
     int n;                                   /* joints, base to foot */
     int joint[MBS_LIMB_MAX_JOINTS], idx_q[MBS_LIMB_MAX_JOINTS], idx_v[MBS_LIMB_MAX_JOINTS];
+    const mbs_body *body[MBS_LIMB_MAX_JOINTS];   /* each joint's body in the model (type, axis, tree transform) */
+    double root_R[9], root_p[3];             /* the body the chain hangs from, in the base frame */
+    double foot_R[9], foot_p[3];             /* the foot frame in its body */
     double rest[MBS_LIMB_MAX_JOINTS];        /* the posture the solution stays closest to */
     double rest_R[9];                        /* the foot frame's rotation (base frame) at rest */
     double lo[MBS_LIMB_MAX_JOINTS], hi[MBS_LIMB_MAX_JOINTS];   /* joint limits (±inf: none) */
     double last[MBS_LIMB_MAX_JOINTS];        /* the last solution, where the next solve starts */
-    mbs_data *d;
-    double *q;                               /* nq: q_ref with the base at the origin; the limb's angles vary */
-    double *J;                               /* 6 x nv: the foot point's Jacobian */
-    void *block;
+    /* the last solve's optimality system at its solution, LU-factored (mbsi_limb_ik_rate) */
+    int kkt;                                 /* its size n + rows; 0: none (the solve did not end by Newton) */
+    double target[3], nu[5];                 /* then that solve's target and multipliers */
+    int piv[MBS_LIMB_MAX_KKT];
+    double lu[MBS_LIMB_MAX_KKT * MBS_LIMB_MAX_KKT];
 } mbs_limb;
 
 /* The limb of the point at `offset` (may be NULL: the origin) in foot frame `foot`, resting at
@@ -185,14 +192,21 @@ int mbsi_limb_init(mbs_limb *l, const mbs_model *m, const char *foot, const doub
                    const double *q_ref, mbs_error *err);
 void mbsi_limb_fini(mbs_limb *l);
 /* The foot point's position (base frame) for the limb's angles x (n). */
-void mbsi_limb_fk(mbs_limb *l, const double *x, double p[3]);
-/* The same and the point's 3 x n position Jacobian J (column-major). */
-void mbsi_limb_fk_jacobian(mbs_limb *l, const double *x, double p[3], double *J);
+void mbsi_limb_fk(const mbs_limb *l, const double *x, double p[3]);
+/* The same, the foot frame's rotation R (base frame, may be NULL) and the point's 3 x n
+ * position Jacobian J (column-major, may be NULL). */
+void mbsi_limb_fk_jacobian(const mbs_limb *l, const double *x, double p[3], double R[9], double *J);
 /* The limb's angles x (n) placing the foot point at p (base frame), the tilt at rest if held,
  * to 1e-11 (m, rad), closest to rest among those; starts from the last solution. Returns 0
  * when that is reachable, 1 when it is not: x then puts the foot at a closest point of the
  * workspace (a local minimum of the task error). */
 int mbsi_limb_ik(mbs_limb *l, const double p[3], double *x);
+/* The derivative of the last solve's solution along a motion pdot of its target (base frame):
+ * the angles' rate xdot (n), exact for the posture-regularised solution (the optimality
+ * conditions differentiated). Returns 1 (xdot untouched) when the last solve did not end on a
+ * regular solution there (a joint at its limit, an unreachable target): then differentiate
+ * the solutions numerically. */
+int mbsi_limb_ik_rate(const mbs_limb *l, const double pdot[3], double *xdot);
 
 /* ---- the gaits' reference generator (gait.c) ----
  * Foot positions in the base frame as functions of time (each gait's file), turned into joint

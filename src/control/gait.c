@@ -7,6 +7,7 @@
  * reference pose, so a foot fixed on the ground moves in the base frame opposite to the base's
  * intended motion). Every profile is continuous in position at phase boundaries, so that the
  * PD never sees a step in its reference. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "control_internal.h"
@@ -70,13 +71,15 @@ void mbsi_gait_fini(mbs_controller *c)
 }
 
 /* The legs' joint references at time t into q (other coordinates untouched), stance and gains
- * per leg (kp, kd may be NULL): the gait's feet through the leg IK. */
-static void reference(mbs_gait *g, double t, const int *touching, double *q, int *stance, double *kp, double *kd)
+ * per leg (kp, kd may be NULL): the gait's feet through the leg IK, the feet into p. The legs
+ * with skip[i] set (skip may be NULL) are left out: their coordinates of q are left as they are. */
+static void reference(mbs_gait *g, double t, const int *touching, double *q, int *stance, double *kp, double *kd,
+                      double p[][3], const int *skip)
 {
-    double p[MBS_CONTROL_MAX_CONTACTS][3];
     g->feet(g, t, touching, p, stance, kp, kd);
     for (int i = 0; i < g->nlegs; i++) {
         if (g->limb[i]) {
+            if (skip && skip[i]) continue;
             double a[MBS_LIMB_MAX_JOINTS];
             mbsi_limb_ik(g->limb[i], p[i], a);
             for (int k = 0; k < g->nj[i]; k++) q[g->jq[i][k]] = a[k];
@@ -99,29 +102,53 @@ void mbsi_gait_compute(mbs_controller *c, double t, const double *q, const doubl
     /* the reference (and its schedule and gains) of the instant the law aims at: t, or with
      * the stable PD the end of this period */
     t = mbsi_pd_law_reference_time(l, t);
-    reference(g, t, l->touching, l->qr, sched, kp, kd);
+    double p[MBS_CONTROL_MAX_CONTACTS][3], pp[MBS_CONTROL_MAX_CONTACTS][3], pm[MBS_CONTROL_MAX_CONTACTS][3];
+    int rated[MBS_CONTROL_MAX_CONTACTS];
+    reference(g, t, l->touching, l->qr, sched, kp, kd, p, NULL);
+    for (int i = 0; i < g->nlegs; i++) rated[i] = g->limb[i] && g->limb[i]->kkt;
     for (int i = 0; i < g->nlegs; i++)
         for (int k = 0; k < g->nj[i]; k++) {
             l->kpv[g->jv[i][k]] = kp[i];
             l->kdv[g->jv[i][k]] = kd[i];
         }
     /* the reference velocity by central differences of the reference: the profiles are
-     * smooth within a phase and the IK a smooth function of
-     * the feet (analytic, or numeric converged far below the stencil's rounding) */
+     * smooth within a phase and the IK a smooth function of the feet (analytic, or numeric
+     * converged far below the stencil's rounding). A numeric limb whose solve at t ended on a
+     * regular solution gives its angles' rate exactly instead (the derivative of its
+     * solution along the feet's velocity, itself by central differences of the feet): two
+     * solves fewer per limb */
     const double h = 1e-4;
     memcpy(l->qp, l->qr, (size_t)l->nq * sizeof(double));
     memcpy(l->qm, l->qr, (size_t)l->nq * sizeof(double));
-    reference(g, t + h, NULL, l->qp, dummy, NULL, NULL);
-    reference(g, t - h, NULL, l->qm, dummy, NULL, NULL);
+    reference(g, t + h, NULL, l->qp, dummy, NULL, NULL, pp, rated);
+    reference(g, t - h, NULL, l->qm, dummy, NULL, NULL, pm, rated);
     for (int k = 0; k < l->nact; k++) l->vr[l->av[k]] = (l->qp[l->aq[k]] - l->qm[l->aq[k]]) / (2 * h);
+    for (int i = 0; i < g->nlegs; i++) {
+        double pd[3], xd[MBS_LIMB_MAX_JOINTS], xm[MBS_LIMB_MAX_JOINTS], kink = 0;
+        if (!rated[i]) continue;
+        for (int r = 0; r < 3; r++) {
+            pd[r] = (pp[i][r] - pm[i][r]) / (2 * h);
+            kink = fmax(kink, fabs(pp[i][r] - 2 * p[i][r] + pm[i][r]));
+        }
+        /* a foot's velocity that jumps within the stencil (a kink of its profile: the jump's
+         * push begins and ends so) has no derivative to follow, and the solutions' central
+         * difference, which the rate would miss by O(h), stays what it was: the second
+         * difference, |ṗ⁺ − ṗ⁻| h there, is |p̈| h² elsewhere (under 1e-7 m in the gaits) */
+        if (kink > 1e-5 || mbsi_limb_ik_rate(g->limb[i], pd, xd) != 0) {
+            mbsi_limb_ik(g->limb[i], pp[i], xd);
+            mbsi_limb_ik(g->limb[i], pm[i], xm);
+            for (int k = 0; k < g->nj[i]; k++) xd[k] = (xd[k] - xm[k]) / (2 * h);
+        }
+        for (int k = 0; k < g->nj[i]; k++) l->vr[g->jv[i][k]] = xd[k];
+    }
     if (l->opt.feedforward == MBS_FF_INVDYN) {
         /* a wider stencil for the second difference: rounding grows as 1/h², and a kink in
          * a profile (the jump's push) should not turn into a torque spike */
         const double ha = 2e-3;
         memcpy(l->qp, l->qr, (size_t)l->nq * sizeof(double));
         memcpy(l->qm, l->qr, (size_t)l->nq * sizeof(double));
-        reference(g, t + ha, NULL, l->qp, dummy, NULL, NULL);
-        reference(g, t - ha, NULL, l->qm, dummy, NULL, NULL);
+        reference(g, t + ha, NULL, l->qp, dummy, NULL, NULL, pp, NULL);
+        reference(g, t - ha, NULL, l->qm, dummy, NULL, NULL, pm, NULL);
         for (int k = 0; k < l->nact; k++)
             l->ar[l->av[k]] = (l->qp[l->aq[k]] - 2 * l->qr[l->aq[k]] + l->qm[l->aq[k]]) / (ha * ha);
     }
