@@ -29,6 +29,10 @@ void mbs_forward_kinematics(const mbs_model *m, mbs_data *d, const double *q, co
                             const double *a);
 /* World placement of body b after mbs_forward_kinematics (R column-major, body -> world). */
 void mbs_body_placement(const mbs_model *m, const mbs_data *d, int b, double R[9], double p[3]);
+/* Placement of body b in its parent's frame for b's joint coordinates q (its nq entries): the
+ * joint's fixed placement composed with the joint's motion, as every kinematics pass computes it.
+ * No data needed: for a chain's own kinematics (a limb's inverse kinematics). */
+void mbs_joint_local_placement(const mbs_model *m, int b, const double *q, double R[9], double p[3]);
 /* Runs placement kinematics for q and returns the world placement of frame `frame`. */
 void mbs_compute_frame_placement(const mbs_model *m, mbs_data *d, const double *q, int frame, double R[9],
                                  double p[3]);

@@ -8,6 +8,7 @@
 
 #include "mbs/contact.h"
 #include "mbs/options.h"
+#include "mbs/qp.h"
 
 /* One contact point of the robot and its state (owned by this layer: steppers change it only
  * through the functions below). */
@@ -145,13 +146,18 @@ typedef struct mbs_polytope {
     double *point, *centre;        /* 3 each: the touching point and its sphere's centre (world) */
     double *dir;                   /* 3 x k each: n + μ t^a, the vertices over s */
     double *B;                     /* nv x nw: [J_xᵀ V_x], so that the generalized force is B w */
+    /* the weights' QP: the engine's one solver, with the simplex constraints of
+     * mbsi_polytope_constraints (rows = nw + nc); NULL without contact points */
+    mbs_qp *qp;
+    int rows;
+    double *Ain, *bin;
     /* scratch */
     double *J, *P, *dlq;           /* 3 x nv */
     int *support, *nsupport;       /* each contact body's dofs (nv each) and their number */
     void *block;
 } mbs_polytope;
 
-/* The model of s's contact points with options o; the only allocation. */
+/* The model of s's contact points with options o, and its QP; the only allocation. */
 int mbsi_polytope_init(mbs_polytope *p, const mbs_system *s, const mbs_polytope_options *o, mbs_error *err);
 void mbsi_polytope_fini(mbs_polytope *p);
 /* Evaluates the pyramids at q: kinematics and joint Jacobians (into s->data), each point's depth,
@@ -166,6 +172,10 @@ void mbsi_polytope_force_dq(mbs_polytope *p, mbs_system *s, const double *w, int
 /* The QP constraints of the weights, Ain w >= bin: w >= 0 (nw rows), then −1ᵀ w_x >= −1 per contact
  * point (nc rows); Ain is (nw + nc) x nw, column-major, leading dimension nw + nc. */
 void mbsi_polytope_constraints(const mbs_polytope *p, double *Ain, double *bin);
+/* Solves the weights' QP: min ½ wᵀ H w + gᵀ w over the product of the contacts' simplices (H:
+ * nw x nw, positive definite), warm-started from the last active set when warm is 1. Returns
+ * MBS_OK or the solver's error (err may be NULL). */
+int mbsi_polytope_qp(mbs_polytope *p, const double *H, const double *g, int warm, double *w, mbs_error *err);
 /* Records the weights' forces into the contacts (force, point, depth, active = touching,
  * slipping = on the pyramid's boundary) and s->fext, at the last evaluation. */
 void mbsi_polytope_record(const mbs_polytope *p, mbs_system *s, const double *w);

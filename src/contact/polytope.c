@@ -47,6 +47,8 @@ static void layout(mbs_carver *cv, mbs_polytope *p)
     p->dlq = mbsi_carve_doubles(cv, 3 * nv);
     p->support = mbsi_carve_ints(cv, nv * nc);
     p->nsupport = mbsi_carve_ints(cv, nc);
+    p->Ain = mbsi_carve_doubles(cv, (size_t)p->rows * (size_t)p->nw);
+    p->bin = mbsi_carve_doubles(cv, (size_t)p->rows);
 }
 
 int mbsi_polytope_init(mbs_polytope *p, const mbs_system *s, const mbs_polytope_options *o, mbs_error *err)
@@ -56,6 +58,7 @@ int mbsi_polytope_init(mbs_polytope *p, const mbs_system *s, const mbs_polytope_
     p->k = o->vertices;
     p->nv = s->nv;
     p->nw = p->nc * p->k;
+    p->rows = p->nw + p->nc;
     p->zeta = o->zeta;
     p->unit = o->stand_depth;
     p->c = o->force_scale;
@@ -76,11 +79,22 @@ int mbsi_polytope_init(mbs_polytope *p, const mbs_system *s, const mbs_polytope_
         int body = mbs_frame_body(s->model, s->contacts[i].frame);
         p->nsupport[i] = body < 0 ? 0 : mbsi_body_support(s->model, body, p->support + (size_t)p->nv * i);
     }
+    if (p->nw == 0) return MBS_OK;   /* no contact point: no weights */
+    mbsi_polytope_constraints(p, p->Ain, p->bin);
+    p->qp = mbs_qp_new(p->nw, 0, p->rows, err);
+    if (!p->qp) { mbsi_polytope_fini(p); return err ? err->code : MBS_ERR_NOMEM; }
     return MBS_OK;
+}
+
+int mbsi_polytope_qp(mbs_polytope *p, const double *H, const double *g, int warm, double *w, mbs_error *err)
+{
+    return p->nw == 0 ? MBS_OK : mbs_qp_solve(p->qp, p->nw, H, g, 0, NULL, NULL, p->rows, p->Ain, p->bin, warm, w, err);
 }
 
 void mbsi_polytope_fini(mbs_polytope *p)
 {
+    mbs_qp_free(p->qp);
+    p->qp = NULL;
     free(p->block);
     p->block = NULL;
 }

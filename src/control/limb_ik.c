@@ -89,53 +89,6 @@ typedef struct kin {
     double J[MAXJ][6];
 } kin;
 
-/* The placement of one-coordinate joint b's body in its parent at coordinate q: the library's
- * own (src/dynamics/joint.h, revolute and prismatic), so that the chain's kinematics round as
- * the robot's do. */
-static void joint_place(const mbs_body *b, double q, double R[9], double p[3])
-{
-    const double *T = b->Rt;
-    memcpy(p, b->pt, 3 * sizeof(double));
-    if (b->type == MBS_JOINT_PRISMATIC) {
-        double t[3] = {b->axis[0] * q, b->axis[1] * q, b->axis[2] * q}, u[3];
-        m3_mulv(T, t, u);
-        memcpy(R, T, 9 * sizeof(double));
-        p[0] += u[0]; p[1] += u[1]; p[2] += u[2];
-        return;
-    }
-    double s, c;
-    sin_cos(q, &s, &c);
-    switch (b->axis_id) {
-    case 0:
-        for (int i = 0; i < 3; i++) {
-            R[i] = T[i];
-            R[i + 3] = c * T[i + 3] + s * T[i + 6];
-            R[i + 6] = -s * T[i + 3] + c * T[i + 6];
-        }
-        return;
-    case 1:
-        for (int i = 0; i < 3; i++) {
-            R[i] = c * T[i] - s * T[i + 6];
-            R[i + 3] = T[i + 3];
-            R[i + 6] = s * T[i] + c * T[i + 6];
-        }
-        return;
-    case 2:
-        for (int i = 0; i < 3; i++) {
-            R[i] = c * T[i] + s * T[i + 3];
-            R[i + 3] = -s * T[i] + c * T[i + 3];
-            R[i + 6] = T[i + 6];
-        }
-        return;
-    default: {
-        double Rj[9];
-        m3_axis_angle(b->axis, c, s, Rj);
-        m3_mul(T, Rj, R);
-        return;
-    }
-    }
-}
-
 static void chain(const mbs_limb *l, const double *x, kin *k, int jacobian)
 {
     double R[9], p[3];
@@ -144,7 +97,7 @@ static void chain(const mbs_limb *l, const double *x, kin *k, int jacobian)
     for (int j = 0; j < l->n; j++) {
         const mbs_body *b = l->body[j];
         double Rl[9], pl[3];
-        joint_place(b, x[j], Rl, pl);
+        mbs_joint_local_placement(l->m, (int)(b - l->m->bodies), &x[j], Rl, pl);
         se3_compose(R, p, Rl, pl, R, p);   /* in place: se3_compose reads p and R before writing them */
         if (!jacobian) continue;
         if (b->axis_id >= 0) memcpy(k->w[j], R + 3 * b->axis_id, 3 * sizeof(double));

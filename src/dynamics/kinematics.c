@@ -34,6 +34,11 @@ void mbs_forward_kinematics(const mbs_model *m, mbs_data *d, const double *q, co
     }
 }
 
+void mbs_joint_local_placement(const mbs_model *m, int b, const double *q, double R[9], double p[3])
+{
+    joint_placement(&m->bodies[b], q, R, p);
+}
+
 void mbs_body_placement(const mbs_model *m, const mbs_data *d, int b, double R[9], double p[3])
 {
     (void)m;

@@ -14,7 +14,6 @@
 
 #include "../base/base.h"
 #include "../contact/contact_internal.h"
-#include "mbs/qp.h"
 #include "step_internal.h"
 /* after the library headers: lapacke.h (via cblas) brings complex.h */
 #include <cblas.h>
@@ -30,15 +29,13 @@ static const mbs_option_spec spec[] = {
 };
 
 typedef struct mdp {
-    mbs_polytope poly;
-    mbs_qp *qp;
+    mbs_polytope poly;             /* the contact model and the weights' QP */
     double reg;
     int warm;
-    double *M, *Mt, *Y, *H, *g, *w, *vfree, *b, *tau, *Ain, *bin, *dq, *qn;
-    void *block;
+    double *M, *Mt, *Y, *H, *g, *w, *vfree, *b, *tau, *dq, *qn;
 } mdp;
 
-static void layout(mbs_carver *c, mdp *w, size_t nq, size_t nv, size_t nw, size_t rows)
+static void layout(mbs_carver *c, mdp *w, size_t nq, size_t nv, size_t nw)
 {
     w->qn = mbsi_carve_doubles(c, nq);
     w->M = mbsi_carve_doubles(c, nv * nv);
@@ -51,17 +48,12 @@ static void layout(mbs_carver *c, mdp *w, size_t nq, size_t nv, size_t nw, size_
     w->vfree = mbsi_carve_doubles(c, nv);
     w->b = mbsi_carve_doubles(c, nv);
     w->dq = mbsi_carve_doubles(c, nv);
-    w->Ain = mbsi_carve_doubles(c, rows * nw);
-    w->bin = mbsi_carve_doubles(c, rows);
 }
 
 static void fini(mbs_stepper *st)
 {
-    mdp *w = st->impl;
-    if (!w) return;
-    mbsi_polytope_fini(&w->poly);
-    mbs_qp_free(w->qp);
-    free(w->block);
+    mdp *w = st->impl;   /* one block: the struct and every buffer */
+    if (w) mbsi_polytope_fini(&w->poly);
     free(w);
     st->impl = NULL;
 }
@@ -69,20 +61,19 @@ static void fini(mbs_stepper *st)
 static int init(mbs_stepper *st, mbs_error *err)
 {
     const mdp_options *o = st->opts;
-    mdp *w = calloc(1, sizeof *w);
-    if (!w) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
-    st->impl = w;
-    w->reg = o->reg;
-    if (mbsi_polytope_init(&w->poly, st->sys, &o->poly, err) != MBS_OK) { fini(st); return err ? err->code : MBS_ERR_ARG; }
-    size_t nv = (size_t)st->sys->nv, nw = (size_t)w->poly.nw, rows = nw + (size_t)w->poly.nc;
+    mdp head = {0};
+    if (mbsi_polytope_init(&head.poly, st->sys, &o->poly, err) != MBS_OK) return err ? err->code : MBS_ERR_ARG;
+    size_t nq = (size_t)st->sys->nq, nv = (size_t)st->sys->nv, nw = (size_t)head.poly.nw;
     mbs_carver c = {NULL, 0};
-    layout(&c, w, (size_t)st->sys->nq, nv, nw, rows);
-    if (!mbsi_carver_alloc(&c)) { fini(st); return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); }
-    w->block = c.base;
-    layout(&c, w, (size_t)st->sys->nq, nv, nw, rows);
-    w->qp = nw ? mbs_qp_new((int)nw, 0, (int)rows, err) : NULL;
-    if (nw && !w->qp) { fini(st); return err ? err->code : MBS_ERR_NOMEM; }
-    mbsi_polytope_constraints(&w->poly, w->Ain, w->bin);
+    mbsi_carve(&c, sizeof head);
+    layout(&c, &head, nq, nv, nw);
+    mdp *w = mbsi_carver_alloc(&c);
+    if (!w) { mbsi_polytope_fini(&head.poly); return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); }
+    mbsi_carve(&c, sizeof head);
+    *w = head;
+    layout(&c, w, nq, nv, nw);
+    w->reg = o->reg;
+    st->impl = w;
     return MBS_OK;
 }
 
@@ -92,7 +83,7 @@ static int step(mbs_stepper *st, double h, mbs_step_stats *stats)
     mbs_system *s = st->sys;
     const mbs_model *m = s->model;
     mbs_data *d = s->data;
-    const int nv = s->nv, nw = w->poly.nw, rows = nw + w->poly.nc;
+    const int nv = s->nv, nw = w->poly.nw;
     mbsi_polytope_eval(&w->poly, s, s->q);
     const double *B = w->poly.B;
     mbs_crba(m, d, s->q, w->M);
@@ -125,10 +116,10 @@ static int step(mbs_stepper *st, double h, mbs_step_stats *stats)
     for (int j = 0; j < nw; j++) dmax = fmax(dmax, w->H[j + (size_t)nw * j]);
     for (int j = 0; j < nw; j++) w->H[j + (size_t)nw * j] += w->reg * dmax + 1e-300;
     mbs_error qerr;
-    int rc = nw == 0 ? MBS_OK : mbs_qp_solve(w->qp, nw, w->H, w->g, 0, NULL, NULL, rows, w->Ain, w->bin, w->warm, w->w, &qerr);
+    int rc = mbsi_polytope_qp(&w->poly, w->H, w->g, w->warm, w->w, &qerr);
     w->warm = rc == MBS_OK;
     if (rc != MBS_OK) return mbsi_fail(&st->err, rc, "mdp: the dissipation QP failed at t = %g s: %s", s->t, qerr.msg);
-    stats->iterations = nw ? mbs_qp_last_info(w->qp)->iterations : 0;
+    stats->iterations = nw ? mbs_qp_last_info(w->poly.qp)->iterations : 0;
     stats->substeps = 1;
     /* v⁺ = v_free + h M⁻¹ B w; the forces recorded are those applied during the step, at q₋ */
     mbsi_polytope_record(&w->poly, s, w->w);

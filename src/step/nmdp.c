@@ -40,7 +40,6 @@
 
 #include "../base/base.h"
 #include "../contact/contact_internal.h"
-#include "mbs/qp.h"
 #include "step_internal.h"
 /* after the library headers: lapacke.h brings complex.h, whose macro I would rename an identifier */
 #include <cblas.h>
@@ -78,11 +77,9 @@ static const mbs_option_spec spec[] = {
 
 typedef struct nmdp {
     const nmdp_options *o;
-    mbs_polytope poly;
-    mbs_qp *qp;
-    int nq, nv, nw, rows;
+    mbs_polytope poly;               /* the contact model and the weights' QP */
+    int nq, nv, nw;
     double h;                        /* the sub-step being solved */
-    double *Ain, *bin;
     double *q0, *v0, *qn;            /* start of the sub-step (nq, nv), θ (nq) */
     double *vn, *an, *G, *delta, *dtrial, *gK, *dT, *newton, *tau;
     double *w, *x, *wprev;           /* nw */
@@ -95,14 +92,11 @@ typedef struct nmdp {
     /* statistics of the current step */
     int outer, substeps, converged_all;
     double min_alpha, dt_full;
-    void *block;
 } nmdp;
 
 static void layout(mbs_carver *c, nmdp *w)
 {
-    size_t nq = (size_t)w->nq, nv = (size_t)w->nv, nw = (size_t)w->nw, rows = (size_t)w->rows, nn = nv * nv;
-    w->Ain = mbsi_carve_doubles(c, rows * nw);
-    w->bin = mbsi_carve_doubles(c, rows);
+    size_t nq = (size_t)w->nq, nv = (size_t)w->nv, nw = (size_t)w->nw, nn = nv * nv;
     w->q0 = mbsi_carve_doubles(c, nq);
     w->qn = mbsi_carve_doubles(c, nq);
     double **vecv[] = {&w->v0, &w->vn, &w->an, &w->G, &w->delta, &w->dtrial, &w->gK, &w->dT, &w->newton, &w->tau};
@@ -120,11 +114,8 @@ static void layout(mbs_carver *c, nmdp *w)
 
 static void fini(mbs_stepper *st)
 {
-    nmdp *w = st->impl;
-    if (!w) return;
-    mbsi_polytope_fini(&w->poly);
-    mbs_qp_free(w->qp);
-    free(w->block);
+    nmdp *w = st->impl;   /* one block: the struct and every buffer */
+    if (w) mbsi_polytope_fini(&w->poly);
     free(w);
     st->impl = NULL;
 }
@@ -132,24 +123,22 @@ static void fini(mbs_stepper *st)
 static int init(mbs_stepper *st, mbs_error *err)
 {
     mbs_system *s = st->sys;
-    nmdp *w = calloc(1, sizeof *w);
-    if (!w) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
-    st->impl = w;
-    w->o = st->opts;
-    if (mbsi_polytope_init(&w->poly, s, &w->o->poly, err) != MBS_OK) { fini(st); return err ? err->code : MBS_ERR_ARG; }
-    w->nq = s->nq;
-    w->nv = s->nv;
-    w->nw = w->poly.nw;
-    w->rows = w->nw + w->poly.nc;
+    nmdp head = {0};
+    head.o = st->opts;
+    if (mbsi_polytope_init(&head.poly, s, &head.o->poly, err) != MBS_OK) return err ? err->code : MBS_ERR_ARG;
+    head.nq = s->nq;
+    head.nv = s->nv;
+    head.nw = head.poly.nw;
+    head.resets = s->resets;
     mbs_carver c = {NULL, 0};
+    mbsi_carve(&c, sizeof head);
+    layout(&c, &head);
+    nmdp *w = mbsi_carver_alloc(&c);
+    if (!w) { mbsi_polytope_fini(&head.poly); return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); }
+    mbsi_carve(&c, sizeof head);
+    *w = head;
     layout(&c, w);
-    if (!mbsi_carver_alloc(&c)) { fini(st); return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); }
-    w->block = c.base;
-    layout(&c, w);
-    w->qp = w->nw ? mbs_qp_new(w->nw, 0, w->rows, err) : NULL;   /* no contact point: no weights */
-    if (w->nw && !w->qp) { fini(st); return err ? err->code : MBS_ERR_NOMEM; }
-    mbsi_polytope_constraints(&w->poly, w->Ain, w->bin);
-    w->resets = s->resets;
+    st->impl = w;
     return MBS_OK;
 }
 
@@ -344,7 +333,7 @@ static int pgm(nmdp *w, mbs_system *s, int *converged)
             for (int j = 0; j < nw; j++) x -= w->Q[i + (size_t)nw * j] * w->w[j];
             w->c[i] = x;
         }
-        if (mbs_qp_solve(w->qp, nw, w->Q, w->c, 0, NULL, NULL, w->rows, w->Ain, w->bin, qp_warm, w->x, NULL) != MBS_OK)
+        if (mbsi_polytope_qp(&w->poly, w->Q, w->c, qp_warm, w->x, NULL) != MBS_OK)
             return 1;
         qp_warm = 1;
         double dw = 0;
