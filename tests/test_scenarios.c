@@ -55,7 +55,8 @@ static const char *const SOLO[] = {"solo_squat", "solo_jump", "solo_trot"};
 static double test_dt(const char *stepper, const mbs_scenario *sc)
 {
     if (strcmp(stepper, "expo") == 0) return sc->dt;
-    if (strcmp(stepper, "implicit_euler") == 0) return fmin(sc->controller_dt, 0.002);
+    if (strcmp(stepper, "implicit_euler") == 0 || strcmp(stepper, "nmdp") == 0 || strcmp(stepper, "mdp") == 0)
+        return fmin(sc->controller_dt, 0.002);
     return 1.0 / 16000;
 }
 

@@ -133,8 +133,9 @@ static run simulate(const char *file, const char *stepper, double dt, double dur
     return r;
 }
 
-/* Quantity `which` (0: torso height z, 1: distance from the start) of run r at time t, linear
- * between steps. */
+/* Quantity `which` (0: torso height z, 1: distance walked, the base's progress along x, the
+ * walk's heading: the crawl's sideways sway is not distance) of run r at time t, linear between
+ * steps. */
 static double sample(const run *r, int which, double t)
 {
     double dt = r->t[1] - r->t[0];
@@ -142,8 +143,8 @@ static double sample(const run *r, int which, double t)
     if (i >= r->n) i = r->n - 1;
     if (i < 0) i = 0;
     double a = (t - r->t[i]) / dt;
-    double q0 = which ? hypot(r->x[i] - r->x[0], r->y[i] - r->y[0]) : r->z[i];
-    double q1 = which ? hypot(r->x[i + 1] - r->x[0], r->y[i + 1] - r->y[0]) : r->z[i + 1];
+    double q0 = which ? r->x[i] - r->x[0] : r->z[i];
+    double q1 = which ? r->x[i + 1] - r->x[0] : r->z[i + 1];
     return (1 - a) * q0 + a * q1;
 }
 
@@ -172,10 +173,10 @@ static void write_series(const char *data, const char *name, const run *r)
 {
     FILE *f = tool_open_data(PROGRAM, data, name);
     if (!f) return;
-    fprintf(f, "# t_s x_m y_m z_m tilt_deg distance_m wall_ms outer_iterations alpha\n");
+    fprintf(f, "# t_s x_m y_m z_m tilt_deg distance_x_m wall_ms outer_iterations alpha\n");
     for (long i = 0; i <= r->n; i++)
         fprintf(f, "%.6g %.6g %.6g %.6g %.6g %.6g %.6g %d %.6g\n", r->t[i], r->x[i], r->y[i], r->z[i], r->tilt[i],
-                hypot(r->x[i] - r->x[0], r->y[i] - r->y[0]), 1e3 * r->wall[i], r->iters[i], i ? r->alpha[i] : 1.0);
+                r->x[i] - r->x[0], 1e3 * r->wall[i], r->iters[i], i ? r->alpha[i] : 1.0);
     fclose(f);
 }
 
@@ -194,7 +195,7 @@ int main(int argc, char **argv)
     static run R[4][2][MAXDT];
     printf("# bench_nmdp: Pan and Hauser 2020, section VI, on scenarios/robosimian_{jump,walk}.ini, %g s each\n",
            duration);
-    printf("# stepper         scenario  dt_ms  status              max_tilt_deg  final_z_m  distance_m  outer_it/step  min_alpha       rtf\n");
+    printf("# stepper         scenario  dt_ms  status              max_tilt_deg  final_z_m  distance_x_m  outer_it/step  min_alpha       rtf\n");
     for (int sp = 0; sp < 4; sp++)
         for (int sc = 0; sc < 2; sc++)
             for (int i = 0; i < ndt; i++) {
@@ -208,8 +209,8 @@ int main(int argc, char **argv)
                 char status[64];
                 if (r->stable) snprintf(status, sizeof status, "stable");
                 else snprintf(status, sizeof status, "failed at %.2f s", r->t_end);
-                printf("  %-15s %-8s %6g  %-18s %12.3g %10.4f %11.4f %14.3g %10.3g %9.4g%s%s\n", steppers[sp], sname[sc],
-                       1e3 * dts[i], status, r->max_tilt, r->z[r->n], hypot(r->x[r->n] - r->x[0], r->y[r->n] - r->y[0]),
+                printf("  %-15s %-8s %6g  %-18s %12.3g %10.4f %13.4f %14.3g %10.3g %9.4g%s%s\n", steppers[sp], sname[sc],
+                       1e3 * dts[i], status, r->max_tilt, r->z[r->n], r->x[r->n] - r->x[0],
                        r->mean_iters, r->min_alpha, r->rtf, r->stable ? "" : "  ", r->stable ? "" : r->why);
                 fflush(stdout);
             }

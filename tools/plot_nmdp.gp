@@ -20,7 +20,7 @@ exists_file(f) = system("test -f '".f."' && echo 1 || echo 0") + 0
 do for [fig in "tilt height distance"] {
     scen = (fig eq "distance") ? "walk" : "jump"
     column = (fig eq "tilt") ? 5 : (fig eq "height") ? 4 : 6
-    ylab = (fig eq "tilt") ? "torso tilt (deg)" : (fig eq "height") ? "torso height z (m)" : "distance from the start (m)"
+    ylab = (fig eq "tilt") ? "torso tilt (deg)" : (fig eq "height") ? "torso height z (m)" : "distance walked along x (m)"
     set output imgdir.'/nmdp_'.fig.'.png'
     set multiplot layout 2,2 title sprintf("Robosimian %s: %s over time, step (= controller period) in {5, 7, 10, 20, 30, 50} ms", scen, ylab)
     set xlabel "time (s)"
