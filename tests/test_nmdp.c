@@ -70,8 +70,9 @@ static void test_qp_simplices(void)
     }
 }
 
-/* Robosimian with its four feet as contacts over a plane at height z_ground (some feet in it). */
-static mbs_system *robosimian(mbs_model **mo, double *q, double z_ground)
+/* Robosimian at a random posture (joints at 0.3 of their random range), its four feet as contacts,
+ * over a plane `above` m higher than its deepest foot (> 0: that foot, maybe others, in it). */
+static mbs_system *robosimian(mbs_model **mo, double *q, double above)
 {
     mbs_error err;
     *mo = mbs_model_from_urdf(tm_path("urdf/robosimian.urdf"), NULL, &err);
@@ -79,7 +80,7 @@ static mbs_system *robosimian(mbs_model **mo, double *q, double z_ground)
     mbs_system *s = mbs_system_new(*mo, 4, &err);
     mbs_material mat = {1e5, 1e5, 300, 300, 0.7};
     double n[3] = {0, 0, 1};
-    mbs_system_add_plane(s, n, z_ground, &mat, &err);
+    mbs_system_add_plane(s, n, 0, &mat, &err);
     const char *feet[] = {"limb1_foot", "limb2_foot", "limb3_foot", "limb4_foot"};
     const double zero[3] = {0, 0, 0};
     for (int i = 0; i < 4; i++) mbs_system_add_contact(s, feet[i], zero, 0.02, &err);
@@ -87,6 +88,14 @@ static mbs_system *robosimian(mbs_model **mo, double *q, double z_ground)
     mbs_random_configuration(*mo, &seed, q);
     for (int k = 7; k < mbs_model_nq(*mo); k++) q[k] *= 0.3;
     q[0] = q[1] = q[2] = 0;
+    mbs_forward_kinematics(*mo, s->data, q, NULL, NULL);
+    double zmin = 1e9;
+    for (int i = 0; i < 4; i++) {
+        double R[9], p[3];
+        mbs_frame_placement(*mo, s->data, s->contacts[i].frame, R, p);
+        zmin = fmin(zmin, p[2]);
+    }
+    s->env.planes[0].offset = zmin + above;
     return s;
 }
 
@@ -97,17 +106,8 @@ static void test_contact_derivatives(void)
     mbs_model *m;
     int nq, nv;
     double qbuf[64];
-    mbs_system *s = robosimian(&m, qbuf, 0);
+    mbs_system *s = robosimian(&m, qbuf, 0.02);
     nq = mbs_model_nq(m); nv = mbs_model_nv(m);
-    /* put the plane through the deepest foot, 2 cm above it, so that it and maybe others penetrate */
-    mbs_forward_kinematics(m, s->data, qbuf, NULL, NULL);
-    double zmin = 1e9;
-    for (int i = 0; i < 4; i++) {
-        double R[9], p[3];
-        mbs_frame_placement(m, s->data, s->contacts[i].frame, R, p);
-        zmin = fmin(zmin, p[2]);
-    }
-    s->env.planes[0].offset = zmin + 0.02;
     mbs_polytope_options o = {4, 1e-3, 0.003, 500};
     mbs_polytope p;
     mbs_error err;
@@ -160,16 +160,8 @@ static void test_residual_jacobian(void)
 {
     mbs_model *m;
     double q[64];
-    mbs_system *s = robosimian(&m, q, 0);
+    mbs_system *s = robosimian(&m, q, 0.01);
     int nv = mbs_model_nv(m), nq = mbs_model_nq(m);
-    mbs_forward_kinematics(m, s->data, q, NULL, NULL);
-    double zmin = 1e9;
-    for (int i = 0; i < 4; i++) {
-        double R[9], p[3];
-        mbs_frame_placement(m, s->data, s->contacts[i].frame, R, p);
-        zmin = fmin(zmin, p[2]);
-    }
-    s->env.planes[0].offset = zmin + 0.01;
     mbs_system_set_state(s, q, NULL, 0);
     mbs_error err;
     mbs_option opt = {"force_scale", "800"};

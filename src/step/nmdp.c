@@ -142,18 +142,23 @@ static int init(mbs_stepper *st, mbs_error *err)
     return MBS_OK;
 }
 
+/* θ = q₋ ⊕ δ, θ̇ = δ / h and θ̈ = (θ̇ − v₋) / h (eq. 2) into qn, vn, an. */
+static void next_state(nmdp *w, const mbs_model *m, const double *delta)
+{
+    mbs_integrate(m, w->q0, delta, w->qn);
+    for (int k = 0; k < w->nv; k++) {
+        w->vn[k] = delta[k] / w->h;
+        w->an[k] = (w->vn[k] - w->v0[k]) / w->h;
+    }
+}
+
 /* G(δ, wt) into w->G, leaving θ = q₋ ⊕ δ, θ̇, θ̈ in qn, vn, an and the polytopes evaluated at θ.
  * Returns ‖G‖∞ (NAN when not finite). */
 static double residual(nmdp *w, mbs_system *s, const double *delta, const double *wt)
 {
     const mbs_model *m = s->model;
     const int nv = w->nv, nw = w->nw;
-    const double h = w->h;
-    mbs_integrate(m, w->q0, delta, w->qn);
-    for (int k = 0; k < nv; k++) {
-        w->vn[k] = delta[k] / h;
-        w->an[k] = (w->vn[k] - w->v0[k]) / h;
-    }
+    next_state(w, m, delta);
     mbs_rnea(m, s->data, w->qn, w->vn, w->an, w->G);
     mbsi_polytope_eval(&w->poly, s, w->qn);
     /* the joint impedance (the stable PD) at the end of the step, with the torque */
@@ -177,11 +182,7 @@ static void jacobian_build(nmdp *w, mbs_system *s, const double *delta, const do
     const int nv = w->nv;
     const size_t nn = (size_t)nv * (size_t)nv;
     const double h = w->h;
-    mbs_integrate(m, w->q0, delta, w->qn);
-    for (int k = 0; k < nv; k++) {
-        w->vn[k] = delta[k] / h;
-        w->an[k] = (w->vn[k] - w->v0[k]) / h;
-    }
+    next_state(w, m, delta);
     mbs_rnea_derivatives(m, s->data, w->qn, w->vn, w->an, w->Gq, w->Gv, w->M);
     mbsi_polytope_eval(&w->poly, s, w->qn);
     memset(w->Cq, 0, nn * sizeof(double));
@@ -386,8 +387,8 @@ static int advance(mbs_stepper *st, double h, int depth)
         memcpy(w->wprev, w->w, (size_t)w->nw * sizeof(double));
         w->have_wprev = 1;
         w->min_alpha = fmin(w->min_alpha, h / w->dt_full);
-        /* the forces of the step, at its end (backward Euler) */
-        mbsi_polytope_eval(&w->poly, s, s->q);
+        /* the forces of the step, at its end (backward Euler): pgm() left the polytopes
+         * evaluated at the accepted θ */
         mbsi_polytope_record(&w->poly, s, w->w);
         return MBS_OK;
     }
