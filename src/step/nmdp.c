@@ -14,7 +14,7 @@
  * metric keeps MDP's defining property that a point the polytope can hold comes to rest (for the
  * linearised step it is Gauss's principle in that metric). Measured in M alone, a stiff servo makes
  * it cheaper to let a pushing foot sink into the ground than to move the body: Robosimian's
- * push-off sank its feet 4 cm at every jump at 50 ms, against 0.4 mm in the step's metric. Without
+ * push-off sank its feet 4 cm at every jump at 50 ms, against 4.5 mm in the step's metric (docs/benchmarks.md). Without
  * an impedance, K is the paper's.
  *
  * Algorithm 1, the projected gradient method (PGM): from weights w⁰, θ is projected onto the
@@ -211,7 +211,7 @@ static void jacobian_build(nmdp *w, mbs_system *s, const double *delta, const do
 /* jacobian_build, then w->A factorised in place by LU (LAPACK, partial pivoting). The paper uses
  * a rank-revealing LU to notice a near-singular ∇G (assumption A 5.2 broken); we take the pivots'
  * spread, |U_ii| against the largest, as that detector: a condition estimate (dgecon) costs as
- * much as the factorisation itself and a quarter of a Robosimian step, and complete pivoting
+ * much as the factorisation itself (measured on Robosimian: about 5 µs each), and complete pivoting
  * more. Returns 1 when ∇_δG is numerically singular. */
 static int jacobian(nmdp *w, mbs_system *s, const double *delta, const double *wt)
 {
