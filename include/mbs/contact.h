@@ -47,6 +47,12 @@ typedef struct mbs_environment {
 int mbs_environment_query(const mbs_environment *env, const double center[3], double radius, double *depth,
                           double normal[3], double point[3], const mbs_material **material);
 
+/* Signed distance from a sphere (radius 0: a point) at center to the nearest solid of env: gap > 0
+ * apart, < 0 penetrating (minus the depth), the outward normal of that solid and its material (may
+ * be NULL). Returns 0 (gap = +inf) when the environment has no solid. */
+int mbs_environment_distance(const mbs_environment *env, const double center[3], double radius, double *gap,
+                             double normal[3], const mbs_material **material);
+
 /* A system bundles a model (not owned), its data, the environment, the contact points and the
  * state (q, v, τ, t) that a stepper advances. It is opaque: a program reads and sets its state
  * with the functions below, and a stepper notices when the state was set from outside. */
@@ -57,7 +63,8 @@ typedef struct mbs_contact_info {
     const char *name;             /* the frame's name */
     int frame;                    /* model frame the point is attached to */
     double offset[3];             /* local offset in that frame (m) */
-    double radius;                /* 0: a point; > 0: a sphere (m) */
+    double radius;                /* 0: a point; > 0: a sphere or a rim (m) */
+    double axis[3];               /* a rim's axis in the frame; zero for a point or a sphere */
     int active;                   /* 1 while in contact */
     int slipping;                 /* 1 when the force was on the friction cone's boundary */
     double position[3];           /* world position of the touching point (m) */
@@ -76,6 +83,13 @@ void mbs_system_free(mbs_system *s);   /* NULL is fine; the model stays */
 /* Adds a contact point on the named frame; returns its index or -1 with err filled. */
 int mbs_system_add_contact(mbs_system *s, const char *frame, const double offset[3], double radius,
                            mbs_error *err);
+/* Adds a circular rim contact on the named frame: the circle of radius `radius` (m, > 0) centred at
+ * `center` in the frame, in the plane normal to `axis` (frame coordinates, normalised here), a
+ * wheel's or a passive walker's rounded foot; it touches at the rim point nearest the ground.
+ * Stepped by the rigid-contact steppers (rigid, adaptive around rigid); the spring-damper and
+ * polytope steppers refuse a system with rims. Returns its index or -1 with err filled. */
+int mbs_system_add_rim(mbs_system *s, const char *frame, const double center[3], const double axis[3],
+                       double radius, mbs_error *err);
 /* Adds the solid half-space n·x <= offset (n normalised here) of material mat; 0 or an error. */
 int mbs_system_add_plane(mbs_system *s, const double normal[3], double offset, const mbs_material *mat,
                          mbs_error *err);

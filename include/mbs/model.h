@@ -34,8 +34,13 @@ typedef enum mbs_frame_type {
 
 /* ---- loading ---- */
 
+enum { MBS_ROOT_FIXED = 0, MBS_ROOT_FREE = 1, MBS_ROOT_PLANAR = 2 };
+
 typedef struct mbs_urdf_options {
-    int floating_base;   /* 1: free-flyer joint "root_joint" on the root link; 0: root fixed to the world */
+    /* 1 (MBS_ROOT_FREE): free-flyer joint "root_joint" on the root link; 0 (MBS_ROOT_FIXED): root
+     * fixed to the world; 2 (MBS_ROOT_PLANAR): planar joint "root_joint" in the world x-z plane
+     * (normal y: x, z and the pitch about y), for planar models such as a rimless wheel */
+    int floating_base;
     int strict;          /* 1: inertias violating the triangle inequality are errors, not warnings */
     /* Lower bounds on every moving body's mass (kg) and principal moments about its centre of
      * mass (kg m²), as MuJoCo's compiler options boundmass and boundinertia: they give the

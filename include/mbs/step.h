@@ -20,6 +20,9 @@ typedef struct mbs_step_stats {
     int nonconverged;   /* 1 when a solver stopped before reaching its tolerance */
     double residual;    /* final residual of an implicit scheme */
     double alpha;       /* the smallest fraction of dt a sub-step of the scheme took (1: dt whole) */
+    double min_dt;      /* the shortest sub-step (s) of a scheme that chooses its steps (rigid's conservative
+                           advancement, adaptive's error control); 0: not reported */
+    int rejected;       /* sub-steps an error-controlled scheme tried and refused (adaptive) */
 } mbs_step_stats;
 
 typedef struct mbs_stepper mbs_stepper;
@@ -40,6 +43,10 @@ mbs_stepper *mbs_stepper_new(const char *name, mbs_system *sys, const mbs_option
  * step or its state is no longer finite (MBS_ERR_NUMERIC, naming the joint and the time;
  * mbs_stepper_last_error says why). Never hands back a NaN state as success. Allocates nothing. */
 int mbs_stepper_step(mbs_stepper *st, double dt, mbs_step_stats *stats);
+/* Exponential velocity dissipation (Zapolsky and Drumwright 2015, sec. IV-E), for any scheme:
+ * after each step v ← (1 − λ) v. λ in [0, 1]; 0 (the default) is none, 1 stops the system each
+ * step. MBS_ERR_ARG for a λ out of range. */
+int mbs_stepper_set_dissipation(mbs_stepper *st, double lambda);
 /* Why the last mbs_stepper_step failed (code MBS_OK after a step that did not). */
 const mbs_error *mbs_stepper_last_error(const mbs_stepper *st);
 /* Frees a stepper (NULL is fine); its system stays. */

@@ -16,7 +16,8 @@ typedef struct mbs_contact {
     char name[MBS_NAME_LEN];
     int frame;                    /* model frame the point is attached to */
     double offset[3];             /* local offset in that frame */
-    double radius;                /* 0: a point; > 0: a sphere, touching at its deepest point */
+    double radius;                /* 0: a point; > 0: a sphere, touching at its deepest point, or a rim */
+    double axis[3];               /* a rim's unit axis in the frame (the circle's plane normal); zero: no rim */
     /* state */
     int active;                   /* 1 while in contact */
     int slipping;                 /* 1 when the force was limited by the friction cone in the last update */
@@ -56,6 +57,14 @@ void mbsi_system_impedance_torque(const mbs_system *s, const double *q, const do
 void mbsi_contact_point_world(const mbs_model *m, const mbs_data *d, const mbs_contact *c, const double n[3],
                              double p[3], double R[9], double pf[3]);
 
+
+/* The signed gap (m; < 0: penetrating) between contact c's geometry — a point, a sphere, or a rim
+ * (c->axis non-zero) — and the nearest solid of s->env, at the placements of the last kinematics
+ * in s->data: the touching point pt (the geometry's point nearest that solid), the solid's outward
+ * normal n and material, and the geometry's centre ctr (frame placement · offset). Returns 0 (gap =
+ * +inf) when the environment is empty. */
+int mbsi_contact_gap(const mbs_system *s, const mbs_contact *c, double *gap, double n[3], double pt[3], double ctr[3],
+                     const mbs_material **mat);
 
 /* λ = −K (p − p0) − B (ṗ − ṗ0) (eq. 2) of a contact's current point and anchor, with
  * K = k_n n nᵀ + k_t (1 − n nᵀ) and B alike: no release, no cone. */
@@ -163,6 +172,10 @@ void mbsi_polytope_fini(mbs_polytope *p);
 /* Evaluates the pyramids at q: kinematics and joint Jacobians (into s->data), each point's depth,
  * normal, friction, scale and vertices, and B. Sets the contacts' normal and material. */
 void mbsi_polytope_eval(mbs_polytope *p, mbs_system *s, const double *q);
+/* The k edges n + μ t^a of a friction pyramid about the unit normal n (3 x k into dir), t^a evenly
+ * spaced unit tangents starting from the world x axis projected on the surface (y for a normal
+ * along x). */
+void mbsi_pyramid_edges(const double n[3], double mu, int k, double *dir);
 /* The world force V_i w_i of contact i (w: all nw weights) at the last evaluation. */
 void mbsi_polytope_force(const mbs_polytope *p, int i, const double *w, double f[3]);
 /* Adds ∂(B(q) w)/∂q (w held; tangent space) to dtau_dq (nv x nv), at the last evaluation (reads
@@ -179,5 +192,63 @@ int mbsi_polytope_qp(mbs_polytope *p, const double *H, const double *g, int warm
 /* Records the weights' forces into the contacts (force, point, depth, active = touching,
  * slipping = on the pyramid's boundary) and s->fext, at the last evaluation. */
 void mbsi_polytope_record(const mbs_polytope *p, mbs_system *s, const double *w);
+
+/* ---- rigid contact: inelastic impulses of maximal dissipation (impact.c; Zapolsky and Drumwright
+ * 2015, eqs. 1–5) ----
+ * k(v*): the post-impact velocity v⁺ = v* + M⁻¹ Σ_i J_iᵀ p_i: normal impulses of an inelastic
+ * impact (p_n >= 0 ⊥ n_iᵀ J_i v⁺ >= −gap_i / H: a point may close its gap in the next step H, not
+ * pass it; a penetration is pushed out by the fraction erp per step), then friction impulses in
+ * each contact's pyramid bounded by μ p_n that dissipate the most kinetic energy; two QPs of the
+ * engine's one solver (see impact.c). */
+typedef struct mbs_impact_options {
+    int vertices;                  /* k */
+    double margin;                 /* m: nearer points enter the impact problem */
+    double erp;                    /* fraction of a penetration removed per step */
+    int predict;                   /* 1: points that would pass the surface within the step enter too */
+} mbs_impact_options;
+
+extern const mbs_option_table mbsi_impact_option_table;
+
+typedef struct mbs_impact {
+    int nc, k, nv, nw;             /* contact points, pyramid tangents, velocities, max impulses nc (1 + k) */
+    double margin, erp;
+    int predict;
+    mbs_qp *qp;
+    int nnear;                     /* contacts in the last impact problem */
+    int *near;                     /* nc: their indices */
+    int *fric;                     /* nc: the first friction column of each near contact in stage 2, or -1 */
+    double *gap, *normal, *point;  /* nc, 3 nc, 3 nc: each contact's gap, normal, touching point */
+    double *dir;                   /* 3 k nc: the pyramid's edge directions n + μ t_a */
+    double *J;                     /* 6 x nv: a frame Jacobian */
+    double *Jn;                    /* nc x nv: the normal rows nᵀ J of the near contacts */
+    double *Jt;                    /* 3 nc x nv: their point Jacobians (linear part) */
+    double *M, *B, *MB;            /* nv x nv; nv x nw: [J_iᵀ n_i, J_iᵀ t_a] and M⁻¹ B */
+    double *H, *g, *Ain, *bin, *beta;
+    double *cvec, *pbar;           /* the impulses' work coefficients; stage 1's normal impulses */
+    double *vel;                   /* 6 nc: the contacts' centre velocities (eq. 3–4 bounds) */
+    void *block;
+} mbs_impact;
+
+/* The impact model of s's contact points with options o; the only allocation. */
+int mbsi_impact_init(mbs_impact *im, const mbs_system *s, const mbs_impact_options *o, mbs_error *err);
+void mbsi_impact_fini(mbs_impact *im);
+/* k(·) at configuration q after a step h: v (nv) holds v* on entry and v⁺ on return. A point may
+ * approach at gap / max(h, horizon): horizon is the longest step of eq. 1 that can follow (the
+ * caller's whole step), so that a short sub-step's impulse cannot carry a point through the
+ * surface in a longer one after it.
+ * Records each contact's state (active: an impulse pushes; lambda: the impulse over h, N; depth,
+ * point, normal, point velocity) and the wrenches in s->fext. Overwrites the kinematics in s->data.
+ * Returns MBS_OK or the QP's error, with err filled. */
+int mbsi_impact_apply(mbs_impact *im, mbs_system *s, const double *q, double *v, double h, double horizon,
+                      mbs_error *err);
+/* Conservative advancement (eq. 3; eq. 4 with ev): the longest time the state (q, v) may move at
+ * constant velocity before a contact geometry farther than the margin from the environment can
+ * touch it: its gap over a bound on its closing speed, that of its body's origin along the normal
+ * plus |n × ω| r_max (r_max: the geometry's reach from that origin, its centre's distance plus its
+ * radius). Exact for a rigid body whose origin moves in a straight line (rigid.c integrates a
+ * free-flyer so); an estimate, as the paper's, for the bodies of a chain. ev (nv, may be NULL) is
+ * an error estimate of v whose share eq. 4 adds (|n|ᵀ|e_ẋ| and g(ω, e_ω) of eq. 5). INFINITY when
+ * nothing can touch. Overwrites the kinematics in s->data. */
+double mbsi_impact_advance_time(mbs_impact *im, mbs_system *s, const double *q, const double *v, const double *ev);
 
 #endif

@@ -140,13 +140,8 @@ void mbsi_polytope_eval(mbs_polytope *p, mbs_system *s, const double *q)
         p->depth[i] = depth;
         p->s[i] = p->c * ((depth > 0 ? x * x * x : 0) + p->zeta);
         p->ds[i] = depth > 0 ? 3 * p->c * x * x / p->unit : 0;
-        double t1[3], t2[3], mu = c->material.mu;
-        tangents(nn, t1, t2);
         double *dir = p->dir + (size_t)3 * k * i;
-        for (int a = 0; a < k; a++) {
-            double th = 2 * MBS_PI * a / k, ca = cos(th), sa = sin(th);
-            for (int r = 0; r < 3; r++) dir[3 * a + r] = nn[r] + mu * (ca * t1[r] + sa * t2[r]);
-        }
+        mbsi_pyramid_edges(nn, c->material.mu, k, dir);
         /* B's block: column a is J_xᵀ v_x^a = s Σ_j pt(S_j, p)·dir_a on the support */
         const int *sup = p->support + (size_t)nv * i;
         for (int e = 0; e < p->nsupport[i]; e++) {
@@ -157,6 +152,16 @@ void mbsi_polytope_eval(mbs_polytope *p, mbs_system *s, const double *q)
             for (int r = 0; r < 3; r++) Jj[r] = S[r] + t[r];
             for (int a = 0; a < k; a++) p->B[j + (size_t)nv * ((size_t)k * i + a)] = p->s[i] * v3_dot(Jj, dir + 3 * a);
         }
+    }
+}
+
+void mbsi_pyramid_edges(const double n[3], double mu, int k, double *dir)
+{
+    double t1[3], t2[3];
+    tangents(n, t1, t2);
+    for (int a = 0; a < k; a++) {
+        double th = 2 * MBS_PI * a / k, ca = cos(th), sa = sin(th);
+        for (int r = 0; r < 3; r++) dir[3 * a + r] = n[r] + mu * (ca * t1[r] + sa * t2[r]);
     }
 }
 

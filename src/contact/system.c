@@ -118,6 +118,7 @@ int mbs_system_contact(const mbs_system *s, int i, mbs_contact_info *out)
     out->frame = c->frame;
     memcpy(out->offset, c->offset, sizeof out->offset);
     out->radius = c->radius;
+    memcpy(out->axis, c->axis, sizeof out->axis);
     out->active = c->active;
     out->slipping = c->slipping;
     memcpy(out->position, c->p, sizeof out->position);
@@ -153,6 +154,24 @@ int mbs_system_add_contact(mbs_system *s, const char *frame, const double offset
     c->radius = radius;
     c->normal[2] = 1;
     return s->ncontacts++;
+}
+
+int mbs_system_add_rim(mbs_system *s, const char *frame, const double center[3], const double axis[3], double radius,
+                       mbs_error *err)
+{
+    double n = axis ? sqrt(v3_dot(axis, axis)) : 0;
+    if (!(n > 0) || !isfinite(n)) {
+        mbsi_fail(err, MBS_ERR_ARG, "rim contact '%s': the axis must be a finite non-zero vector", frame ? frame : "(null)");
+        return -1;
+    }
+    if (!(radius > 0)) {
+        mbsi_fail(err, MBS_ERR_ARG, "rim contact '%s': radius %g must be > 0", frame ? frame : "(null)", radius);
+        return -1;
+    }
+    int i = mbs_system_add_contact(s, frame, center, radius, err);
+    if (i < 0) return -1;
+    for (int k = 0; k < 3; k++) s->contacts[i].axis[k] = axis[k] / n;
+    return i;
 }
 
 static int check_material(const mbs_material *mt, const char *what, mbs_error *err)

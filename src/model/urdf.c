@@ -478,7 +478,7 @@ static int add_frame(urdf_ctx *c, const xmlChar *name, int body, const double R[
     return 0;
 }
 
-/* The root link: on a free-flyer "root_joint" (floating base) or on the world. */
+/* The root link: on a free-flyer or planar "root_joint" (floating base) or on the world. */
 static int attach_root(urdf_ctx *c, int root)
 {
     urdf_link *l = &c->links[root];
@@ -489,7 +489,10 @@ static int attach_root(urdf_ctx *c, int root)
     if (c->opt->floating_base) {
         if (xmlHashLookup(c->joint_ids, BAD_CAST "root_joint"))
             return fail(c, l->node, MBS_ERR_MODEL, "a joint is already named 'root_joint', the floating base's name");
-        l->body = mbs_model_add_joint(c->m, -1, MBS_JOINT_FREEFLYER, "root_joint", NULL, NULL, NULL, c->err);
+        static const double normal_y[3] = {0, 1, 0};
+        int planar = c->opt->floating_base == MBS_ROOT_PLANAR;
+        l->body = mbs_model_add_joint(c->m, -1, planar ? MBS_JOINT_PLANAR : MBS_JOINT_FREEFLYER, "root_joint", NULL, NULL,
+                                      planar ? normal_y : NULL, c->err);
         if (l->body < 0) return builder_failed(c, l->node);
         if (mbs_model_set_body_name(c->m, l->body, (const char *)l->name) != MBS_OK)
             return fail(c, l->node, MBS_ERR_NOMEM, "out of memory");

@@ -341,5 +341,5 @@ const mbs_stepper_type mbsi_stepper_implicit_euler = {
      "stiff contacts at large steps, at a price",
      &(const mbs_option_table){"implicit_euler", spec, (int)(sizeof spec / sizeof *spec), NULL, 0,
                                sizeof(implicit_euler_options)}},
-    init, step, fini, 0,
+    init, step, fini, 0, 0,
 };

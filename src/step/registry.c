@@ -17,7 +17,8 @@
     X(implicit_euler)   \
     X(variational)      \
     X(mdp)              \
-    X(nmdp)
+    X(nmdp)             \
+    X(rigid)
 
 #define DECLARE(name) extern const mbs_stepper_type mbsi_stepper_##name;
 #define ENTRY(name) &mbsi_stepper_##name,
@@ -55,6 +56,11 @@ mbs_stepper *mbs_stepper_new(const char *name, mbs_system *sys, const mbs_option
         return NULL;
     }
     if (!sys) { mbsi_fail(err, MBS_ERR_ARG, "stepper '%s': no system", name); return NULL; }
+    if (!t->rims && mbsi_system_has_rims(sys)) {
+        mbsi_fail(err, MBS_ERR_ARG, "stepper '%s' does not step rim contacts: use a rigid-contact stepper (rigid, or adaptive "
+                  "around it)", name);
+        return NULL;
+    }
     mbs_stepper *st = calloc(1, sizeof *st);
     if (!st) { mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
     st->type = t;
@@ -141,10 +147,26 @@ int mbs_stepper_step(mbs_stepper *st, double dt, mbs_step_stats *stats)
             mbsi_fail(&st->err, rc, "%s: the step from t = %g s failed (code %d)", st->type->info.name, t0, rc);
         return rc;
     }
+    if (st->dissipation > 0)
+        for (int k = 0; k < sys->nv; k++) sys->v[k] *= 1 - st->dissipation;
     if (!isfinite(sys->t))
         return mbsi_fail(&st->err, MBS_ERR_NUMERIC, "%s: the time is %g after the step from t = %.9g s (dt = %g s)",
                          st->type->info.name, sys->t, t0, dt);
     return MBS_OK;
+}
+
+int mbs_stepper_set_dissipation(mbs_stepper *st, double lambda)
+{
+    if (!st || !(lambda >= 0 && lambda <= 1)) return MBS_ERR_ARG;
+    st->dissipation = lambda;
+    return MBS_OK;
+}
+
+int mbsi_system_has_rims(const mbs_system *s)
+{
+    for (int i = 0; i < s->ncontacts; i++)
+        if (s->contacts[i].axis[0] != 0 || s->contacts[i].axis[1] != 0 || s->contacts[i].axis[2] != 0) return 1;
+    return 0;
 }
 
 const mbs_error *mbs_stepper_last_error(const mbs_stepper *st) { return &st->err; }

@@ -24,6 +24,9 @@ typedef struct mbs_stepper_type {
     /* 1: step() applies the system's joint impedance itself (implicitly); 0: the registry adds its
      * torque at the start of each step to τ for the duration of the step */
     int impedance;
+    /* 1: step() handles circular rim contacts (the rigid-contact schemes); 0: a system with rims is
+     * refused when the stepper is created */
+    int rims;
 } mbs_stepper_type;
 
 struct mbs_stepper {
@@ -32,7 +35,11 @@ struct mbs_stepper {
     void *opts;                    /* the struct the scheme's table filled (owned) */
     void *impl;
     mbs_error err;                 /* why the last step failed: a scheme fills it with mbsi_fail */
+    double dissipation;            /* λ of mbs_stepper_set_dissipation: v ← (1 − λ) v after each step */
 };
+
+/* 1 when one of s's contacts is a rim. */
+int mbsi_system_has_rims(const mbs_system *s);
 
 /* Steppers that need only scratch vectors keep them as st->impl = one carved block of nbuf
  * zeroed arrays of n doubles each; these make and free it (only at init / fini). */
