@@ -18,7 +18,8 @@
     X(variational)      \
     X(mdp)              \
     X(nmdp)             \
-    X(rigid)
+    X(rigid)            \
+    X(adaptive)
 
 #define DECLARE(name) extern const mbs_stepper_type mbsi_stepper_##name;
 #define ENTRY(name) &mbsi_stepper_##name,
