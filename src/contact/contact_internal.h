@@ -198,10 +198,10 @@ void mbsi_polytope_record(const mbs_polytope *p, mbs_system *s, const double *w)
  * k(v*): the post-impact velocity v⁺ = v* + M⁻¹ Σ_i J_iᵀ p_i: normal impulses of an inelastic
  * impact (p_n >= 0 ⊥ n_iᵀ J_i v⁺ >= −gap_i / H: a point may close its gap in the next step H, not
  * pass it; a penetration is pushed out by the fraction erp per step), then friction impulses in
- * each contact's pyramid bounded by μ p_n that dissipate the most kinetic energy; two QPs of the
+ * each contact's polygon of radius μ p_n that dissipate the most kinetic energy; two QPs of the
  * engine's one solver (see impact.c). */
 typedef struct mbs_impact_options {
-    int vertices;                  /* k */
+    int sides;                     /* k: of the friction polygon */
     double margin;                 /* m: nearer points enter the impact problem */
     double erp;                    /* fraction of a penetration removed per step */
     int predict;                   /* 1: points that would pass the surface within the step enter too */
@@ -210,7 +210,7 @@ typedef struct mbs_impact_options {
 extern const mbs_option_table mbsi_impact_option_table;
 
 typedef struct mbs_impact {
-    int nc, k, nv, nw;             /* contact points, pyramid tangents, velocities, max impulses nc (1 + k) */
+    int nc, k, nv, nw;             /* contact points, friction polygon sides, velocities, max impulses 3 nc */
     double margin, erp;
     int predict;
     mbs_qp *qp;
@@ -218,11 +218,10 @@ typedef struct mbs_impact {
     int *near;                     /* nc: their indices */
     int *fric;                     /* nc: the first friction column of each near contact in stage 2, or -1 */
     double *gap, *normal, *point;  /* nc, 3 nc, 3 nc: each contact's gap, normal, touching point */
-    double *dir;                   /* 3 k nc: the pyramid's edge directions n + μ t_a */
+    double *dir;                   /* 6 nc: two unit tangents of each near contact */
     double *J;                     /* 6 x nv: a frame Jacobian */
-    double *Jn;                    /* nc x nv: the normal rows nᵀ J of the near contacts */
     double *Jt;                    /* 3 nc x nv: their point Jacobians (linear part) */
-    double *M, *B, *MB;            /* nv x nv; nv x nw: [J_iᵀ n_i, J_iᵀ t_a] and M⁻¹ B */
+    double *M, *B, *MB;            /* nv x nv; nv x nw: [J_iᵀ n_i, J_iᵀ t_1, J_iᵀ t_2] and M⁻¹ B */
     double *H, *g, *Ain, *bin, *beta;
     double *cvec, *pbar;           /* the impulses' work coefficients; stage 1's normal impulses */
     double *vel;                   /* 6 nc: the contacts' centre velocities (eq. 3–4 bounds) */

@@ -9,9 +9,9 @@
  *     p_n >= 0 ⊥ n·J v⁺ >= c, with c = −gap/h: a point may close its gap within the next step of
  *     eq. 1 but not pass it (Stewart and Trinkle's linearised non-penetration), and no impulse acts
  *     on a point that does not need one; a point already inside is pushed out by erp of its depth;
- *  2. friction by maximal dissipation: the least kinetic energy over friction impulses in each
- *     contact's pyramid of k tangents, bounded by μ times the normal impulse of stage 1, with the
- *     normal impulses free again (so that a tipping or rolling body stays out of the ground).
+ *  2. friction by maximal dissipation: the least kinetic energy over tangential impulses in each
+ *     contact's k-gon circumscribing the disc of radius μ times its normal impulse of stage 1, with
+ *     the normal impulses free again (so that a tipping or rolling body stays out of the ground).
  * Minimising the energy over normal and friction impulses together would rather push a sliding
  * body off the ground to buy more friction; the staggered stages keep Coulomb's law: a sliding
  * block decelerates at μ g, a resting point keeps zero normal velocity. */
@@ -26,8 +26,9 @@
 #include "contact_internal.h"
 
 static const mbs_option_spec spec[] = {
-    {"vertices", MBS_OPT_INT, "", 3, 64, 0, "4", NULL, offsetof(mbs_impact_options, vertices),
-     "k: tangent directions of each friction impulse's pyramid, evenly spaced from the world x axis"},
+    {"sides", MBS_OPT_INT, "", 3, 64, 0, "8", NULL, offsetof(mbs_impact_options, sides),
+     "k: sides of each contact's friction polygon, which circumscribes Coulomb's disc (μ exactly along its facet "
+     "normals, evenly spaced from the world x axis; at most μ / cos(π/k) between them)"},
     {"margin", MBS_OPT_REAL, "m", 0, 1, 0, "1e-3", NULL, offsetof(mbs_impact_options, margin),
      "points nearer the environment than this (or that would reach it within the step) enter the impact problem; "
      "farther ones bound the conservative advancement"},
@@ -42,7 +43,7 @@ const mbs_option_table mbsi_impact_option_table = {"impact", spec, (int)(sizeof 
 
 static void layout(mbs_carver *cv, mbs_impact *im)
 {
-    size_t nc = (size_t)im->nc, k = (size_t)im->k, nv = (size_t)im->nv, nw = (size_t)im->nw, rows = nw + nc;
+    size_t nc = (size_t)im->nc, k = (size_t)im->k, nv = (size_t)im->nv, nw = (size_t)im->nw, rows = nc * (1 + k);
     im->cvec = mbsi_carve_doubles(cv, nw);
     im->pbar = mbsi_carve_doubles(cv, nc);
     im->near = mbsi_carve_ints(cv, nc);
@@ -50,9 +51,8 @@ static void layout(mbs_carver *cv, mbs_impact *im)
     im->gap = mbsi_carve_doubles(cv, nc);
     im->normal = mbsi_carve_doubles(cv, 3 * nc);
     im->point = mbsi_carve_doubles(cv, 3 * nc);
-    im->dir = mbsi_carve_doubles(cv, 3 * k * nc);
+    im->dir = mbsi_carve_doubles(cv, 6 * nc);
     im->J = mbsi_carve_doubles(cv, 6 * nv);
-    im->Jn = mbsi_carve_doubles(cv, nc * nv);
     im->Jt = mbsi_carve_doubles(cv, 3 * nc * nv);
     im->M = mbsi_carve_doubles(cv, nv * nv);
     im->B = mbsi_carve_doubles(cv, nv * nw);
@@ -69,9 +69,9 @@ int mbsi_impact_init(mbs_impact *im, const mbs_system *s, const mbs_impact_optio
 {
     memset(im, 0, sizeof *im);
     im->nc = s->ncontacts;
-    im->k = o->vertices;
+    im->k = o->sides;
     im->nv = s->nv;
-    im->nw = im->nc * (1 + im->k);
+    im->nw = 3 * im->nc;
     im->margin = o->margin;
     im->erp = o->erp;
     im->predict = o->predict;
@@ -81,7 +81,7 @@ int mbsi_impact_init(mbs_impact *im, const mbs_system *s, const mbs_impact_optio
     im->block = cv.base;
     layout(&cv, im);
     if (im->nw == 0) return MBS_OK;
-    im->qp = mbs_qp_new(im->nw, 0, im->nw + im->nc, err);
+    im->qp = mbs_qp_new(im->nw, 0, im->nc * (1 + im->k), err);
     if (!im->qp) { mbsi_impact_fini(im); return err ? err->code : MBS_ERR_NOMEM; }
     return MBS_OK;
 }
@@ -108,9 +108,9 @@ static void point_jacobian(mbs_impact *im, const mbs_system *s, const mbs_contac
 }
 
 /* One QP of the impulses x (n of them, directions B: nv x n, M⁻¹ B in MB) about the velocity v:
- *   min ½ xᵀ (Bᵀ M⁻¹ B) x + xᵀ (Bᵀ v − c)  s.t.  x >= 0 and the rows of Ain, bin past the first n,
- * i.e. the least kinetic energy of v + M⁻¹ B x less the work c·x; the result into im->beta. */
-static int impulse_qp(mbs_impact *im, int n, int rows, const double *v, const double *c, mbs_error *err)
+ *   min ½ xᵀ (Bᵀ M⁻¹ B) x + xᵀ (Bᵀ v − c)  s.t.  x_a >= 0 for a < nb and the rows of Ain, bin
+ * past the first nb, i.e. the least kinetic energy of v + M⁻¹ B x less the work c·x; into im->beta. */
+static int impulse_qp(mbs_impact *im, int n, int nb, int rows, const double *v, const double *c, mbs_error *err)
 {
     const int nv = im->nv;
     double tr = 0;
@@ -125,15 +125,14 @@ static int impulse_qp(mbs_impact *im, int n, int rows, const double *v, const do
         for (int j = 0; j < nv; j++) x += im->B[j + (size_t)nv * a] * v[j];
         im->g[a] = x - c[a];
     }
-    /* Bᵀ M⁻¹ B is only semi-definite (more contact directions than the body has freedoms, the
-     * pyramid's opposite edges): a regularisation far below its scale makes it definite for the
-     * solver and picks the least-norm impulses among equally dissipative ones */
+    /* Bᵀ M⁻¹ B is only semi-definite when the contacts have more directions than the bodies have
+     * freedoms (a box on four corners): a regularisation far below its scale makes it definite
+     * for the solver and picks the least-norm impulses among equally dissipative ones */
     double reg = 1e-10 * (tr > 0 ? tr / n : 1);
     for (int a = 0; a < n; a++) im->H[a + (size_t)n * a] += reg;
-    for (int a = 0; a < n; a++) {
-        for (int r = 0; r < n; r++) im->Ain[r + (size_t)rows * a] = r == a;
-        im->bin[a] = 0;
-    }
+    for (int a = 0; a < n; a++)
+        for (int r = 0; r < nb; r++) im->Ain[r + (size_t)rows * a] = r == a;
+    for (int r = 0; r < nb; r++) im->bin[r] = 0;
     return mbs_qp_solve(im->qp, n, im->H, im->g, 0, NULL, NULL, rows, im->Ain, im->bin, 1, im->beta, err);
 }
 
@@ -160,26 +159,27 @@ int mbsi_impact_apply(mbs_impact *im, mbs_system *s, const double *q, double *v,
         for (int j = 0; j < nv; j++) vn += v3_dot(n, Jp + 3 * j) * v[j];
         if (im->gap[i] <= im->margin || (im->predict && im->gap[i] + fmax(h, horizon) * vn < 0)) im->near[im->nnear++] = i;
     }
-    const int nn = im->nnear, nx = nn * (1 + k);
+    const int nn = im->nnear, nx = 3 * nn;
+    int nx2 = nn;
     if (nn > 0) {
-        /* directions: the normals, then the pyramid's k tangents t_a of each contact; c: the normal
-         * velocity each contact must reach, −gap/H (it may close its gap within the horizon H, the
-         * longest step of eq. 1 that can follow, not pass it) or, inside, erp · depth / h out */
+        /* directions: the normals, then two tangents of each contact; c: the normal velocity each
+         * contact must reach, −gap/H (it may close its gap within the horizon H, the longest step
+         * of eq. 1 that can follow, not pass it) or, inside, erp · depth / h out */
         for (int r = 0; r < nn; r++) {
             int i = im->near[r];
             const double *n = im->normal + 3 * i, *Jp = im->Jt + (size_t)3 * nv * i;
-            double *dir = im->dir + (size_t)3 * k * r;
-            mbsi_pyramid_edges(n, 1, k, dir);
-            for (int a = 0; a < k; a++)
-                for (int e = 0; e < 3; e++) dir[3 * a + e] -= n[e];
+            double *t = im->dir + 6 * r, e4[12];
+            mbsi_pyramid_edges(n, 1, 4, e4);   /* n + t1, n + t2, n − t1, n − t2 */
+            for (int e = 0; e < 3; e++) { t[e] = e4[e] - n[e]; t[3 + e] = e4[3 + e] - n[e]; }
             for (int j = 0; j < nv; j++) {
                 im->B[j + (size_t)nv * r] = v3_dot(Jp + 3 * j, n);
-                for (int a = 0; a < k; a++) im->B[j + (size_t)nv * (nn + k * r + a)] = v3_dot(Jp + 3 * j, dir + 3 * a);
+                im->B[j + (size_t)nv * (nn + 2 * r)] = v3_dot(Jp + 3 * j, t);
+                im->B[j + (size_t)nv * (nn + 2 * r + 1)] = v3_dot(Jp + 3 * j, t + 3);
             }
             double gap = im->gap[i];
             im->cvec[r] = gap >= 0 ? -gap / fmax(h, horizon) : -im->erp * gap / h;
         }
-        memset(im->cvec + nn, 0, sizeof(double) * (size_t)nn * (size_t)k);
+        memset(im->cvec + nn, 0, sizeof(double) * 2 * (size_t)nn);
         mbs_crba(m, d, q, im->M);
         if (mbs_ltdl(m, d, im->M) != MBS_OK)
             return mbsi_fail(err, MBS_ERR_MODEL, "impact model: the mass matrix is not positive definite at t = %g s", s->t);
@@ -187,34 +187,44 @@ int mbsi_impact_apply(mbs_impact *im, mbs_system *s, const double *q, double *v,
         mbs_ltdl_solve(m, d, im->MB, nx, nv);
         /* stage 1, the normal impulses of an inelastic impact without friction: the QP's optimality
          * conditions are the complementarity p_n >= 0 ⊥ n·J v⁺ − c >= 0 */
-        int rc = impulse_qp(im, nn, nn, v, im->cvec, err), nx2 = nn;
+        int rc = impulse_qp(im, nn, nn, nn, v, im->cvec, err);
         if (rc == MBS_OK) {
             /* stage 2, friction by maximal dissipation within μ times those normal impulses (the
-             * normal ones free again, the friction bound held): Σ_a γ_ia <= μ_i p̄_i */
+             * normal ones free again, the friction bound held): the tangential impulse f in the
+             * k-gon circumscribing Coulomb's disc, (cos θ_a t1 + sin θ_a t2)·f <= μ p̄ */
             memcpy(im->pbar, im->beta, sizeof(double) * (size_t)nn);
-            /* only the contacts stage 1 loads can rub: their friction columns move up behind the
-             * normals (a bound μ · 0 would leave the solver a degenerate point to find) */
-            nx2 = nn;
+            /* only the contacts stage 1 loads can rub: their tangent columns move up behind the
+             * normals. A bound μ · 0 (or round-off, 1e-19 beside 1e-4) would leave the solver a
+             * degenerate point to find, on which it cycles. */
+            double pmax = 0;
+            for (int r = 0; r < nn; r++) {
+                /* the scale: stage 1's impulses, or the impulse that would stop a contact's approach */
+                pmax = fmax(pmax, im->pbar[r]);
+                pmax = fmax(pmax, fabs(im->g[r]) / im->H[r + (size_t)nn * r]);
+            }
             for (int r = 0; r < nn; r++) {
                 im->fric[r] = -1;
-                if (!(im->pbar[r] > 0) || s->contacts[im->near[r]].material.mu <= 0) continue;
+                if (!(im->pbar[r] > 1e-9 * pmax) || s->contacts[im->near[r]].material.mu <= 0) continue;
                 im->fric[r] = nx2;
-                for (int a = 0; a < k; a++, nx2++)
-                    if (nx2 != nn + k * r + a) {
-                        memcpy(im->B + (size_t)nv * nx2, im->B + (size_t)nv * (nn + k * r + a), sizeof(double) * (size_t)nv);
-                        memcpy(im->MB + (size_t)nv * nx2, im->MB + (size_t)nv * (nn + k * r + a), sizeof(double) * (size_t)nv);
+                for (int a = 0; a < 2; a++, nx2++)
+                    if (nx2 != nn + 2 * r + a) {
+                        memcpy(im->B + (size_t)nv * nx2, im->B + (size_t)nv * (nn + 2 * r + a), sizeof(double) * (size_t)nv);
+                        memcpy(im->MB + (size_t)nv * nx2, im->MB + (size_t)nv * (nn + 2 * r + a), sizeof(double) * (size_t)nv);
                     }
             }
-            int rows = nx2, nl = 0;
-            for (int r = 0; r < nn; r++) rows += im->fric[r] >= 0;
+            int rows = nn + k * ((nx2 - nn) / 2), row = nn;
             memset(im->Ain, 0, sizeof(double) * (size_t)rows * (size_t)nx2);
             for (int r = 0; r < nn; r++) {
                 if (im->fric[r] < 0) continue;
-                for (int a = 0; a < k; a++) im->Ain[nx2 + nl + (size_t)rows * (im->fric[r] + a)] = -1;
-                im->bin[nx2 + nl] = -s->contacts[im->near[r]].material.mu * im->pbar[r];
-                nl++;
+                double bound = s->contacts[im->near[r]].material.mu * im->pbar[r];
+                for (int a = 0; a < k; a++, row++) {
+                    double th = 2 * MBS_PI * a / k;
+                    im->Ain[row + (size_t)rows * im->fric[r]] = -cos(th);
+                    im->Ain[row + (size_t)rows * (im->fric[r] + 1)] = -sin(th);
+                    im->bin[row] = -bound;
+                }
             }
-            rc = impulse_qp(im, nx2, rows, v, im->cvec, err);
+            rc = impulse_qp(im, nx2, nn, rows, v, im->cvec, err);
         }
         if (rc != MBS_OK) {
             char why[MBS_ERROR_MSG_LEN];
@@ -235,8 +245,7 @@ int mbsi_impact_apply(mbs_impact *im, mbs_system *s, const double *q, double *v,
         if (r < nn)
             for (int e = 0; e < 3; e++) {
                 p[e] = im->beta[r] * im->normal[3 * i + e];
-                for (int a = 0; im->fric[r] >= 0 && a < k; a++)
-                    p[e] += im->beta[im->fric[r] + a] * im->dir[(size_t)3 * k * r + 3 * a + e];
+                for (int a = 0; im->fric[r] >= 0 && a < 2; a++) p[e] += im->beta[im->fric[r] + a] * im->dir[6 * r + 3 * a + e];
             }
         for (int e = 0; e < 3; e++) c->lambda[e] = p[e] / h;
         c->depth = isfinite(im->gap[i]) && im->gap[i] < 0 ? -im->gap[i] : 0;
