@@ -8,6 +8,9 @@
  *     written through; a directory or an unwritable path refused before the run), the summary's keys;
  *   - divergence (the stepper's error naming the joint) and leaving the box (status left_box,
  *     not a divergence; no box when the scenario sets none);
+ *   - touchdowns (recounted from the contacts' public state), the figures of sub-stepping schemes,
+ *     [model] gravity, a planar root (floating = 2), rims ([contact] rim_axis) and
+ *     [stepper] dissipation;
  *   - the leg inverse kinematics against the model's own forward kinematics. */
 #include <fcntl.h>
 #include <math.h>
@@ -219,6 +222,9 @@ static void test_bad_scenarios(void)
         {"stepper.dtt=0.001", "--set stepper.dtt=0.001: unknown key 'dtt'"},
         {"steper.dt=0.001", "--set steper.dt=0.001: unknown section [steper]"},
         {"contact.friction=-0.5", "--set contact.friction=-0.5: out of range"},
+        {"model.floating=3", "--set model.floating=3: out of range: 3"},
+        {"model.gravity=0 -9.81", "--set model.gravity=0 -9.81: expected 3 numbers"},
+        {"stepper.dissipation=-0.1", "--set stepper.dissipation=-0.1: out of range"},
     };
     for (size_t i = 0; i < sizeof sets / sizeof *sets; i++) {
         const char *one[] = {sets[i].set};
@@ -730,6 +736,339 @@ static void test_csv_destinations(void)
     }
 }
 
+/* ---- touchdowns, the figures of sub-stepping schemes, gravity, planar roots, rims, dissipation ---- */
+
+/* A scratch folder for scenario files, made once per run. */
+static const char *scratch(void)
+{
+    static char dir[64];
+    if (!dir[0]) {
+        snprintf(dir, sizeof dir, "/tmp/mbs_test_scen_XXXXXX");
+        if (!mkdtemp(dir)) dir[0] = '\0';
+    }
+    return dir;
+}
+
+static char written[8][300];   /* the files write_scenario made, removed by scratch_clean */
+
+/* Writes text to scratch()/name; returns path, where it wrote (n bytes). */
+static const char *write_scenario(const char *name, const char *text, char *path, size_t n)
+{
+    snprintf(path, n, "%s/%s", scratch(), name);
+    for (int i = 0; i < 8; i++)
+        if (!written[i][0] || strcmp(written[i], path) == 0) {
+            snprintf(written[i], sizeof written[i], "%s", path);
+            break;
+        }
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL, "cannot write %s", path);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+    return path;
+}
+
+/* Removes the scratch folder and what was written there. */
+static void scratch_clean(void)
+{
+    for (int i = 0; i < 8 && written[i][0]; i++) remove(written[i]);
+    if (scratch()[0]) rmdir(scratch());
+}
+
+/* The cube of tests/models (2 kg, side 0.2 m) on a planar root: x = 0.3, z = 1, pitched by 0.2
+ * rad, no contact, no controller; the rest of the keys from `extra`. */
+static void planar_cube(char *text, size_t n, const char *extra)
+{
+    snprintf(text, n,
+             "[model]\nurdf = " MBS_SOURCE_DIR "/tests/models/cube.urdf\nfloating = 2\nbase_position = 0.3 0 1\n"
+             "base_rpy = 0 0.2 0\n%s\n[controller]\ntype = none\ndt = 0.001\n[stepper]\nname = rk4\ndt = 0.001\n"
+             "[run]\nduration = 0.1\n", extra);
+}
+
+/* Counts touchdowns from the contacts' public state once per controller period, which is one
+ * step in the runs below. */
+typedef struct touch_count {
+    mbs_system *sys;
+    int was[MBS_SIM_MAX_CONTACTS];
+    int calls;
+    long touchdowns;
+} touch_count;
+
+static void touch_look(touch_count *tc)
+{
+    for (int i = 0; i < mbs_system_ncontacts(tc->sys); i++) {
+        mbs_contact_info c;
+        mbs_system_contact(tc->sys, i, &c);
+        if (tc->calls && c.active && !tc->was[i]) tc->touchdowns++;
+        tc->was[i] = c.active != 0;
+    }
+    tc->calls++;
+}
+
+static void touch_control(void *user, double t, const double *q, const double *v, double *tau)
+{
+    (void)t; (void)q; (void)v; (void)tau;
+    touch_look(user);
+}
+
+/* The trot's feet land again and again: the summary's count equals one made from the contacts'
+ * state after each step (one step per 2 ms controller period); standing still, no foot lands. */
+static void test_touchdowns(void)
+{
+    mbs_error err;
+    const char *sets[] = {"run.duration=1"};
+    mbs_scenario *sc = load(SCEN("solo_trot.ini"), sets, 1, &err);
+    if (!sc) return;
+    CHECK(fabs(sc->controller_dt - sc->dt) < 1e-15, "solo_trot: %g s controller period, %g s step", sc->controller_dt, sc->dt);
+    mbs_sim *sim = mbs_sim_new(sc, &err);
+    CHECK(sim != NULL, "solo_trot: %s", err.msg);
+    if (sim) {
+        touch_count tc = {mbs_sim_system(sim), {0}, 0, 0};
+        mbs_sim_set_control(sim, touch_control, &tc);
+        mbs_sim_summary sum;
+        CHECK(mbs_sim_run(sim, NULL, &sum, &err) == MBS_OK && !sum.diverged, "solo_trot: %s %s", err.msg, sum.reason);
+        touch_look(&tc);   /* the state the last step left */
+        CHECK(sum.touchdowns >= 8, "solo_trot: %ld touchdowns in 1 s of trot, expected at least 8", sum.touchdowns);
+        CHECK(sum.touchdowns == tc.touchdowns, "solo_trot: the summary counts %ld touchdowns, the contacts' state %ld",
+              sum.touchdowns, tc.touchdowns);
+        char buf[4096];
+        mbs_sim_summary_format(&sum, buf, sizeof buf);
+        char line[64];
+        snprintf(line, sizeof line, "\nairborne_s: %.4g\ntouchdowns: %ld\n", sum.airborne_s, sum.touchdowns);
+        CHECK(strstr(buf, line) != NULL, "summary lacks '%s' after airborne_s:\n%s", line + 1, buf);
+    }
+    mbs_sim_free(sim);
+    mbs_scenario_free(sc);
+
+    /* the feet start on the ground carrying the robot: standing, none lands */
+    const char *stand[] = {"controller.type=pd", "run.duration=0.5"};
+    sc = load(SCEN("solo_trot.ini"), stand, 2, &err);
+    mbs_sim_summary sum;
+    if (sc && run(sc, NULL, &sum, &err) == MBS_OK)
+        CHECK(!sum.diverged && sum.touchdowns == 0 && sum.airborne_s == 0, "solo standing: %ld touchdowns, airborne %g s",
+              sum.touchdowns, sum.airborne_s);
+    mbs_scenario_free(sc);
+}
+
+/* The summary of a scheme that chooses its sub-steps: mean_dt, min_dt, rejected_steps instead of
+ * the maximal-dissipation figures, which stay for a scheme reporting sub-steps only. */
+static void test_substep_summary(void)
+{
+    mbs_sim_summary s;
+    memset(&s, 0, sizeof s);
+    s.sim_time = 1;
+    s.substeps = 400;
+    s.min_alpha = 0.25;
+    s.mean_iterations = 3;
+    char buf[4096];
+    mbs_sim_summary_format(&s, buf, sizeof buf);
+    CHECK(strstr(buf, "\nmean_outer_iterations: 3\n") && strstr(buf, "\nmin_alpha: 0.25\n") && !strstr(buf, "min_dt"),
+          "sub-steps without min_dt:\n%s", buf);
+    s.min_dt = 1e-5;
+    s.mean_dt = 2.5e-3;
+    s.rejected = 7;
+    mbs_sim_summary_format(&s, buf, sizeof buf);
+    CHECK(strstr(buf, "\nmean_dt: 0.0025\nmin_dt: 1e-05\nrejected_steps: 7\n") && !strstr(buf, "mean_outer_iterations") &&
+              !strstr(buf, "min_alpha"), "sub-steps with min_dt:\n%s", buf);
+    s.substeps = 0;
+    s.min_dt = 0;
+    mbs_sim_summary_format(&s, buf, sizeof buf);
+    CHECK(!strstr(buf, "min_dt") && !strstr(buf, "mean_outer_iterations"), "no sub-steps:\n%s", buf);
+
+    /* a run of rigid, which reports its conservative advancement's sub-steps */
+    char text[1024], path[256];
+    planar_cube(text, sizeof text, "[contact]\nframes = cube\nradius = 0.1\nrim_axis = 0 1 0");
+    mbs_error err;
+    const char *sets[] = {"stepper.name=rigid", "model.base_position=0 0 0.3", "run.duration=0.5"};
+    mbs_scenario *sc = load(write_scenario("rigid.ini", text, path, sizeof path), sets, 3, &err);
+    mbs_sim_summary sum;
+    if (sc && run(sc, NULL, &sum, &err) == MBS_OK) {
+        CHECK(sum.substeps >= sum.steps && sum.min_dt > 0 && sum.min_dt <= sc->dt * (1 + 1e-12),
+              "rigid: %ld sub-steps in %ld steps, min_dt %g", sum.substeps, sum.steps, sum.min_dt);
+        CHECK(fabs(sum.mean_dt - sum.sim_time / (double)sum.substeps) < 1e-15 && sum.mean_dt >= sum.min_dt,
+              "rigid: mean_dt %g, sim_time %g over %ld sub-steps", sum.mean_dt, sum.sim_time, sum.substeps);
+        mbs_sim_summary_format(&sum, buf, sizeof buf);
+        CHECK(strstr(buf, "\nmean_dt: ") && strstr(buf, "\nmin_dt: ") && strstr(buf, "\nrejected_steps: 0\n"),
+              "rigid's summary:\n%s", buf);
+    }
+    mbs_scenario_free(sc);
+}
+
+/* [model] gravity reaches the model: without it a robot in the air stays where it is; with the
+ * default it falls g t² / 2. */
+static void test_gravity(void)
+{
+    mbs_error err;
+    for (int g = 0; g < 2; g++) {
+        const char *sets[] = {"controller.type=none", "model.base_position=0 0 1", "run.duration=0.2", "model.gravity=0 0 0"};
+        mbs_scenario *sc = load(SCEN("solo_trot.ini"), sets, g ? 3 : 4, &err);
+        if (!sc) continue;
+        const double *gm = mbs_model_gravity(sc->model);
+        CHECK(gm[0] == 0 && gm[1] == 0 && gm[2] == (g ? -9.81 : 0), "gravity %d: the model's is %g %g %g", g, gm[0], gm[1],
+              gm[2]);
+        mbs_sim *sim = mbs_sim_new(sc, &err);
+        mbs_sim_summary sum;
+        if (sim && mbs_sim_run(sim, NULL, &sum, &err) == MBS_OK) {
+            const double *v = mbs_system_v(mbs_sim_system(sim));
+            double vmax = 0;
+            for (int k = 0; k < mbs_model_nv(sc->model); k++) vmax = fmax(vmax, fabs(v[k]));
+            if (g == 0)
+                CHECK(sum.base_z_min == 1 && sum.base_z_max == 1 && vmax == 0 && sum.airborne_s > 0,
+                      "no gravity: base z in [%g, %g], |v| up to %g", sum.base_z_min, sum.base_z_max, vmax);
+            else
+                CHECK(fabs(sum.base_final[2] - (1 - 0.5 * 9.81 * 0.2 * 0.2)) < 1e-6, "gravity: base z %g after 0.2 s",
+                      sum.base_final[2]);
+        }
+        mbs_sim_free(sim);
+        mbs_scenario_free(sc);
+    }
+}
+
+/* floating = 2: the planar root's q is [z x cos θ sin θ]; the base figures read it so; y, roll
+ * and yaw out of the plane are refused, naming the key. */
+static void test_planar_root(void)
+{
+    char text[1024], path[256];
+    planar_cube(text, sizeof text, "");
+    write_scenario("planar.ini", text, path, sizeof path);
+    mbs_error err;
+    mbs_scenario *sc = load(path, NULL, 0, &err);
+    if (!sc) return;
+    const mbs_model *m = sc->model;
+    CHECK(sc->floating == MBS_ROOT_PLANAR && mbs_model_nq(m) == 4 && mbs_model_nv(m) == 3 &&
+              mbs_joint_type_of(m, 0) == MBS_JOINT_PLANAR, "planar cube: nq %d, nv %d", mbs_model_nq(m), mbs_model_nv(m));
+    double q0[4] = {1, 0.3, cos(0.2), sin(0.2)};
+    CHECK_CLOSE(sc->q0, q0, 4, 1e-15, "planar q0 = [z x cos sin]");
+    char csv[300];
+    snprintf(csv, sizeof csv, "%s/planar.csv", scratch());
+    mbs_sim_run_options opt = {csv, NULL, NULL};
+    mbs_sim_summary sum;
+    if (run(sc, &opt, &sum, &err) == MBS_OK) {
+        /* a free fall: x and the pitch stay, z drops g t² / 2 */
+        double z = 1 - 0.5 * 9.81 * 0.01;
+        CHECK(fabs(sum.base_final[0] - 0.3) < 1e-9 && sum.base_final[1] == 0 && fabs(sum.base_final[2] - z) < 1e-9,
+              "planar base_final x y z %g %g %g, expected 0.3 0 %g", sum.base_final[0], sum.base_final[1], sum.base_final[2], z);
+        CHECK(sum.base_final[3] == 0 && fabs(sum.base_final[4] - 0.2) < 1e-12 && sum.base_final[5] == 0,
+              "planar base_final rpy %g %g %g", sum.base_final[3], sum.base_final[4], sum.base_final[5]);
+        CHECK(fabs(sum.base_z_max - 1) < 1e-12 && fabs(sum.base_z_min - z) < 1e-9 && fabs(sum.distance_m) < 1e-9,
+              "planar: z in [%g, %g], distance %g", sum.base_z_min, sum.base_z_max, sum.distance_m);
+        CHECK(fabs(sum.max_tilt_deg - 0.2 * 180 / MBS_PI) < 1e-9, "planar tilt %g deg", sum.max_tilt_deg);
+        FILE *f = fopen(csv, "r");
+        char line[1024] = "";
+        CHECK(f && fgets(line, sizeof line, f), "no planar CSV");
+        if (f) fclose(f);
+        CHECK(strncmp(line, "t,q_root_joint_z,q_root_joint_x,q_root_joint_c,q_root_joint_s,v_root_joint_vz,v_root_joint_vx,"
+                            "v_root_joint_wy,", 107) == 0, "planar CSV header: %s", line);
+        remove(csv);
+    }
+    mbs_scenario_free(sc);
+    /* the box sees world x (q[1]), not z (q[0]) */
+    const char *box[] = {"run.box=-1 -1 -1 0.2 1 2"};
+    sc = load(path, box, 1, &err);
+    if (sc && run(sc, NULL, &sum, &err) == MBS_OK)
+        CHECK(sum.left_box && strncmp(sum.reason, "base x = 0.3 left", 17) == 0, "planar box: left_box %d (%s)", sum.left_box,
+              sum.reason);
+    mbs_scenario_free(sc);
+    /* out of the plane: an error naming the key and its line */
+    static const struct { const char *old, *new_, *key, *frag; } bad[] = {
+        {"base_position = 0.3 0 1", "base_position = 0.3 0.1 1", "[model] base_position", "y = 0.1"},
+        {"base_rpy = 0 0.2 0", "base_rpy = 0.1 0.2 0", "[model] base_rpy", "roll 0.1 and yaw 0 must be 0"},
+        {"base_rpy = 0 0.2 0", "base_rpy = 0 0.2 0.3", "[model] base_rpy", "roll 0 and yaw 0.3 must be 0"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char t2[1024], t3[1100], where[300];
+        planar_cube(t2, sizeof t2, "");
+        char *at = strstr(t2, bad[i].old);
+        if (!at) continue;
+        snprintf(t3, sizeof t3, "%.*s%s%s", (int)(at - t2), t2, bad[i].new_, at + strlen(bad[i].old));
+        write_scenario("planar_bad.ini", t3, path, sizeof path);
+        snprintf(where, sizeof where, "%s:%d: %s: out of range: ", path, line_of(path, bad[i].new_), bad[i].key);
+        sc = mbs_scenario_load(path, NULL, 0, &err);
+        CHECK(!sc && strncmp(err.msg, where, strlen(where)) == 0 && strstr(err.msg, bad[i].frag), "%s: '%s'", bad[i].new_,
+              err.msg);
+        mbs_scenario_free(sc);
+    }
+}
+
+/* [contact] rim_axis: the points of `frames` become rims (those of `points` stay points), a rim
+ * without a radius is refused naming the key, and a rim lands on its edge. */
+static void test_rims(void)
+{
+    char text[1024], path[256], where[300];
+    planar_cube(text, sizeof text, "[contact]\nframes = cube\nrim_axis = 0 2 0\npoints = cube 0 0 0.1");
+    write_scenario("rim0.ini", text, path, sizeof path);
+    mbs_error err;
+    mbs_scenario *sc = mbs_scenario_load(path, NULL, 0, &err);
+    snprintf(where, sizeof where, "%s:%d: [contact] rim_axis: ", path, line_of(path, "rim_axis"));
+    CHECK(!sc && strncmp(err.msg, where, strlen(where)) == 0 && strstr(err.msg, "radius"), "a rim of radius 0: '%s'", err.msg);
+    mbs_scenario_free(sc);
+
+    const char *sets[] = {"contact.radius=0.1", "stepper.name=rigid", "model.base_position=0 0 0.3", "model.base_rpy=0 0 0",
+                          "run.duration=1"};
+    sc = load(path, sets, 5, &err);
+    if (!sc) return;
+    mbs_sim *sim = mbs_sim_new(sc, &err);
+    CHECK(sim != NULL, "rim with rigid: %s", err.msg);
+    if (sim) {
+        mbs_system *sys = mbs_sim_system(sim);
+        mbs_contact_info c0, c1;
+        CHECK(mbs_system_ncontacts(sys) == 2 && mbs_system_contact(sys, 0, &c0) == MBS_OK &&
+                  mbs_system_contact(sys, 1, &c1) == MBS_OK, "rim: %d contacts", mbs_system_ncontacts(sys));
+        CHECK(c0.axis[0] == 0 && fabs(c0.axis[1] - 1) < 1e-15 && c0.axis[2] == 0 && c0.radius == 0.1,
+              "rim: axis %g %g %g, radius %g", c0.axis[0], c0.axis[1], c0.axis[2], c0.radius);
+        CHECK(c1.axis[0] == 0 && c1.axis[1] == 0 && c1.axis[2] == 0, "a point of `points` became a rim");
+        mbs_sim_summary sum;
+        if (mbs_sim_run(sim, NULL, &sum, &err) == MBS_OK)
+            CHECK(!sum.diverged && fabs(sum.base_final[2] - 0.1) < 1e-3 && sum.touchdowns >= 1,
+                  "rim dropped from 0.3 m: rests at z = %g (radius 0.1), %ld touchdowns (%s)", sum.base_final[2],
+                  sum.touchdowns, sum.reason);
+    }
+    mbs_sim_free(sim);
+    mbs_scenario_free(sc);
+    /* a stepper that cannot step rims says so, at [stepper] name */
+    const char *expo[] = {"contact.radius=0.1", "stepper.name=expo"};
+    sc = load(path, expo, 2, &err);
+    sim = sc ? mbs_sim_new(sc, &err) : NULL;
+    CHECK(sc && !sim && strstr(err.msg, "--set stepper.name=expo: ") && strstr(err.msg, "rim"), "rims with expo: '%s'", err.msg);
+    mbs_sim_free(sim);
+    mbs_scenario_free(sc);
+}
+
+/* [stepper] dissipation: λ = 1 leaves the system at rest after every step (a robot dropped in the
+ * air hardly moves: 1000 steps each starting from rest, where it would fall 4.9 cm); out of
+ * [0, 1] refused. */
+static void test_dissipation(void)
+{
+    mbs_error err;
+    for (int d = 0; d < 2; d++) {
+        const char *sets[] = {"run.duration=0.1", "stepper.name=euler", "stepper.dt=1e-4", "controller.type=none",
+                              "model.base_position=0 0 1", "stepper.dissipation=1"};
+        mbs_scenario *sc = load(SCEN("solo_jump.ini"), sets, d ? 6 : 5, &err);
+        if (!sc) continue;
+        CHECK(sc->dissipation == d, "dissipation %g", sc->dissipation);
+        mbs_sim *sim = mbs_sim_new(sc, &err);
+        mbs_sim_summary sum;
+        if (sim && mbs_sim_run(sim, NULL, &sum, &err) == MBS_OK) {
+            const double *v = mbs_system_v(mbs_sim_system(sim));
+            double vmax = 0;
+            for (int k = 0; k < mbs_model_nv(sc->model); k++) vmax = fmax(vmax, fabs(v[k]));
+            if (d)
+                CHECK(vmax == 0 && sum.base_final[2] > 1 - 1e-4, "dissipation 1: |v| up to %g, base z %g after the run", vmax,
+                      sum.base_final[2]);
+            else
+                CHECK(vmax > 0.9 && sum.base_final[2] < 0.96, "no dissipation: |v| up to %g, base z %g after 0.1 s of fall",
+                      vmax, sum.base_final[2]);
+        }
+        mbs_sim_free(sim);
+        mbs_scenario_free(sc);
+    }
+    const char *bad[] = {"stepper.dissipation=1.5"};
+    mbs_scenario *sc = mbs_scenario_load(SCEN("solo_jump.ini"), bad, 1, &err);
+    CHECK(!sc && strstr(err.msg, "--set stepper.dissipation=1.5: out of range"), "dissipation 1.5: '%s'", err.msg);
+    mbs_scenario_free(sc);
+}
+
 /* ---- leg inverse kinematics ---- */
 
 static void test_leg_ik(void)
@@ -805,6 +1144,13 @@ int main(void)
     RUN(test_divergence_detected);
     RUN(test_nan_divergence_names_the_joint);
     RUN(test_left_box);
+    RUN(test_touchdowns);
+    RUN(test_substep_summary);
+    RUN(test_gravity);
+    RUN(test_planar_root);
+    RUN(test_rims);
+    RUN(test_dissipation);
+    scratch_clean();
     RUN(test_csv_destinations);
     RUN(test_every_stepper_runs_every_solo_scenario);
     return check_summary("test_scenarios");

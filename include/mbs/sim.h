@@ -88,15 +88,22 @@ typedef struct mbs_sim_summary {
     double realtime_factor;           /* sim_time / wall_time_s */
     double max_penetration;           /* deepest contact penetration seen after a step (m) */
     double max_contact_force;         /* largest contact force norm seen after a step (N) */
+    /* the base figures need a floating root (free flyer, or planar: y = roll = yaw = 0); 0 without */
     double base_final[6];             /* x y z (m), roll pitch yaw (rad, R = Rz Ry Rx) */
-    double distance_m;                /* horizontal base displacement from the start */
-    double base_z_min, base_z_max;    /* over the run, sampled every step */
-    double max_tilt_deg;              /* largest angle between the base z axis and the vertical */
-    double airborne_s;                /* time with no active contact */
+    double distance_m;                /* horizontal base displacement from the start (m) */
+    double base_z_min, base_z_max;    /* over the run, sampled every step (m) */
+    double max_tilt_deg;              /* largest angle between the base z axis and the vertical (degrees) */
+    double airborne_s;                /* time with no active contact (s) */
+    long touchdowns;                  /* contact points going from free to touching after a step (a point
+                                         touching in the initial state is none) */
     long nonconverged;                /* steps whose solver reported non-convergence */
     double mean_iterations;           /* solver iterations per step (implicit schemes) */
     long substeps;                    /* sub-steps a sub-stepping scheme took (0: none reported) */
     double min_alpha;                 /* the smallest fraction of dt such a scheme stepped by (1: none) */
+    /* schemes that choose their sub-steps (conservative advancement, error control) */
+    double mean_dt;                   /* sim_time / substeps (s); 0 when no sub-steps were reported */
+    double min_dt;                    /* the shortest sub-step (s); 0: no step reported one */
+    long rejected;                    /* sub-steps tried and refused by error control */
     int diverged;                     /* 1: the run diverged (the stepper's error, e.g. a state that is
                                          not finite, or a velocity above the bound) and stopped, see reason */
     int left_box;                     /* 1: the base left the scenario's [run] box and the run stopped there

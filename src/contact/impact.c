@@ -258,7 +258,9 @@ int mbsi_impact_apply(mbs_impact *im, mbs_system *s, const double *q, double *v,
         memcpy(c->dp, vel, sizeof vel);
         double pn = r < nn ? im->beta[r] : 0, vn = v3_dot(vel, c->normal), vt[3];
         for (int e = 0; e < 3; e++) vt[e] = vel[e] - vn * c->normal[e];
-        c->active = pn > 0;
+        /* touching: in the band of the margin (resting, rolling, just lifting or just arriving) or
+         * pushed; a point does not flicker in and out while an impact spreads over a few steps */
+        c->active = pn > 0 || im->gap[i] <= im->margin;
         /* slipping: the point still slides after the impulse (friction at its limit) */
         c->slipping = c->active && sqrt(v3_dot(vt, vt)) > 1e-6;
         if (c->active) mbsi_contact_add_wrench(s, mbs_frame_body(m, c->frame), c->p, c->lambda);

@@ -19,13 +19,18 @@
 
 static const keyspec KEYS[] = {
     {"model", "urdf", K_STR, 0, 0, 0, 0, 0, 0, "", NULL, "path of the URDF, relative to the scenario file"},
-    {"model", "floating", K_BOOL, 0, 0, 0, 1, 0, 0, "", "1", "1: free-flyer root `root_joint`; 0: root link fixed to the world"},
+    {"model", "floating", K_INT, 0, 0, 0, 2, 0, 0, "", "1",
+     "1: free-flyer root `root_joint`; 0: root link fixed to the world; 2: planar root `root_joint` in the world x-z "
+     "plane (q = [z x cos θ sin θ], θ the pitch about y; v = [vz vx ω_y] in the base frame)"},
+    {"model", "gravity", K_VEC, 3, 3, -1e4, 1e4, 0, 0, "m/s²", "0 0 -9.81",
+     "gx gy gz in the world frame (e.g. \\|g\\| = 1 for a nondimensional model, tilted for a slope)"},
     {"model", "bound_mass", K_NUM, 0, 0, 0, 1e3, 0, 0, "kg", "0",
      "least mass of every moving body (MuJoCo's boundmass): gives massless links a minimal mass; 0: off"},
     {"model", "bound_inertia", K_NUM, 0, 0, 0, 1e3, 0, 0, "kg·m²", "0",
      "least principal moment of every moving body about its centre of mass (MuJoCo's boundinertia); 0: off"},
-    {"model", "base_position", K_VEC, 3, 3, -1e4, 1e4, 0, 0, "m", "0 0 0", "x y z of the base (floating only)"},
-    {"model", "base_rpy", K_VEC, 3, 3, -10, 10, 0, 0, "rad", "0 0 0", "roll pitch yaw of the base, R = Rz(yaw) Ry(pitch) Rx(roll)"},
+    {"model", "base_position", K_VEC, 3, 3, -1e4, 1e4, 0, 0, "m", "0 0 0", "x y z of the base (floating 1 or 2; y = 0 when planar)"},
+    {"model", "base_rpy", K_VEC, 3, 3, -10, 10, 0, 0, "rad", "0 0 0",
+     "roll pitch yaw of the base, R = Rz(yaw) Ry(pitch) Rx(roll) (floating 1 or 2; only the pitch when planar)"},
     {"model", "q.*", K_NUM, 0, 0, -1e4, 1e4, 0, 0, "rad or m", "",
      "initial position of the one-coordinate joint `JOINT` (default: the neutral 0)"},
     {"contact", "stiffness", K_NUM, 0, 0, 0, 1e12, 0, 0, "N/m", "1e5", "K along the normal"},
@@ -36,9 +41,13 @@ static const keyspec KEYS[] = {
     {"contact", "frames", K_NAMES, 0, 0, 0, 0, 0, 1, "", "",
      "model frames carrying a contact point, separated by spaces or commas (repeatable)"},
     {"contact", "radius", K_NUM, 0, 0, 0, 1, OPEN_HI, 0, "m", "0",
-     "0: a point at the frame; > 0: a sphere centred there, touching at its lowest point (every point)"},
+     "0: a point at the frame; > 0: a sphere centred there, touching at its lowest point, or a rim's radius (`rim_axis`) "
+     "(every point)"},
     {"contact", "offset", K_VEC, 3, 3, -10, 10, 0, 0, "m", "0 0 0",
-     "x y z of the point (sphere centre) in the frame, for every point of `frames`"},
+     "x y z of the point (sphere or rim centre) in the frame, for every point of `frames`"},
+    {"contact", "rim_axis", K_VEC, 3, 3, -10, 10, 0, 0, "", "0 0 0",
+     "non-zero: every point of `frames` is a circular rim of radius `radius` (> 0) centred at `offset`, in the frame's "
+     "plane normal to this axis (frame coordinates; rigid-contact steppers only)"},
     {"contact", "points", K_POINT, 3, 3, -10, 10, 0, 1, "m", "",
      "`FRAME x y z`: one contact point with its own offset in FRAME; one per line (continuation lines), after the points of `frames`"},
     {"environment", "ground", K_BOOL, 0, 0, 0, 1, 0, 0, "", "1", "1: the plane z = `ground_height`"},
@@ -51,6 +60,8 @@ static const keyspec KEYS[] = {
     {"controller", "dt", K_NUM, 0, 0, 0, 10, OPEN_LO, 0, "s", NULL, "controller period; a whole number of stepper steps"},
     {"stepper", "name", K_STR, 0, 0, 0, 0, 0, 0, "", MBS_STEPPER_DEFAULT, "a registered stepper (its options below); `./sim --help` lists them"},
     {"stepper", "dt", K_NUM, 0, 0, 0, 1, OPEN_LO, 0, "s", NULL, "step; divides `[controller] dt` into at most 10⁹ steps"},
+    {"stepper", "dissipation", K_NUM, 0, 0, 0, 1, 0, 0, "", "0",
+     "exponential velocity dissipation λ: v ← (1 − λ) v after every step (Zapolsky and Drumwright 2015, sec. IV-E); 0: none"},
     {"run", "duration", K_NUM, 0, 0, 0, 1e7, OPEN_LO, 0, "s", NULL, "simulated time, at least one controller period and at most 10¹⁵ of them"},
     {"run", "max_velocity", K_NUM, 0, 0, 0, BIG, OPEN_LO, 0, "m/s or rad/s", "1e3", "any \\|v_k\\| above it stops the run as diverged"},
     {"run", "box", K_VEC, 6, 6, -BIG, BIG, 0, 0, "m", "",
@@ -320,6 +331,8 @@ static int load_model(mbs_scenario *sc, mbs_error *err)
         mbsi_warn(err, "%s", line);
     }
     if (!sc->model) return mbsi_ini_fail_at(sc, e, err, merr.code ? merr.code : MBS_ERR_MODEL, "%s", merr.msg);
+    nums(sc, "model", "gravity", sc->gravity, 3);
+    mbs_model_set_gravity(sc->model, sc->gravity);
     return MBS_OK;
 }
 
@@ -330,15 +343,31 @@ static int initial_posture(mbs_scenario *sc, mbs_error *err)
     if (!sc->q0) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
     mbs_neutral(m, sc->q0);
     const mbs_scenario_entry *bp = mbsi_ini_find(sc, "model", "base_position"), *br = mbsi_ini_find(sc, "model", "base_rpy");
-    int root_free = mbs_model_njoints(m) > 0 && mbs_joint_type_of(m, 0) == MBS_JOINT_FREEFLYER;
-    if ((bp || br) && !root_free)
-        return mbsi_ini_fail_at(sc, bp ? bp : br, err, MBS_ERR_ARG, "the model has no free-flyer root (set floating = 1)");
+    mbs_joint_type root = mbs_model_njoints(m) > 0 ? mbs_joint_type_of(m, 0) : MBS_JOINT_REVOLUTE;
+    /* a planar joint of the URDF's own has a plane of its own: only the loader's planar root is set here */
+    int root_free = root == MBS_JOINT_FREEFLYER, root_planar = sc->floating == MBS_ROOT_PLANAR && root == MBS_JOINT_PLANAR;
+    if ((bp || br) && !root_free && !root_planar)
+        return mbsi_ini_fail_at(sc, bp ? bp : br, err, MBS_ERR_ARG, "the model has no floating root (set floating = 1 or 2)");
+    double pos[3] = {0, 0, 0}, rpy[3] = {0, 0, 0};
+    nums(sc, "model", "base_position", pos, 3);
+    nums(sc, "model", "base_rpy", rpy, 3);
+    int iq = root_free || root_planar ? mbs_joint_idx_q(m, 0) : 0;
     if (root_free) {
-        int iq = mbs_joint_idx_q(m, 0);
-        nums(sc, "model", "base_position", sc->q0 + iq, 3);
-        double rpy[3] = {0, 0, 0};
-        nums(sc, "model", "base_rpy", rpy, 3);
+        memcpy(sc->q0 + iq, pos, sizeof pos);
         rpy_to_quat(rpy, sc->q0 + iq + 3);
+    } else if (root_planar) {
+        /* the planar root moves in the world x-z plane: its in-plane coordinates are (z, x) in
+         * that order (src/model/model.c), its angle the pitch about y */
+        if (pos[1] != 0)
+            return mbsi_ini_fail_at(sc, bp, err, MBS_ERR_ARG, "out of range: y = %g, but a planar root (floating = 2) moves in "
+                           "the plane y = 0", pos[1]);
+        if (rpy[0] != 0 || rpy[2] != 0)
+            return mbsi_ini_fail_at(sc, br, err, MBS_ERR_ARG, "out of range: roll %g and yaw %g must be 0 for a planar root "
+                           "(floating = 2), which only pitches about y", rpy[0], rpy[2]);
+        sc->q0[iq] = pos[2];
+        sc->q0[iq + 1] = pos[0];
+        sc->q0[iq + 2] = cos(rpy[1]);
+        sc->q0[iq + 3] = sin(rpy[1]);
     }
     for (int i = 0; i < sc->nentries; i++) {
         const mbs_scenario_entry *e = &sc->entries[i];
@@ -353,9 +382,9 @@ static int initial_posture(mbs_scenario *sc, mbs_error *err)
     return MBS_OK;
 }
 
-/* Appends a contact point on frame name (checked to exist) from entry e. */
+/* Appends a contact point on frame name (checked to exist) from entry e; axis non-zero: a rim. */
 static int add_contact(mbs_scenario *sc, const mbs_scenario_entry *e, const char *name, const double offset[3],
-                       double radius, mbs_error *err)
+                       double radius, const double axis[3], mbs_error *err)
 {
     if (mbs_frame_id(sc->model, name) < 0)
         return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "no frame '%s' in model '%s'", name, mbs_model_name(sc->model));
@@ -365,6 +394,7 @@ static int add_contact(mbs_scenario *sc, const mbs_scenario_entry *e, const char
     snprintf(c->frame, sizeof c->frame, "%s", name);
     memcpy(c->offset, offset, sizeof c->offset);
     c->radius = radius;
+    memcpy(c->axis, axis, sizeof c->axis);
     return MBS_OK;
 }
 
@@ -380,7 +410,8 @@ static int read_points(mbs_scenario *sc, double radius, mbs_error *err)
         double x[3] = {0, 0, 0};
         mbsi_ini_split_point(e->value, name, sizeof name, &rest);   /* checked by check_point */
         mbsi_ini_numbers(rest, x, 3, bad, sizeof bad);
-        int rc = add_contact(sc, e, name, x, radius, err);
+        static const double no_rim[3] = {0, 0, 0};
+        int rc = add_contact(sc, e, name, x, radius, no_rim, err);
         if (rc != MBS_OK) return rc;
     }
     return MBS_OK;
@@ -394,8 +425,20 @@ static int read_contacts(mbs_scenario *sc, mbs_error *err)
     mt->k_tangent = mbsi_ini_num(sc, "contact", "stiffness_tangent", mt->k_normal);
     mt->b_tangent = mbsi_ini_num(sc, "contact", "damping_tangent", mt->b_normal);
     mt->mu = num(sc, "contact", "friction");
-    double offset[3] = {0, 0, 0}, radius = num(sc, "contact", "radius");
+    double offset[3] = {0, 0, 0}, axis[3] = {0, 0, 0}, radius = num(sc, "contact", "radius");
     nums(sc, "contact", "offset", offset, 3);
+    nums(sc, "contact", "rim_axis", axis, 3);
+    double axis_norm = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+    if (axis_norm != 0) {
+        const mbs_scenario_entry *ra = mbsi_ini_find(sc, "contact", "rim_axis");
+        /* a tiny axis would be normalised into noise: it is a mistake, not a direction */
+        if (axis_norm < 1e-9)
+            return mbsi_ini_fail_at(sc, ra, err, MBS_ERR_ARG, "out of range: the axis has length %g (0 for no rim, else a "
+                           "direction)", axis_norm);
+        if (!(radius > 0))
+            return mbsi_ini_fail_at(sc, ra, err, MBS_ERR_ARG, "a rim needs a radius: set [contact] radius > 0 (it is %g)",
+                           radius);
+    }
     /* frames: names separated by spaces or commas, over one or more lines */
     for (int i = 0; i < sc->nentries; i++) {
         const mbs_scenario_entry *e = &sc->entries[i];
@@ -404,7 +447,7 @@ static int read_contacts(mbs_scenario *sc, mbs_error *err)
         char name[MBS_NAME_LEN];
         for (int len; (len = mbsi_next_word(&p, name, sizeof name)) != 0;) {
             if (len < 0) return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "frame name too long");
-            int rc = add_contact(sc, e, name, offset, radius, err);
+            int rc = add_contact(sc, e, name, offset, radius, axis, err);
             if (rc != MBS_OK) return rc;
         }
     }
@@ -576,6 +619,7 @@ mbs_scenario *mbsi_scenario_load_text(const char *path, const char *text, size_t
         goto fail;
     }
     sc->dt = num(sc, "stepper", "dt");
+    sc->dissipation = num(sc, "stepper", "dissipation");
     sc->duration = num(sc, "run", "duration");
     sc->max_velocity = num(sc, "run", "max_velocity");
     /* no box: infinite bounds, which the base never leaves */

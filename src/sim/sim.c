@@ -21,7 +21,8 @@ struct mbs_sim {
     mbs_controller *ctrl;
     mbs_control_callback user_control;
     void *user;
-    int floating;      /* a free-flyer root: the base's box and the summary's base figures */
+    int root;          /* MBS_ROOT_FIXED, _FREE or _PLANAR: the base's box and the summary's base figures */
+    int *touching;     /* ncontacts: each contact's active flag after the last step, for touchdowns */
     int nsub;          /* steps per controller period */
     int ran;
 };
@@ -84,9 +85,13 @@ mbs_sim *mbs_sim_new(const mbs_scenario *sc, mbs_error *err)
     sim->sc = sc;
     sim->sys = mbs_system_new(sc->model, sc->ncontacts, err);
     if (!sim->sys) goto fail;
-    for (int i = 0; i < sc->ncontacts; i++)
-        if (mbs_system_add_contact(sim->sys, sc->contacts[i].frame, sc->contacts[i].offset, sc->contacts[i].radius, err) < 0)
+    for (int i = 0; i < sc->ncontacts; i++) {
+        const mbs_scenario_contact *c = &sc->contacts[i];
+        int rim = c->axis[0] != 0 || c->axis[1] != 0 || c->axis[2] != 0;
+        if ((rim ? mbs_system_add_rim(sim->sys, c->frame, c->offset, c->axis, c->radius, err)
+                 : mbs_system_add_contact(sim->sys, c->frame, c->offset, c->radius, err)) < 0)
             goto fail;
+    }
     for (int i = 0; i < sc->env.nplanes; i++)
         if (mbs_system_add_plane(sim->sys, sc->env.planes[i].normal, sc->env.planes[i].offset, &sc->env.planes[i].material, err))
             goto fail;
@@ -97,9 +102,21 @@ mbs_sim *mbs_sim_new(const mbs_scenario *sc, mbs_error *err)
     memcpy(sim->sys->q, sc->q0, (size_t)sim->sys->nq * sizeof(double));
     sim->st = make_stepper(sc, sim->sys, err);
     if (!sim->st) goto fail;
+    if (mbs_stepper_set_dissipation(sim->st, sc->dissipation) != MBS_OK) {
+        char w[MBS_PATH_LEN + 256];
+        mbs_scenario_where(sc, "stepper", "dissipation", w, sizeof w);
+        mbsi_fail(err, MBS_ERR_ARG, "%s: out of range: %g (must be in [0, 1])", w, sc->dissipation);
+        goto fail;
+    }
+    /* allocated here, so that a step allocates nothing */
+    sim->touching = calloc((size_t)sc->ncontacts + 1, sizeof *sim->touching);
+    if (!sim->touching) { mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); goto fail; }
     sim->ctrl = make_controller(sc, sim->sys, err);
     if (!sim->ctrl) goto fail;
-    sim->floating = mbs_model_njoints(sc->model) > 0 && mbs_joint_type_of(sc->model, 0) == MBS_JOINT_FREEFLYER;
+    mbs_joint_type root = mbs_model_njoints(sc->model) > 0 ? mbs_joint_type_of(sc->model, 0) : MBS_JOINT_REVOLUTE;
+    sim->root = root == MBS_JOINT_FREEFLYER                                     ? MBS_ROOT_FREE
+              : root == MBS_JOINT_PLANAR && sc->floating == MBS_ROOT_PLANAR ? MBS_ROOT_PLANAR
+                                                                             : MBS_ROOT_FIXED;
     sim->nsub = (int)floor(sc->controller_dt / sc->dt + 0.5);
     if (sim->nsub < 1) sim->nsub = 1;
     return sim;
@@ -114,6 +131,7 @@ void mbs_sim_free(mbs_sim *sim)
     mbs_controller_free(sim->ctrl);
     mbs_stepper_free(sim->st);
     mbs_system_free(sim->sys);
+    free(sim->touching);
     free(sim);
 }
 
@@ -128,15 +146,43 @@ void mbs_sim_set_control(mbs_sim *sim, mbs_control_callback cb, void *user)
 
 /* ---- CSV ---- */
 
+/* 'x', 'y' or 'z' when e is that unit axis, else 0. */
+static char axis_letter(const double e[3])
+{
+    for (int k = 0; k < 3; k++)
+        if (e[k] == 1 && e[(k + 1) % 3] == 0 && e[(k + 2) % 3] == 0) return "xyz"[k];
+    return 0;
+}
+
+/* A planar joint's column suffixes, named after the axes its plane and normal are (a planar root:
+ * q [z x c s], v [vz vx wy], its first coordinate being world z); x, y, wz when they are no axes. */
+static void planar_names(const mbs_body *b, char q[4][4], char v[3][4])
+{
+    char t1 = axis_letter(b->plane), t2 = axis_letter(b->plane + 3), n = axis_letter(b->axis);
+    if (!t1 || !t2 || !n) { t1 = 'x'; t2 = 'y'; n = 'z'; }
+    snprintf(q[0], 4, "%c", t1);
+    snprintf(q[1], 4, "%c", t2);
+    snprintf(q[2], 4, "c");
+    snprintf(q[3], 4, "s");
+    snprintf(v[0], 4, "v%c", t1);
+    snprintf(v[1], 4, "v%c", t2);
+    snprintf(v[2], 4, "w%c", n);
+}
+
 static void csv_names(FILE *f, const mbs_model *m, const char *prefix, int velocity)
 {
     static const char *const ffq[] = {"x", "y", "z", "qx", "qy", "qz", "qw"}, *const ffv[] = {"vx", "vy", "vz", "wx", "wy", "wz"};
-    static const char *const plq[] = {"x", "y", "c", "s"}, *const plv[] = {"vx", "vy", "wz"};
     for (int j = 0; j < mbs_model_njoints(m); j++) {
         const char *name = mbs_joint_name(m, j);
         mbs_joint_type t = mbs_joint_type_of(m, j);
         int n = velocity ? mbs_joint_nv(m, j) : mbs_joint_nq(m, j);
-        const char *const *sfx = t == MBS_JOINT_FREEFLYER ? (velocity ? ffv : ffq) : t == MBS_JOINT_PLANAR ? (velocity ? plv : plq) : NULL;
+        char plq[4][4], plv[3][4];
+        const char *pl[4] = {NULL, NULL, NULL, NULL};
+        if (t == MBS_JOINT_PLANAR) {
+            planar_names(&m->bodies[j], plq, plv);
+            for (int k = 0; k < n; k++) pl[k] = velocity ? plv[k] : plq[k];
+        }
+        const char *const *sfx = t == MBS_JOINT_FREEFLYER ? (velocity ? ffv : ffq) : t == MBS_JOINT_PLANAR ? pl : NULL;
         for (int k = 0; k < n; k++) {
             if (sfx) fprintf(f, ",%s_%s_%s", prefix, name, sfx[k]);
             else fprintf(f, ",%s_%s", prefix, name);
@@ -196,6 +242,37 @@ static void quat_to_rpy(const double q[4], double rpy[3])
     rpy[2] = atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z));
 }
 
+/* The base's world position p (m) and, with rpy, its roll pitch yaw (rad) at q; 0 when the model
+ * has no floating root. A planar root's q is [z x cos θ sin θ] (mbs/model.h): x and z swap. */
+static int base_pose(const mbs_sim *sim, const double *q, double p[3], double rpy[3])
+{
+    if (sim->root == MBS_ROOT_FREE) {
+        memcpy(p, q, 3 * sizeof(double));
+        if (rpy) quat_to_rpy(q + 3, rpy);
+        return 1;
+    }
+    if (sim->root == MBS_ROOT_PLANAR) {
+        p[0] = q[1];
+        p[1] = 0;
+        p[2] = q[0];
+        if (rpy) {
+            rpy[0] = rpy[2] = 0;
+            rpy[1] = atan2(q[3], q[2]);
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* The angle (degrees) between the base's z axis and the world's at q (a floating root only). */
+static double base_tilt_deg(const mbs_sim *sim, const double *q)
+{
+    if (sim->root == MBS_ROOT_PLANAR) return fabs(atan2(q[3], q[2])) * (180 / MBS_PI);
+    const double *qb = q + 3;
+    double czz = 1 - 2 * (qb[0] * qb[0] + qb[1] * qb[1]);
+    return acos(czz > 1 ? 1 : czz < -1 ? -1 : czz) * (180 / MBS_PI);
+}
+
 /* Checks the state after a step: fills reason and returns 1 when the run diverged (the stepper's
  * error, e.g. a state that is not finite, which mbs_stepper_step reports, or a velocity above the
  * scenario's bound), 2 when the base left the scenario's box (a healthy run may walk out of it),
@@ -216,10 +293,11 @@ static int diverged(const mbs_sim *sim, int rc, char *reason, size_t n)
             return 1;
         }
     /* no [run] box: the bounds are infinite and never crossed */
-    if (sim->floating)
+    double p[3];
+    if (base_pose(sim, s->q, p, NULL))
         for (int k = 0; k < 3; k++)
-            if (s->q[k] < sc->box_min[k] || s->q[k] > sc->box_max[k]) {
-                snprintf(reason, n, "base %c = %.6g left [%g, %g]", "xyz"[k], s->q[k], sc->box_min[k], sc->box_max[k]);
+            if (p[k] < sc->box_min[k] || p[k] > sc->box_max[k]) {
+                snprintf(reason, n, "base %c = %.6g left [%g, %g]", "xyz"[k], p[k], sc->box_min[k], sc->box_max[k]);
                 return 2;
             }
     return 0;
@@ -314,27 +392,30 @@ static int csv_close(csv_out *c, int keep, mbs_error *err)
     return MBS_OK;
 }
 
-/* The summary's figures of the state a step left: contacts, airborne time, base height and tilt. */
-static void summary_step(const mbs_sim *sim, double dt, mbs_sim_summary *out)
+/* The summary's figures of the state a step left: contacts, touchdowns, airborne time, base height
+ * and tilt. */
+static void summary_step(mbs_sim *sim, double dt, mbs_sim_summary *out)
 {
     const mbs_system *s = sim->sys;
     int any = 0;
     for (int c = 0; c < s->ncontacts; c++) {
         const mbs_contact *ct = &s->contacts[c];
-        if (!ct->active) continue;
+        int touching = ct->active != 0;
+        out->touchdowns += touching && !sim->touching[c];
+        sim->touching[c] = touching;
+        if (!touching) continue;
         any = 1;
         double fn = sqrt(ct->lambda[0] * ct->lambda[0] + ct->lambda[1] * ct->lambda[1] + ct->lambda[2] * ct->lambda[2]);
         if (ct->depth > out->max_penetration) out->max_penetration = ct->depth;
         if (fn > out->max_contact_force) out->max_contact_force = fn;
     }
     if (!any && s->ncontacts) out->airborne_s += dt;
-    if (sim->floating) {
-        const double *qb = s->q + 3;
-        double czz = 1 - 2 * (qb[0] * qb[0] + qb[1] * qb[1]);
-        double tilt = acos(czz > 1 ? 1 : czz < -1 ? -1 : czz) * (180 / MBS_PI);
+    double p[3];
+    if (base_pose(sim, s->q, p, NULL)) {
+        double tilt = base_tilt_deg(sim, s->q);
         if (tilt > out->max_tilt_deg) out->max_tilt_deg = tilt;
-        if (s->q[2] < out->base_z_min) out->base_z_min = s->q[2];
-        if (s->q[2] > out->base_z_max) out->base_z_max = s->q[2];
+        if (p[2] < out->base_z_min) out->base_z_min = p[2];
+        if (p[2] > out->base_z_max) out->base_z_max = p[2];
     }
 }
 
@@ -352,6 +433,9 @@ static long steps(mbs_sim *sim, double t, long n, double dt, mbs_sim_summary *ou
         out->nonconverged += st.nonconverged != 0;
         out->substeps += st.substeps;
         if (st.alpha < out->min_alpha) out->min_alpha = st.alpha;
+        /* 0: a scheme that does not choose its sub-steps */
+        if (st.min_dt > 0 && (out->min_dt == 0 || st.min_dt < out->min_dt)) out->min_dt = st.min_dt;
+        out->rejected += st.rejected;
         /* time from the step count, not from accumulated dt, so that no drift creeps in */
         s->t = t + (double)(i + 1) * dt;
         int stop = diverged(sim, rc, out->reason, sizeof out->reason);
@@ -373,11 +457,9 @@ static void summary_end(const mbs_sim *sim, double x0, double y0, double t_step,
     out->us_per_step = out->steps ? 1e6 * t_step / (double)out->steps : 0;
     out->realtime_factor = out->wall_time_s > 0 ? out->sim_time / out->wall_time_s : 0;
     out->mean_iterations = out->steps ? (double)iters / (double)out->steps : 0;
-    if (sim->floating) {
-        memcpy(out->base_final, s->q, 3 * sizeof(double));
-        quat_to_rpy(s->q + 3, out->base_final + 3);
-        out->distance_m = hypot(s->q[0] - x0, s->q[1] - y0);
-    }
+    out->mean_dt = out->substeps ? out->sim_time / (double)out->substeps : 0;
+    if (base_pose(sim, s->q, out->base_final, out->base_final + 3))
+        out->distance_m = hypot(out->base_final[0] - x0, out->base_final[1] - y0);
 }
 
 int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *out, mbs_error *err)
@@ -395,8 +477,12 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
     if (rc != MBS_OK) return rc;
     FILE *f = c.f;
 
-    double x0 = sim->floating ? s->q[0] : 0, y0 = sim->floating ? s->q[1] : 0;
-    out->base_z_min = out->base_z_max = sim->floating ? s->q[2] : 0;
+    double p0[3] = {0, 0, 0};
+    base_pose(sim, s->q, p0, NULL);
+    double x0 = p0[0], y0 = p0[1];
+    out->base_z_min = out->base_z_max = p0[2];
+    /* a contact touching in the initial state is no touchdown */
+    for (int i = 0; i < s->ncontacts; i++) sim->touching[i] = s->contacts[i].active != 0;
     out->min_alpha = 1;
     double cdt = sc->controller_dt, dt = sc->dt;
     long nperiods = (long)ceil(sc->duration / cdt - 1e-9), iters = 0;
@@ -456,10 +542,16 @@ int mbs_sim_summary_format(const mbs_sim_summary *s, char *buf, size_t n)
     mbsi_textf(&b, "base_z_max: %.4f\n", s->base_z_max);
     mbsi_textf(&b, "max_tilt_deg: %.3g\n", s->max_tilt_deg);
     mbsi_textf(&b, "airborne_s: %.4g\n", s->airborne_s);
+    mbsi_textf(&b, "touchdowns: %ld\n", s->touchdowns);
     mbsi_textf(&b, "nonconverged_steps: %ld\n", s->nonconverged);
     mbsi_textf(&b, "iterations_per_step: %.3g\n", s->mean_iterations);
-    /* the maximal-dissipation steppers: PGM's outer iterations and Algorithm 2's smallest step */
-    if (s->substeps > 0) {
+    if (s->min_dt > 0) {
+        /* a scheme that chooses its sub-steps (conservative advancement, error control) */
+        mbsi_textf(&b, "mean_dt: %g\n", s->mean_dt);
+        mbsi_textf(&b, "min_dt: %g\n", s->min_dt);
+        mbsi_textf(&b, "rejected_steps: %ld\n", s->rejected);
+    } else if (s->substeps > 0) {
+        /* the maximal-dissipation steppers: PGM's outer iterations and Algorithm 2's smallest step */
         mbsi_textf(&b, "mean_outer_iterations: %.3g\n", s->mean_iterations);
         mbsi_textf(&b, "min_alpha: %.6g\n", s->min_alpha);
     }

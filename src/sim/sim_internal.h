@@ -19,7 +19,8 @@
 typedef struct mbs_scenario_contact {
     char frame[MBS_NAME_LEN];
     double offset[3];                 /* in the frame */
-    double radius;                    /* 0: a point; > 0: a sphere centred at frame + offset */
+    double radius;                    /* 0: a point; > 0: a sphere centred at frame + offset, or a rim */
+    double axis[3];                   /* a rim's axis in the frame ([contact] rim_axis); zero: no rim */
 } mbs_scenario_contact;
 
 /* An option of a stepper ([expo] ...) or of the controller ([controller] keys other than type
@@ -37,7 +38,8 @@ struct mbs_scenario {
     char path[MBS_PATH_LEN];          /* the scenario file as given */
     /* [model] */
     char urdf[MBS_PATH_LEN];          /* resolved against the scenario file's folder */
-    int floating;
+    int floating;                     /* MBS_ROOT_FIXED, MBS_ROOT_FREE or MBS_ROOT_PLANAR (mbs/model.h) */
+    double gravity[3];                /* m/s², world frame; set on the model when it is loaded */
     mbs_model *model;                 /* loaded; owned by the scenario */
     double *q0;                       /* nq: initial configuration (base pose + named joints) */
     /* [contact] */
@@ -52,6 +54,7 @@ struct mbs_scenario {
     /* [stepper] and the scheme sections */
     char stepper[MBS_NAME_LEN];
     double dt;
+    double dissipation;               /* λ of the exponential velocity dissipation, v ← (1 − λ) v per step */
     int noptions;
     mbs_scenario_option options[MBS_SIM_MAX_OPTIONS];
     /* [run] */
