@@ -136,10 +136,73 @@ static void test_conservative_advancement(void)
     CHECK(worst_fixed > 1e-2, "worst_fixed > 1e-2");
 }
 
+/* Drake's rimless wheel (urdf/rimless_wheel.urdf, as scenarios/rimless_wheel.ini) on a 0.08 rad
+ * slope: each spoke's touchdown keeps the angular momentum about the new contact, so the rate after
+ * it is c = (I + m l² cos 2α) / (I + m l²) times the rate before (1 − c² of the kinetic energy
+ * lost), and from rest the wheel settles on the rolling cycle whose rate after an impact is
+ * ω⁺ = c sqrt(2 m g l (cos(α − γ) − cos(α + γ)) / ((I + m l²)(1 − c²))). */
+static void test_rimless_wheel(void)
+{
+    mbs_error err;
+    mbs_urdf_options uo = {.floating_base = MBS_ROOT_PLANAR};
+    mbs_model *m = mbs_model_from_urdf(tm_path("urdf/rimless_wheel.urdf"), &uo, &err);
+    CHECK(m != NULL, "load: %s", err.msg);
+    if (!m) return;
+    const double gam = 0.08, I = 1, ml2 = 1, alpha = 3.14159265358979323846 / 8;
+    double g[3] = {G0 * sin(gam), 0, -G0 * cos(gam)};
+    mbs_model_set_gravity(m, g);
+    mbs_system *s = mbs_system_new(m, 8, &err);
+    mbs_material mat = {0, 0, 0, 0, 100};
+    double n[3] = {0, 0, 1}, tip[3] = {0, 0, -1};
+    mbs_system_add_plane(s, n, 0, &mat, &err);
+    for (int k = 1; k <= 8; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "spoke%d", k);
+        mbs_system_add_contact(s, name, tip, 0, &err);
+    }
+    mbs_stepper *st = rigid(s, "1", "1");
+    double q[4] = {1, 0, 1, 0};   /* [z x cos θ sin θ]: spoke 1 along the normal, at rest */
+    mbs_system_set_state(s, q, NULL, 0);
+    /* the spokes of the file are 0.7854 rad apart (π/4 to 4 digits) */
+    const double c = (I + ml2 * cos(0.7854)) / (I + ml2);
+    const double wplus = c * sqrt(2 * G0 * (cos(alpha - gam) - cos(alpha + gam)) / ((I + ml2) * (1 - c * c)));
+    const double h = 1e-4;
+    int prev[8] = {0}, impacts = 0, until = -1;
+    double prod = 1, worst = 0, wlast = 0;
+    for (int i = 0; i < 400000 && impacts < 30; i++) {
+        double w0 = mbs_system_v(s)[2];
+        CHECK(mbs_stepper_step(st, h, NULL) == MBS_OK, "step: %s", mbs_stepper_last_error(st)->msg);
+        double w1 = mbs_system_v(s)[2];
+        for (int k = 0; k < 8; k++) {
+            mbs_contact_info ci;
+            mbs_system_contact(s, k, &ci);
+            /* a spoke enters the 1 mm band: its impact follows within a few steps */
+            if (ci.active && !prev[k] && i > 0) { until = i + 40; prod = 1; impacts++; }
+            prev[k] = ci.active;
+        }
+        /* the impact's steps are those that lose rate (gravity alone changes it by 1e-4 a step) */
+        if (i <= until && w1 < 0.999 * w0) prod *= w1 / w0;
+        if (i == until) {
+            if (impacts > 1) worst = fmax(worst, fabs(prod - c));
+            wlast = w1;
+        }
+    }
+    printf("  rimless wheel: %d impacts, rate ratio within %.2g of c = %.6f; rate 4 ms after the last %.5f rad/s "
+           "(cycle: %.5f after the impact)\n", impacts, worst, c, wlast, wplus);
+    CHECK(impacts == 30, "%d impacts", impacts);
+    CHECK(worst < 1e-3, "impact rate ratio off by %g", worst);
+    /* 4 ms after the impact gravity has slowed the wheel by about 1.4 rad/s² × 4 ms */
+    CHECK(fabs(wlast - wplus) < 1e-2 * wplus, "rate after impact %g, cycle %g", wlast, wplus);
+    mbs_stepper_free(st);
+    mbs_system_free(s);
+    mbs_model_free(m);
+}
+
 int main(void)
 {
     RUN(test_ball_stops);
     RUN(test_block_decelerates);
     RUN(test_conservative_advancement);
+    RUN(test_rimless_wheel);
     return check_summary("test_rigid");
 }
