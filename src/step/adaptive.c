@@ -109,12 +109,14 @@ static void restore(adaptive *a, mbs_system *s, double t0)
     s->t = t0;
 }
 
-/* One step of h of the controlled scheme from the system's state; iterations into stats. */
+/* One step of h of the controlled scheme from the system's state; iterations into stats. The
+ * joint impedance (a servo, part of the system) is evaluated at each sub-step's start, as the
+ * registry does at each step of a fixed-step scheme: adaptive declares it handles it. */
 static int inner_step(adaptive *a, double h, mbs_step_stats *stats)
 {
     mbs_step_stats is;
     memset(&is, 0, sizeof is);
-    int rc = a->inner->type->step(a->inner, h, &is);
+    int rc = mbsi_stepper_raw_step(a->inner, h, &is);
     stats->iterations += is.iterations;
     stats->nonconverged |= is.nonconverged;
     return rc;
@@ -134,7 +136,8 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     const mbs_model *m = s->model;
     const int nq = s->nq, nv = s->nv;
     double left = dt;
-    while (left > 0) {
+    /* what round-off leaves of dt after the sub-steps is no sub-step */
+    while (left > 1e-12 * dt) {
         double t0 = s->t;
         memcpy(a->q0, s->q, (size_t)nq * sizeof(double));
         memcpy(a->v0, s->v, (size_t)nv * sizeof(double));
@@ -145,15 +148,17 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
         double h = tc;
         int accepted = 0;
         while (!accepted) {
-            if (h < o->h_min || left <= o->h_min) {
-                /* lines 3–6: one plain step of h_min (or what is left of dt) */
-                h = fmin(o->h_min, left);
+            /* no sliver of a sub-step at the end of dt: at least h_min is left, or nothing */
+            if (h >= left) h = left;
+            else if (left - h < o->h_min) h = left - o->h_min;
+            if (h < o->h_min) {
+                /* lines 3–6: one plain step of h_min (or what is left of dt, and all of it when
+                 * less than h_min would be left) */
+                h = left - o->h_min < o->h_min ? left : o->h_min;
                 int rc = inner_step(a, h, stats);
                 if (rc != MBS_OK) return inner_failed(st, a, rc);
                 break;
             }
-            /* no sliver of a sub-step at the end of dt */
-            if (left - h < o->h_min) h = left - h < 1e-12 * dt ? left : fmin(h, left - o->h_min);
             /* lines 8–9: one step of h */
             int rc = inner_step(a, h, stats);
             if (rc != MBS_OK) return inner_failed(st, a, rc);
@@ -221,5 +226,5 @@ const mbs_stepper_type mbsi_stepper_adaptive = {
     {"adaptive", "error-controlled steps by the kinetic-energy error of step doubling, with conservative advancement "
                  "and Richardson extrapolation (C²A, Algorithm 2 of Zapolsky and Drumwright) around any fixed-step scheme",
      &table},
-    init, step, fini, 0, 1,
+    init, step, fini, 1, 1,
 };

@@ -114,6 +114,18 @@ static int nonfinite_error(mbs_stepper *st, int velocity, int k, double t0, doub
                      st->type->info.name, t0, dt, what, sep, why);
 }
 
+int mbsi_stepper_raw_step(mbs_stepper *st, double dt, mbs_step_stats *stats)
+{
+    mbs_system *sys = st->sys;
+    if (!sys->imp_on || st->type->impedance) return st->type->step(st, dt, stats);
+    /* a scheme that does not integrate the joint impedance holds its torque at the step's start */
+    memcpy(sys->imp_tmp, sys->tau, (size_t)sys->nv * sizeof(double));
+    mbsi_system_impedance_torque(sys, sys->q, sys->v, sys->tau);
+    int rc = st->type->step(st, dt, stats);
+    memcpy(sys->tau, sys->imp_tmp, (size_t)sys->nv * sizeof(double));
+    return rc;
+}
+
 /* Every scheme's result is checked here, in one place: a state that is not finite is an error
  * (MBS_ERR_NUMERIC) naming the first such coordinate and the time — also when the scheme failed
  * on it with an error of its own, which the message then quotes — never a success.
@@ -129,14 +141,7 @@ int mbs_stepper_step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     mbs_system *sys = st->sys;
     double t0 = sys->t;
     int rc;
-    if (sys->imp_on && !st->type->impedance) {
-        /* a scheme that does not integrate the joint impedance holds its torque at the step's start */
-        memcpy(sys->imp_tmp, sys->tau, (size_t)sys->nv * sizeof(double));
-        mbsi_system_impedance_torque(sys, sys->q, sys->v, sys->tau);
-        rc = st->type->step(st, dt, s);
-        memcpy(sys->tau, sys->imp_tmp, (size_t)sys->nv * sizeof(double));
-    } else
-        rc = st->type->step(st, dt, s);
+    rc = mbsi_stepper_raw_step(st, dt, s);
     int kq = first_nonfinite(sys->q, sys->nq), kv = kq < 0 ? first_nonfinite(sys->v, sys->nv) : -1;
     if (kq >= 0 || kv >= 0) {
         char why[MBS_ERROR_MSG_LEN];

@@ -38,6 +38,10 @@ struct mbs_stepper {
     double dissipation;            /* λ of mbs_stepper_set_dissipation: v ← (1 − λ) v after each step */
 };
 
+/* One step of st's scheme as mbs_stepper_step takes it, without the checks and the dissipation:
+ * the joint impedance's torque held from the step's start for a scheme that does not integrate it.
+ * For a scheme that steps another (adaptive). */
+int mbsi_stepper_raw_step(mbs_stepper *st, double dt, mbs_step_stats *stats);
 /* 1 when one of s's contacts is a rim. */
 int mbsi_system_has_rims(const mbs_system *s);
 
