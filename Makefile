@@ -100,7 +100,7 @@ memcheck:
 test: $(TEST_BIN) $(SIM) check-layers example
 	@sh tests/run_all.sh $(TEST_BIN)
 
-bench: bench-dynamics bench-ess bench-variational bench-expo bench-nmdp
+bench: bench-dynamics bench-ess bench-variational bench-expo bench-nmdp bench-adaptive
 
 bench-dynamics: $(BUILD)/tools/bench_dynamics
 	$(BUILD)/tools/bench_dynamics --data $(BUILD)/bench_dynamics
@@ -138,6 +138,13 @@ bench-expo: $(BUILD)/tools/bench_expo
 .PHONY: bench-nmdp
 bench-nmdp: $(BUILD)/tools/bench_nmdp
 	OPENBLAS_NUM_THREADS=1 $(BUILD)/tools/bench_nmdp --data $(BUILD)/bench_nmdp
+
+# bench-adaptive: section IV of Zapolsky and Drumwright 2015 (issue 13): steps before failure against
+# the step (fig. 3), the walker's largest energy-keeping step with Euler and RK4, explicit against
+# semi-implicit Euler's kinetic-energy error, the error-controlled trot (fig. 4), dissipation (fig. 5).
+.PHONY: bench-adaptive
+bench-adaptive: $(BUILD)/tools/bench_adaptive
+	OPENBLAS_NUM_THREADS=1 $(BUILD)/tools/bench_adaptive --data $(BUILD)/bench_adaptive
 
 # fuzz: libFuzzer targets for the two parsers (tools/fuzz_urdf.c, tools/fuzz_scenario.c), built
 # with clang under ASan + UBSan (leaks on) into build-fuzz/ and run one after the other (never two

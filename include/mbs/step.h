@@ -23,6 +23,8 @@ typedef struct mbs_step_stats {
     double min_dt;      /* the shortest sub-step (s) of a scheme that chooses its steps (rigid's conservative
                            advancement, adaptive's error control); 0: not reported */
     int rejected;       /* sub-steps an error-controlled scheme tried and refused (adaptive) */
+    double error;       /* adaptive: the largest kinetic-energy error estimate |E' − E''| (J) of the
+                           sub-steps it accepted with error control; 0 otherwise */
 } mbs_step_stats;
 
 typedef struct mbs_stepper mbs_stepper;

@@ -210,6 +210,7 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
                 mbs_integrate(m, s->q, a->dq, s->q);
                 for (int k = 0; k < nv; k++) s->v[k] = 2 * s->v[k] - a->v1[k];
             }
+            stats->error = fmax(stats->error, eE);
             accepted = 1;
         }
         s->t = t0 + h;

@@ -16,6 +16,7 @@ typedef struct rigid_options {
     mbs_impact_options impact;
     int advance;
     double h_min;
+    int dynamics_at;               /* 0: f(q_{i+1}, v_i), eq. 2; 1: f(q_i, v_i) */
 } rigid_options;
 
 static const mbs_option_spec spec[] = {
@@ -23,6 +24,8 @@ static const mbs_option_spec spec[] = {
      "1: conservative advancement (Algorithm 1, eq. 3) sub-steps to the first time of impact; 0: fixed steps of dt"},
     {"h_min", MBS_OPT_REAL, "s", 0, 1, MBS_OPT_OPEN_LO, "1e-5", NULL, offsetof(rigid_options, h_min),
      "the shortest sub-step conservative advancement takes"},
+    {"dynamics_at", MBS_OPT_ENUM, "", 0, 0, 0, "new", "new old", offsetof(rigid_options, dynamics_at),
+     "new: f(q_{i+1}, v_i), eq. 2, the paper's semi-implicit Euler; old: f(q_i, v_i), explicit Euler (sec. IV-C)"},
 };
 static const mbs_option_table table = {"rigid", spec, (int)(sizeof spec / sizeof *spec), &mbsi_impact_option_table,
                                        offsetof(rigid_options, impact), sizeof(rigid_options)};
@@ -92,8 +95,9 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
             if (left - h < 1e-9 * dt) h = left;
         }
         /* eq. 1, then eq. 2 at the new configuration with the old velocity, then k */
+        if (o->dynamics_at == 1) mbs_aba(s->model, s->data, s->q, s->v, s->tau, r->ddq);
         advance_positions(r, s, h);
-        mbs_aba(s->model, s->data, s->q, s->v, s->tau, r->ddq);
+        if (o->dynamics_at == 0) mbs_aba(s->model, s->data, s->q, s->v, s->tau, r->ddq);
         for (int k = 0; k < s->nv; k++) s->v[k] += h * r->ddq[k];
         int rc = mbsi_impact_apply(&r->impact, s, s->q, s->v, h, dt, &st->err);
         s->t += h;
