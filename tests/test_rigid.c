@@ -156,7 +156,7 @@ static void test_rimless_wheel(void)
     double n[3] = {0, 0, 1}, tip[3] = {0, 0, -1};
     mbs_system_add_plane(s, n, 0, &mat, &err);
     for (int k = 1; k <= 8; k++) {
-        char name[16];
+        char name[32];
         snprintf(name, sizeof name, "spoke%d", k);
         mbs_system_add_contact(s, name, tip, 0, &err);
     }

@@ -9,8 +9,8 @@
  *   - divergence (the stepper's error naming the joint) and leaving the box (status left_box,
  *     not a divergence; no box when the scenario sets none);
  *   - touchdowns (recounted from the contacts' public state), the figures of sub-stepping schemes,
- *     [model] gravity, a planar root (floating = 2), rims ([contact] rim_axis) and
- *     [stepper] dissipation;
+ *     [model] gravity, a planar root (floating = 2), the initial velocity ([model] base_velocity
+ *     in world axes, v.JOINT), rims ([contact] rim_axis) and [stepper] dissipation;
  *   - the leg inverse kinematics against the model's own forward kinematics. */
 #include <fcntl.h>
 #include <math.h>
@@ -991,6 +991,131 @@ static void test_planar_root(void)
     }
 }
 
+/* The world velocity [v; ω] of the cube's origin (MBS_LOCAL_WORLD_ALIGNED) at the scenario's
+ * (q0, v0). */
+static void cube_world_velocity(const mbs_scenario *sc, double out[6])
+{
+    mbs_data *d = mbs_data_new(sc->model);
+    int f = mbs_frame_id(sc->model, "cube");
+    CHECK(d && f >= 0, "no data or no frame 'cube'");
+    if (d && f >= 0) {
+        mbs_forward_kinematics(sc->model, d, sc->q0, mbs_scenario_v0(sc), NULL);
+        mbs_frame_velocity(sc->model, d, f, NULL, MBS_LOCAL_WORLD_ALIGNED, out);
+    }
+    mbs_data_free(d);
+}
+
+/* A --set that must be refused with a message naming the override and holding frag. */
+static void expect_bad_set(const char *path, const char *set, const char *frag)
+{
+    mbs_error err;
+    const char *one[] = {set};
+    mbs_scenario *sc = mbs_scenario_load(path, one, 1, &err);
+    char where[400];
+    snprintf(where, sizeof where, "%s: --set %s: ", path, set);
+    CHECK(!sc && strncmp(err.msg, where, strlen(where)) == 0 && strstr(err.msg, frag), "--set %s: '%s' (expected '%s...%s')",
+          set, err.msg, where, frag);
+    mbs_scenario_free(sc);
+}
+
+/* [model] base_velocity (world axes) and v.JOINT: the base origin's world velocity at (q0, v0)
+ * is the one asked, for a free-flyer turned by roll, pitch and yaw and for a pitched planar
+ * root, and the run starts from it; v.JOINT sets its joint's entry; the bad cases are refused
+ * naming the key. */
+static void test_initial_velocity(void)
+{
+    static const double want[6] = {0.5, -1.2, 0.7, 0.9, 0.2, -1.5};
+    char text[1024], path[256], bad[256];
+    snprintf(text, sizeof text,
+             "[model]\nurdf = " MBS_SOURCE_DIR "/tests/models/cube.urdf\nfloating = 1\nbase_position = 0.1 -0.2 1\n"
+             "base_rpy = 0.3 -0.4 1.1\nbase_velocity = 0.5 -1.2 0.7 0.9 0.2 -1.5\ngravity = 0 0 0\n[controller]\ntype = none\n"
+             "dt = 0.001\n[stepper]\nname = rk4\ndt = 0.001\n[run]\nduration = 0.1\n");
+    write_scenario("velocity.ini", text, path, sizeof path);
+    mbs_error err;
+    mbs_scenario *sc = load(path, NULL, 0, &err);
+    mbs_sim_summary sum;
+    if (sc) {
+        CHECK(mbs_scenario_v0(sc) == sc->v0 && mbs_model_nv(sc->model) == 6, "free cube: v0 accessor, nv %d",
+              mbs_model_nv(sc->model));
+        /* the body-frame coordinates differ from the world ones: the base is turned */
+        CHECK(fabs(sc->v0[0] - want[0]) > 0.05 && fabs(sc->v0[3] - want[3]) > 0.05, "free cube: v0 = %g ... %g unturned",
+              sc->v0[0], sc->v0[3]);
+        double w[6] = {0};
+        cube_world_velocity(sc, w);
+        CHECK_CLOSE(w, want, 6, 1e-12, "free-flyer base_velocity in world axes");
+        /* without gravity or contact the origin (the centre of mass) moves straight at that velocity */
+        if (run(sc, NULL, &sum, &err) == MBS_OK) {
+            double p[3] = {0.1 + 0.1 * want[0], -0.2 + 0.1 * want[1], 1 + 0.1 * want[2]};
+            CHECK_CLOSE(sum.base_final, p, 3, 1e-9, "free cube after 0.1 s");
+        }
+    }
+    mbs_scenario_free(sc);
+    /* v.JOINT on a free-flyer root: base_velocity's job */
+    expect_bad_set(path, "model.v.root_joint=1", "joint 'root_joint' has 6 velocity coordinates");
+    expect_bad_set(path, "model.base_velocity=1 2 3", "expected 6 numbers");
+
+    /* a planar root pitched by 0.2 rad: v = [vz vx ω_y] along the base's own axes */
+    planar_cube(text, sizeof text, "base_velocity = 0.4 0 -0.3 0 1.5 0");
+    write_scenario("velocity.ini", text, path, sizeof path);
+    sc = load(path, NULL, 0, &err);
+    if (sc) {
+        static const double wp[6] = {0.4, 0, -0.3, 0, 1.5, 0};
+        double c = cos(0.2), s = sin(0.2), vb[3] = {0.4 * s - 0.3 * c, 0.4 * c + 0.3 * s, 1.5};
+        CHECK_CLOSE(sc->v0, vb, 3, 1e-15, "planar v0 = [vz vx wy] in the base frame");
+        double w[6] = {0};
+        cube_world_velocity(sc, w);
+        CHECK_CLOSE(w, wp, 6, 1e-12, "planar base_velocity in world axes");
+        if (run(sc, NULL, &sum, &err) == MBS_OK) {
+            double t = 0.1, p[3] = {0.3 + 0.4 * t, 0, 1 - 0.3 * t - 0.5 * 9.81 * t * t};
+            CHECK_CLOSE(sum.base_final, p, 3, 1e-9, "planar cube after 0.1 s");
+            CHECK(fabs(sum.base_final[4] - (0.2 + 1.5 * t)) < 1e-9, "planar pitch %g after 0.1 s, expected %g",
+                  sum.base_final[4], 0.2 + 1.5 * t);
+        }
+    }
+    mbs_scenario_free(sc);
+    expect_bad_set(path, "model.base_velocity=0 0.1 0 0 0 0", "out of range: vy 0.1, wx 0 and wz 0 must be 0");
+    expect_bad_set(path, "model.base_velocity=0 0 0 0.2 0 0", "vy 0, wx 0.2 and wz 0 must be 0");
+    expect_bad_set(path, "model.base_velocity=0 0 0 0 0 -3", "vy 0, wx 0 and wz -3 must be 0");
+    expect_bad_set(path, "model.v.nojoint=1", "no joint 'nojoint'");
+
+    /* a fixed root: v.JOINT in the file; a zero base_velocity is fine, a non-zero one refused at its line */
+    snprintf(text, sizeof text,
+             "[model]\nurdf = " MBS_SOURCE_DIR "/tests/models/pendulum.urdf\nfloating = 0\nv.hinge = -0.75\n"
+             "base_velocity = 0 0 0 0 0 0\n[controller]\ntype = none\ndt = 0.001\n[stepper]\nname = rk4\ndt = 0.001\n"
+             "[run]\nduration = 0.1\n");
+    write_scenario("velocity.ini", text, path, sizeof path);
+    sc = load(path, NULL, 0, &err);
+    if (sc) {
+        int j = mbs_joint_id(sc->model, "hinge");
+        CHECK(j >= 0 && mbs_model_nv(sc->model) == 1 && sc->v0[mbs_joint_idx_v(sc->model, j)] == -0.75,
+              "pendulum: v.hinge gives v0 = %g", sc->v0[0]);
+    }
+    mbs_scenario_free(sc);
+    char *at = strstr(text, "base_velocity = 0 0 0 0 0 0");
+    if (at) memcpy(at, "base_velocity = 0 0 0 0 0 1", strlen("base_velocity = 0 0 0 0 0 1"));
+    write_scenario("velocity_bad.ini", text, bad, sizeof bad);
+    sc = mbs_scenario_load(bad, NULL, 0, &err);
+    char where[400];
+    snprintf(where, sizeof where, "%s:%d: [model] base_velocity: ", bad, line_of(bad, "base_velocity"));
+    CHECK(!sc && strncmp(err.msg, where, strlen(where)) == 0 && strstr(err.msg, "no floating root"), "fixed root: '%s'",
+          err.msg);
+    mbs_scenario_free(sc);
+    expect_bad_set(path, "model.v.hinge=fast", "malformed number 'fast'");
+
+    /* v.JOINT on Solo by --set: that joint's entry, every other one (the base's too) 0 */
+    const char *sets[] = {"model.v.FL_HFE=1.5", "model.v.HR_KFE=-0.25"};
+    sc = load(SCEN("solo_squat.ini"), sets, 2, &err);
+    if (sc) {
+        const mbs_model *m = sc->model;
+        int a = mbs_joint_idx_v(m, mbs_joint_id(m, "FL_HFE")), b = mbs_joint_idx_v(m, mbs_joint_id(m, "HR_KFE")), others = 0;
+        for (int k = 0; k < mbs_model_nv(m); k++)
+            if (k != a && k != b) others += sc->v0[k] != 0;
+        CHECK(sc->v0[a] == 1.5 && sc->v0[b] == -0.25 && others == 0, "solo v.JOINT: %g %g, %d others non-zero", sc->v0[a],
+              sc->v0[b], others);
+    }
+    mbs_scenario_free(sc);
+}
+
 /* [contact] rim_axis: the points of `frames` become rims (those of `points` stay points), a rim
  * without a radius is refused naming the key, and a rim lands on its edge. */
 static void test_rims(void)
@@ -1148,6 +1273,7 @@ int main(void)
     RUN(test_substep_summary);
     RUN(test_gravity);
     RUN(test_planar_root);
+    RUN(test_initial_velocity);
     RUN(test_rims);
     RUN(test_dissipation);
     scratch_clean();

@@ -37,6 +37,8 @@ mbs_scenario *mbs_scenario_load(const char *path, const char *const *overrides, 
 void mbs_scenario_free(mbs_scenario *sc);
 const mbs_model *mbs_scenario_model(const mbs_scenario *sc);     /* loaded; owned by the scenario */
 const double *mbs_scenario_q0(const mbs_scenario *sc);           /* nq: the initial configuration */
+/* nv: the initial velocity ([model] base_velocity in the root's body-frame coordinates, v.JOINT) */
+const double *mbs_scenario_v0(const mbs_scenario *sc);
 const char *mbs_scenario_controller(const mbs_scenario *sc);     /* [controller] type */
 double mbs_scenario_controller_dt(const mbs_scenario *sc);       /* [controller] dt (s) */
 const char *mbs_scenario_stepper(const mbs_scenario *sc);        /* [stepper] name */

@@ -12,6 +12,7 @@
 
 #include "ini.h"
 #include "mbs/control.h"
+#include "../spatial/spatial.h"
 
 
 /* ---- the key table ---- */
@@ -33,6 +34,11 @@ static const keyspec KEYS[] = {
      "roll pitch yaw of the base, R = Rz(yaw) Ry(pitch) Rx(roll) (floating 1 or 2; only the pitch when planar)"},
     {"model", "q.*", K_NUM, 0, 0, -1e4, 1e4, 0, 0, "rad or m", "",
      "initial position of the one-coordinate joint `JOINT` (default: the neutral 0)"},
+    {"model", "base_velocity", K_VEC, 6, 6, -1e4, 1e4, 0, 0, "m/s, rad/s", "0 0 0 0 0 0",
+     "vx vy vz wx wy wz: initial linear velocity of the base origin and angular velocity of the base, both in world "
+     "axes (floating 1 or 2; only vx vz wy when planar; all 0 when fixed)"},
+    {"model", "v.*", K_NUM, 0, 0, -1e4, 1e4, 0, 0, "rad/s or m/s", "",
+     "initial velocity of the one-coordinate joint `JOINT` (default: 0)"},
     {"contact", "stiffness", K_NUM, 0, 0, 0, 1e12, 0, 0, "N/m", "1e5", "K along the normal"},
     {"contact", "damping", K_NUM, 0, 0, 0, 1e10, 0, 0, "N·s/m", "300", "B along the normal"},
     {"contact", "stiffness_tangent", K_NUM, 0, 0, 0, 1e12, 0, 0, "N/m", "", "K along the surface (default: `stiffness`)"},
@@ -336,6 +342,51 @@ static int load_model(mbs_scenario *sc, mbs_error *err)
     return MBS_OK;
 }
 
+/* The initial velocity v0 (nv): [model] base_velocity, given in world axes, turned into the
+ * root's body-frame coordinates at the base orientation of q0, and the v.JOINT keys. */
+static int initial_velocity(mbs_scenario *sc, int root_free, int root_planar, mbs_error *err)
+{
+    const mbs_model *m = sc->model;
+    sc->v0 = calloc((size_t)mbs_model_nv(m) + 1, sizeof(double));
+    if (!sc->v0) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
+    const mbs_scenario_entry *bv = mbsi_ini_find(sc, "model", "base_velocity");
+    double w[6] = {0, 0, 0, 0, 0, 0};
+    nums(sc, "model", "base_velocity", w, 6);
+    int any = 0;
+    for (int k = 0; k < 6; k++) any |= w[k] != 0;
+    if (any && !root_free && !root_planar)
+        return mbsi_ini_fail_at(sc, bv, err, MBS_ERR_ARG, "the model has no floating root (set floating = 1 or 2) to give "
+                                "a velocity");
+    int iq = root_free || root_planar ? mbs_joint_idx_q(m, 0) : 0, iv = root_free || root_planar ? mbs_joint_idx_v(m, 0) : 0;
+    if (root_free) {
+        /* the free-flyer's v is [v; ω] in the body frame: v_body = Rᵀ v_world, ω_body = Rᵀ ω_world */
+        double R[9];
+        m3_from_quat(sc->q0 + iq + 3, R);
+        m3t_mulv(R, w, sc->v0 + iv);
+        m3t_mulv(R, w + 3, sc->v0 + iv + 3);
+    } else if (root_planar) {
+        /* v = [vz vx ω_y] along the base's own z and x: v_b = R_y(θ)ᵀ v_world */
+        if (w[1] != 0 || w[3] != 0 || w[5] != 0)
+            return mbsi_ini_fail_at(sc, bv, err, MBS_ERR_ARG, "out of range: vy %g, wx %g and wz %g must be 0 for a planar "
+                                    "root (floating = 2), which moves in the x-z plane and turns about y", w[1], w[3], w[5]);
+        double c = sc->q0[iq + 2], s = sc->q0[iq + 3];
+        sc->v0[iv] = w[0] * s + w[2] * c;
+        sc->v0[iv + 1] = w[0] * c - w[2] * s;
+        sc->v0[iv + 2] = w[4];
+    }
+    for (int i = 0; i < sc->nentries; i++) {
+        const mbs_scenario_entry *e = &sc->entries[i];
+        if (e->dead || strcmp(e->section, "model") != 0 || strncmp(e->key, "v.", 2) != 0) continue;
+        int j = mbs_joint_id(m, e->key + 2);
+        if (j < 0) return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "no joint '%s' in model '%s'", e->key + 2, mbs_model_name(m));
+        if (mbs_joint_nv(m, j) != 1)
+            return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "joint '%s' has %d velocity coordinates; only 1-coordinate "
+                                    "joints are set this way (a floating root: base_velocity)", e->key + 2, mbs_joint_nv(m, j));
+        sc->v0[mbs_joint_idx_v(m, j)] = mbsi_ini_num(sc, "model", e->key, 0);
+    }
+    return MBS_OK;
+}
+
 static int initial_posture(mbs_scenario *sc, mbs_error *err)
 {
     const mbs_model *m = sc->model;
@@ -379,7 +430,7 @@ static int initial_posture(mbs_scenario *sc, mbs_error *err)
                            "this way", e->key + 2, mbs_joint_nq(m, j));
         sc->q0[mbs_joint_idx_q(m, j)] = mbsi_ini_num(sc, "model", e->key, 0);
     }
-    return MBS_OK;
+    return initial_velocity(sc, root_free, root_planar, err);
 }
 
 /* Appends a contact point on frame name (checked to exist) from entry e; axis non-zero: a rim. */
@@ -507,7 +558,7 @@ int mbs_scenario_keys_markdown(const char *section, char *buf, size_t n)
             mbsi_ini_describe(k, what, sizeof what);
             const char *def = !k->def ? "required" : k->def[0] ? k->def : strstr(k->doc, "(default:") ? "see value" : "none";
             size_t kl = strlen(k->key);
-            int any = kl >= 2 && k->key[kl - 1] == '*';   /* "q.*": q.JOINT */
+            int any = kl >= 2 && k->key[kl - 1] == '*';   /* "q.*": q.JOINT, "v.*": v.JOINT */
             snprintf(line, sizeof line, "| `%.*s%s` | %s | %s |\n", (int)(any ? kl - 1 : kl), k->key, any ? "JOINT" : "", what, def);
         }
         if (buf && len < n) snprintf(buf + len, n - len, "%s", line);
@@ -518,6 +569,7 @@ int mbs_scenario_keys_markdown(const char *section, char *buf, size_t n)
 
 const mbs_model *mbs_scenario_model(const mbs_scenario *sc) { return sc->model; }
 const double *mbs_scenario_q0(const mbs_scenario *sc) { return sc->q0; }
+const double *mbs_scenario_v0(const mbs_scenario *sc) { return sc->v0; }
 const char *mbs_scenario_controller(const mbs_scenario *sc) { return sc->controller; }
 double mbs_scenario_controller_dt(const mbs_scenario *sc) { return sc->controller_dt; }
 const char *mbs_scenario_stepper(const mbs_scenario *sc) { return sc->stepper; }
@@ -672,6 +724,7 @@ void mbs_scenario_free(mbs_scenario *sc)
     }
     free(sc->entries);
     free(sc->q0);
+    free(sc->v0);
     mbs_model_free(sc->model);
     free(sc);
 }

@@ -100,6 +100,7 @@ mbs_sim *mbs_sim_new(const mbs_scenario *sc, mbs_error *err)
         if (mbs_system_add_box(sim->sys, b->center, b->R, b->half, &b->material, err)) goto fail;
     }
     memcpy(sim->sys->q, sc->q0, (size_t)sim->sys->nq * sizeof(double));
+    memcpy(sim->sys->v, sc->v0, (size_t)sim->sys->nv * sizeof(double));
     sim->st = make_stepper(sc, sim->sys, err);
     if (!sim->st) goto fail;
     if (mbs_stepper_set_dissipation(sim->st, sc->dissipation) != MBS_OK) {
@@ -320,7 +321,7 @@ static void initial_state(mbs_sim *sim)
 {
     mbs_system *s = sim->sys;
     memset(s->tau, 0, (size_t)s->nv * sizeof(double));
-    mbs_system_set_state(s, sim->sc->q0, NULL, 0);
+    mbs_system_set_state(s, sim->sc->q0, sim->sc->v0, 0);
 }
 
 /* Where the CSV goes. */

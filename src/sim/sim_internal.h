@@ -42,6 +42,7 @@ struct mbs_scenario {
     double gravity[3];                /* m/s², world frame; set on the model when it is loaded */
     mbs_model *model;                 /* loaded; owned by the scenario */
     double *q0;                       /* nq: initial configuration (base pose + named joints) */
+    double *v0;                       /* nv: initial velocity (base velocity in the root's coordinates + named joints) */
     /* [contact] */
     mbs_material material;            /* of the ground and every geometry of [environment] */
     int ncontacts;
