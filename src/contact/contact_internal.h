@@ -205,6 +205,7 @@ typedef struct mbs_impact_options {
     double margin;                 /* m: nearer points enter the impact problem */
     double erp;                    /* fraction of a penetration removed per step */
     int predict;                   /* 1: points that would pass the surface within the step enter too */
+    int stagger;                   /* friction solves at most per impact */
 } mbs_impact_options;
 
 extern const mbs_option_table mbsi_impact_option_table;
@@ -212,7 +213,8 @@ extern const mbs_option_table mbsi_impact_option_table;
 typedef struct mbs_impact {
     int nc, k, nv, nw;             /* contact points, friction polygon sides, velocities, max impulses 3 nc */
     double margin, erp;
-    int predict;
+    int predict, stagger;
+    int staggers;                  /* friction solves the last impact took */
     mbs_qp *qp;
     int nnear;                     /* contacts in the last impact problem */
     int *near;                     /* nc: their indices */
@@ -222,6 +224,7 @@ typedef struct mbs_impact {
     double *J;                     /* 6 x nv: a frame Jacobian */
     double *Jt;                    /* 3 nc x nv: their point Jacobians (linear part) */
     double *M, *B, *MB;            /* nv x nv; nv x nw: [J_iᵀ n_i, J_iᵀ t_1, J_iᵀ t_2] and M⁻¹ B */
+    double *Bc, *MBc;              /* the columns of B and M⁻¹ B a friction solve uses */
     double *H, *g, *Ain, *bin, *beta;
     double *cvec, *pbar;           /* the impulses' work coefficients; stage 1's normal impulses */
     double *vel;                   /* 6 nc: the contacts' centre velocities (eq. 3–4 bounds) */

@@ -29,14 +29,14 @@ static const keyspec KEYS[] = {
      "least mass of every moving body (MuJoCo's boundmass): gives massless links a minimal mass; 0: off"},
     {"model", "bound_inertia", K_NUM, 0, 0, 0, 1e3, 0, 0, "kg·m²", "0",
      "least principal moment of every moving body about its centre of mass (MuJoCo's boundinertia); 0: off"},
-    {"model", "base_position", K_VEC, 3, 3, -1e4, 1e4, 0, 0, "m", "0 0 0", "x y z of the base (floating 1 or 2; y = 0 when planar)"},
+    {"model", "base_position", K_VEC, 3, 3, -1e4, 1e4, 0, 0, "m", "0 0 0", "x y z of the base (a floating root: floating 1 or 2, or a URDF's own planar root in the x-z plane; y = 0 when planar)"},
     {"model", "base_rpy", K_VEC, 3, 3, -10, 10, 0, 0, "rad", "0 0 0",
-     "roll pitch yaw of the base, R = Rz(yaw) Ry(pitch) Rx(roll) (floating 1 or 2; only the pitch when planar)"},
+     "roll pitch yaw of the base, R = Rz(yaw) Ry(pitch) Rx(roll) (a floating root; only the pitch when planar)"},
     {"model", "q.*", K_NUM, 0, 0, -1e4, 1e4, 0, 0, "rad or m", "",
      "initial position of the one-coordinate joint `JOINT` (default: the neutral 0)"},
     {"model", "base_velocity", K_VEC, 6, 6, -1e4, 1e4, 0, 0, "m/s, rad/s", "0 0 0 0 0 0",
      "vx vy vz wx wy wz: initial linear velocity of the base origin and angular velocity of the base, both in world "
-     "axes (floating 1 or 2; only vx vz wy when planar; all 0 when fixed)"},
+     "axes (a floating root; only vx vz wy when planar; all 0 when fixed)"},
     {"model", "v.*", K_NUM, 0, 0, -1e4, 1e4, 0, 0, "rad/s or m/s", "",
      "initial velocity of the one-coordinate joint `JOINT` (default: 0)"},
     {"contact", "stiffness", K_NUM, 0, 0, 0, 1e12, 0, 0, "N/m", "1e5", "K along the normal"},
@@ -355,7 +355,7 @@ static int initial_velocity(mbs_scenario *sc, int root_free, int root_planar, mb
     int any = 0;
     for (int k = 0; k < 6; k++) any |= w[k] != 0;
     if (any && !root_free && !root_planar)
-        return mbsi_ini_fail_at(sc, bv, err, MBS_ERR_ARG, "the model has no floating root (set floating = 1 or 2) to give "
+        return mbsi_ini_fail_at(sc, bv, err, MBS_ERR_ARG, "the model has no floating root (set floating = 1 or 2; a URDF's own planar root must move in the x-z plane) to give "
                                 "a velocity");
     int iq = root_free || root_planar ? mbs_joint_idx_q(m, 0) : 0, iv = root_free || root_planar ? mbs_joint_idx_v(m, 0) : 0;
     if (root_free) {
@@ -387,6 +387,27 @@ static int initial_velocity(mbs_scenario *sc, int root_free, int root_planar, mb
     return MBS_OK;
 }
 
+int mbsi_root_kind(const mbs_model *m)
+{
+    if (mbs_model_njoints(m) == 0 || mbs_joint_parent(m, 0) != -1) return MBS_ROOT_FIXED;
+    mbs_joint_type root = mbs_joint_type_of(m, 0);
+    if (root == MBS_JOINT_FREEFLYER) return MBS_ROOT_FREE;
+    if (root != MBS_JOINT_PLANAR) return MBS_ROOT_FIXED;
+    /* a planar root in the world x-z plane, the loader's or a URDF's own (Drake's compass gait):
+     * q = [1 0 1 0] puts the base at z = 1, [0 1 1 0] at x = 1, and [0 0 0 1] turns it by π/2
+     * about y */
+    static const double qz[4] = {1, 0, 1, 0}, qx[4] = {0, 1, 1, 0}, qr[4] = {0, 0, 0, 1};
+    double R[9], p[3], err = 0;
+    mbs_joint_local_placement(m, 0, qz, R, p);
+    err += fabs(p[0]) + fabs(p[1]) + fabs(p[2] - 1);
+    mbs_joint_local_placement(m, 0, qx, R, p);
+    err += fabs(p[0] - 1) + fabs(p[1]) + fabs(p[2]);
+    mbs_joint_local_placement(m, 0, qr, R, p);
+    /* R_y(π/2) column-major: x → −z, z → x */
+    err += fabs(R[0]) + fabs(R[2] + 1) + fabs(R[4] - 1) + fabs(R[6] - 1) + fabs(R[8]);
+    return err < 1e-9 ? MBS_ROOT_PLANAR : MBS_ROOT_FIXED;
+}
+
 static int initial_posture(mbs_scenario *sc, mbs_error *err)
 {
     const mbs_model *m = sc->model;
@@ -394,11 +415,9 @@ static int initial_posture(mbs_scenario *sc, mbs_error *err)
     if (!sc->q0) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
     mbs_neutral(m, sc->q0);
     const mbs_scenario_entry *bp = mbsi_ini_find(sc, "model", "base_position"), *br = mbsi_ini_find(sc, "model", "base_rpy");
-    mbs_joint_type root = mbs_model_njoints(m) > 0 ? mbs_joint_type_of(m, 0) : MBS_JOINT_REVOLUTE;
-    /* a planar joint of the URDF's own has a plane of its own: only the loader's planar root is set here */
-    int root_free = root == MBS_JOINT_FREEFLYER, root_planar = sc->floating == MBS_ROOT_PLANAR && root == MBS_JOINT_PLANAR;
+    int kind = mbsi_root_kind(m), root_free = kind == MBS_ROOT_FREE, root_planar = kind == MBS_ROOT_PLANAR;
     if ((bp || br) && !root_free && !root_planar)
-        return mbsi_ini_fail_at(sc, bp ? bp : br, err, MBS_ERR_ARG, "the model has no floating root (set floating = 1 or 2)");
+        return mbsi_ini_fail_at(sc, bp ? bp : br, err, MBS_ERR_ARG, "the model has no floating root (set floating = 1 or 2; a URDF's own planar root must move in the x-z plane)");
     double pos[3] = {0, 0, 0}, rpy[3] = {0, 0, 0};
     nums(sc, "model", "base_position", pos, 3);
     nums(sc, "model", "base_rpy", rpy, 3);

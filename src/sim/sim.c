@@ -114,10 +114,7 @@ mbs_sim *mbs_sim_new(const mbs_scenario *sc, mbs_error *err)
     if (!sim->touching) { mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); goto fail; }
     sim->ctrl = make_controller(sc, sim->sys, err);
     if (!sim->ctrl) goto fail;
-    mbs_joint_type root = mbs_model_njoints(sc->model) > 0 ? mbs_joint_type_of(sc->model, 0) : MBS_JOINT_REVOLUTE;
-    sim->root = root == MBS_JOINT_FREEFLYER                                     ? MBS_ROOT_FREE
-              : root == MBS_JOINT_PLANAR && sc->floating == MBS_ROOT_PLANAR ? MBS_ROOT_PLANAR
-                                                                             : MBS_ROOT_FIXED;
+    sim->root = mbsi_root_kind(sc->model);
     sim->nsub = (int)floor(sc->controller_dt / sc->dt + 0.5);
     if (sim->nsub < 1) sim->nsub = 1;
     return sim;

@@ -78,4 +78,9 @@ mbs_scenario *mbsi_scenario_load_text(const char *path, const char *text, size_t
                                      int noverrides, mbs_error *err);
 
 
+/* The model's root: MBS_ROOT_FREE (a free flyer), MBS_ROOT_PLANAR (a planar joint in the world x-z
+ * plane, q = [z x cos θ sin θ]: the loader's (floating = 2) or a URDF's own, as Drake's compass
+ * gait) or MBS_ROOT_FIXED (anything else: the base keys and figures do not apply). */
+int mbsi_root_kind(const mbs_model *m);
+
 #endif
