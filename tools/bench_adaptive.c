@@ -128,24 +128,15 @@ static long steps_to_failure(const char *const *extra, int nextra, double dt, do
 
 /* ---- b: the walker's swing phase ---- */
 
-/* The compass gait's swing phase (scenarios/compass_gait.ini's walker, Drake's parameters): the
- * stance foot pinned at the origin (a hinge about y), the stance leg with its 5 kg point mass at
- * 0.5 m and the 10 kg hip at 1 m, the swing leg hinged at the hip with its 5 kg at 0.5 m below; the
- * slope by gravity tilted by γ. A conservative system of two degrees of freedom: its total energy is
- * constant. (The 3D walker's stance foot rolls: not a fixed-base tree.) */
+/* The compass gait's swing phase (tests/models/compass_swing.urdf: the stance foot pinned, a
+ * conservative double pendulum; Drake's parameters), the slope by gravity tilted by γ. (The 3D
+ * walker's stance foot rolls: not a fixed-base tree.) */
 static mbs_model *swing_model(double gam)
 {
     mbs_error err;
-    mbs_model *m = mbs_model_new("compass_gait_swing");
-    const double y[3] = {0, 1, 0}, hip[3] = {0, 0, 1}, I0[9] = {0};
-    const double c1[3] = {0, 0, 0.5}, ch[3] = {0, 0, 1}, c2[3] = {0, 0, -0.5};
-    int b1 = mbs_model_add_joint(m, -1, MBS_JOINT_REVOLUTE, "stance", NULL, NULL, y, &err);
-    int b2 = mbs_model_add_joint(m, b1, MBS_JOINT_REVOLUTE, "hip", NULL, hip, y, &err);
-    if (b1 < 0 || b2 < 0) die("swing model", &err);
-    mbs_model_add_inertia(m, b1, 5, c1, I0, &err);
-    mbs_model_add_inertia(m, b1, 10, ch, I0, &err);
-    mbs_model_add_inertia(m, b2, 5, c2, I0, &err);
-    if (mbs_model_finalize(m, &err) != MBS_OK) die("swing model", &err);
+    mbs_urdf_options uo = {.floating_base = 0};
+    mbs_model *m = mbs_model_from_urdf(MBS_SOURCE_DIR "/tests/models/compass_swing.urdf", &uo, &err);
+    if (!m) die("swing model", &err);
     double g[3] = {9.81 * sin(gam), 0, -9.81 * cos(gam)};
     mbs_model_set_gravity(m, g);
     return m;
@@ -345,13 +336,35 @@ int main(int argc, char **argv)
 
     /* b: the walker's swing phase, Euler against RK4 */
     mbs_model *sm = swing_model(0.0525);
-    /* the compass gait's state after a heel strike on its limit cycle (docs/compass_gait.md):
-     * stance leg ahead of the vertical, swing leg behind, rates of the cycle */
-    double q0[2] = {-0.2, 0.4}, v0[2] = {1.0, 0.0};
-    double swing_T = 0.7;
+    /* the compass gait's state just after a heel strike on its limit cycle (docs/compass_gait.md):
+     * the stance leg 0.271275 rad ahead of the slope's normal, the swing leg as far behind (the hip
+     * joint at twice that), the legs' rates 1.092867 and 0.376135 rad/s; a swing lasts a step,
+     * 0.734461 s, after which the swing foot is back on the slope (checked below) */
+    const double th = 0.271275;
+    double q0[2] = {-th, 2 * th}, v0[2] = {1.092867, 0.376135 - 1.092867};
+    double swing_T = 0.734461;
+    {
+        mbs_error err;
+        mbs_system *s = mbs_system_new(sm, 0, &err);
+        mbs_stepper *st = mbs_stepper_new("rk4", s, NULL, 0, &err);
+        mbs_system_set_state(s, q0, v0, 0);
+        for (int k = 0; k < 7345; k++) mbs_stepper_step(st, swing_T / 7345, NULL);
+        const double *q = mbs_system_q(s);
+        /* the swing foot: hip (sin θ1, cos θ1), then 1 m down the swing leg at θ1 + θ2 */
+        double zf = cos(q[0]) - cos(q[0] + q[1]), xf = sin(q[0]) - sin(q[0] + q[1]);
+        printf("b. the swing foot after the cycle's step time: %.2g m above the slope, %.4f m ahead of the stance foot "
+               "(the cycle's step: 0.5359 m)\n", zf, xf);
+        mbs_stepper_free(st);
+        mbs_system_free(s);
+    }
     double he = largest_step(sm, "euler", q0, v0, swing_T, 1e-5), hr = largest_step(sm, "rk4", q0, v0, swing_T, 1e-5);
-    printf("b. walker swing phase (%.2f s), energy within 0.001 %%: largest step euler %.3g ms, rk4 %.3g ms; "
-           "per function evaluation rk4 is %.3g x faster\n", swing_T, 1e3 * he, 1e3 * hr, he > 0 ? hr / (4 * he) : NAN);
+    double hs = largest_step(sm, "symplectic_euler", q0, v0, swing_T, 1e-5);
+    /* the paper's walker is nondimensional (g = l = 1): its time unit is sqrt(l / g) = 0.319 s here */
+    const double unit = sqrt(1 / 9.81);
+    printf("b. walker swing phase (%.3f s), energy within 0.001 %%: largest step euler %.3g ms, symplectic_euler %.3g ms, "
+           "rk4 %.3g ms (nondimensional: %.3g, %.3g, %.3g); per function evaluation rk4 is %.3g x faster than euler, "
+           "%.3g x than symplectic_euler\n", swing_T, 1e3 * he, 1e3 * hs, 1e3 * hr, he / unit, hs / unit, hr / unit,
+           he > 0 ? hr / (4 * he) : NAN, hs > 0 ? hr / (4 * hs) : NAN);
     mbs_model_free(sm);
 
     snprintf(path, sizeof path, "gnuplot -e \"data='%s'; images='%s'\" %s/tools/plot_adaptive.gp 2>/dev/null", data, images,
@@ -361,6 +374,7 @@ int main(int argc, char **argv)
 
     printf("walker_max_energy_step_euler_ms: %.4g\n", 1e3 * he);
     printf("walker_max_energy_step_rk4_ms: %.4g\n", 1e3 * hr);
+    printf("walker_max_energy_step_symplectic_ms: %.4g\n", 1e3 * hs);
     printf("adaptive_trot_mean_dt_ms: %.4g\n", 1e3 * walk.mean_dt);
     printf("adaptive_trot_walking_mean_dt_ms: %.4g\n", 1e3 * walk.mean_dt_walk);
     printf("adaptive_stand_mean_dt_ms: %.4g\n", 1e3 * stand.mean_dt);
