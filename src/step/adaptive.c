@@ -172,8 +172,10 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
             if (o->conservative) {
                 /* lines 12–15: was the first half free of impacts by the half step's own bound? */
                 double th = fmin(mbsi_impact_advance_time(&a->impact, s, s->q, s->v, NULL), 0.5 * h);
-                if (th < 0.5 * tc) {
-                    tc = 2 * th;
+                if (th < 0.5 * h) {
+                    /* by at least a tenth: the bound moves with the trial (gravity speeds a falling
+                     * point up within it), and h ← 2 th alone can shrink by ever less, or cycle */
+                    tc = fmin(2 * th, 0.9 * h);
                     h = tc;
                     stats->rejected++;
                     restore(a, s, t0);
@@ -196,8 +198,9 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
             if (o->conservative) {
                 for (int k = 0; k < nv; k++) a->ev[k] = a->v1[k] - s->v[k];
                 double ts = fmin(mbsi_impact_advance_time(&a->impact, s, a->q0, a->v0, a->ev), h);
-                if (ts < tc) {
-                    tc = ts;
+                /* (against the step taken, h, which error control may have made shorter than the paper's t_c) */
+                if (ts < h) {
+                    tc = fmin(ts, 0.9 * h);
                     h = tc;
                     stats->rejected++;
                     restore(a, s, t0);
