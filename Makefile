@@ -69,6 +69,11 @@ $(BUILD)/tests/%: tests/%.c $(TEST_COMMON) $(LIB) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(LDSAN) $(TEST_LDFLAGS) -DMBS_SOURCE_DIR='"$(CURDIR)"' $< $(TEST_COMMON) $(LIB) $(TESTLIBS) $(LIBS) -o $@
 
+# the passive walker's limit-cycle tool (docs/passive_walker.md): built with the tests so that it cannot rot
+$(BUILD)/tools/walker_cycle: tools/walker_cycle.c $(LIB) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(LDSAN) $< $(LIB) $(LIBS) -o $@
+
 $(BUILD)/tools/bench_%: tools/bench_%.c $(LIB) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(LDSAN) -DMBS_SOURCE_DIR='"$(CURDIR)"' $< $(LIB) $(LIBS) -o $@
@@ -97,7 +102,7 @@ example: $(EXAMPLE)
 memcheck:
 	$(MAKE) test MEMCHECK=1
 
-test: $(TEST_BIN) $(SIM) check-layers example
+test: $(TEST_BIN) $(SIM) check-layers example $(BUILD)/tools/walker_cycle
 	@sh tests/run_all.sh $(TEST_BIN)
 
 bench: bench-dynamics bench-ess bench-variational bench-expo bench-nmdp bench-adaptive

@@ -129,7 +129,7 @@ static void test_scenarios(void)
     static const char *files[] = {"scenarios/solo_trot.ini", "scenarios/solo_jump.ini", "scenarios/solo_squat.ini",
                                   "scenarios/romeo_walk.ini", "scenarios/romeo_walk_quasistatic.ini",
                                   "scenarios/solo_squat_tsid.ini", "scenarios/chain10.ini", "scenarios/robosimian_walk.ini",
-                                  "scenarios/robosimian_jump.ini", "scenarios/rimless_wheel.ini", "scenarios/compass_gait.ini",
+                                  "scenarios/robosimian_jump.ini", "scenarios/rimless_wheel.ini", "scenarios/compass_gait.ini", "scenarios/passive_walker.ini",
                                   "scenarios/solo_squat.ini"};
     static const char *pd[] = {"controller.type=pd"};
     int seen[16] = {0};

@@ -200,11 +200,69 @@ static void test_rimless_wheel(void)
     mbs_model_free(m);
 }
 
+/* The 3D passive walker (scenarios/passive_walker.ini: rim feet, rigid contact, stepping stones):
+ * in 12 s at least 10 real steps — touchdowns alternating between the feet, each landing foot ahead
+ * of the other one (downhill, toward −x) — and the legs never tilted like a fall. */
+typedef struct step_log {
+    mbs_sim *sim;
+    int prev[2], steps, bad, last;
+    double x[2], max_tilt;
+} step_log;
+
+static void log_steps(void *user, double t, const double *q, const double *v, double *tau)
+{
+    (void)v; (void)tau;
+    step_log *L = user;
+    mbs_system *s = mbs_sim_system(L->sim);
+    double czz = 1 - 2 * (q[3] * q[3] + q[4] * q[4]);
+    L->max_tilt = fmax(L->max_tilt, acos(fmax(-1, fmin(1, czz))));
+    for (int k = 0; k < 2; k++) {
+        mbs_contact_info ci;
+        mbs_system_contact(s, k, &ci);
+        /* the right foot touches at the start too, behind: what touches in the first 50 ms is the
+         * initial stance, not a step */
+        if (ci.active && !L->prev[k] && t > 0.05) {
+            /* a real step: the other foot was the last to land and this one lands ahead of it */
+            if (L->last == 1 - k && ci.position[0] < L->x[1 - k] - 0.05) L->steps++;
+            else if (L->last >= 0) L->bad++;
+            L->x[k] = ci.position[0];
+            L->last = k;
+        }
+        L->prev[k] = ci.active;
+    }
+}
+
+static void test_passive_walker(void)
+{
+    mbs_error err;
+    const char *sets[] = {"run.duration=12"};
+    mbs_scenario *sc = mbs_scenario_load(tm_path("scenarios/passive_walker.ini"), sets, 1, &err);
+    CHECK(sc != NULL, "%s", err.msg);
+    if (!sc) return;
+    mbs_sim *sim = mbs_sim_new(sc, &err);
+    CHECK(sim != NULL, "%s", err.msg);
+    step_log L = {sim, {0, 0}, 0, 0, -1, {0, 0}, 0};
+    /* the left foot stands at the origin at the start; the right one touches too, behind */
+    L.last = 0;   /* the left foot stands at the origin at the start */
+    mbs_sim_set_control(sim, log_steps, &L);
+    mbs_sim_summary sum;
+    mbs_sim_run_options o = {"", NULL, NULL};
+    CHECK(mbs_sim_run(sim, &o, &sum, &err) == MBS_OK && !sum.diverged, "run: %s", err.msg);
+    printf("  passive walker, 12 s: %d real steps, %d other touchdowns, summary touchdowns %ld, base at x = %.3f, "
+           "largest leg tilt %.1f deg\n", L.steps, L.bad, sum.touchdowns, sum.base_final[0], L.max_tilt * 180 / 3.14159265358979);
+    CHECK(L.steps >= 10, "%d real steps", L.steps);
+    CHECK(L.bad == 0, "%d touchdowns that are no step", L.bad);
+    CHECK(L.max_tilt < 0.7, "leg tilted %g rad", L.max_tilt);
+    mbs_sim_free(sim);
+    mbs_scenario_free(sc);
+}
+
 int main(void)
 {
     RUN(test_ball_stops);
     RUN(test_block_decelerates);
     RUN(test_conservative_advancement);
     RUN(test_rimless_wheel);
+    RUN(test_passive_walker);
     return check_summary("test_rigid");
 }
