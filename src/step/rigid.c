@@ -8,7 +8,6 @@
  * neither tunnels nor lands deep; with it off this is the common fixed-step scheme of their ref. [4]. */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "step_internal.h"
 
@@ -70,10 +69,7 @@ static void advance_positions(rigid *r, mbs_system *s, double h)
     const mbs_model *m = s->model;
     double p[3], R[9];
     int free = mbs_model_njoints(m) > 0 && mbs_joint_type_of(m, 0) == MBS_JOINT_FREEFLYER;
-    if (free) {
-        memcpy(p, s->q, sizeof p);
-        mbs_joint_local_placement(m, 0, s->q, R, p);
-    }
+    if (free) mbs_joint_local_placement(m, 0, s->q, R, p);   /* the root's world placement */
     for (int k = 0; k < s->nv; k++) r->dq[k] = h * s->v[k];
     mbs_integrate(m, s->q, r->dq, s->q);
     if (free)
