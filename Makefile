@@ -1,10 +1,12 @@
 # mbs — build, test, bench, install.  `make` builds libmbs.a and ./sim.
-#   make test          every test (and the README's example), ending with "N passed, N failed"
+#   make test          every test (and the README's examples), ending with "N passed, N failed"
 #   make test SAN=1    the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make memcheck      the same under valgrind memcheck (a portable build in build-memcheck/)
 #   make bench         every benchmark (key: value lines)
 #   make fuzz          libFuzzer on the URDF and scenario parsers (clang; FUZZ_SECONDS each, default 60)
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local   headers, libmbs.a, mbs.pc, bin/sim and its man page (make uninstall)
+#   make examples      examples/*.c against the installed library, with pkg-config (EXAMPLES_PREFIX)
+#   make man           man/sim.1 regenerated from ./sim --help (help2man)
 #   make deps          installs the Debian packages the build and tests need
 
 ifeq ($(origin CC),default)
@@ -41,6 +43,9 @@ TESTLIBS := -lcjson
 LIB_SRC := $(sort $(wildcard src/*/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB     := $(BUILD)/libmbs.a
+# the replay page (./sim --html): src/sim/replay.html with third_party/'s scripts inlined, as C strings
+REPLAY_C := $(BUILD)/gen/replay_page.c
+LIB_OBJ += $(BUILD)/gen/replay_page.o
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_COMMON := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
@@ -53,6 +58,13 @@ all: $(LIB) $(SIM)
 
 $(BUILD)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) -c $< -o $@
+
+$(REPLAY_C): src/sim/replay.html tools/embed_replay.py $(wildcard third_party/*/*.js third_party/*/*.css)
+	@mkdir -p $(dir $@)
+	python3 tools/embed_replay.py $@
+
+$(BUILD)/gen/replay_page.o: $(REPLAY_C)
 	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
@@ -87,23 +99,44 @@ check-layers: $(LIB)
 	@python3 tools/check_layers.py
 	@python3 tools/check_layers.py --symbols $(LIB)
 
-# example: the README's simulation snippet as a whole program (examples/simulate.c), built against
-# the library and run by `make test`, so that the README's code cannot rot
-.PHONY: example
-EXAMPLE := $(BUILD)/examples/simulate
-$(EXAMPLE): examples/simulate.c $(LIB) $(HEADERS)
+# example: every program of examples/ (the README's code blocks, verbatim: tests/test_readme.c)
+# built against the tree's library into $(BUILD)/tests/examples/ and run from the repository with
+# no arguments by `make test` (under valgrind with MEMCHECK=1), so that the README's code cannot rot
+.PHONY: example examples
+EXAMPLE_SRC := $(sort $(wildcard examples/*.c))
+EXAMPLE_BIN := $(EXAMPLE_SRC:examples/%.c=$(BUILD)/tests/examples/%)
+$(BUILD)/tests/examples/%: examples/%.c $(LIB) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(LDSAN) $< $(LIB) $(LIBS) -o $@
 
-example: $(EXAMPLE)
-	OPENBLAS_NUM_THREADS=1 $(EXAMPLE) urdf/solo12.urdf
+example: $(EXAMPLE_BIN)
+	@for e in $(EXAMPLE_BIN); do echo "$$e"; OPENBLAS_NUM_THREADS=1 $(TEST_RUNNER) $$e || exit 1; done
+
+# examples: the same programs built as a user builds them, against an installed library (headers,
+# libmbs.a, mbs.pc under EXAMPLES_PREFIX: `make install PREFIX=...` first) with pkg-config only,
+# into $(BUILD)/examples/. CI installs to a temporary prefix, then builds and runs them.
+EXAMPLES_PREFIX ?= $(PREFIX)
+examples:
+	@mkdir -p $(BUILD)/examples
+	@flags=$$(test -f $(EXAMPLES_PREFIX)/lib/pkgconfig/mbs.pc && \
+	  PKG_CONFIG_PATH=$(EXAMPLES_PREFIX)/lib/pkgconfig pkg-config --cflags --libs --static mbs) || \
+	  { echo "make examples: no mbs.pc in $(EXAMPLES_PREFIX)/lib/pkgconfig (make install PREFIX=$(EXAMPLES_PREFIX))" >&2; exit 1; }; \
+	for f in $(EXAMPLE_SRC); do \
+	  echo "$(CC) $(WARN) $(OPT) $(CFLAGS) $$f $(LDSAN) $$flags -o $(BUILD)/examples/$$(basename $$f .c)"; \
+	  $(CC) $(WARN) $(OPT) $(CFLAGS) $$f $(LDSAN) $$flags -o $(BUILD)/examples/$$(basename $$f .c) || exit 1; \
+	done
 
 .PHONY: memcheck
 memcheck:
 	$(MAKE) test MEMCHECK=1
 
 test: $(TEST_BIN) $(SIM) check-layers example $(BUILD)/tools/walker_cycle
-	@sh tests/run_all.sh $(TEST_BIN)
+	@MBS_SIM=$(SIM) sh tests/run_all.sh $(TEST_BIN) tests/test_replay.py
+
+# the README's screenshot of the replay page (docs/images/replay_trot.png), taken by the replay test
+.PHONY: replay-screenshot
+replay-screenshot: $(SIM)
+	MBS_SIM=$(SIM) MBS_REPLAY_SHOT=docs/images/replay_trot.png /usr/bin/python3 tests/test_replay.py
 
 bench: bench-dynamics bench-ess bench-variational bench-expo bench-nmdp bench-adaptive
 
@@ -190,14 +223,49 @@ fuzz: fuzz-build
 	$(FUZZ_ENV) $(FUZZ)/fuzz_scenario $(FUZZ_ARGS) -dict=tools/fuzz_scenario.dict \
 	  -artifact_prefix=$(FUZZ)/artifacts/scenario- $(FUZZ)/corpus_scenario
 
-install: $(LIB)
-	install -d $(DESTDIR)$(PREFIX)/include/mbs $(DESTDIR)$(PREFIX)/lib/pkgconfig
+# install: the headers, libmbs.a, mbs.pc (its Version is MBS_VERSION of include/mbs/version.h),
+# ./sim as bin/sim and its man page. uninstall removes exactly those files, then the directories
+# install made when they are left empty.
+VERSION := $(shell sed -n 's/^\#define MBS_VERSION "\([^"]*\)".*/\1/p' include/mbs/version.h)
+INSTALLED_HEADERS := $(notdir $(wildcard include/mbs/*.h))
+INSTALL_DIRS := include/mbs include lib/pkgconfig lib bin share/man/man1 share/man share
+install: $(LIB) $(SIM)
+	install -d $(DESTDIR)$(PREFIX)/include/mbs $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin \
+	  $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 644 include/mbs.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 include/mbs/*.h $(DESTDIR)$(PREFIX)/include/mbs/
 	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/
-	sed -e 's|@PREFIX@|$(PREFIX)|' mbs.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/mbs.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' mbs.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/mbs.pc
+	install -m 755 $(SIM) $(DESTDIR)$(PREFIX)/bin/sim
+	install -m 644 man/sim.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 
-DEBS := build-essential pkg-config python3 libopenblas-dev liblapacke-dev libxml2-dev libinih-dev libcjson-dev
+.PHONY: uninstall
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/include/mbs.h $(INSTALLED_HEADERS:%=$(DESTDIR)$(PREFIX)/include/mbs/%) \
+	  $(DESTDIR)$(PREFIX)/lib/libmbs.a $(DESTDIR)$(PREFIX)/lib/pkgconfig/mbs.pc \
+	  $(DESTDIR)$(PREFIX)/bin/sim $(DESTDIR)$(PREFIX)/share/man/man1/sim.1
+	-@for d in $(INSTALL_DIRS); do rmdir $(DESTDIR)$(PREFIX)/$$d 2>/dev/null; done; true
+
+# man: man/sim.1 regenerated by help2man from `./sim --help` and `./sim --version`, with the
+# sections of man/sim.h2m (Debian's help2man; the page is committed, so that install needs
+# neither). Run it after changing either. The sed keeps the usage lines and the option tables'
+# lines (key = default: ...) one per line, as --help prints them.
+# man-check (CI) fails when man/sim.1 differs from a fresh one but for its date.
+.PHONY: man man-check
+MAN_OUT ?= man/sim.1
+man: $(SIM)
+	help2man --locale=C.UTF-8 --no-info --include=man/sim.h2m --output=$(MAN_OUT) \
+	  --name="run the rigid-body simulation scenarios of the mbs engine" $(if $(findstring /,$(SIM)),$(SIM),./$(SIM))
+	sed -i -e 's/^\([a-z_0-9]* = \)/.br\n\1/' -e 's/^sim \\fB/.br\nsim \\fB/' $(MAN_OUT)
+
+man-check: $(SIM)
+	@$(MAKE) --no-print-directory man MAN_OUT=$(BUILD)/sim.1 >/dev/null
+	@sed '/^\.TH /d' man/sim.1 > $(BUILD)/sim.1.committed; sed '/^\.TH /d' $(BUILD)/sim.1 > $(BUILD)/sim.1.fresh
+	@diff -u $(BUILD)/sim.1.committed $(BUILD)/sim.1.fresh || \
+	  { echo "man/sim.1 is not what ./sim --help says now: run make man" >&2; exit 1; }
+	@echo "man-check: man/sim.1 is up to date"
+
+DEBS := build-essential pkg-config python3 libopenblas-dev liblapacke-dev libxml2-dev libinih-dev libcjson-dev chromium
 deps:
 	@missing=""; for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then echo "installing:$$missing"; apt-get update -qq && \

@@ -2,6 +2,7 @@
 #ifndef MBS_H
 #define MBS_H
 
+#include "mbs/version.h"
 #include "mbs/error.h"
 #include "mbs/qp.h"
 #include "mbs/model.h"
@@ -12,7 +13,5 @@
 #include "mbs/step.h"
 #include "mbs/variational.h"
 #include "mbs/sim.h"
-
-#define MBS_VERSION "0.1.0"
 
 #endif

@@ -1,6 +1,7 @@
 /* test_expo_noalloc.c — an expo step never calls the allocator, whatever its options and
  * however many contacts are active: every variant of the matrix exponential, balanced or
- * not, with contacts touching, sticking, slipping and releasing.
+ * not, the closed form for proportional damping (method auto with the full exponential, and
+ * method modal) as well as Padé, with contacts touching, sticking, slipping and releasing.
  *
  * Linked like test_noalloc with -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc
  * (the Makefile's target-specific TEST_LDFLAGS), so that every call the library makes goes
@@ -20,14 +21,16 @@ static void test_solo_every_variant(void)
     mbs_error err;
     mbs_model *m = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), NULL, &err);
     if (!m) { CHECK(0, "solo12: %s", err.msg); return; }
-    static const char *mmm[6] = {"full", "0", "1", "2", "3", "4"};
-    for (int v = 0; v < 6; v++)
+    /* the closed form (method auto or modal with the full exponential, expo_modal.c) and Padé */
+    static const char *mmm[8] = {"full", "0", "1", "2", "3", "4", "full", "0"};
+    static const char *method[8] = {"auto", "auto", "auto", "auto", "auto", "auto", "pade", "modal"};
+    for (int v = 0; v < 8; v++)
         for (int bal = 0; bal <= 1; bal++) {
             mbs_system *s = tm_solo_standing(m, 0.02, 1e5, 300, 0.6);
             s->v[1] = 0.5;
             s->v[5] = 2.0;
-            mbs_option opts[2] = {{"max_mat_mult", mmm[v]}, {"balance", bal ? "1" : "0"}};
-            mbs_stepper *st = mbs_stepper_new("expo", s, opts, 2, &err);
+            mbs_option opts[3] = {{"max_mat_mult", mmm[v]}, {"balance", bal ? "1" : "0"}, {"method", method[v]}};
+            mbs_stepper *st = mbs_stepper_new("expo", s, opts, 3, &err);
             CHECK(st != NULL, "expo: %s", err.msg);
             if (!st) { mbs_system_free(s); continue; }
             int most = 0, touched = 0;
@@ -40,9 +43,10 @@ static void test_solo_every_variant(void)
                 most = a > most ? a : most;
                 touched |= a > 0;
             }
-            CHECK(allocations == before_steps, "max_mat_mult %s balance %d: %ld allocations in 300 steps", mmm[v], bal,
-                  allocations - before_steps);
-            CHECK(touched && most >= 2, "max_mat_mult %s balance %d: never more than %d feet down", mmm[v], bal, most);
+            CHECK(allocations == before_steps, "max_mat_mult %s balance %d method %s: %ld allocations in 300 steps", mmm[v],
+                  bal, method[v], allocations - before_steps);
+            CHECK(touched && most >= 2, "max_mat_mult %s balance %d method %s: never more than %d feet down", mmm[v], bal,
+                  method[v], most);
             mbs_stepper_free(st);
             mbs_system_free(s);
         }

@@ -381,7 +381,7 @@ static int probe(void *user, double t, double duration)
     return p->stop_at && p->calls >= p->stop_at;
 }
 
-/* Several contact points on one frame get numbered columns (l_sole_0_fz ... l_sole_3_fz). */
+/* Several contact points on one frame get numbered columns (l_sole_0_fz_N ... l_sole_3_fz_N). */
 static void test_csv_numbered_points(void)
 {
     char out[256];
@@ -390,15 +390,15 @@ static void test_csv_numbered_points(void)
     const char *sets[] = {"controller.type=pd", "run.duration=0.01"};
     mbs_scenario *sc = load(SCEN("romeo_walk_quasistatic.ini"), sets, 2, &err);
     if (!sc) return;
-    mbs_sim_run_options opt = {out, NULL, NULL};
+    mbs_sim_run_options opt = {out, NULL, NULL, NULL};
     mbs_sim_summary sum;
     CHECK(run(sc, &opt, &sum, &err) == MBS_OK, "romeo csv: %s", err.msg);
     FILE *f = fopen(out, "r");
     static char line[65536];
     CHECK(f && fgets(line, sizeof line, f), "no romeo CSV header");
     if (f) fclose(f);
-    CHECK(strstr(line, ",l_sole_0_fx,l_sole_0_fy,l_sole_0_fz,l_sole_0_active,l_sole_1_fx,") &&
-              strstr(line, ",r_sole_3_fz,r_sole_3_active") && !strstr(line, ",l_sole_fz,"),
+    CHECK(strstr(line, ",l_sole_0_fx_N,l_sole_0_fy_N,l_sole_0_fz_N,l_sole_0_active,l_sole_1_fx_N,") &&
+              strstr(line, ",r_sole_3_fz_N,r_sole_3_active") && !strstr(line, ",l_sole_fz_N,"),
           "romeo CSV contact columns not numbered");
     remove(out);
     mbs_scenario_free(sc);
@@ -416,7 +416,7 @@ static void test_csv_and_summary(void)
     mbs_scenario *sc = load(SCEN("solo_trot.ini"), sets, 4, &err);
     if (!sc) return;
     csv_probe p = {out, tmp, 0, 0, 0, 0};
-    mbs_sim_run_options opt = {out, probe, &p};
+    mbs_sim_run_options opt = {out, probe, &p, NULL};
     mbs_sim_summary sum;
     int rc = run(sc, &opt, &sum, &err);
     CHECK(rc == MBS_OK && !sum.diverged, "run: %s %s", err.msg, sum.reason);
@@ -432,13 +432,14 @@ static void test_csv_and_summary(void)
         if (fgets(line, sizeof line, f)) {
             for (char *c = line; *c; c++) cols += *c == ',';
             cols++;
-            CHECK(strncmp(line, "t,q_root_joint_x,q_root_joint_y,q_root_joint_z,q_root_joint_qx", 62) == 0, "header: %.80s",
+            CHECK(strncmp(line, "t_s,q_root_joint_x_m,q_root_joint_y_m,q_root_joint_z_m,q_root_joint_qx,", 71) == 0, "header: %.80s",
                   line);
-            CHECK(strstr(line, ",v_FL_HAA,") && strstr(line, ",tau_HR_KFE,") && strstr(line, ",FL_FOOT_fz,FL_FOOT_active"),
-                  "header lacks columns");
+            CHECK(strstr(line, ",v_FL_HAA_rad_s,") && strstr(line, ",tau_HR_KFE_Nm,") &&
+                      strstr(line, ",FL_FOOT_fz_N,FL_FOOT_active") && !strstr(line, "tau_root_joint"),
+                  "header lacks columns, or has the unactuated root's torques");
         }
-        /* t, q (19), v (18), tau (18), 4 contacts x 4 */
-        CHECK(cols == 1 + 19 + 18 + 18 + 16, "%d columns", cols);
+        /* t, q (19), v (18), tau (12: not the free flyer's), 4 contacts x 4 */
+        CHECK(cols == 1 + 19 + 18 + 12 + 16, "%d columns", cols);
         double t_last = -1;
         while (fgets(line, sizeof line, f)) {
             int c = 1;
@@ -459,7 +460,7 @@ static void test_csv_and_summary(void)
     sc = load(SCEN("solo_trot.ini"), sets, 4, &err);
     if (!sc) return;
     csv_probe q = {out, tmp, 0, 0, 0, 10};
-    mbs_sim_run_options opt2 = {out, probe, &q};
+    mbs_sim_run_options opt2 = {out, probe, &q, NULL};
     rc = run(sc, &opt2, &sum, &err);
     CHECK(rc == MBS_ERR_INTERRUPTED && strstr(err.msg, "interrupted"), "interrupted run: rc %d, '%s'", rc, err.msg);
     CHECK(sum.interrupted && fabs(sum.sim_time - sum.diverged_t) < 1e-12 && sum.steps > 0, "interrupted run: summary %d at %g",
@@ -484,7 +485,7 @@ static void test_csv_and_summary(void)
     sc = load(SCEN("solo_trot.ini"), sets, 4, &err);
     if (!sc) return;
     csv_probe r = {out, tmp, 0, 0, 0, 0};
-    mbs_sim_run_options opt3 = {"/nonexistent_dir/x.csv", probe, &r};
+    mbs_sim_run_options opt3 = {"/nonexistent_dir/x.csv", probe, &r, NULL};
     mbs_sim_summary sum3;
     rc = run(sc, &opt3, &sum3, &err);
     CHECK(rc == MBS_ERR_IO && strstr(err.msg, "'/nonexistent_dir/x.csv'") && !strstr(err.msg, ".tmp") && r.calls == 0,
@@ -495,9 +496,10 @@ static void test_csv_and_summary(void)
     char buf[4096];
     int n = mbs_sim_summary_format(&sum, buf, sizeof buf);
     CHECK(n > 0 && n < (int)sizeof buf, "summary length %d", n);
-    static const char *const must[] = {"model: ", "stepper: ", "dt: ", "controller_dt: ", "sim_time: ", "wall_time_s: ",
-                                       "steps: ", "us_per_step: ", "realtime_factor: ", "max_penetration: ",
-                                       "max_contact_force: ", "base_final: ", "distance_m: ", "status: "};
+    static const char *const must[] = {"model: ", "stepper: ", "dt_s: ", "controller_dt_s: ", "sim_time_s: ", "wall_time_s: ",
+                                       "steps: ", "us_per_step: ", "realtime_factor: ", "max_penetration_m: ",
+                                       "max_contact_force_N: ", "base_final_x_m: ", "base_final_yaw_deg: ", "distance_m: ",
+                                       "energy_initial_J: ", "energy_final_J: ", "status: "};
     for (size_t i = 0; i < sizeof must / sizeof *must; i++) {
         char key[64];
         snprintf(key, sizeof key, "\n%s", must[i]);
@@ -597,7 +599,7 @@ static int csv_run(const char *out, csv_probe *p, mbs_error *err)
 {
     mbs_scenario *sc = load(SCEN("solo_trot.ini"), CSV_SETS, 4, err);
     if (!sc) return -1;
-    mbs_sim_run_options opt = {out, p ? probe : NULL, p};
+    mbs_sim_run_options opt = {out, p ? probe : NULL, p, NULL};
     mbs_sim_summary sum;
     int rc = run(sc, &opt, &sum, err);
     CHECK(rc != MBS_OK || !sum.diverged, "csv run to '%s' diverged: %s", out, sum.reason);
@@ -612,7 +614,7 @@ static int count_lines(FILE *f, int *header_ok)
     int n = 0;
     *header_ok = 0;
     while (fgets(line, sizeof line, f)) {
-        if (n == 0) *header_ok = strncmp(line, "t,q_root_joint_x,", 17) == 0;
+        if (n == 0) *header_ok = strncmp(line, "t_s,q_root_joint_x_m,", 21) == 0;
         if (strchr(line, '\n')) n++;
     }
     return n;
@@ -851,7 +853,7 @@ static void test_touchdowns(void)
     mbs_scenario_free(sc);
 }
 
-/* The summary of a scheme that chooses its sub-steps: mean_dt, min_dt, rejected_steps instead of
+/* The summary of a scheme that chooses its sub-steps: mean_dt_s, min_dt_s, rejected_steps instead of
  * the maximal-dissipation figures, which stay for a scheme reporting sub-steps only. */
 static void test_substep_summary(void)
 {
@@ -869,7 +871,7 @@ static void test_substep_summary(void)
     s.mean_dt = 2.5e-3;
     s.rejected = 7;
     mbs_sim_summary_format(&s, buf, sizeof buf);
-    CHECK(strstr(buf, "\nmean_dt: 0.0025\nmin_dt: 1e-05\nrejected_steps: 7\n") && !strstr(buf, "mean_outer_iterations") &&
+    CHECK(strstr(buf, "\nmean_dt_s: 0.0025\nmin_dt_s: 1e-05\nrejected_steps: 7\n") && !strstr(buf, "mean_outer_iterations") &&
               !strstr(buf, "min_alpha"), "sub-steps with min_dt:\n%s", buf);
     s.substeps = 0;
     s.min_dt = 0;
@@ -889,7 +891,7 @@ static void test_substep_summary(void)
         CHECK(fabs(sum.mean_dt - sum.sim_time / (double)sum.substeps) < 1e-15 && sum.mean_dt >= sum.min_dt,
               "rigid: mean_dt %g, sim_time %g over %ld sub-steps", sum.mean_dt, sum.sim_time, sum.substeps);
         mbs_sim_summary_format(&sum, buf, sizeof buf);
-        CHECK(strstr(buf, "\nmean_dt: ") && strstr(buf, "\nmin_dt: ") && strstr(buf, "\nrejected_steps: 0\n"),
+        CHECK(strstr(buf, "\nmean_dt_s: ") && strstr(buf, "\nmin_dt_s: ") && strstr(buf, "\nrejected_steps: 0\n"),
               "rigid's summary:\n%s", buf);
     }
     mbs_scenario_free(sc);
@@ -942,7 +944,7 @@ static void test_planar_root(void)
     CHECK_CLOSE(sc->q0, q0, 4, 1e-15, "planar q0 = [z x cos sin]");
     char csv[300];
     snprintf(csv, sizeof csv, "%s/planar.csv", scratch());
-    mbs_sim_run_options opt = {csv, NULL, NULL};
+    mbs_sim_run_options opt = {csv, NULL, NULL, NULL};
     mbs_sim_summary sum;
     if (run(sc, &opt, &sum, &err) == MBS_OK) {
         /* a free fall: x and the pitch stay, z drops g t² / 2 */
@@ -958,8 +960,10 @@ static void test_planar_root(void)
         char line[1024] = "";
         CHECK(f && fgets(line, sizeof line, f), "no planar CSV");
         if (f) fclose(f);
-        CHECK(strncmp(line, "t,q_root_joint_z,q_root_joint_x,q_root_joint_c,q_root_joint_s,v_root_joint_vz,v_root_joint_vx,"
-                            "v_root_joint_wy,", 107) == 0, "planar CSV header: %s", line);
+        static const char planar_header[] = "t_s,q_root_joint_z_m,q_root_joint_x_m,q_root_joint_c,q_root_joint_s,"
+                                            "v_root_joint_vz_m_s,v_root_joint_vx_m_s,v_root_joint_wy_rad_s";
+        CHECK(strncmp(line, planar_header, sizeof planar_header - 1) == 0 && !strstr(line, "tau_root_joint"),
+              "planar CSV header: %s", line);
         remove(csv);
     }
     mbs_scenario_free(sc);

@@ -781,9 +781,73 @@ static void test_internal_entity(void)
     mbs_model_free(m);
 }
 
+/* <visual> shapes: kept in the body their link ends up on (a fixed joint's offset and rotation
+ * composed with the visual's origin), colours inline or from a robot-level material, meshes by
+ * file name; an unknown geometry is skipped, a bad number is an error naming the line. */
+static void test_visuals(void)
+{
+    static const char xml[] =
+        "<robot name=\"v\">\n"
+        "  <material name=\"blue\"><color rgba=\"0 0 1 1\"/></material>\n"
+        "  <link name=\"base\">\n"
+        "    <inertial><mass value=\"1\"/><inertia ixx=\"1\" iyy=\"1\" izz=\"1\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial>\n"
+        "    <visual><origin xyz=\"0 0 0.1\"/><geometry><box size=\"0.4 0.2 0.1\"/></geometry>"
+        "<material name=\"blue\"/></visual>\n"
+        "    <visual><geometry><capsule radius=\"1\" length=\"1\"/></geometry></visual>\n"
+        "  </link>\n"
+        "  <link name=\"plate\">\n"
+        "    <visual><origin xyz=\"0 0 -0.5\"/><geometry><cylinder radius=\"0.01\" length=\"1\"/></geometry>"
+        "<material name=\"red\"><color rgba=\"1 0 0 0.5\"/></material></visual>\n"
+        "  </link>\n"
+        "  <link name=\"leg\">\n"
+        "    <inertial><mass value=\"1\"/><inertia ixx=\"1\" iyy=\"1\" izz=\"1\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial>\n"
+        "    <visual><geometry><sphere radius=\"0.05\"/></geometry></visual>\n"
+        "    <visual><geometry><mesh filename=\"package://x/leg.stl\" scale=\"2 2 2\"/></geometry></visual>\n"
+        "  </link>\n"
+        "  <joint name=\"weld\" type=\"fixed\"><parent link=\"base\"/><child link=\"plate\"/>"
+        "<origin xyz=\"1 0 0\" rpy=\"0 1.5707963267948966 0\"/></joint>\n"
+        "  <joint name=\"hinge\" type=\"revolute\"><parent link=\"base\"/><child link=\"leg\"/><axis xyz=\"0 1 0\"/>"
+        "<limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/></joint>\n"
+        "</robot>\n";
+    mbs_error err;
+    mbs_model *m = mbs_model_from_urdf_string(xml, "visuals.urdf", NULL, &err);
+    CHECK(m != NULL, "visuals model: %s", err.msg);
+    if (!m) return;
+    CHECK(mbs_model_nvisuals(m) == 4, "%d visuals, want 4 (the capsule skipped)", mbs_model_nvisuals(m));
+    /* one of each type; their order follows the loader's visit of the tree */
+    const mbs_visual *of[4] = {NULL, NULL, NULL, NULL};
+    for (int i = 0; i < mbs_model_nvisuals(m) && i < 4; i++) of[mbs_model_visual(m, i)->type] = mbs_model_visual(m, i);
+    const mbs_visual *box = of[MBS_SHAPE_BOX], *cyl = of[MBS_SHAPE_CYLINDER], *ball = of[MBS_SHAPE_SPHERE],
+                     *mesh = of[MBS_SHAPE_MESH];
+    CHECK(mbs_model_visual(m, 4) == NULL && mbs_model_visual(m, -1) == NULL, "out of range visuals");
+    if (box && cyl && ball && mesh) {
+        CHECK(box->type == MBS_SHAPE_BOX && box->body == 0 && box->size[0] == 0.4 && box->size[2] == 0.1 &&
+                  box->p[2] == 0.1 && box->rgba[2] == 1 && box->rgba[0] == 0,
+              "box: type %d body %d size %g %g p_z %g rgba %g %g %g", box->type, box->body, box->size[0], box->size[2],
+              box->p[2], box->rgba[0], box->rgba[1], box->rgba[2]);
+        /* the plate is welded at x = 1, turned 90° about y: its -0.5 along z is -0.5 along x of the base */
+        CHECK(cyl->type == MBS_SHAPE_CYLINDER && cyl->body == 0 && cyl->size[0] == 0.01 && cyl->size[1] == 1 &&
+                  fabs(cyl->p[0] - 0.5) < 1e-12 && fabs(cyl->p[2]) < 1e-12 && fabs(cyl->R[6] - 1) < 1e-12 &&
+                  cyl->rgba[0] == 1 && cyl->rgba[3] == 0.5,
+              "welded cylinder: body %d p %g %g %g R[6] %g", cyl->body, cyl->p[0], cyl->p[1], cyl->p[2], cyl->R[6]);
+        int leg = mbs_joint_id(m, "hinge");
+        CHECK(ball->type == MBS_SHAPE_SPHERE && ball->body == leg && ball->size[0] == 0.05 && ball->rgba[3] == 0,
+              "sphere: body %d (leg %d) r %g alpha %g", ball->body, leg, ball->size[0], ball->rgba[3]);
+        CHECK(mesh->type == MBS_SHAPE_MESH && strcmp(mesh->mesh, "package://x/leg.stl") == 0 && mesh->size[1] == 2,
+              "mesh: '%s' scale %g", mesh->mesh, mesh->size[1]);
+    }
+    mbs_model_free(m);
+    static const char bad[] = "<robot name=\"b\"><link name=\"a\"><visual><geometry>\n<box size=\"1 x 1\"/>"
+                              "</geometry></visual></link></robot>";
+    m = mbs_model_from_urdf_string(bad, "bad_visual.urdf", NULL, &err);
+    CHECK(!m && strstr(err.msg, "bad_visual.urdf:2") && strstr(err.msg, "size"), "bad box size: %s", err.msg);
+    mbs_model_free(m);
+}
+
 int main(void)
 {
     RUN(test_reference_layouts);
+    RUN(test_visuals);
     RUN(test_solo12);
     RUN(test_romeo_warnings);
     RUN(test_drake_models);

@@ -5,10 +5,13 @@
  *                  euler, rk4, implicit_euler and expo (max_mat_mult 0, 2, 4, full), on all four;
  *   (b) table 2    largest stable step per stepper and scenario over the full duration;
  *   (c) table 3    time of one expo step on solo_trot and its breakdown, explicit Euler's step;
- *   (d) fig. 4     local error against contact stiffness and damping ratio on solo_trot.
+ *   (d) fig. 4     local error against contact stiffness and damping ratio on solo_trot;
+ *   (e) beyond the paper: the closed form expo takes when B = βK (src/step/expo_modal.c) against the
+ *                  Padé exponential, µs per step and touch-downs on Solo trotting and standing and Romeo
+ *                  standing on 8 points. Parts (a) to (d) run the Padé exponential (method pade).
  * Writes the data under build/bench_expo and, when gnuplot is installed, the plots into
  * docs/images/expo_*.png (tools/plot_expo.gp); ends with `key: value` lines.
- *   bench_expo [--quick] [--only abcd] [--data DIR] [--images DIR]
+ *   bench_expo [--quick] [--only abcde] [--data DIR] [--images DIR]
  *
  * The local error of sec. 6.1, as the paper's code computes it (consim, test_accuracy_cpp.py with
  * RESET_STATE_ON_GROUND_TRUTH): a ground-truth run with the same stepper at ≈ 1/64 ms records,
@@ -112,6 +115,14 @@ static void ov_copy(ovl *dst, const ovl *src)
     for (int i = 0; src && i < src->n; i++) ov_add(dst, "%s", src->s[i]);
 }
 
+/* expo with max_mat_mult mmm through the Padé exponential (method pade): parts (a) to (d) are the
+ * paper's method; the closed form that method auto takes with the full exponential is part (e). */
+static void ov_pade(ovl *o, int mmm)
+{
+    ov_add(o, "expo.max_mat_mult=%d", mmm);
+    ov_add(o, "expo.method=pade");
+}
+
 static mbs_scenario *load(const char *scen, const ovl *o)
 {
     char path[1024];
@@ -205,7 +216,7 @@ static void record(const char *scen, const ovl *o, const char *stepper, double d
     tr->tau = xcalloc(n1 * (size_t)tr->nv, sizeof(double));
     tr->ct = xcalloc(n1 * (size_t)(tr->nc ? tr->nc : 1), sizeof(mbs_contact));
     rec_ctx ctx = {tr, s};
-    mbs_sim_run_options opt = {"", rec_progress, &ctx};
+    mbs_sim_run_options opt = {.csv = "", .progress = rec_progress, .user = &ctx, .html = ""};
     mbs_sim_summary sum;
     if (mbs_sim_run(sim, &opt, &sum, &err) != MBS_OK) { fprintf(stderr, "bench_expo: %s\n", err.msg); exit(1); }
     if (sum.diverged) {
@@ -283,7 +294,8 @@ static void replay(const char *scen, const ovl *o, const char *stepper, double d
         int bad = 0;
         double t0 = tool_now();
         for (long i = 0; i < nsub && !bad; i++) {
-            mbs_step_stats st = {0, 0, 0, 0};
+            mbs_step_stats st;
+            memset(&st, 0, sizeof st);
             double ts = times ? tool_now() : 0;
             bad = mbs_stepper_step(r.st, dt, &st) != MBS_OK;
             if (times) times[k * nsub + i] = tool_now() - ts;
@@ -356,7 +368,7 @@ static void part_a(const char *data, int quick)
         traj gt[4];
         for (int g = 0; g < 4; g++) {
             ovl o = {0};
-            if (g == 3) ov_add(&o, "expo.max_mat_mult=-1");
+            if (g == 3) ov_pade(&o, -1);
             double gdt = cdt / (double)(1 << (g == 0 ? igt + 2 : igt));
             double t0 = tool_now();
             record(SCEN[c], &o, GT_STEPPER[g], gdt, horizon, &gt[g]);
@@ -380,7 +392,7 @@ static void part_a(const char *data, int quick)
                     r.err_mean = r.err_max = r.rtf = NAN;
                 } else {
                     ovl o = {0};
-                    if (v->mmm > -2) ov_add(&o, "expo.max_mat_mult=%d", v->mmm);
+                    if (v->mmm > -2) ov_pade(&o, v->mmm);
                     replay(SCEN[c], &o, v->stepper, dt, &gt[v->gt], &r, NULL);
                 }
                 if (i == 0) err_dtc = r.err_mean;
@@ -423,14 +435,14 @@ static int full_run(const char *scen, const stab_stepper *p, double dt, mbs_sim_
     ovl o = {0};
     ov_add(&o, "stepper.name=%s", p->stepper);
     ov_add(&o, "stepper.dt=%.17g", dt);
-    if (p->mmm > -2) ov_add(&o, "expo.max_mat_mult=%d", p->mmm);
+    if (p->mmm > -2) ov_pade(&o, p->mmm);
     mbs_scenario *sc = load(scen, &o);
     mbs_error err;
     mbs_error_clear(&err);
     mbs_sim *sim = mbs_sim_new(sc, &err);
     int ok = sim != NULL;
     if (sim) {
-        mbs_sim_run_options opt = {"", NULL, NULL};
+        mbs_sim_run_options opt = {.csv = "", .html = ""};
         if (mbs_sim_run(sim, &opt, sum, &err) != MBS_OK) { fprintf(stderr, "bench_expo: %s\n", err.msg); exit(1); }
         mbs_sim_free(sim);
     }
@@ -513,9 +525,10 @@ enum { OP_CONTACTS, OP_KIN, OP_JAC, OP_PREP, OP_EXPM, OP_EXPM_FULL, OP_STEP, OP_
 static void breakdown(const traj *gt, int reps, double mean[NOP], double med[NOP], long *nstates)
 {
     rig r, rf;
-    rig_new(&r, "solo_trot", NULL, "expo");
-    ovl of = {0};
-    ov_add(&of, "expo.max_mat_mult=-1");
+    ovl o0 = {0}, of = {0};
+    ov_pade(&o0, 0);
+    rig_new(&r, "solo_trot", &o0, "expo");
+    ov_pade(&of, -1);
     rig_new(&rf, "solo_trot", &of, "expo");
     mbs_system *s = r.sys;
     const mbs_model *m = s->model;
@@ -700,9 +713,11 @@ static void part_c(int quick)
     mbs_scenario_free(sc0);
     double horizon = quick ? 1.0 : dur;
     double em, ea, er, fm, fa, fr, um, ua, ur;
-    step_time("expo", NULL, cdt, horizon, reps, &em, &ea, &er);
-    ovl of = {0};
-    ov_add(&of, "expo.max_mat_mult=-1");
+    /* max_mat_mult 0, solo_trot.ini's setting when this part was written (now the closed form) */
+    ovl o0 = {0}, of = {0};
+    ov_pade(&o0, 0);
+    step_time("expo", &o0, cdt, horizon, reps, &em, &ea, &er);
+    ov_pade(&of, -1);
     step_time("expo", &of, cdt, horizon, reps, &fm, &fa, &fr);
     /* explicit Euler at 2/16 ms, the step of the paper's table 2 */
     double edt = cdt / 16;
@@ -715,12 +730,12 @@ static void part_c(int quick)
     double rt[5];
     int nrt = quick ? 1 : 5;
     for (int i = 0; i < nrt; i++) {
-        mbs_scenario *sc = load("solo_trot", NULL);
+        mbs_scenario *sc = load("solo_trot", &o0);
         mbs_error err;
         mbs_error_clear(&err);
         mbs_sim *sim = mbs_sim_new(sc, &err);
         if (!sim) { fprintf(stderr, "bench_expo: %s\n", err.msg); exit(1); }
-        mbs_sim_run_options opt = {"", NULL, NULL};
+        mbs_sim_run_options opt = {.csv = "", .html = ""};
         mbs_sim_summary sum;
         if (mbs_sim_run(sim, &opt, &sum, &err) != MBS_OK) { fprintf(stderr, "bench_expo: %s\n", err.msg); exit(1); }
         rt[i] = sum.diverged ? 0 : sum.realtime_factor;
@@ -732,7 +747,7 @@ static void part_c(int quick)
            simrtf, nrt);
 
     traj tr;
-    record("solo_trot", NULL, "expo", cdt, horizon, &tr);
+    record("solo_trot", &o0, "expo", cdt, horizon, &tr);
     double mean[NOP], med[NOP];
     long ns = 0;
     breakdown(&tr, quick ? 3 : 5, mean, med, &ns);
@@ -816,7 +831,7 @@ static void part_d(const char *data, int quick)
         for (int j = 0; j < NST; j++) {
             ovl o1;
             ov_copy(&o1, &o);
-            if (ST[j].mmm > -2) ov_add(&o1, "expo.max_mat_mult=%d", ST[j].mmm);
+            if (ST[j].mmm > -2) ov_pade(&o1, ST[j].mmm);
             /* the ground truth at 1/64 ms; explicit Euler's diverges there on the stiffest contacts,
              * then at 1/256 and 1/1024 ms */
             traj gt;
@@ -865,13 +880,104 @@ static void part_d(const char *data, int quick)
     }
 }
 
+/* ---------------------------------------------------------------- (e) the closed form */
+
+/* Touch-downs per contact point: free at one controller period, touching at the next. */
+typedef struct td_count {
+    mbs_sim *sim;
+    int n, started, touching[16];
+    long td[16];
+} td_count;
+
+static void td_update(td_count *c)
+{
+    const mbs_system *s = mbs_sim_system(c->sim);
+    for (int i = 0; i < c->n; i++) {
+        mbs_contact_info info;
+        if (mbs_system_contact(s, i, &info) != MBS_OK) continue;
+        if (c->started && info.active && !c->touching[i]) c->td[i]++;
+        c->touching[i] = info.active;
+    }
+    c->started = 1;
+}
+
+static void td_period(void *user, double t, const double *q, const double *v, double *tau)
+{
+    (void)t, (void)q, (void)v, (void)tau;
+    td_update(user);
+}
+
+/* expo's closed form on proportional damping (method auto with the full exponential, the default
+ * of every scenario) against the Padé exponential it replaces, full and max_mat_mult 0, as ./sim
+ * runs them: µs per step (stepper only, the summary's us_per_step; median and range over runs),
+ * touch-downs per contact, largest tilt and force. Solo trotting (scenarios/solo_trot.ini as
+ * shipped), Solo standing on 4 feet under PD, Romeo standing on its 8 sole corners under PD at 2 ms. */
+static void part_e(int quick)
+{
+    printf("\n## (e) the exponential's closed form on proportional damping (B = beta K)\n");
+    enum { NCASE = 8 };
+    static const struct {
+        const char *key, *label, *scen, *set[5];
+    } C[NCASE] = {
+        {"trot_modal", "solo_trot, closed form (default)", "solo_trot", {NULL}},
+        {"trot_pade", "solo_trot, Pade full", "solo_trot", {"expo.method=pade"}},
+        {"trot_mmm0", "solo_trot, Pade mmm 0", "solo_trot", {"expo.max_mat_mult=0"}},
+        {"stand_modal", "solo standing (pd), closed form", "solo_trot", {"controller.type=pd"}},
+        {"stand_pade", "solo standing (pd), Pade full", "solo_trot", {"controller.type=pd", "expo.method=pade"}},
+        {"stand_mmm0", "solo standing (pd), Pade mmm 0", "solo_trot", {"controller.type=pd", "expo.max_mat_mult=0"}},
+        {"romeo_modal", "romeo standing, 8 pts, closed form", "romeo_walk",
+         {"controller.type=pd", "stepper.dt=0.002", "controller.dt=0.002"}},
+        {"romeo_pade", "romeo standing, 8 pts, Pade full", "romeo_walk",
+         {"controller.type=pd", "stepper.dt=0.002", "controller.dt=0.002", "expo.method=pade"}},
+    };
+    int reps = quick ? 2 : 7;
+    printf("#   %-36s %9s %9s %9s  %-19s %8s %9s %7s %s\n", "case (./sim, 5 s)", "us_median", "us_min", "us_max",
+           "touchdowns/point", "tilt_deg", "max_force", "dist_m", "status");
+    for (int c = 0; c < NCASE; c++) {
+        double us[16];
+        mbs_sim_summary sum = {0};
+        td_count td = {0};
+        for (int r = 0; r < reps; r++) {
+            ovl o = {0};
+            for (int k = 0; k < 5 && C[c].set[k]; k++) ov_add(&o, "%s", C[c].set[k]);
+            mbs_scenario *sc = load(C[c].scen, &o);
+            mbs_error err;
+            mbs_error_clear(&err);
+            mbs_sim *sim = mbs_sim_new(sc, &err);
+            if (!sim) { fprintf(stderr, "bench_expo: %s\n", err.msg); exit(1); }
+            td = (td_count){sim, mbs_system_ncontacts(mbs_sim_system(sim)), 0, {0}, {0}};
+            if (td.n > 16) td.n = 16;
+            mbs_sim_set_control(sim, td_period, &td);
+            mbs_sim_run_options opt = {.csv = "", .html = ""};
+            mbs_sim_run(sim, &opt, &sum, &err);
+            td_update(&td);
+            us[r] = sum.us_per_step;
+            mbs_sim_free(sim);
+            mbs_scenario_free(sc);
+        }
+        double lo = us[0], hi = us[0];
+        for (int r = 1; r < reps; r++) { lo = fmin(lo, us[r]); hi = fmax(hi, us[r]); }
+        double med = tool_median(us, reps);
+        char tds[128] = "";
+        long tdmax = 0;
+        for (int i = 0; i < td.n; i++) {
+            snprintf(tds + strlen(tds), sizeof tds - strlen(tds), "%s%ld", i ? "/" : "", td.td[i]);
+            tdmax = td.td[i] > tdmax ? td.td[i] : tdmax;
+        }
+        printf("#   %-36s %9.2f %9.2f %9.2f  %-19s %8.3f %9.1f %7.3f %s\n", C[c].label, med, lo, hi, tds, sum.max_tilt_deg,
+               sum.max_contact_force, sum.distance_m, sum.diverged ? "diverged" : sum.left_box ? "left_box" : "stable");
+        key("expo_%s_us_per_step: %.3f\n", C[c].key, med);
+        key("expo_%s_touchdowns_max_per_point: %ld\n", C[c].key, tdmax);
+    }
+}
+
 /* ---------------------------------------------------------------- main */
 
 int main(int argc, char **argv)
 {
     tool_single_thread_blas(argv);
     tool_args args;
-    int status = tool_parse_args(argc, argv, "bench_expo", MBS_SOURCE_DIR, "abcd", &args);
+    int status = tool_parse_args(argc, argv, "bench_expo", MBS_SOURCE_DIR, "abcde", &args);
     if (status) return status;
     int quick = args.quick;
     const char *only = args.only, *data = args.data, *images = args.images;
@@ -883,6 +989,7 @@ int main(int argc, char **argv)
     if (strchr(only, 'b')) part_b();
     if (strchr(only, 'c')) part_c(quick);
     if (strchr(only, 'd')) part_d(data, quick);
+    if (strchr(only, 'e')) part_e(quick);
 
     if (strchr(only, 'a') || strchr(only, 'd')) {
         char parts[64];

@@ -13,7 +13,7 @@ internal ones mbsi_). Run by `make test`; prints every violation."""
 import os, re, sys
 
 LAYERS = ["base", "qp", "spatial", "model", "liegroup", "dynamics", "contact", "step", "control", "sim"]
-PUBLIC = {"error.h": "base", "options.h": "base", "qp.h": "qp", "model.h": "model", "liegroup.h": "liegroup",
+PUBLIC = {"version.h": "base", "error.h": "base", "options.h": "base", "qp.h": "qp", "model.h": "model", "liegroup.h": "liegroup",
           "dynamics.h": "dynamics", "contact.h": "contact", "step.h": "step", "ess.h": "step",
           "variational.h": "step", "control.h": "control", "sim.h": "sim"}
 EXPORTED = {"base": "base.h", "spatial": "spatial.h"}

@@ -1,5 +1,5 @@
 /* sim.c — the command-line front end, a thin shell over the library:
- *   sim FILE.ini [--set section.key=value ...] [--csv OUT.csv] [--quiet]   run a scenario
+ *   sim FILE.ini [--set section.key=value ...] [--csv OUT.csv] [--html OUT.html] [--quiet]   run a scenario
  *   sim --info MODEL.urdf [--fixed] [--strict]                            inspect a model
  * Only this file prints: the summary as key: value lines on stdout (on stderr when the CSV goes to
  * stdout, `--csv -`), errors, warnings and the progress line (when stderr is a terminal) on stderr.
@@ -20,14 +20,16 @@
 static int usage(FILE *out, int status)
 {
     fprintf(out,
-            "usage: sim FILE.ini [--set section.key=value ...] [--csv OUT.csv] [--quiet]\n"
+            "usage: sim FILE.ini [--set section.key=value ...] [--csv OUT.csv] [--html OUT.html] [--quiet]\n"
             "       sim --info MODEL.urdf [--fixed] [--strict]\n"
-            "       sim --help | --options-markdown\n"
+            "       sim --help | --version | --options-markdown\n"
             "  FILE.ini  run a scenario (format: docs/scenarios.md) and print its summary as key: value lines\n"
             "  --set     override one key of the scenario, e.g. --set stepper.name=euler --set stepper.dt=1e-4\n"
             "  --csv     write the trajectory (t, q, v, tau, contact forces) to OUT.csv; overrides [output] csv.\n"
             "            '-' is stdout (the summary then goes to stderr); a FIFO, a character device or a symlink\n"
             "            is written through; a directory or an unwritable path is refused before the run\n"
+            "  --html    write a self-contained page that replays the run in 3D with plots (open it in a browser;\n"
+            "            docs/replay.md); overrides [output] html\n"
             "  --quiet   no progress line and no warnings on stderr\n"
             "  --info    load a URDF and print its summary as key: value lines\n"
             "  --fixed   attach the root link to the world instead of a free-flyer\n"
@@ -132,7 +134,7 @@ static int progress(void *user, double t, double duration)
     return 0;
 }
 
-static int run(const char *path, const char **sets, int nsets, const char *csv, int quiet)
+static int run(const char *path, const char **sets, int nsets, const char *csv, const char *html, int quiet)
 {
     mbs_error err;
     mbs_scenario *sc = mbs_scenario_load(path, sets, nsets, &err);
@@ -155,7 +157,7 @@ static int run(const char *path, const char **sets, int nsets, const char *csv, 
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     progress_state ps = {!quiet && isatty(2), 0};
-    mbs_sim_run_options opt = {csv, progress, &ps};
+    mbs_sim_run_options opt = {csv, progress, &ps, html};
     mbs_sim_summary sum;
     int rc = mbs_sim_run(sim, &opt, &sum, &err);
     if (ps.show) fprintf(stderr, "\r%60s\r", "");
@@ -179,7 +181,7 @@ static int run(const char *path, const char **sets, int nsets, const char *csv, 
 int main(int argc, char **argv)
 {
     tool_single_thread_blas(argv);
-    const char *model = NULL, *scenario = NULL, *csv = NULL;
+    const char *model = NULL, *scenario = NULL, *csv = NULL, *html = NULL;
     int fixed = 0, strict = 0, quiet = 0, nsets = 0;
     const char **sets = calloc((size_t)argc + 1, sizeof *sets);
     if (!sets) return 1;
@@ -192,8 +194,10 @@ int main(int argc, char **argv)
         else if (strcmp(a, "--set") == 0 && i + 1 < argc) sets[nsets++] = argv[++i];
         else if (strncmp(a, "--set=", 6) == 0) sets[nsets++] = a + 6;
         else if (strcmp(a, "--csv") == 0 && i + 1 < argc) csv = argv[++i];
+        else if (strcmp(a, "--html") == 0 && i + 1 < argc) html = argv[++i];
         else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) quiet = 1;
         else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) status = usage(stdout, 0);
+        else if (strcmp(a, "--version") == 0) status = printf("sim (mbs) %s\n", mbs_version()) < 0;
         else if (strcmp(a, "--options-markdown") == 0) status = options_markdown();
         else if (a[0] != '-' && !scenario) scenario = a;
         else {
@@ -202,8 +206,8 @@ int main(int argc, char **argv)
         }
     }
     if (status < 0) {
-        if (model && !scenario && !nsets && !csv) status = info(model, fixed, strict);
-        else if (scenario && !model && !fixed && !strict) status = run(scenario, sets, nsets, csv, quiet);
+        if (model && !scenario && !nsets && !csv && !html) status = info(model, fixed, strict);
+        else if (scenario && !model && !fixed && !strict) status = run(scenario, sets, nsets, csv, html, quiet);
         else status = usage(stderr, 2);
     }
     free(sets);

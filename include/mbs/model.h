@@ -79,6 +79,24 @@ int mbs_model_add_inertia(mbs_model *m, int b, double mass, const double com[3],
  * Returns the frame id. */
 int mbs_model_add_frame(mbs_model *m, const char *name, int b, const double R[9], const double p[3],
                         mbs_frame_type type, mbs_error *err);
+/* A visual shape of the URDF (<visual>): what a viewer draws, never what the dynamics use.
+ * Meshes are kept by their file name only (the engine ships no mesh files). */
+typedef enum mbs_shape_type {
+    MBS_SHAPE_BOX = 0,         /* size: full lengths along x, y, z (m) */
+    MBS_SHAPE_CYLINDER = 1,    /* size[0]: radius, size[1]: length along the local z axis (m) */
+    MBS_SHAPE_SPHERE = 2,      /* size[0]: radius (m) */
+    MBS_SHAPE_MESH = 3         /* size: scale per axis; mesh: the file name as the URDF gives it */
+} mbs_shape_type;
+typedef struct mbs_visual {
+    int body;                  /* -1 = world */
+    mbs_shape_type type;
+    double size[3];
+    double R[9], p[3];         /* placement in the body frame (R column-major, shape -> body) */
+    double rgba[4];            /* colour in [0, 1]; alpha 0: none given */
+    char mesh[256];            /* MBS_SHAPE_MESH: the filename attribute (truncated), else "" */
+} mbs_visual;
+/* Adds a visual shape (copied) to body v->body; MBS_OK or an error. */
+int mbs_model_add_visual(mbs_model *m, const mbs_visual *v, mbs_error *err);
 /* Names the body moved by joint j (the URDF link); the joint name is used when unset. */
 int mbs_model_set_body_name(mbs_model *m, int j, const char *name);
 /* Sets the limits of joint j (per coordinate arrays of its nq / nv, any may be NULL). */
@@ -137,6 +155,8 @@ void   mbs_frame_local_placement(const mbs_model *m, int f, double R[9], double 
 double mbs_model_mass(const mbs_model *m);                  /* every inertia, world-fixed ones included */
 /* Mass, centre of mass (body frame) and rotational inertia about it (body axes) of body b. */
 void   mbs_body_inertia(const mbs_model *m, int b, double *mass, double com[3], double Ic[9]);
+int    mbs_model_nvisuals(const mbs_model *m);              /* visual shapes of every link */
+const mbs_visual *mbs_model_visual(const mbs_model *m, int i); /* NULL when out of range */
 const double *mbs_model_gravity(const mbs_model *m);   /* 3: (0, 0, -9.81) unless set */
 void   mbs_model_set_gravity(mbs_model *m, const double g[3]);   /* m/s², world frame */
 

@@ -78,6 +78,10 @@ typedef struct mbs_sim_run_options {
     const char *csv;                  /* NULL: the scenario's [output] csv; "": none; "-": stdout */
     mbs_sim_progress progress;        /* may be NULL */
     void *user;
+    /* NULL: the scenario's [output] html; "": none; else the path of a self-contained HTML page that
+     * replays the run in 3D with plots (one frame per controller period, at most 100 per simulated
+     * second), written when the run ends, also when it diverged or was interrupted */
+    const char *html;
 } mbs_sim_run_options;
 
 typedef struct mbs_sim_summary {
@@ -91,6 +95,7 @@ typedef struct mbs_sim_summary {
     double max_penetration;           /* deepest contact penetration seen after a step (m) */
     double max_contact_force;         /* largest contact force norm seen after a step (N) */
     /* the base figures need a floating root (free flyer, or planar: y = roll = yaw = 0); 0 without */
+    int has_base;                     /* 1: the model has a floating root, and the summary text shows them */
     double base_final[6];             /* x y z (m), roll pitch yaw (rad, R = Rz Ry Rx) */
     double distance_m;                /* horizontal base displacement from the start (m) */
     double base_z_min, base_z_max;    /* over the run, sampled every step (m) */
@@ -98,6 +103,8 @@ typedef struct mbs_sim_summary {
     double airborne_s;                /* time with no active contact (s) */
     long touchdowns;                  /* contact points going from free to touching after a step (a point
                                          touching in the initial state is none) */
+    double energy_initial, energy_final;   /* kinetic + gravity's potential energy at the start and the
+                                         end (J; the contact springs' energy is not counted) */
     long nonconverged;                /* steps whose solver reported non-convergence */
     double mean_iterations;           /* solver iterations per step (implicit schemes) */
     long substeps;                    /* sub-steps a sub-stepping scheme took (0: none reported) */

@@ -27,6 +27,7 @@ void mbs_model_free(mbs_model *m)
     for (int i = 0; i < m->nframes; i++) free(m->frames[i].name);
     free(m->bodies);
     free(m->frames);
+    free(m->visuals);
     free(m->S);
     free(m->dof_body);
     free(m->dof_parent);
@@ -186,6 +187,23 @@ int mbs_model_add_frame(mbs_model *m, const char *name, int bi, const double R[9
     return m->nframes - 1;
 }
 
+int mbs_model_add_visual(mbs_model *m, const mbs_visual *v, mbs_error *err)
+{
+    if (!m || !v || v->body < -1 || v->body >= m->nbodies || (unsigned)v->type > MBS_SHAPE_MESH)
+        return mbsi_fail(err, MBS_ERR_ARG, "mbs_model_add_visual: bad shape or body %d", v ? v->body : 0);
+    if (!finite_n(v->size, 3) || !finite_n(v->R, 9) || !finite_n(v->p, 3) || !finite_n(v->rgba, 4))
+        return mbsi_fail(err, MBS_ERR_MODEL, "visual of body %d: a size, placement or colour is not finite", v->body);
+    if (m->nvisuals == m->cap_visuals) {
+        int cap = m->cap_visuals ? 2 * m->cap_visuals : 16;
+        mbs_visual *nv = realloc(m->visuals, (size_t)cap * sizeof *nv);
+        if (!nv) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
+        m->visuals = nv;
+        m->cap_visuals = cap;
+    }
+    m->visuals[m->nvisuals++] = *v;
+    return MBS_OK;
+}
+
 int mbs_model_set_body_name(mbs_model *m, int j, const char *name)
 {
     if (!m || j < 0 || j >= m->nbodies || !name) return MBS_ERR_ARG;
@@ -338,6 +356,8 @@ const double *mbs_model_effort_limits(const mbs_model *m) { return m->effort; }
 const double *mbs_model_damping(const mbs_model *m) { return m->damping; }
 const double *mbs_model_friction(const mbs_model *m) { return m->friction; }
 int mbs_model_nframes(const mbs_model *m) { return m->nframes; }
+int mbs_model_nvisuals(const mbs_model *m) { return m->nvisuals; }
+const mbs_visual *mbs_model_visual(const mbs_model *m, int i) { return (i >= 0 && i < m->nvisuals) ? &m->visuals[i] : NULL; }
 int mbs_frame_id(const mbs_model *m, const char *name)
 {
     if (!m || !name) return -1;

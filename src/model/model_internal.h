@@ -40,6 +40,8 @@ struct mbs_model {
     int cap_bodies, cap_frames;
     mbs_body *bodies;
     mbs_frame *frames;
+    int nvisuals, cap_visuals;
+    mbs_visual *visuals;        /* what a viewer draws (URDF <visual>) */
     double world_mass;          /* inertia fixed to the world (counts in the total mass only) */
     double gravity[3];
     int finalized;

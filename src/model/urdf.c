@@ -471,6 +471,76 @@ static int add_link_inertia(urdf_ctx *c, const urdf_link *l)
     return 0;
 }
 
+/* The colour of a <visual>'s <material>: its own <color rgba>, else the robot-level material of
+ * the same name; alpha 0 (none) when neither gives one. */
+static int read_visual_color(urdf_ctx *c, const xmlNode *material, double rgba[4])
+{
+    memset(rgba, 0, 4 * sizeof(double));
+    if (!material) return 0;
+    const xmlNode *color = child_element(material, "color");
+    if (!color) {
+        xmlChar *name = xmlGetProp(material, BAD_CAST "name");
+        const xmlNode *robot = xmlDocGetRootElement(c->doc);
+        for (const xmlNode *k = robot->children; name && k && !color; k = k->next) {
+            if (!is_element(k, "material")) continue;
+            xmlChar *kn = xmlGetProp(k, BAD_CAST "name");
+            if (kn && xmlStrEqual(kn, name)) color = child_element(k, "color");
+            xmlFree(kn);
+        }
+        xmlFree(name);
+    }
+    return color ? read_numbers(c, color, "rgba", 4, rgba, 1) : 0;
+}
+
+/* One <visual>: its geometry (box, cylinder, sphere, mesh; anything else is skipped), origin
+ * and colour, placed in the body the link ended up on. */
+static int add_visual(urdf_ctx *c, const urdf_link *l, const xmlNode *n)
+{
+    const xmlNode *geometry = child_element(n, "geometry");
+    const xmlNode *g = NULL;
+    for (const xmlNode *k = geometry ? geometry->children : NULL; k && !g; k = k->next)
+        if (k->type == XML_ELEMENT_NODE) g = k;
+    if (!g) return 0;
+    mbs_visual v;
+    memset(&v, 0, sizeof v);
+    v.body = l->body;
+    int rc;
+    if (is_element(g, "box")) {
+        v.type = MBS_SHAPE_BOX;
+        rc = read_numbers(c, g, "size", 3, v.size, 1);
+    } else if (is_element(g, "cylinder")) {
+        v.type = MBS_SHAPE_CYLINDER;
+        rc = read_numbers(c, g, "radius", 1, v.size, 1) < 0 ? -1 : read_numbers(c, g, "length", 1, v.size + 1, 1);
+    } else if (is_element(g, "sphere")) {
+        v.type = MBS_SHAPE_SPHERE;
+        rc = read_numbers(c, g, "radius", 1, v.size, 1);
+    } else if (is_element(g, "mesh")) {
+        v.type = MBS_SHAPE_MESH;
+        v.size[0] = v.size[1] = v.size[2] = 1;
+        rc = read_numbers(c, g, "scale", 3, v.size, 0);
+        xmlChar *file = xmlGetProp(g, BAD_CAST "filename");
+        if (file) snprintf(v.mesh, sizeof v.mesh, "%s", (const char *)file);
+        xmlFree(file);
+    } else {
+        return 0;
+    }
+    double R[9], p[3];
+    if (rc < 0 || read_origin(c, n, R, p) < 0 || read_visual_color(c, child_element(n, "material"), v.rgba) < 0)
+        return -1;
+    se3_compose(l->R, l->p, R, p, v.R, v.p);
+    if (mbs_model_add_visual(c->m, &v, c->err) != MBS_OK) return builder_failed(c, n);
+    return 0;
+}
+
+/* A link's inertia and visual shapes, in the body it ended up on. */
+static int add_link(urdf_ctx *c, const urdf_link *l)
+{
+    if (add_link_inertia(c, l) < 0) return -1;
+    for (const xmlNode *k = l->node->children; k; k = k->next)
+        if (is_element(k, "visual") && add_visual(c, l, k) < 0) return -1;
+    return 0;
+}
+
 static int add_frame(urdf_ctx *c, const xmlChar *name, int body, const double R[9], const double p[3],
                      mbs_frame_type type, const xmlNode *n)
 {
@@ -500,7 +570,7 @@ static int attach_root(urdf_ctx *c, int root)
     }
     mbs_frame_type type = c->opt->floating_base ? MBS_FRAME_BODY : MBS_FRAME_FIXED_LINK;
     if (add_frame(c, l->name, l->body, NULL, NULL, type, l->node) < 0) return -1;
-    return add_link_inertia(c, l);
+    return add_link(c, l);
 }
 
 /* A moving joint: a new body under the parent link's body. */
@@ -544,7 +614,7 @@ static int attach_joint(urdf_ctx *c, int k)
             return -1;
     }
     set_owner(c, "link", l->name);
-    return add_link_inertia(c, l);
+    return add_link(c, l);
 }
 
 /* Depth-first, parents before children as the builder requires; iterative (climbing back
@@ -715,8 +785,8 @@ static int count_elements(const xmlNode *robot, const char *name)
     return n;
 }
 
-/* Reads every <link>, then every <joint>; anything else (visual, transmission, gazebo ...)
- * is ignored. */
+/* Reads every <link>, then every <joint>; anything else (transmission, gazebo ...) is ignored;
+ * a link's <visual> shapes are read when the link is placed (add_link). */
 static int read_robot(urdf_ctx *c, const xmlNode *robot)
 {
     c->nlinks = count_elements(robot, "link");

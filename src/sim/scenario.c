@@ -74,6 +74,8 @@ static const keyspec KEYS[] = {
      "xmin ymin zmin xmax ymax zmax: the base leaving it stops the run with status `left_box` (default: no box)"},
     {"output", "csv", K_STR, 0, 0, 0, 0, 0, 0, "", "", "trajectory file, relative to the current directory (none by default); `-`: stdout"},
     {"output", "every", K_INT, 0, 0, 1, 1e9, 0, 0, "", "1", "one CSV row every this many controller periods"},
+    {"output", "html", K_STR, 0, 0, 0, 0, 0, 0, "", "",
+     "replay page: a self-contained HTML file replaying the run in 3D with plots (docs/replay.md); none by default"},
 };
 #define NKEYS ((int)(sizeof KEYS / sizeof *KEYS))
 static const char *const SECTIONS[] = {"model", "contact", "environment", "controller", "stepper", "run", "output"};
@@ -701,6 +703,8 @@ mbs_scenario *mbsi_scenario_load_text(const char *path, const char *text, size_t
     const mbs_scenario_entry *csv = mbsi_ini_find(sc, "output", "csv");
     if (csv) snprintf(sc->csv, sizeof sc->csv, "%s", csv->value);
     sc->csv_every = (int)num(sc, "output", "every");
+    const mbs_scenario_entry *html = mbsi_ini_find(sc, "output", "html");
+    if (html) snprintf(sc->html, sizeof sc->html, "%s", html->value);
     if (check_together(sc, err)) goto fail;
 
     /* scheme options: every section named after a stepper, and the controller's keys, for

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "replay.h"
 #include "sim_internal.h"
 
 struct mbs_sim {
@@ -23,6 +24,7 @@ struct mbs_sim {
     void *user;
     int root;          /* MBS_ROOT_FIXED, _FREE or _PLANAR: the base's box and the summary's base figures */
     int *touching;     /* ncontacts: each contact's active flag after the last step, for touchdowns */
+    mbs_data *energy;  /* the summary's energies, apart from the stepper's data */
     int nsub;          /* steps per controller period */
     int ran;
 };
@@ -111,7 +113,8 @@ mbs_sim *mbs_sim_new(const mbs_scenario *sc, mbs_error *err)
     }
     /* allocated here, so that a step allocates nothing */
     sim->touching = calloc((size_t)sc->ncontacts + 1, sizeof *sim->touching);
-    if (!sim->touching) { mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); goto fail; }
+    sim->energy = mbs_data_new(sc->model);
+    if (!sim->touching || !sim->energy) { mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); goto fail; }
     sim->ctrl = make_controller(sc, sim->sys, err);
     if (!sim->ctrl) goto fail;
     sim->root = mbsi_root_kind(sc->model);
@@ -130,6 +133,7 @@ void mbs_sim_free(mbs_sim *sim)
     mbs_stepper_free(sim->st);
     mbs_system_free(sim->sys);
     free(sim->touching);
+    mbs_data_free(sim->energy);
     free(sim);
 }
 
@@ -167,23 +171,36 @@ static void planar_names(const mbs_body *b, char q[4][4], char v[3][4])
     snprintf(v[2], 4, "w%c", n);
 }
 
-static void csv_names(FILE *f, const mbs_model *m, const char *prefix, int velocity)
+/* Joint j moves a floating root (free flyer, planar): its τ is no actuator's and has no column. */
+static int unactuated(const mbs_model *m, int j)
 {
-    static const char *const ffq[] = {"x", "y", "z", "qx", "qy", "qz", "qw"}, *const ffv[] = {"vx", "vy", "vz", "wx", "wy", "wz"};
+    mbs_joint_type t = mbs_joint_type_of(m, j);
+    return t == MBS_JOINT_FREEFLYER || t == MBS_JOINT_PLANAR;
+}
+
+/* The columns of q (what = 0), v (1) or τ (2), each name ending in its unit: _m, _rad, _m_s,
+ * _rad_s, _N, _Nm; a quaternion's and a planar angle's cos/sin have none. */
+static void csv_names(FILE *f, const mbs_model *m, int what)
+{
+    static const char *const prefix[] = {"q", "v", "tau"};
+    static const char *const ffq[] = {"x_m", "y_m", "z_m", "qx", "qy", "qz", "qw"},
+                             *const ffv[] = {"vx_m_s", "vy_m_s", "vz_m_s", "wx_rad_s", "wy_rad_s", "wz_rad_s"};
     for (int j = 0; j < mbs_model_njoints(m); j++) {
         const char *name = mbs_joint_name(m, j);
         mbs_joint_type t = mbs_joint_type_of(m, j);
-        int n = velocity ? mbs_joint_nv(m, j) : mbs_joint_nq(m, j);
-        char plq[4][4], plv[3][4];
-        const char *pl[4] = {NULL, NULL, NULL, NULL};
-        if (t == MBS_JOINT_PLANAR) {
+        if (what == 2 && unactuated(m, j)) continue;
+        int n = what ? mbs_joint_nv(m, j) : mbs_joint_nq(m, j);
+        if (t == MBS_JOINT_FREEFLYER) {
+            for (int k = 0; k < n; k++) fprintf(f, ",%s_%s_%s", prefix[what], name, what ? ffv[k] : ffq[k]);
+        } else if (t == MBS_JOINT_PLANAR) {
+            char plq[4][4], plv[3][4];
             planar_names(&m->bodies[j], plq, plv);
-            for (int k = 0; k < n; k++) pl[k] = velocity ? plv[k] : plq[k];
-        }
-        const char *const *sfx = t == MBS_JOINT_FREEFLYER ? (velocity ? ffv : ffq) : t == MBS_JOINT_PLANAR ? pl : NULL;
-        for (int k = 0; k < n; k++) {
-            if (sfx) fprintf(f, ",%s_%s_%s", prefix, name, sfx[k]);
-            else fprintf(f, ",%s_%s", prefix, name);
+            static const char *const uq[] = {"_m", "_m", "", ""}, *const uv[] = {"_m_s", "_m_s", "_rad_s"};
+            for (int k = 0; k < n; k++)
+                fprintf(f, ",%s_%s_%s%s", prefix[what], name, what ? plv[k] : plq[k], what ? uv[k] : uq[k]);
+        } else {
+            static const char *const rev[] = {"rad", "rad_s", "Nm"}, *const pri[] = {"m", "m_s", "N"};
+            fprintf(f, ",%s_%s_%s", prefix[what], name, t == MBS_JOINT_PRISMATIC ? pri[what] : rev[what]);
         }
     }
 }
@@ -203,15 +220,13 @@ static int point_number(const mbs_system *s, int i)
 
 static void csv_header(FILE *f, const mbs_system *s)
 {
-    fprintf(f, "t");
-    csv_names(f, s->model, "q", 0);
-    csv_names(f, s->model, "v", 1);
-    csv_names(f, s->model, "tau", 1);
+    fprintf(f, "t_s");
+    for (int what = 0; what < 3; what++) csv_names(f, s->model, what);
     for (int i = 0; i < s->ncontacts; i++) {
         const char *n = s->contacts[i].name;
         int k = point_number(s, i);
-        if (k < 0) fprintf(f, ",%s_fx,%s_fy,%s_fz,%s_active", n, n, n, n);
-        else fprintf(f, ",%s_%d_fx,%s_%d_fy,%s_%d_fz,%s_%d_active", n, k, n, k, n, k, n, k);
+        if (k < 0) fprintf(f, ",%s_fx_N,%s_fy_N,%s_fz_N,%s_active", n, n, n, n);
+        else fprintf(f, ",%s_%d_fx_N,%s_%d_fy_N,%s_%d_fz_N,%s_%d_active", n, k, n, k, n, k, n, k);
     }
     fputc('\n', f);
 }
@@ -221,7 +236,11 @@ static void csv_row(FILE *f, const mbs_system *s, double t)
     fprintf(f, "%.9g", t);
     for (int k = 0; k < s->nq; k++) fprintf(f, ",%.12g", s->q[k]);
     for (int k = 0; k < s->nv; k++) fprintf(f, ",%.12g", s->v[k]);
-    for (int k = 0; k < s->nv; k++) fprintf(f, ",%.9g", s->tau[k]);
+    for (int j = 0; j < mbs_model_njoints(s->model); j++) {
+        if (unactuated(s->model, j)) continue;
+        int v0 = mbs_joint_idx_v(s->model, j);
+        for (int k = v0; k < v0 + mbs_joint_nv(s->model, j); k++) fprintf(f, ",%.9g", s->tau[k]);
+    }
     for (int i = 0; i < s->ncontacts; i++) {
         const mbs_contact *c = &s->contacts[i];
         fprintf(f, ",%.9g,%.9g,%.9g,%d", c->lambda[0], c->lambda[1], c->lambda[2], c->active);
@@ -310,6 +329,7 @@ static void summary_begin(const mbs_sim *sim, mbs_sim_summary *out)
     snprintf(out->stepper, sizeof out->stepper, "%s", sc->stepper);
     snprintf(out->controller, sizeof out->controller, "%s", sc->controller);
     out->dt = sc->dt;
+    out->has_base = sim->root != MBS_ROOT_FIXED;
     out->controller_dt = sc->controller_dt;
 }
 
@@ -458,6 +478,8 @@ static void summary_end(const mbs_sim *sim, double x0, double y0, double t_step,
     out->mean_dt = out->substeps ? out->sim_time / (double)out->substeps : 0;
     if (base_pose(sim, s->q, out->base_final, out->base_final + 3))
         out->distance_m = hypot(out->base_final[0] - x0, out->base_final[1] - y0);
+    const mbs_model *m = sim->sc->model;
+    out->energy_final = mbs_kinetic_energy(m, sim->energy, s->q, s->v) + mbs_potential_energy(m, sim->energy, s->q);
 }
 
 int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *out, mbs_error *err)
@@ -474,16 +496,30 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
     int rc = csv_open(s, csv, &c, err);
     if (rc != MBS_OK) return rc;
     FILE *f = c.f;
+    double cdt = sc->controller_dt, dt = sc->dt;
+    long nperiods = (long)ceil(sc->duration / cdt - 1e-9), iters = 0;
+    /* the replay: a frame every `every` periods, at most 100 per simulated second */
+    const char *html = opt && opt->html ? opt->html : sc->html;
+    mbsi_replay *replay = NULL;
+    long every = (long)ceil(0.01 / cdt - 1e-9);
+    if (every < 1) every = 1;
+    if (html && html[0]) {
+        rc = mbsi_replay_check_path(html, err);
+        if (rc == MBS_OK && !(replay = mbsi_replay_new(s, nperiods / every + 2, err))) rc = err->code;
+        if (rc != MBS_OK) {
+            csv_close(&c, 0, NULL);
+            return rc;
+        }
+    }
 
     double p0[3] = {0, 0, 0};
     base_pose(sim, s->q, p0, NULL);
     double x0 = p0[0], y0 = p0[1];
     out->base_z_min = out->base_z_max = p0[2];
+    out->energy_initial = mbs_kinetic_energy(sc->model, sim->energy, s->q, s->v) + mbs_potential_energy(sc->model, sim->energy, s->q);
     /* a contact touching in the initial state is no touchdown */
     for (int i = 0; i < s->ncontacts; i++) sim->touching[i] = s->contacts[i].active != 0;
     out->min_alpha = 1;
-    double cdt = sc->controller_dt, dt = sc->dt;
-    long nperiods = (long)ceil(sc->duration / cdt - 1e-9), iters = 0;
     double t_step = 0, t0 = now(), t = 0;
     int interrupted = 0;
     for (long k = 0; k < nperiods && !out->diverged && !out->left_box; k++) {
@@ -492,6 +528,7 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
         mbs_controller_compute(sim->ctrl, t, s->q, s->v, s->tau);
         if (sim->user_control) sim->user_control(sim->user, t, s->q, s->v, s->tau);
         if (f && k % sc->csv_every == 0) csv_row(f, s, t);
+        if (replay && k % every == 0) mbsi_replay_record(replay, s, t);
         /* the last period may be cut short when the duration is not a whole number of them */
         long n = sim->nsub;
         double left = sc->duration - t;
@@ -503,9 +540,21 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
     out->wall_time_s = now() - t0;
     out->sim_time = s->t;
     if (f) csv_row(f, s, s->t);
+    if (replay) mbsi_replay_record(replay, s, s->t);
     /* an interrupted run keeps what it computed: the CSV up to the last period and the summary */
     rc = csv_close(&c, 1, err);
     summary_end(sim, x0, y0, t_step, iters, out);
+    if (replay) {
+        if (interrupted) {
+            out->interrupted = 1;
+            out->diverged_t = s->t;
+        }
+        char text[4096];
+        mbs_sim_summary_format(out, text, sizeof text);
+        int wrc = mbsi_replay_write(replay, s, html, sc, text, rc == MBS_OK ? err : NULL);
+        if (rc == MBS_OK) rc = wrc;
+        mbsi_replay_free(replay);
+    }
     if (rc != MBS_OK) return rc;
     if (interrupted) {
         out->interrupted = 1;
@@ -524,29 +573,39 @@ int mbs_sim_summary_format(const mbs_sim_summary *s, char *buf, size_t n)
     mbsi_textf(&b, "model: %s\n", s->model);
     mbsi_textf(&b, "controller: %s\n", s->controller);
     mbsi_textf(&b, "stepper: %s\n", s->stepper);
-    mbsi_textf(&b, "dt: %g\n", s->dt);
-    mbsi_textf(&b, "controller_dt: %g\n", s->controller_dt);
-    mbsi_textf(&b, "sim_time: %.6g\n", s->sim_time);
+    mbsi_textf(&b, "dt_s: %g\n", s->dt);
+    mbsi_textf(&b, "controller_dt_s: %g\n", s->controller_dt);
+    mbsi_textf(&b, "sim_time_s: %.6g\n", s->sim_time);
     mbsi_textf(&b, "wall_time_s: %.4g\n", s->wall_time_s);
     mbsi_textf(&b, "steps: %ld\n", s->steps);
     mbsi_textf(&b, "us_per_step: %.4g\n", s->us_per_step);
     mbsi_textf(&b, "realtime_factor: %.4g\n", s->realtime_factor);
-    mbsi_textf(&b, "max_penetration: %.4g\n", s->max_penetration);
-    mbsi_textf(&b, "max_contact_force: %.4g\n", s->max_contact_force);
-    mbsi_textf(&b, "base_final: %.4f %.4f %.4f %.4f %.4f %.4f\n", s->base_final[0], s->base_final[1], s->base_final[2],
-        s->base_final[3], s->base_final[4], s->base_final[5]);
-    mbsi_textf(&b, "distance_m: %.4f\n", s->distance_m);
-    mbsi_textf(&b, "base_z_min: %.4f\n", s->base_z_min);
-    mbsi_textf(&b, "base_z_max: %.4f\n", s->base_z_max);
-    mbsi_textf(&b, "max_tilt_deg: %.3g\n", s->max_tilt_deg);
+    mbsi_textf(&b, "max_penetration_m: %.4g\n", s->max_penetration);
+    mbsi_textf(&b, "max_contact_force_N: %.4g\n", s->max_contact_force);
+    if (s->has_base) {
+        /* a floating root: where the base went */
+        mbsi_textf(&b, "base_final_x_m: %.4f\n", s->base_final[0]);
+        mbsi_textf(&b, "base_final_y_m: %.4f\n", s->base_final[1]);
+        mbsi_textf(&b, "base_final_z_m: %.4f\n", s->base_final[2]);
+        mbsi_textf(&b, "base_final_roll_deg: %.3f\n", s->base_final[3] * (180 / MBS_PI));
+        mbsi_textf(&b, "base_final_pitch_deg: %.3f\n", s->base_final[4] * (180 / MBS_PI));
+        mbsi_textf(&b, "base_final_yaw_deg: %.3f\n", s->base_final[5] * (180 / MBS_PI));
+        mbsi_textf(&b, "distance_m: %.4f\n", s->distance_m);
+        mbsi_textf(&b, "base_z_min_m: %.4f\n", s->base_z_min);
+        mbsi_textf(&b, "base_z_max_m: %.4f\n", s->base_z_max);
+        mbsi_textf(&b, "max_tilt_deg: %.3g\n", s->max_tilt_deg);
+    }
     mbsi_textf(&b, "airborne_s: %.4g\n", s->airborne_s);
     mbsi_textf(&b, "touchdowns: %ld\n", s->touchdowns);
+    mbsi_textf(&b, "energy_initial_J: %.6g\n", s->energy_initial);
+    mbsi_textf(&b, "energy_final_J: %.6g\n", s->energy_final);
+    mbsi_textf(&b, "energy_change_J: %.4g\n", s->energy_final - s->energy_initial);
     mbsi_textf(&b, "nonconverged_steps: %ld\n", s->nonconverged);
     mbsi_textf(&b, "iterations_per_step: %.3g\n", s->mean_iterations);
     if (s->min_dt > 0) {
         /* a scheme that chooses its sub-steps (conservative advancement, error control) */
-        mbsi_textf(&b, "mean_dt: %g\n", s->mean_dt);
-        mbsi_textf(&b, "min_dt: %g\n", s->min_dt);
+        mbsi_textf(&b, "mean_dt_s: %g\n", s->mean_dt);
+        mbsi_textf(&b, "min_dt_s: %g\n", s->min_dt);
         mbsi_textf(&b, "rejected_steps: %ld\n", s->rejected);
     } else if (s->substeps > 0) {
         /* the maximal-dissipation steppers: PGM's outer iterations and Algorithm 2's smallest step */

@@ -65,6 +65,7 @@ struct mbs_scenario {
     /* [output] */
     char csv[MBS_PATH_LEN];           /* "" = no CSV; relative to the current directory */
     int csv_every;                    /* one CSV row every this many controller periods */
+    char html[MBS_PATH_LEN];          /* "" = no replay page; relative to the current directory */
     /* every key = value read (file order, then --set overrides), for messages */
     int nentries;
     mbs_scenario_entry *entries;

@@ -13,7 +13,9 @@
  *     v̇_f = M⁻¹(τ − h) and M⁻¹Jᵀ from the tree-sparse LTDL factor of M, Υ = J M⁻¹Jᵀ (eq. 9);
  *  3. x_int and x_int2 (eq. 16) from one matrix exponential of the augmented matrix (29–30),
  *     applied to the two columns it needs (eq. 33), and the average forces λ̄ (eq. 23) and
- *     λ̄₂ (eq. 25);
+ *     λ̄₂ (eq. 25) — or, when every contact's damping is its stiffness times one factor
+ *     (B = βK, the paper's and every scenario's material), the same averages in closed form on
+ *     the eigenmodes of K^½ Υ K^½ (expo_modal.c): exact, and a fraction of the Padé cost;
  *  4. when an average leaves its friction cone, a second pass with those contacts sliding
  *     (or, if pulling, separated) for the step, then every average projected onto its cone
  *     (eqs. 23–26);
@@ -25,7 +27,9 @@
  * contact), the comment at that place says why, with the case that decided it.
  *
  * Options: max_mat_mult (full or -1: Higham's complete algorithm, the default; 0..4: the
- * reduced variants of §5.3), balance (1: balance the exponent matrix first, §5.3; default 1).
+ * reduced variants of §5.3), balance (1: balance the exponent matrix first, §5.3; default 1),
+ * method (auto: the closed form where B = βK and max_mat_mult is full, Padé otherwise; pade;
+ * modal: the closed form, refused for a material without proportional damping).
  * Statistics: iterations = exponentials computed in the step (0 without contact, 1 or 2). */
 #include <stdlib.h>
 
@@ -33,11 +37,15 @@
 #include "../contact/contact_internal.h"
 #include "../base/base.h"
 #include "expm.h"
+#include "expo_modal.h"
 #include "step_internal.h"
 
 typedef struct expo_options {
-    int max_mat_mult, balance;
+    int max_mat_mult, balance, method;
 } expo_options;
+
+/* the values of the option `method`, in the order of its words */
+enum { METHOD_AUTO = 0, METHOD_PADE = 1, METHOD_MODAL = 2 };
 
 static const mbs_option_spec expo_spec[] = {
     {"max_mat_mult", MBS_OPT_INT, "", -1, 4, 0, "full", "full=-1", offsetof(expo_options, max_mat_mult),
@@ -45,10 +53,15 @@ static const mbs_option_spec expo_spec[] = {
      "at most this many matrix-matrix products"},
     {"balance", MBS_OPT_BOOL, "", 0, 1, 0, "1", NULL, offsetof(expo_options, balance),
      "1: balance the exponent matrix before the exponential (sec. 5.3)"},
+    {"method", MBS_OPT_ENUM, "", 0, 0, 0, "auto", "auto pade modal", offsetof(expo_options, method),
+     "auto: the closed form on the eigenmodes of the contact space (exact, one symmetric eigendecomposition) when "
+     "every contact's damping is its stiffness times one factor (b = beta k, normal and tangential) and max_mat_mult "
+     "is full, the Pade exponential otherwise; pade: always Pade; modal: the closed form, the stepper refused when "
+     "the damping is not proportional (a pass with a sliding contact is Pade's in every mode)"},
 };
 
 typedef struct expo {
-    int max_mat_mult, balance;
+    int max_mat_mult, balance, method;
     int cmax, nv;
     mbs_expm_ws *ws;
     int *act;               /* indices of the active contacts */
@@ -66,6 +79,9 @@ typedef struct expo {
     double *lam, *lam2;     /* 3c: the forces applied (eqs. 24, 26) */
     double *lb, *lb2;       /* 3c: the averages λ̄ (eq. 23), λ̄₂ (eq. 25) before the cone */
     int *mode;              /* per active contact: STICK, SLIDE or SEPARATE over the step */
+    double *Rw;             /* 9 per contact: K^½ in world axes (the closed form) */
+    double *dpv, *dvv, *v0v; /* 3c: Δp, Δṗ, ṗ0 of the active contacts (the closed form) */
+    mbsi_modal modal;       /* the closed form's scratch (expo_modal.h) */
 } expo;
 
 enum { STICK = 0, SLIDE = 1, SEPARATE = 2 };
@@ -102,6 +118,50 @@ static void layout(mbs_carver *c, expo *e)
     e->lb2 = mbsi_carve_doubles(c, 3 * cs);
     e->act = mbsi_carve_ints(c, cs);
     e->mode = mbsi_carve_ints(c, cs);
+    e->Rw = mbsi_carve_doubles(c, 9 * cs);
+    e->dpv = mbsi_carve_doubles(c, 3 * cs);
+    e->dvv = mbsi_carve_doubles(c, 3 * cs);
+    e->v0v = mbsi_carve_doubles(c, 3 * cs);
+    mbsi_modal_layout(c, &e->modal, 3 * e->cmax);
+}
+
+/* Folds material mt into the factor β of B = βK (−1: none seen yet): 0 when its damping is not
+ * its stiffness times that one β, normal and tangential, the case the closed form
+ * (expo_modal.h) integrates. A gain pair (0, 0) fits any β. */
+static int fold_beta(const mbs_material *mt, double *beta)
+{
+    const double k[2] = {mt->k_normal, mt->k_tangent}, b[2] = {mt->b_normal, mt->b_tangent};
+    for (int j = 0; j < 2; j++) {
+        if (k[j] == 0) {
+            if (b[j] != 0) return 0;
+        } else if (*beta < 0) {
+            *beta = b[j] / k[j];
+        } else if (!(fabs(b[j] - *beta * k[j]) <= 1e-12 * fabs(b[j]))) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* β for the active contacts' materials (the geometries they touch), or −1 when their damping is
+ * not proportional with one factor; 0 when no stiffness is positive. */
+static double proportional_beta(const mbs_system *s, const int *act, int na)
+{
+    double beta = -1;
+    for (int a = 0; a < na; a++)
+        if (!fold_beta(&s->contacts[act[a]].material, &beta)) return -1;
+    return beta < 0 ? 0 : beta;
+}
+
+/* 1 when every geometry of s's environment has proportional damping with one β. */
+static int environment_proportional(const mbs_system *s)
+{
+    double beta = -1;
+    for (int i = 0; i < s->env.nplanes; i++)
+        if (!fold_beta(&s->env.planes[i].material, &beta)) return 0;
+    for (int i = 0; i < s->env.nboxes; i++)
+        if (!fold_beta(&s->env.boxes[i].material, &beta)) return 0;
+    return 1;
 }
 
 static int init(mbs_stepper *st, mbs_error *err)
@@ -124,6 +184,13 @@ static int init(mbs_stepper *st, mbs_error *err)
     st->impl = e;
     e->max_mat_mult = o->max_mat_mult;
     e->balance = o->balance;
+    e->method = o->method;
+    if (e->method == METHOD_MODAL && !environment_proportional(s)) {
+        fini(st);
+        return mbsi_fail(err, MBS_ERR_ARG,
+                         "method: modal needs the damping of every geometry proportional to its stiffness, "
+                         "damping = beta * stiffness with one beta for all, normal and tangential");
+    }
     e->ws = mbsi_expm_ws_new(N);
     if (!e->ws) {
         fini(st);
@@ -222,6 +289,27 @@ static int contact_averages(expo *e, const mbs_system *s, int na, double dt)
         }
     }
     return 0;
+}
+
+/* The averages λ̄ and λ̄₂ into e->lb, e->lb2 as contact_averages computes them, in closed form
+ * (expo_modal.h) for B = βK: K^½ per contact in world axes (zero for a contact SEPARATE over the
+ * step), the state Δp, Δṗ and the anchor velocities ṗ0 in contact space. */
+static int modal_averages(expo *e, const mbs_system *s, int na, double dt, double beta)
+{
+    for (int a = 0; a < na; a++) {
+        const mbs_contact *c = &s->contacts[e->act[a]];
+        if (e->mode[a] == SEPARATE)
+            memset(e->Rw + 9 * a, 0, 9 * sizeof(double));
+        else
+            world_gain(c->normal, sqrt(c->material.k_normal), sqrt(c->material.k_tangent), e->Rw + 9 * a);
+        for (int k = 0; k < 3; k++) {
+            e->dpv[3 * a + k] = c->p[k] - c->p0[k];
+            e->dvv[3 * a + k] = c->dp[k] - c->dp0[k];
+            e->v0v[3 * a + k] = c->dp0[k];
+        }
+    }
+    return mbsi_modal_averages(&e->modal, 3 * na, e->ups, e->Rw, beta, e->dpv, e->dvv, e->v0v, e->pdd, dt, e->lb,
+                               e->lb2) != 0;
 }
 
 /* After a first pass with every contact on its spring (the paper's eq. 11), a contact whose
@@ -347,18 +435,21 @@ static int contact_space_dynamics(expo *e, mbs_system *s, int na)
     mbs_nonlinear_effects(m, d, s->q, s->v, e->dq);
     for (int k = 0; k < nv; k++) X[(size_t)ld * k + nc] = s->tau[k] - e->dq[k];
     mbsi_ltdl_solve_rows(m, d, X, ld, 0);   /* [M⁻¹Jᵀ, v̇_f = M⁻¹(τ − h)] */
-    /* Υ = J M⁻¹Jᵀ (eq. 9) and p̈_free = J v̇_f + J̇v (eq. 10) */
+    /* Υ = J M⁻¹Jᵀ (eq. 9) and p̈_free = J v̇_f + J̇v (eq. 10). Υ is symmetric: its lower triangle
+     * is accumulated and mirrored, half the products (Romeo's 24 x 24 on 37 joints: 9 % of a step) */
     memset(e->ups, 0, (size_t)nc * nc * sizeof(double));
     for (int k = 0; k < nv; k++) {
         const double *jk = Jc + (size_t)nc * k, *xk = X + (size_t)ld * k;
         for (int c = 0; c < nc; c++) {
             double w = xk[c], *u = e->ups + (size_t)nc * c;
             if (w == 0) continue;
-            for (int r = 0; r < nc; r++) u[r] += jk[r] * w;
+            for (int r = c; r < nc; r++) u[r] += jk[r] * w;
         }
         double w = xk[nc];
         for (int r = 0; r < nc; r++) e->pdd[r] += jk[r] * w;
     }
+    for (int c = 0; c < nc; c++)
+        for (int r = c + 1; r < nc; r++) e->ups[c + (size_t)nc * r] = e->ups[r + (size_t)nc * c];
     return MBS_OK;
 }
 
@@ -373,10 +464,17 @@ static int average_forces(expo *e, const mbs_system *s, int na, double dt, int *
         world_gain(c->normal, c->material.b_normal, c->material.b_tangent, e->Bw + 9 * a);
         e->mode[a] = STICK;
     }
-    if (contact_averages(e, s, na, dt)) return MBS_ERR_MODEL;
+    /* the closed form where it applies (B = βK) and was asked for: by `method = modal`, or by
+     * auto with the full exponential, which it reproduces to rounding at a fraction of the cost */
+    double beta = e->method == METHOD_PADE ? -1 : proportional_beta(s, e->act, na);
+    int modal = beta >= 0 && (e->method == METHOD_MODAL || e->max_mat_mult == MBS_EXPM_FULL);
+    if (modal ? modal_averages(e, s, na, dt, beta) : contact_averages(e, s, na, dt)) return MBS_ERR_MODEL;
     *passes = 1;
     if (classify(e, s, na)) {
-        if (contact_averages(e, s, na, dt)) return MBS_ERR_MODEL;
+        /* a sliding contact's force, λ_n (n + μ f̂), is no longer B = βK with K symmetric: Padé */
+        int slide = 0;
+        for (int a = 0; a < na; a++) slide |= e->mode[a] == SLIDE;
+        if (modal && !slide ? modal_averages(e, s, na, dt, beta) : contact_averages(e, s, na, dt)) return MBS_ERR_MODEL;
         *passes = 2;
     }
     return MBS_OK;

@@ -1,0 +1,48 @@
+/* expo_modal.h — the exponential integrator's contact-space step in closed form when each
+ * contact's damping is proportional to its stiffness with one factor for all, B = βK
+ * (Hammoud et al. 2022 use K = 1e5 N/m, B = 300 N·s/m in every direction: β = 3 ms). Then the
+ * linear system (11) splits, in the eigenbasis of S = K^½ Υ K^½, into scalar damped oscillators
+ * whose exponential and its integrals are closed forms: the averages λ̄ (eq. 23) and λ̄₂
+ * (eq. 25) that src/step/expo.c otherwise takes from the Padé exponential of the augmented
+ * matrix (29–30), exactly rather than approximately, from one small symmetric
+ * eigendecomposition.
+ *
+ * Internal to the stepper layer (src/step/expo.c); the tests include it. The workspace's
+ * buffers are carved in the stepper's one block; no call allocates. */
+#ifndef MBS_STEP_EXPO_MODAL_H
+#define MBS_STEP_EXPO_MODAL_H
+
+#include "../base/base.h"
+
+/* Scratch for contact spaces of up to nmax = 3 x contacts coordinates. */
+typedef struct mbsi_modal {
+    int nmax;
+    double *S;      /* nmax²: S = R Υ R, then its eigenvectors */
+    double *T;      /* nmax²: Υ R */
+    double *w;      /* nmax: the eigenvalues of S */
+    double *e;      /* nmax: scratch of the eigensolver */
+    double *Y;      /* 4 nmax: the initial state and the drift, in S's eigenbasis */
+    double *G;      /* 2 nmax: the two integrals of each mode's force, then back in contact space */
+} mbsi_modal;
+
+/* Carves w's buffers for nmax coordinates from c (run once counting, once on the block). */
+void mbsi_modal_layout(mbs_carver *c, mbsi_modal *w, int nmax);
+
+/* The divided differences Q_k = φ_k[x₁, x₂], k = 0..3 (φ_0 = exp, φ_k(x) = Σ_j x^j/(j+k)!), at
+ * the two eigenvalues x₁, x₂ of h [[−βλ, 1], [−λ, 0]]: the scalars of one mode's integrals.
+ * Any λ (>= 0 in use; a slightly negative one from rounding is fine), β >= 0, h > 0: under-,
+ * critically and over-damped, and λ = 0, each to a few units of rounding. */
+void mbsi_modal_divided_differences(double lam, double beta, double h, double Q[4]);
+
+/* The averages over a step h of the forces λ = −K Δp − B Δṗ, B = βK, of the contact-space
+ * system (11) with the anchors' velocities ṗ0: d(Δp)/dt = Δṗ + ṗ0, d(Δṗ)/dt = −Υ(KΔp + BΔṗ) +
+ * p̈_free (the form src/step/expo.c integrates). n = 3 x contacts; ups is Υ (n x n,
+ * column-major, leading dimension n, symmetric positive semi-definite); R holds 9 numbers per
+ * contact, the symmetric 3 x 3 square root K^½ of its stiffness (column-major; zero for a
+ * contact without force); dp = Δp, dv = Δṗ, v0 = ṗ0 and acc = p̈_free are n each. Writes
+ * lb = λ̄ = D x_int / h (eq. 23) and lb2 = λ̄₂ = 2 D x_int2 / h² (eq. 25), D = [−K −B]. Returns 0,
+ * or -1 when the eigendecomposition failed (a matrix that is not finite). */
+int mbsi_modal_averages(mbsi_modal *w, int n, const double *ups, const double *R, double beta, const double *dp,
+                        const double *dv, const double *v0, const double *acc, double h, double *lb, double *lb2);
+
+#endif

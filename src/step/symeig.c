@@ -1,0 +1,170 @@
+/* symeig.c — A = V diag(w) Vᵀ for a small symmetric A: Householder tridiagonalisation with the
+ * reflections accumulated, then implicit QL with Wilkinson shifts whose plane rotations are
+ * applied to the accumulated basis (the algorithm of EISPACK's tred2 and tql2). Column-major:
+ * the innermost loops run down columns. See symeig.h for why it is written out. */
+#include <math.h>
+#include <stddef.h>
+
+#include "symeig.h"
+
+#define AT(V, n, r, c) (V)[(r) + (size_t)(n) * (c)]
+
+/* V ← the orthogonal Q of A = Q T Qᵀ, T tridiagonal with diagonal d and sub-diagonal e[1..n-1]
+ * (e[0] = 0). Row i of the working matrix is annihilated left of its sub-diagonal by a
+ * reflection, from the last row up; the reflections are then multiplied out into V. */
+static void tridiagonalize(int n, double *V, double *d, double *e)
+{
+    for (int j = 0; j < n; j++) d[j] = AT(V, n, n - 1, j);
+    for (int i = n - 1; i > 0; i--) {
+        double scale = 0, h = 0;
+        for (int k = 0; k < i; k++) scale += fabs(d[k]);
+        if (scale == 0) {
+            /* the row is zero already: no reflection */
+            e[i] = d[i - 1];
+            for (int j = 0; j < i; j++) {
+                d[j] = AT(V, n, i - 1, j);
+                AT(V, n, i, j) = 0;
+                AT(V, n, j, i) = 0;
+            }
+        } else {
+            /* scaling by the row's 1-norm keeps h = |u|² from overflowing or underflowing */
+            for (int k = 0; k < i; k++) {
+                d[k] /= scale;
+                h += d[k] * d[k];
+            }
+            double f = d[i - 1], g = sqrt(h);
+            if (f > 0) g = -g;
+            e[i] = scale * g;
+            h -= f * g;
+            d[i - 1] = f - g;
+            for (int j = 0; j < i; j++) e[j] = 0;
+            /* p = A u / h, accumulated one column of the lower triangle at a time */
+            for (int j = 0; j < i; j++) {
+                f = d[j];
+                AT(V, n, j, i) = f;
+                g = e[j] + AT(V, n, j, j) * f;
+                for (int k = j + 1; k < i; k++) {
+                    g += AT(V, n, k, j) * d[k];
+                    e[k] += AT(V, n, k, j) * f;
+                }
+                e[j] = g;
+            }
+            f = 0;
+            for (int j = 0; j < i; j++) {
+                e[j] /= h;
+                f += e[j] * d[j];
+            }
+            double hh = f / (h + h);
+            for (int j = 0; j < i; j++) e[j] -= hh * d[j];
+            /* A ← A − u qᵀ − q uᵀ, q = p − (uᵀp / 2h) u */
+            for (int j = 0; j < i; j++) {
+                f = d[j];
+                g = e[j];
+                for (int k = j; k < i; k++) AT(V, n, k, j) -= f * e[k] + g * d[k];
+                d[j] = AT(V, n, i - 1, j);
+                AT(V, n, i, j) = 0;
+            }
+        }
+        d[i] = h;
+    }
+    /* the reflections, multiplied out from the first */
+    for (int i = 0; i < n - 1; i++) {
+        AT(V, n, n - 1, i) = AT(V, n, i, i);
+        AT(V, n, i, i) = 1;
+        double h = d[i + 1];
+        if (h != 0) {
+            for (int k = 0; k <= i; k++) d[k] = AT(V, n, k, i + 1) / h;
+            for (int j = 0; j <= i; j++) {
+                double g = 0;
+                for (int k = 0; k <= i; k++) g += AT(V, n, k, i + 1) * AT(V, n, k, j);
+                for (int k = 0; k <= i; k++) AT(V, n, k, j) -= g * d[k];
+            }
+        }
+        for (int k = 0; k <= i; k++) AT(V, n, k, i + 1) = 0;
+    }
+    for (int j = 0; j < n; j++) {
+        d[j] = AT(V, n, n - 1, j);
+        AT(V, n, n - 1, j) = 0;
+    }
+    AT(V, n, n - 1, n - 1) = 1;
+    e[0] = 0;
+}
+
+/* sqrt(a² + b²) without overflow for the sizes met here (|a| up to 1e100 alone). */
+static inline double norm2(double a, double b)
+{
+    return fabs(a) > 1e100 ? fabs(a) : sqrt(a * a + b * b);
+}
+
+/* The tridiagonal (d, e) diagonalised by implicit QL steps with Wilkinson's shift (the
+ * eigenvalue of the leading 2 x 2 block nearer d[l]); each rotation is applied to V's columns.
+ * An off-diagonal entry below eps times the largest |d| + |e| seen splits the matrix. */
+static int ql_implicit(int n, double *V, double *d, double *e)
+{
+    for (int i = 1; i < n; i++) e[i - 1] = e[i];
+    e[n - 1] = 0;
+    double f = 0, tst1 = 0;
+    const double eps = 0x1p-52;
+    for (int l = 0; l < n; l++) {
+        tst1 = fmax(tst1, fabs(d[l]) + fabs(e[l]));
+        int m = l;
+        while (m < n - 1 && !(fabs(e[m]) <= eps * tst1)) m++;
+        if (m > l) {
+            int iter = 0;
+            do {
+                /* 30 sweeps per eigenvalue is far beyond the 1 to 3 of finite input */
+                if (++iter > 30 || !isfinite(tst1)) return -1;
+                double g = d[l], p = (d[l + 1] - g) / (2 * e[l]), r = norm2(p, 1);
+                if (p < 0) r = -r;
+                d[l] = e[l] / (p + r);
+                d[l + 1] = e[l] * (p + r);
+                double dl1 = d[l + 1], h = g - d[l];
+                for (int i = l + 2; i < n; i++) d[i] -= h;
+                f += h;
+                p = d[m];
+                double c = 1, c2 = 1, c3 = 1, el1 = e[l + 1], s = 0, s2 = 0;
+                for (int i = m - 1; i >= l; i--) {
+                    c3 = c2;
+                    c2 = c;
+                    s2 = s;
+                    g = c * e[i];
+                    h = c * p;
+                    r = norm2(p, e[i]);
+                    e[i + 1] = s * r;
+                    s = e[i] / r;
+                    c = p / r;
+                    p = c * d[i] - s * g;
+                    d[i + 1] = h + s * (c * g + s * d[i]);
+                    double *a = V + (size_t)n * i, *b = V + (size_t)n * (i + 1);
+                    for (int k = 0; k < n; k++) {
+                        double t = b[k];
+                        b[k] = s * a[k] + c * t;
+                        a[k] = c * a[k] - s * t;
+                    }
+                }
+                p = -s * s2 * c3 * el1 * e[l] / dl1;
+                e[l] = s * p;
+                d[l] = c * p;
+            } while (fabs(e[l]) > eps * tst1);
+        }
+        d[l] += f;
+        e[l] = 0;
+    }
+    return 0;
+}
+
+int mbsi_symeig(int n, double *V, double *w, double *e)
+{
+    if (n <= 0) return 0;
+    if (n == 1) {
+        w[0] = V[0];
+        V[0] = 1;
+        return isfinite(w[0]) ? 0 : -1;
+    }
+    tridiagonalize(n, V, w, e);
+    if (ql_implicit(n, V, w, e) != 0) return -1;
+    /* a NaN compares false everywhere and can slip through the convergence tests */
+    for (int i = 0; i < n; i++)
+        if (!isfinite(w[i])) return -1;
+    return 0;
+}

@@ -1,0 +1,94 @@
+/* test_trot.c — the default trot (scenarios/solo_trot.ini as shipped, no override) does not
+ * chatter: each foot touches down at most once per gait cycle (plus one), the run is stable and
+ * travels at least 0.5 m. A touch-down is a contact point going from free to touching between
+ * two controller periods, read through the public API (mbs_system_contact) from a control
+ * callback. With an inaccurate exponential (expo's max_mat_mult = 0) a landing foot switched
+ * on and off on alternate steps: about 40 touch-downs per foot in 5 s for 19 cycles. One 5 s run. */
+#include <stdlib.h>
+
+#include "check.h"
+#include "testmodels.h"
+
+#define SCEN(name) MBS_SOURCE_DIR "/scenarios/" name
+
+typedef struct counter {
+    mbs_sim *sim;
+    int n, started;
+    int touching[8];
+    long touchdowns[8];
+} counter;
+
+/* The contacts' state now against the last period's: a free point now touching is a touch-down. */
+static void count(counter *c)
+{
+    const mbs_system *s = mbs_sim_system(c->sim);
+    for (int i = 0; i < c->n; i++) {
+        mbs_contact_info info;
+        if (mbs_system_contact(s, i, &info) != MBS_OK) continue;
+        if (c->started && info.active && !c->touching[i]) c->touchdowns[i]++;
+        c->touching[i] = info.active;
+    }
+    c->started = 1;
+}
+
+static void on_period(void *user, double t, const double *q, const double *v, double *tau)
+{
+    (void)t, (void)q, (void)v, (void)tau;
+    count(user);
+}
+
+/* A number option of the scenario's controller, or the controller's default for it. */
+static double controller_option(const mbs_scenario *sc, const char *key)
+{
+    mbs_option opts[MBS_SIM_MAX_OPTIONS];
+    int n = mbs_scenario_options(sc, "controller", opts, MBS_SIM_MAX_OPTIONS);
+    for (int i = 0; i < n; i++)
+        if (strcmp(opts[i].key, key) == 0) return atof(opts[i].value);
+    const mbs_scheme_info *info = mbs_controller_find(mbs_scenario_controller(sc));
+    const mbs_option_spec *spec = info ? mbs_options_find(info->options, key, NULL) : NULL;
+    return spec && spec->def ? atof(spec->def) : NAN;
+}
+
+static void test_default_trot(void)
+{
+    mbs_error err;
+    mbs_scenario *sc = mbs_scenario_load(SCEN("solo_trot.ini"), NULL, 0, &err);
+    if (!sc) { CHECK(0, "solo_trot.ini: %s", err.msg); return; }
+    CHECK(strcmp(mbs_scenario_controller(sc), "trot") == 0, "solo_trot.ini's controller is %s", mbs_scenario_controller(sc));
+    /* the gait's cycles: one touch-down per foot per period once the settling time is over */
+    double period = controller_option(sc, "period"), settle = controller_option(sc, "settle");
+    double duration = mbs_scenario_duration(sc);
+    long cycles = (long)ceil((duration - settle) / period - 1e-9);
+    CHECK(period > 0 && cycles > 5, "period %g, settle %g, duration %g: no gait to count", period, settle, duration);
+    mbs_sim *sim = mbs_sim_new(sc, &err);
+    if (!sim) { CHECK(0, "sim: %s", err.msg); mbs_scenario_free(sc); return; }
+    counter c = {sim, mbs_system_ncontacts(mbs_sim_system(sim)), 0, {0}, {0}};
+    CHECK(c.n == 4, "%d contact points, not Solo's four feet", c.n);
+    mbs_sim_set_control(sim, on_period, &c);
+    mbs_sim_summary sum;
+    mbs_sim_run_options ro = {.csv = "", .html = ""};
+    int rc = mbs_sim_run(sim, &ro, &sum, &err);
+    count(&c);   /* the last period's steps */
+    CHECK(rc == MBS_OK && !sum.diverged && !sum.left_box, "status not stable: %s", sum.reason);
+    CHECK(sum.distance_m >= 0.5, "travelled %.3f m, less than 0.5", sum.distance_m);
+    long total = 0;
+    for (int i = 0; i < c.n; i++) {
+        CHECK(c.touchdowns[i] <= cycles + 1, "foot %d touched down %ld times in %g s, for %ld gait cycles", i,
+              c.touchdowns[i], duration, cycles);
+        /* and it did walk: every foot landed after nearly every swing */
+        CHECK(c.touchdowns[i] >= cycles - 2, "foot %d touched down only %ld times in %ld cycles", i, c.touchdowns[i], cycles);
+        total += c.touchdowns[i];
+    }
+    CHECK(total == sum.touchdowns, "%ld touch-downs counted here, %ld in the summary", total, sum.touchdowns);
+    printf("default trot: touch-downs per foot %ld %ld %ld %ld for %ld cycles, %.3f m, %.2f us per step, %s\n",
+           c.touchdowns[0], c.touchdowns[1], c.touchdowns[2], c.touchdowns[3], cycles, sum.distance_m, sum.us_per_step,
+           sum.diverged ? "diverged" : "stable");
+    mbs_sim_free(sim);
+    mbs_scenario_free(sc);
+}
+
+int main(void)
+{
+    RUN(test_default_trot);
+    return check_summary("test_trot");
+}
