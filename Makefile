@@ -36,13 +36,26 @@ else
   LDSAN :=
 endif
 CPPFLAGS := -Iinclude -D_POSIX_C_SOURCE=200809L $(XML_CFLAGS)
-CFLAGS_ALL := $(WARN) $(OPT) $(CFLAGS)
-LIBS    := $(XML_LIBS) -linih -llapacke -lopenblas -lm
+# -fPIC: the same objects make libmbs.a and libmbs.so (for Python's ctypes); with
+# -fno-semantic-interposition the library's calls to itself stay direct, as in a PIE executable
+CFLAGS_ALL := $(WARN) $(OPT) -fPIC -fno-semantic-interposition $(CFLAGS)
+LIBS    := $(XML_LIBS) -linih -llapacke -lopenblas -lm -pthread
 TESTLIBS := -lcjson
 
 LIB_SRC := $(sort $(wildcard src/*/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB     := $(BUILD)/libmbs.a
+# the shared library (soname libmbs.so.MAJOR), for the Python package (python/mbs) and dynamic linking
+SO_MAJOR := $(shell sed -n 's/^\#define MBS_VERSION_MAJOR \([0-9]*\).*/\1/p' include/mbs/version.h)
+VERSION := $(shell sed -n 's/^\#define MBS_VERSION "\([^"]*\)".*/\1/p' include/mbs/version.h)
+SHLIB := $(BUILD)/libmbs.so.$(VERSION)
+# objects are rebuilt when the compiler flags change (a stamp holding them)
+FLAGS_STAMP := $(BUILD)/.cflags
+$(shell mkdir -p $(BUILD) && { echo '$(CC) $(CPPFLAGS) $(CFLAGS_ALL)' | cmp -s - $(FLAGS_STAMP) || echo '$(CC) $(CPPFLAGS) $(CFLAGS_ALL)' > $(FLAGS_STAMP); })
+# sim-mpi (below) where Open MPI's mpicc exists
+MPICC   ?= mpicc
+SIM_MPI := $(patsubst ./%,%,$(dir $(SIM))sim-mpi)
+HAVE_MPI := $(shell command -v $(MPICC) 2>/dev/null)
 # the replay page (./sim --html): src/sim/replay.html with third_party/'s scripts inlined, as C strings
 REPLAY_C := $(BUILD)/gen/replay_page.c
 LIB_OBJ += $(BUILD)/gen/replay_page.o
@@ -54,9 +67,9 @@ BENCH_BIN := $(BENCH_SRC:tools/%.c=$(BUILD)/tools/%)
 HEADERS := $(wildcard include/*.h include/mbs/*.h src/*.h src/*/*.h tests/*.h tools/*.h)
 
 .PHONY: all test bench bench-dynamics install deps clean
-all: $(LIB) $(SIM)
+all: $(LIB) $(SIM) $(SHLIB)
 
-$(BUILD)/%.o: %.c $(HEADERS)
+$(BUILD)/%.o: %.c $(HEADERS) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) -c $< -o $@
 
@@ -64,19 +77,25 @@ $(REPLAY_C): src/sim/replay.html tools/embed_replay.py $(wildcard third_party/*/
 	@mkdir -p $(dir $@)
 	python3 tools/embed_replay.py $@
 
-$(BUILD)/gen/replay_page.o: $(REPLAY_C)
+$(BUILD)/gen/replay_page.o: $(REPLAY_C) $(FLAGS_STAMP)
 	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) -c $< -o $@
+
+$(SHLIB): $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,libmbs.so.$(SO_MAJOR) -Wl,--no-undefined $(LDSAN) $^ $(LIBS) -o $@
+	ln -sf libmbs.so.$(VERSION) $(BUILD)/libmbs.so.$(SO_MAJOR)
+	ln -sf libmbs.so.$(SO_MAJOR) $(BUILD)/libmbs.so
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
 $(SIM): $(BUILD)/tools/sim.o $(LIB)
-	$(CC) $(CFLAGS_ALL) $(LDSAN) $< $(LIB) $(LIBS) -o $@
+	$(CC) $(CFLAGS_ALL) $(LDSAN) $< $(LIB) $(LIBS) -pthread -o $@
 
 # the allocation test routes the library's allocator calls through counters
 WRAP_ALLOC := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc
-$(BUILD)/tests/test_noalloc $(BUILD)/tests/test_ess $(BUILD)/tests/test_expo_noalloc $(BUILD)/tests/test_qp: TEST_LDFLAGS := $(WRAP_ALLOC)
+$(BUILD)/tests/test_noalloc $(BUILD)/tests/test_ess $(BUILD)/tests/test_expo_noalloc $(BUILD)/tests/test_qp \
+  $(BUILD)/tests/test_batch: TEST_LDFLAGS := $(WRAP_ALLOC)
 $(BUILD)/tests/%: tests/%.c $(TEST_COMMON) $(LIB) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(LDSAN) $(TEST_LDFLAGS) -DMBS_SOURCE_DIR='"$(CURDIR)"' $< $(TEST_COMMON) $(LIB) $(TESTLIBS) $(LIBS) -o $@
@@ -130,15 +149,28 @@ examples:
 memcheck:
 	$(MAKE) test MEMCHECK=1
 
-test: $(TEST_BIN) $(SIM) check-layers example $(BUILD)/tools/walker_cycle
-	@MBS_SIM=$(SIM) sh tests/run_all.sh $(TEST_BIN) tests/test_replay.py
+# the Python test loads a sanitized libmbs.so only with the sanitizers' runtimes preloaded
+PY_PRELOAD := $(if $(LDSAN),$(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-file-name=libubsan.so))
+test: $(TEST_BIN) $(SIM) $(SHLIB) $(if $(HAVE_MPI),$(SIM_MPI)) check-layers example $(BUILD)/tools/walker_cycle
+	@MBS_SIM=$(SIM) MBS_LIBRARY=$(abspath $(BUILD))/libmbs.so MBS_PRELOAD="$(PY_PRELOAD)" \
+	  sh tests/run_all.sh $(TEST_BIN) tests/test_replay.py tests/test_sweep.py tests/test_python.py
+
+# sim-mpi: ./sim's sweeps over the ranks of an MPI job (tools/sim_mpi.c); built where Open MPI's
+# mpicc exists (apt-get install libopenmpi-dev openmpi-bin), never a dependency of libmbs
+ifneq ($(SIM_MPI),sim-mpi)
+.PHONY: sim-mpi
+sim-mpi: $(SIM_MPI)
+endif
+$(SIM_MPI): tools/sim_mpi.c $(LIB) $(HEADERS)
+	@command -v $(MPICC) >/dev/null || { echo "sim-mpi: no $(MPICC): apt-get install libopenmpi-dev openmpi-bin"; exit 1; }
+	OMPI_CC=$(CC) $(MPICC) $(CPPFLAGS) $(CFLAGS_ALL) $(LDSAN) $< $(LIB) $(LIBS) -o $@
 
 # the README's screenshot of the replay page (docs/images/replay_trot.png), taken by the replay test
 .PHONY: replay-screenshot
 replay-screenshot: $(SIM)
 	MBS_SIM=$(SIM) MBS_REPLAY_SHOT=docs/images/replay_trot.png /usr/bin/python3 tests/test_replay.py
 
-bench: bench-dynamics bench-ess bench-variational bench-expo bench-nmdp bench-adaptive
+bench: bench-dynamics bench-ess bench-variational bench-expo bench-nmdp bench-adaptive bench-batch
 
 bench-dynamics: $(BUILD)/tools/bench_dynamics
 	$(BUILD)/tools/bench_dynamics --data $(BUILD)/bench_dynamics
@@ -184,6 +216,18 @@ bench-nmdp: $(BUILD)/tools/bench_nmdp
 bench-adaptive: $(BUILD)/tools/bench_adaptive
 	OPENBLAS_NUM_THREADS=1 $(BUILD)/tools/bench_adaptive --data $(BUILD)/bench_adaptive
 
+# bench-batch: batch rollouts (issue 15): system steps per second of N = 1 ... 4096 Solo systems
+# (expo, 2 ms) on 1 and 2 threads, and MuJoCo's mj_step on the same robot beside them when
+# libmujoco-dev is installed (tools/batch_mujoco.c; never linked into libmbs).
+.PHONY: bench-batch
+$(BUILD)/tools/bench_batch: tools/bench_batch.c tools/batch_mujoco.c tools/batch_mujoco.h $(LIB) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(LDSAN) -DMBS_SOURCE_DIR='"$(CURDIR)"' $(if $(ESS_MUJOCO),-DMBS_HAVE_MUJOCO) \
+	  tools/bench_batch.c $(if $(ESS_MUJOCO),tools/batch_mujoco.c) $(LIB) $(if $(ESS_MUJOCO),-lmujoco) $(LIBS) -o $@
+
+bench-batch: $(BUILD)/tools/bench_batch
+	OPENBLAS_NUM_THREADS=1 $(BUILD)/tools/bench_batch
+
 # fuzz: libFuzzer targets for the two parsers (tools/fuzz_urdf.c, tools/fuzz_scenario.c), built
 # with clang under ASan + UBSan (leaks on) into build-fuzz/ and run one after the other (never two
 # at once), each for FUZZ_SECONDS, from seeds copied into build-fuzz/corpus_* so that runs never
@@ -195,7 +239,10 @@ FUZZ_CC  := clang
 FUZZ     := build-fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS := $(WARN) -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN)
-FUZZ_OBJ := $(LIB_SRC:%.c=$(FUZZ)/%.o)
+FUZZ_OBJ := $(LIB_SRC:%.c=$(FUZZ)/%.o) $(FUZZ)/gen/replay_page.o
+$(FUZZ)/gen/replay_page.o: $(REPLAY_C)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -c $< -o $@
 FUZZ_ENV := OPENBLAS_NUM_THREADS=1 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 FUZZ_ARGS = -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=1 -rss_limit_mb=2048 -print_final_stats=1
 $(FUZZ)/%.o: %.c $(HEADERS)
@@ -226,24 +273,35 @@ fuzz: fuzz-build
 # install: the headers, libmbs.a, mbs.pc (its Version is MBS_VERSION of include/mbs/version.h),
 # ./sim as bin/sim and its man page. uninstall removes exactly those files, then the directories
 # install made when they are left empty.
-VERSION := $(shell sed -n 's/^\#define MBS_VERSION "\([^"]*\)".*/\1/p' include/mbs/version.h)
 INSTALLED_HEADERS := $(notdir $(wildcard include/mbs/*.h))
-INSTALL_DIRS := include/mbs include lib/pkgconfig lib bin share/man/man1 share/man share
-install: $(LIB) $(SIM)
+# the Python package goes where Debian's python3 looks under PREFIX (python3.X/dist-packages)
+PY_VER := $(shell /usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+PYDIR  := lib/python$(PY_VER)/dist-packages
+PY_FILES := $(notdir $(wildcard python/mbs/*.py))
+INSTALL_DIRS := include/mbs include lib/pkgconfig $(PYDIR)/mbs $(PYDIR) lib/python$(PY_VER) lib bin share/man/man1 share/man share
+install: $(LIB) $(SIM) $(SHLIB)
 	install -d $(DESTDIR)$(PREFIX)/include/mbs $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin \
-	  $(DESTDIR)$(PREFIX)/share/man/man1
+	  $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/$(PYDIR)/mbs
 	install -m 644 include/mbs.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 include/mbs/*.h $(DESTDIR)$(PREFIX)/include/mbs/
 	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' mbs.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/mbs.pc
 	install -m 755 $(SIM) $(DESTDIR)$(PREFIX)/bin/sim
 	install -m 644 man/sim.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 755 $(SHLIB) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libmbs.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libmbs.so.$(SO_MAJOR)
+	ln -sf libmbs.so.$(SO_MAJOR) $(DESTDIR)$(PREFIX)/lib/libmbs.so
+	install -m 644 python/mbs/*.py $(DESTDIR)$(PREFIX)/$(PYDIR)/mbs/
+	echo 'LIBRARY = "$(PREFIX)/lib/libmbs.so.$(SO_MAJOR)"   # written by make install' > $(DESTDIR)$(PREFIX)/$(PYDIR)/mbs/_installed.py
 
 .PHONY: uninstall
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/include/mbs.h $(INSTALLED_HEADERS:%=$(DESTDIR)$(PREFIX)/include/mbs/%) \
 	  $(DESTDIR)$(PREFIX)/lib/libmbs.a $(DESTDIR)$(PREFIX)/lib/pkgconfig/mbs.pc \
-	  $(DESTDIR)$(PREFIX)/bin/sim $(DESTDIR)$(PREFIX)/share/man/man1/sim.1
+	  $(DESTDIR)$(PREFIX)/bin/sim $(DESTDIR)$(PREFIX)/share/man/man1/sim.1 \
+	  $(DESTDIR)$(PREFIX)/lib/libmbs.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libmbs.so.$(SO_MAJOR) $(DESTDIR)$(PREFIX)/lib/libmbs.so \
+	  $(PY_FILES:%=$(DESTDIR)$(PREFIX)/$(PYDIR)/mbs/%) $(DESTDIR)$(PREFIX)/$(PYDIR)/mbs/_installed.py
+	rm -rf $(DESTDIR)$(PREFIX)/$(PYDIR)/mbs/__pycache__
 	-@for d in $(INSTALL_DIRS); do rmdir $(DESTDIR)$(PREFIX)/$$d 2>/dev/null; done; true
 
 # man: man/sim.1 regenerated by help2man from `./sim --help` and `./sim --version`, with the

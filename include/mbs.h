@@ -12,6 +12,7 @@
 #include "mbs/contact.h"
 #include "mbs/step.h"
 #include "mbs/variational.h"
+#include "mbs/batch.h"
 #include "mbs/sim.h"
 
 #endif

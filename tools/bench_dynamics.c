@@ -1,9 +1,14 @@
 /* bench_dynamics.c — median µs per call of the Featherstone layer on Solo, Romeo, Robosimian
  * and on chains of 10 to 200 bodies. Same protocol as the Pinocchio figures in
  * tests/data/reference/peer_timings.md: batches of 100 calls over 100 random states, the
- * median over batches. Ends with `key: value` lines, among them our speed-up over Pinocchio 3.7
- * (its figures read from peer_timings.md). Writes robots.dat and chains.dat into --data DIR and,
- * when gnuplot is installed, docs/images/dynamics.png (tools/plot_dynamics.gp).
+ * median over batches. Ends with `key: value` lines, among them our speed-up over Pinocchio 3.7:
+ * our figures are live (this run), Pinocchio's are recorded (read from peer_timings.md, which says
+ * on which machine; its main table is undated, its same-minute table is of 2026-11-23), so each
+ * speed-up is a live figure over a recorded one, and the output says so beside it. Writes
+ * robots.dat and chains.dat into --data DIR and, when gnuplot is installed, docs/images/dynamics.png
+ * (tools/plot_dynamics.gp). A full run (not --quick) also writes the tables of docs/benchmarks.md
+ * into <data>/tables.md (tools/bench_doc.h), which tools/bench_doc.py puts into the document
+ * (make bench-dynamics).
  *   bench_dynamics [--quick] [--data DIR] [--images DIR] */
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +18,7 @@
 
 #include "mbs.h"
 #include "tool.h"
+#include "bench_doc.h"
 
 #ifndef MBS_SOURCE_DIR
 #define MBS_SOURCE_DIR "."
@@ -102,24 +108,57 @@ static void setup(bench *b, const mbs_model *m)
     }
 }
 
-/* Pinocchio's µs per call at -O3 -march=native from the table of peer_timings.md (NAN where it
- * has no row for an algorithm, or when the file is absent): its rows are matched by the first
- * word of their label, and Solo, Romeo, Robosimian sit in the table's columns 1, 3 and 5. */
-static void read_pinocchio(const char *path, double pin[3][NALG])
+/* What peer_timings.md records of Pinocchio 3.7: (A) the main table, µs per call at -O3
+ * -march=native (its Solo, Romeo, Robosimian columns are the table's 1st, 3rd and 5th), undated in
+ * the file; (B) the same-minute re-measurement (a dated section, columns 1 to 3, fewer algorithms);
+ * NAN where a table has no row for an algorithm or the file is absent. Rows are matched by the
+ * first word of their label. The machine is the file's opening sentence ("Measured on ..."), the
+ * date of (B) the end of its section title. */
+typedef struct peer {
+    double a[3][NALG], b[3][NALG];
+    char machine[512], date_b[64];
+} peer;
+
+static void read_pinocchio(const char *path, peer *p)
 {
     static const struct { const char *label; int alg; } rows[] = {
         {"forwardKinematics", FK}, {"computeJointJacobians", JAC}, {"rnea", RNEA}, {"crba", CRBA},
         {"aba", ABA}, {"computeRNEADerivatives", RNEA_D}, {"computeABADerivatives", ABA_D},
         {"integrate", INTEGRATE}, {"difference", DIFFERENCE}};
     for (int r = 0; r < 3; r++)
-        for (int a = 0; a < NALG; a++) pin[r][a] = NAN;
+        for (int a = 0; a < NALG; a++) p->a[r][a] = p->b[r][a] = NAN;
+    snprintf(p->machine, sizeof p->machine, "(not given)");
+    snprintf(p->date_b, sizeof p->date_b, "(undated)");
     FILE *f = fopen(path, "r");
     if (!f) return;
     char line[1024];
-    int in_table = 0;
+    int table = 0;   /* 1: (A), 2: (B) */
+    int in_machine = 0;
+    size_t ml = 0;
     while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "## ", 3) == 0) in_table = strstr(line, "Pinocchio") != NULL;
-        if (!in_table || line[0] != '|') continue;
+        /* the machine: the sentence that starts "Measured on", up to its full stop */
+        if (!ml && strncmp(line, "Measured on", 11) == 0) in_machine = 1;
+        if (in_machine) {
+            line[strcspn(line, "\n")] = 0;
+            char *stop = strstr(line, ". ");
+            if (!stop && line[0] && line[strlen(line) - 1] == '.') stop = line + strlen(line) - 1;
+            if (stop) *stop = 0;
+            int k = snprintf(p->machine + ml, sizeof p->machine - ml, "%s%s", ml ? " " : "", line + (ml ? 0 : 12));
+            if (k > 0 && ml + (size_t)k < sizeof p->machine) ml += (size_t)k;
+            if (stop || !line[0]) in_machine = 0;
+            continue;
+        }
+        if (strncmp(line, "## ", 3) == 0) {
+            table = strstr(line, "Same-minute") ? 2 : strstr(line, "Pinocchio") ? 1 : 0;
+            if (table == 2) {
+                const char *c = strrchr(line, ',');
+                if (c) {
+                    snprintf(p->date_b, sizeof p->date_b, "%s", c + 1 + (c[1] == ' '));
+                    p->date_b[strcspn(p->date_b, "\n")] = 0;
+                }
+            }
+        }
+        if (!table || line[0] != '|') continue;
         char label[128];
         if (sscanf(line, "| %127s", label) != 1) continue;
         for (size_t k = 0; k < sizeof rows / sizeof *rows; k++) {
@@ -127,7 +166,8 @@ static void read_pinocchio(const char *path, double pin[3][NALG])
             const char *c = line + 1;
             for (int col = 1; col <= 5 && (c = strchr(c, '|')); col++) {
                 c++;
-                if (col % 2 == 1) pin[col / 2][rows[k].alg] = strtod(c, NULL);
+                if (table == 1 && col % 2 == 1) p->a[col / 2][rows[k].alg] = strtod(c, NULL);
+                if (table == 2 && col <= 3) p->b[col - 1][rows[k].alg] = strtod(c, NULL);
             }
         }
     }

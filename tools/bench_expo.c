@@ -8,10 +8,16 @@
  *   (d) fig. 4     local error against contact stiffness and damping ratio on solo_trot;
  *   (e) beyond the paper: the closed form expo takes when B = βK (src/step/expo_modal.c) against the
  *                  Padé exponential, µs per step and touch-downs on Solo trotting and standing and Romeo
- *                  standing on 8 points. Parts (a) to (d) run the Padé exponential (method pade).
+ *                  standing on 8 points; the standing Solo beside consim's recorded figures (same work);
+ *   (f) touch-downs per contact point, tilt and peak force per scheme on the four tests (which
+ *                  variants chatter);
+ *   (g) expo's cost per step against the number of active contacts, 1 to 16 (Romeo standing).
+ * Parts (a) to (d) run the Padé exponential (method pade), the paper's; (c) times the closed form too.
  * Writes the data under build/bench_expo and, when gnuplot is installed, the plots into
- * docs/images/expo_*.png (tools/plot_expo.gp); ends with `key: value` lines.
- *   bench_expo [--quick] [--only abcde] [--data DIR] [--images DIR]
+ * docs/images/expo_*.png (tools/plot_expo.gp); ends with `key: value` lines. A full run (not --quick)
+ * also writes the tables of docs/benchmarks.md into <data>/tables.md (tools/bench_doc.h), which
+ * tools/bench_doc.py puts into the document (make bench-expo does both).
+ *   bench_expo [--quick] [--only abcdefg] [--data DIR] [--images DIR]
  *
  * The local error of sec. 6.1, as the paper's code computes it (consim, test_accuracy_cpp.py with
  * RESET_STATE_ON_GROUND_TRUTH): a ground-truth run with the same stepper at ≈ 1/64 ms records,
@@ -41,6 +47,7 @@
 /* a benchmark reads the system's contact state and sets its state directly, as the tests do */
 #include "../src/contact/contact_internal.h"
 #include "tool.h"
+#include "bench_doc.h"
 #include "../src/dynamics/dynamics_internal.h"   /* mbsi_ltdl_solve_rows: the expo step's own solve (breakdown) */
 #include "../src/step/expm.h"       /* the matrix exponential the expo step calls (breakdown) */
 
@@ -63,6 +70,10 @@ static double clock_overhead(void)
     return tool_median(t, 101);
 }
 
+/* The tables of docs/benchmarks.md this run writes (a full run only; tools/bench_doc.py puts them
+ * into the document). */
+static bench_doc doc;
+
 /* The key: value lines, printed together at the end. */
 static char keys[32768];
 static size_t keys_len;
@@ -81,6 +92,21 @@ static const char *num(char *buf, size_t n, const char *fmt, double x)
 {
     if (isfinite(x)) snprintf(buf, n, fmt, x);
     else snprintf(buf, n, "%s", isnan(x) ? "n/a" : "inf");
+    return buf;
+}
+
+/* Two significant digits for a table of docs/benchmarks.md: 0.62, 0.011, 102, 16460, 9.3e-6; "inf" for a
+ * diverged measurement, "—" for one not made. */
+static const char *fmt2(char *buf, size_t n, double x)
+{
+    if (isnan(x)) { snprintf(buf, n, "—"); return buf; }
+    if (!isfinite(x)) { snprintf(buf, n, "inf"); return buf; }
+    if (x == 0) { snprintf(buf, n, "0"); return buf; }
+    int e = (int)floor(log10(fabs(x)));
+    double m = x / pow(10, e);
+    if (fabs(m) >= 9.95) { m /= 10; e++; }
+    if (e >= -2 && e <= 4) snprintf(buf, n, "%.*f", e >= 1 ? 0 : 1 - e, x);
+    else snprintf(buf, n, "%.1fe%d", m, e);
     return buf;
 }
 
@@ -125,8 +151,10 @@ static void ov_pade(ovl *o, int mmm)
 
 static mbs_scenario *load(const char *scen, const ovl *o)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/scenarios/%s.ini", MBS_SOURCE_DIR, scen);
+    char path[2048];
+    /* a scenario's name, or the path of a scenario file this program wrote */
+    if (strchr(scen, '/')) snprintf(path, sizeof path, "%s", scen);
+    else snprintf(path, sizeof path, "%s/scenarios/%s.ini", MBS_SOURCE_DIR, scen);
     mbs_error err;
     mbs_error_clear(&err);
     mbs_scenario *sc = mbs_scenario_load(path, o ? o->p : NULL, o ? o->n : 0, &err);
@@ -354,6 +382,14 @@ static int var_imax(const variant *v, int igt) { return v->gt == 0 ? igt - 1 : i
 static void part_a(const char *data, int quick)
 {
     printf("\n## (a) local integration error vs real-time factor (figs. 2, 3)\n");
+    /* every point of the grid, for the table of docs/benchmarks.md: level i is the step cdt / 2^i */
+    enum { NLEV = 16 };
+    static double aerr[NSCEN][NVAR][NLEV], artf[NSCEN][NVAR][NLEV];
+    int igts[NSCEN];
+    double cdts[NSCEN];
+    for (int c = 0; c < NSCEN; c++)
+        for (int vi = 0; vi < NVAR; vi++)
+            for (int i = 0; i < NLEV; i++) aerr[c][vi][i] = artf[c][vi][i] = NAN;
     for (int c = 0; c < NSCEN; c++) {
         mbs_scenario *sc0 = load(SCEN[c], NULL);
         double cdt = mbs_scenario_controller_dt(sc0), dur = mbs_scenario_duration(sc0);
@@ -362,6 +398,8 @@ static void part_a(const char *data, int quick)
         double horizon = quick ? 1.0 : dur;
         horizon = cdt * (double)lround(horizon / cdt);
         int igt = gt_level(cdt);
+        igts[c] = igt;
+        cdts[c] = cdt;
         printf("# %s: controller period %g ms, horizon %g s (%ld periods); ground truth at %.5g ms "
                "(explicit Euler's at %.5g ms)\n", SCEN[c], cdt * 1e3, horizon, lround(horizon / cdt),
                cdt / (1 << igt) * 1e3, cdt / (1 << (igt + 2)) * 1e3);
@@ -396,6 +434,7 @@ static void part_a(const char *data, int quick)
                     replay(SCEN[c], &o, v->stepper, dt, &gt[v->gt], &r, NULL);
                 }
                 if (i == 0) err_dtc = r.err_mean;
+                if (i < NLEV) { aerr[c][vi][i] = r.err_mean; artf[c][vi][i] = r.rtf; }
                 printf("#   %-20s %10.5g %12.4g %12.4g %12.4g %9ld %ld/%ld\n", v->label, dt * 1e3, r.rtf, r.err_mean,
                        r.err_max, r.ndiv, r.nonconverged, r.steps);
                 /* a diverged period makes the mean infinite: left out of the plot, as unstable */
@@ -409,6 +448,29 @@ static void part_a(const char *data, int quick)
         if (f) fclose(f);
         for (int g = 0; g < 4; g++) traj_free(&gt[g]);
     }
+
+    /* the table of docs/benchmarks.md: the error at the grid's smallest common step, at the step
+     * nearest 1 ms and at the controller period, and the real-time factor there */
+    static const struct { int vi; const char *label; } ROWS[] = {
+        {0, "euler"}, {1, "rk4"}, {2, "implicit_euler"}, {3, "expo, Padé mmm 0"}, {6, "expo, Padé full"}};
+    static const char *const SHORT[NSCEN] = {"squat", "jump", "trot", "walk"};
+    bench_doc_begin(&doc, "expo-accuracy");
+    bench_doc_printf(&doc, "| scenario | stepper | δt = 0.156 ms (trot 0.125) | δt = 1.25 ms (trot 1) | δt = δt_c | "
+                           "real-time factor at δt_c |\n|---|---|---|---|---|---|\n");
+    for (int c = 0; c < NSCEN; c++) {
+        int ilo = igts[c] - 3, i1 = (int)lround(log2(cdts[c] / 1e-3));
+        for (size_t k = 0; k < sizeof ROWS / sizeof *ROWS; k++) {
+            int vi = ROWS[k].vi;
+            char e0[32], e1[32], e2[32], r2[32], ee[32], small[96] = "";
+            if (VARS[vi].gt == 0 && igts[c] - 1 < NLEV)
+                snprintf(small, sizeof small, " (%s at %.2g ms)", fmt2(ee, sizeof ee, aerr[c][vi][igts[c] - 1]),
+                         cdts[c] / (double)(1 << (igts[c] - 1)) * 1e3);
+            bench_doc_printf(&doc, "| %s | %s | %s%s | %s | %s | %s |\n", SHORT[c], ROWS[k].label,
+                             fmt2(e0, sizeof e0, aerr[c][vi][ilo]), small, fmt2(e1, sizeof e1, aerr[c][vi][i1]),
+                             fmt2(e2, sizeof e2, aerr[c][vi][0]), fmt2(r2, sizeof r2, artf[c][vi][0]));
+        }
+    }
+    bench_doc_end(&doc, "expo-accuracy");
 }
 
 /* ---------------------------------------------------------------- (b) stability */
@@ -466,6 +528,7 @@ static void part_b(void)
            "#   bounded); task: stable and the motion is the scenario's — base height range within 1 cm, travel within\n"
            "#   5 cm + 10 %%, tilt within 5 deg of a reference run (expo, full exponential, at the grid's smallest step).\n"
            "#   x@t: diverged at t; b: bounded but the task failed (travel m, lowest base z m)\n");
+    double bstab[NSCEN][NSTAB], btask[NSCEN][NSTAB];
     for (int c = 0; c < NSCEN; c++) {
         mbs_scenario *sc0 = load(SCEN[c], NULL);
         double cdt = mbs_scenario_controller_dt(sc0);
@@ -500,12 +563,37 @@ static void part_b(void)
                     if (task_ok(&sum, &ref)) task = dt;
                 }
             }
+            bstab[c][si] = best * 1e3;
+            btask[c][si] = task * 1e3;
             printf("#   %-18s %10.4g %10.4g  %s\n", p->key, best * 1e3, task * 1e3, trail);
             key("max_stable_dt_%s_%s: %.4g\n", p->key, SCEN[c], best * 1e3);
             key("max_task_dt_%s_%s: %.4g\n", p->key, SCEN[c], task * 1e3);
             fflush(stdout);
         }
     }
+
+    /* table 2 of docs/benchmarks.md: ours (stable / task) beside the paper's table 2, whose figures
+     * are recorded here (the paper gives expo, explicit and implicit Euler only) */
+    static const int COLS[] = {5, 6, 7, 0, 1, 2, 3, 4};   /* expo as written, Padé mmm 0, Padé full, then the rest */
+    static const char *const PAPER[NSCEN][NSTAB] = {
+        /* euler, symplectic_euler, rk4, implicit_euler, variational, expo, expo_mmm0, expo_full */
+        {"40/512 ≈ 0.08", "—", "—", "20", "—", "40", "—", "—"},
+        {"10/64 ≈ 0.16", "—", "—", "5", "—", "10", "—", "—"},
+        {"2/16 = 0.125", "—", "—", "2", "—", "2", "—", "—"},
+        {"40/32 = 1.25", "—", "—", "40/4 = 10", "—", "40/8 = 5", "—", "—"}};
+    static const char *const SHORT[NSCEN] = {"squat", "jump", "trot", "romeo_walk"};
+    bench_doc_begin(&doc, "expo-stability");
+    bench_doc_printf(&doc, "| δt in ms | expo (scenario as written: closed form) | expo Padé mmm 0 | expo Padé full | euler | "
+                           "symplectic_euler | rk4 | implicit_euler | variational |\n|---|---|---|---|---|---|---|---|---|\n");
+    for (int c = 0; c < NSCEN; c++) {
+        bench_doc_printf(&doc, "| %s, ours (stable / task) |", SHORT[c]);
+        for (size_t k = 0; k < sizeof COLS / sizeof *COLS; k++)
+            bench_doc_printf(&doc, k == 0 ? " **%.4g** / %.4g |" : " %.4g / %.4g |", bstab[c][COLS[k]], btask[c][COLS[k]]);
+        bench_doc_printf(&doc, "\n| %s, paper |", SHORT[c]);
+        for (size_t k = 0; k < sizeof COLS / sizeof *COLS; k++) bench_doc_printf(&doc, " %s |", PAPER[c][COLS[k]]);
+        bench_doc_printf(&doc, "\n");
+    }
+    bench_doc_end(&doc, "expo-stability");
 }
 
 /* ---------------------------------------------------------------- (c) time per step, breakdown */
@@ -517,19 +605,20 @@ static void world_gain(const double n[3], double kn, double kt, double out[9])
         for (int i = 0; i < 3; i++) out[i + 3 * j] = (kn - kt) * n[i] * n[j] + (i == j ? kt : 0);
 }
 
-enum { OP_CONTACTS, OP_KIN, OP_JAC, OP_PREP, OP_EXPM, OP_EXPM_FULL, OP_STEP, OP_STEP_FULL, NOP };
+enum { OP_CONTACTS, OP_KIN, OP_JAC, OP_PREP, OP_EXPM, OP_EXPM_FULL, OP_STEP, OP_STEP_FULL, OP_STEP_MODAL, NOP };
 
 /* One expo step's first pass rebuilt from the outside with a timer per stage, over the recorded
  * states of gt that have a contact; per state the minimum over reps (the machine is shared),
  * then the mean over states (additive, as the paper's table 3) and the median. */
 static void breakdown(const traj *gt, int reps, double mean[NOP], double med[NOP], long *nstates)
 {
-    rig r, rf;
+    rig r, rf, rm;
     ovl o0 = {0}, of = {0};
     ov_pade(&o0, 0);
     rig_new(&r, "solo_trot", &o0, "expo");
     ov_pade(&of, -1);
     rig_new(&rf, "solo_trot", &of, "expo");
+    rig_new(&rm, "solo_trot", NULL, "expo");   /* as shipped: the closed form */
     mbs_system *s = r.sys;
     const mbs_model *m = s->model;
     mbs_data *d = s->data;
@@ -655,6 +744,11 @@ static void breakdown(const traj *gt, int reps, double mean[NOP], double med[NOP
             mbs_stepper_step(rf.st, gt->cdt, NULL);
             t1 = tool_now();
             t[OP_STEP_FULL] = t1 - t0;
+            restore(rm.sys, gt, k);
+            t0 = tool_now();
+            mbs_stepper_step(rm.st, gt->cdt, NULL);
+            t1 = tool_now();
+            t[OP_STEP_MODAL] = t1 - t0;
             for (int o = 0; o < NOP; o++) if (t[o] - clk < b[o]) b[o] = t[o] - clk;
         }
         if (na > 0) ns++;
@@ -673,6 +767,7 @@ static void breakdown(const traj *gt, int reps, double mean[NOP], double med[NOP
     free(Ab); free(V2); free(X2); free(act);
     rig_free(&r);
     rig_free(&rf);
+    rig_free(&rm);
 }
 
 /* Median time per step of the stepper over a recorded run of itself: each step timed alone (the
@@ -712,9 +807,11 @@ static void part_c(int quick)
     double cdt = mbs_scenario_controller_dt(sc0), dur = mbs_scenario_duration(sc0);
     mbs_scenario_free(sc0);
     double horizon = quick ? 1.0 : dur;
-    double em, ea, er, fm, fa, fr, um, ua, ur;
-    /* max_mat_mult 0, solo_trot.ini's setting when this part was written (now the closed form) */
+    double cm, ca, cr, em, ea, er, fm, fa, fr, um, ua, ur;
+    /* as shipped (the closed form), the Padé exponential with max_mat_mult 0 (solo_trot.ini's setting
+     * before the closed form) and the full Padé exponential */
     ovl o0 = {0}, of = {0};
+    step_time("expo", NULL, cdt, horizon, reps, &cm, &ca, &cr);
     ov_pade(&o0, 0);
     step_time("expo", &o0, cdt, horizon, reps, &em, &ea, &er);
     ov_pade(&of, -1);
@@ -723,14 +820,15 @@ static void part_c(int quick)
     double edt = cdt / 16;
     step_time("euler", NULL, edt, horizon, reps, &um, &ua, &ur);
     printf("#   %-34s %10s %10s %12s\n", "stepper on solo_trot (whole run)", "median_us", "mean_us", "rtf(steps)");
-    printf("#   %-34s %10.3f %10.3f %12.1f\n", "expo, as written (mmm 0), 2 ms", em, ea, er);
-    printf("#   %-34s %10.3f %10.3f %12.1f\n", "expo, full exponential, 2 ms", fm, fa, fr);
+    printf("#   %-34s %10.3f %10.3f %12.1f\n", "expo as shipped (closed form), 2 ms", cm, ca, cr);
+    printf("#   %-34s %10.3f %10.3f %12.1f\n", "expo Pade mmm 0, 2 ms", em, ea, er);
+    printf("#   %-34s %10.3f %10.3f %12.1f\n", "expo Pade full, 2 ms", fm, fa, fr);
     printf("#   %-34s %10.3f %10.3f %12.1f\n", "euler, 0.125 ms", um, ua, ur);
-    /* the whole loop as ./sim runs it: controller, checks and steps */
+    /* the whole loop as ./sim runs it (as shipped): controller, checks and steps */
     double rt[5];
     int nrt = quick ? 1 : 5;
     for (int i = 0; i < nrt; i++) {
-        mbs_scenario *sc = load("solo_trot", &o0);
+        mbs_scenario *sc = load("solo_trot", NULL);
         mbs_error err;
         mbs_error_clear(&err);
         mbs_sim *sim = mbs_sim_new(sc, &err);
@@ -753,7 +851,8 @@ static void part_c(int quick)
     breakdown(&tr, quick ? 3 : 5, mean, med, &ns);
     traj_free(&tr);
     double parts = mean[OP_CONTACTS] + mean[OP_KIN] + mean[OP_JAC] + mean[OP_PREP];
-    printf("#   breakdown over the %ld recorded states with a contact (us; min of repetitions per state):\n", ns);
+    printf("#   breakdown over the %ld states with a contact of a recorded Pade mmm 0 run (us; min of repetitions per "
+           "state):\n", ns);
     printf("#   %-52s %8s %8s %7s\n", "operation", "mean", "median", "share");
     const char *desc[NOP] = {"contact forces and detection (mbs_contact_forces)",
                              "kinematics, contact points' Jdot v",
@@ -761,23 +860,59 @@ static void part_c(int quick)
                              "CRBA + LTDL + h + M^-1[J^T, tau-h] + Upsilon",
                              "assembly + expm (max_mat_mult 0)",
                              "assembly + expm (full)",
-                             "whole step, as written (mmm 0)",
-                             "whole step, full exponential"};
+                             "whole step, Pade mmm 0",
+                             "whole step, Pade full",
+                             "whole step, closed form (as shipped)"};
     for (int o = 0; o < NOP; o++)
         printf("#   %-52s %8.3f %8.3f %6.0f%%\n", desc[o], mean[o], med[o],
-               100 * mean[o] / (o == OP_EXPM_FULL || o == OP_STEP_FULL ? mean[OP_STEP_FULL] : mean[OP_STEP]));
+               100 * mean[o] / (o == OP_EXPM_FULL || o == OP_STEP_FULL ? mean[OP_STEP_FULL] : o == OP_STEP_MODAL ? mean[o] : mean[OP_STEP]));
     double other = mean[OP_STEP] - parts - mean[OP_EXPM], other_full = mean[OP_STEP_FULL] - parts - mean[OP_EXPM_FULL];
     printf("#   %-52s %8.3f %8s %6.0f%%\n", "rest of the step (mmm 0): cone, updates, 2nd pass", other, "",
            100 * other / mean[OP_STEP]);
     printf("#   %-52s %8.3f %8s %6.0f%%\n", "rest of the step (full)", other_full, "", 100 * other_full / mean[OP_STEP_FULL]);
 
-    key("expo_us_per_step_solo_trot: %.3f\n", em);
+    /* table 3 of docs/benchmarks.md: the paper's figures (its table 3, its machine) recorded here */
+    char b1[32], b2[32];
+    bench_doc_begin(&doc, "expo-time");
+    bench_doc_printf(&doc, "| operation (µs, mean over the %ld steps with a contact) | paper, mmm 0 (full) | ours, Padé mmm 0 (full) |\n"
+                           "|---|---|---|\n", ns);
+    bench_doc_printf(&doc, "| whole expo step | 39 (94) | %.2f (%.2f); median over all steps %.2f (%.2f) |\n", mean[OP_STEP],
+                     mean[OP_STEP_FULL], em, fm);
+    bench_doc_printf(&doc, "| the closed form (B = βK, as shipped) | — | %.2f; median over all steps %.2f |\n", mean[OP_STEP_MODAL], cm);
+    bench_doc_printf(&doc, "| computeIntegrals: assembly of δt Ā + e^{δt Ā}·V (eqs. 29–33) | 13 (67) | %.2f (%.2f) |\n",
+                     mean[OP_EXPM], mean[OP_EXPM_FULL]);
+    bench_doc_printf(&doc, "| prepareExpLDS: CRBA + LTDL + h + M⁻¹[Jᵀ, τ − h] + Υ (eqs. 9–11) | 13 | %.2f |\n", mean[OP_PREP]);
+    bench_doc_printf(&doc, "| computeContactForces: detection/forces + kinematics, J̇v + Jacobians | 8 | %.2f (%.2f + %.2f + %.2f) |\n",
+                     mean[OP_CONTACTS] + mean[OP_KIN] + mean[OP_JAC], mean[OP_CONTACTS], mean[OP_KIN], mean[OP_JAC]);
+    bench_doc_printf(&doc, "| rest: cone projection, updates, integrate, second pass on slip | 5 (6), by difference | %.2f (%.2f) |\n",
+                     other, other_full);
+    bench_doc_printf(&doc, "| explicit Euler step (0.125 ms) | 9 | %.2f (median; %.2f mean) |\n", um, ua);
+    bench_doc_printf(&doc, "| shares of the Padé mmm 0 step: integrals / preparation / contact kinematics | 33 %% / 33 %% / 20 %% | "
+                           "%.0f %% / %.0f %% / %.0f %% |\n", 100 * mean[OP_EXPM] / mean[OP_STEP], 100 * mean[OP_PREP] / mean[OP_STEP],
+                     100 * (mean[OP_CONTACTS] + mean[OP_KIN] + mean[OP_JAC]) / mean[OP_STEP]);
+    bench_doc_end(&doc, "expo-time");
+
+    /* issue 3's bars on solo_trot */
+    bench_doc_begin(&doc, "expo-bars");
+    bench_doc_printf(&doc, "| bar | this run |\n|---|---|\n");
+    bench_doc_printf(&doc, "| expo on solo_trot ≤ 8 µs per step, median | **%s**: %.2f µs as shipped (the closed form, full accuracy); "
+                           "Padé mmm 0 %.2f µs, Padé full %.2f µs |\n", cm <= 8 ? "met" : "not met", cm, em, fm);
+    bench_doc_printf(&doc, "| euler ≤ 3 µs per step, median | **%s**: %.2f µs |\n", um <= 3 ? "met" : "not met", um);
+    bench_doc_printf(&doc, "| real-time factor > 200 at δt = 2 ms | stepper alone (the paper's definition): **%s**, %s; "
+                           "end to end (`./sim scenarios/solo_trot.ini`, median of %d): **%s**, %s |\n",
+                     cr > 200 ? "met" : "not met", fmt2(b1, sizeof b1, cr), nrt, simrtf > 200 ? "met" : "not met",
+                     fmt2(b2, sizeof b2, simrtf));
+    bench_doc_end(&doc, "expo-bars");
+
+    key("expo_us_per_step_solo_trot: %.3f\n", cm);
+    key("expo_mmm0_us_per_step_solo_trot: %.3f\n", em);
     key("expo_full_us_per_step_solo_trot: %.3f\n", fm);
     key("euler_us_per_step_solo_trot: %.3f\n", um);
-    key("expo_mean_us_per_step_solo_trot: %.3f\n", ea);
+    key("expo_mean_us_per_step_solo_trot: %.3f\n", ca);
+    key("expo_mmm0_mean_us_per_step_solo_trot: %.3f\n", ea);
     key("expo_full_mean_us_per_step_solo_trot: %.3f\n", fa);
     key("euler_mean_us_per_step_solo_trot: %.3f\n", ua);
-    key("expo_realtime_factor_solo_trot_2ms_steps: %.1f\n", er);
+    key("expo_realtime_factor_solo_trot_2ms_steps: %.1f\n", cr);
     key("expo_realtime_factor_solo_trot_2ms_sim: %.1f\n", simrtf);
     key("expo_breakdown_contacts_us: %.3f\n", mean[OP_CONTACTS]);
     key("expo_breakdown_kinematics_us: %.3f\n", mean[OP_KIN]);
@@ -788,6 +923,7 @@ static void part_c(int quick)
     key("expo_breakdown_rest_us: %.3f\n", other);
     key("expo_breakdown_step_us: %.3f\n", mean[OP_STEP]);
     key("expo_breakdown_step_full_us: %.3f\n", mean[OP_STEP_FULL]);
+    key("expo_breakdown_step_modal_us: %.3f\n", mean[OP_STEP_MODAL]);
 }
 
 /* ---------------------------------------------------------------- (d) stiffness and damping */
@@ -871,6 +1007,20 @@ static void part_d(const char *data, int quick)
     }
     if (f) fclose(f);
     if (g) fclose(g);
+    bench_doc_begin(&doc, "expo-stiffness");
+    bench_doc_printf(&doc, "| K (N/m) | damping ratio | B (N s/m) | euler 0.5 ms | expo Padé mmm 0, 2 ms | implicit_euler 2 ms | "
+                           "expo Padé full, 2 ms |\n|---|---|---|---|---|---|---|\n");
+    for (int i = 0; i < NK + ND; i++) {
+        if (!isfinite(err[i][1]) && !isfinite(err[i][0]) && isnan(err[i][2])) continue;   /* not run (--quick) */
+        char kb[32], bb[32];
+        bench_doc_printf(&doc, "| %s | %.1f | %s |", fmt2(kb, sizeof kb, Ks[i]), Ds[i], fmt2(bb, sizeof bb, Ds[i] * 2 * sqrt(Ks[i])));
+        for (int j = 0; j < NST; j++) {
+            char e[32];
+            bench_doc_printf(&doc, " %s |", fmt2(e, sizeof e, err[i][j]));
+        }
+        bench_doc_printf(&doc, "\n");
+    }
+    bench_doc_end(&doc, "expo-stiffness");
     static const char *const SK[NST] = {"euler", "expo", "implicit_euler", "expo_full"};
     for (int j = 0; j < NST; j++) {
         char b1[32], b2[32], b3[32];
@@ -880,23 +1030,36 @@ static void part_d(const char *data, int quick)
     }
 }
 
-/* ---------------------------------------------------------------- (e) the closed form */
+/* ---------------------------------------------------------------- (e, f, g) runs as ./sim does them */
 
-/* Touch-downs per contact point: free at one controller period, touching at the next. */
+enum { MAXPTS = 16 };
+
+/* Touch-downs per contact point (free at one controller period, touching at the next) and the
+ * number of active points, sampled at every controller period by a control callback. */
 typedef struct td_count {
     mbs_sim *sim;
-    int n, started, touching[16];
-    long td[16];
+    int n, started, touching[MAXPTS];
+    long td[MAXPTS];
+    long samples, active_sum;
+    int active_min, active_max;
 } td_count;
 
 static void td_update(td_count *c)
 {
     const mbs_system *s = mbs_sim_system(c->sim);
+    int na = 0;
     for (int i = 0; i < c->n; i++) {
         mbs_contact_info info;
         if (mbs_system_contact(s, i, &info) != MBS_OK) continue;
         if (c->started && info.active && !c->touching[i]) c->td[i]++;
         c->touching[i] = info.active;
+        na += info.active != 0;
+    }
+    if (c->started) {
+        c->samples++;
+        c->active_sum += na;
+        if (na < c->active_min) c->active_min = na;
+        if (na > c->active_max) c->active_max = na;
     }
     c->started = 1;
 }
@@ -907,11 +1070,92 @@ static void td_period(void *user, double t, const double *q, const double *v, do
     td_update(user);
 }
 
+/* One case run reps times as ./sim runs it: the summary's us_per_step (stepper time only), median
+ * and range over the runs; the summary and the counts of the last run. */
+typedef struct case_res {
+    double us_med, us_min, us_max;
+    mbs_sim_summary sum;
+    td_count td;
+} case_res;
+
+static void run_case(const char *scen, const ovl *o, int reps, case_res *res)
+{
+    double us[16];
+    if (reps > 16) reps = 16;
+    memset(res, 0, sizeof *res);
+    for (int r = 0; r < reps; r++) {
+        mbs_scenario *sc = load(scen, o);
+        mbs_error err;
+        mbs_error_clear(&err);
+        mbs_sim *sim = mbs_sim_new(sc, &err);
+        if (!sim) { fprintf(stderr, "bench_expo: %s\n", err.msg); exit(1); }
+        td_count *td = &res->td;
+        memset(td, 0, sizeof *td);
+        td->sim = sim;
+        td->n = mbs_system_ncontacts(mbs_sim_system(sim));
+        if (td->n > MAXPTS) td->n = MAXPTS;
+        td->active_min = MAXPTS + 1;
+        mbs_sim_set_control(sim, td_period, td);
+        mbs_sim_run_options opt = {.csv = "", .html = ""};
+        mbs_sim_run(sim, &opt, &res->sum, &err);
+        td_update(td);   /* the last period's steps */
+        us[r] = res->sum.us_per_step;
+        mbs_sim_free(sim);
+        mbs_scenario_free(sc);
+    }
+    res->us_min = res->us_max = us[0];
+    for (int r = 1; r < reps; r++) { res->us_min = fmin(res->us_min, us[r]); res->us_max = fmax(res->us_max, us[r]); }
+    res->us_med = tool_median(us, reps);
+}
+
+static const char *status_word(const mbs_sim_summary *s)
+{
+    return s->diverged ? "diverged" : s->left_box ? "left_box" : "stable";
+}
+
+/* "18/19/19/18" and the largest count */
+static long td_list(const td_count *td, char *buf, size_t n)
+{
+    long mx = 0;
+    buf[0] = 0;
+    for (int i = 0; i < td->n; i++) {
+        size_t l = strlen(buf);
+        snprintf(buf + l, n - l, "%s%ld", i ? "/" : "", td->td[i]);
+        if (td->td[i] > mx) mx = td->td[i];
+    }
+    return mx;
+}
+
+/* A number option of the scenario's controller, or the controller's default for it (NAN: none). */
+static double controller_option(const mbs_scenario *sc, const char *key)
+{
+    mbs_option opts[MBS_SIM_MAX_OPTIONS];
+    int n = mbs_scenario_options(sc, "controller", opts, MBS_SIM_MAX_OPTIONS);
+    for (int i = 0; i < n; i++)
+        if (strcmp(opts[i].key, key) == 0) return atof(opts[i].value);
+    const mbs_scheme_info *info = mbs_controller_find(mbs_scenario_controller(sc));
+    const mbs_option_spec *spec = info ? mbs_options_find(info->options, key, NULL) : NULL;
+    return spec && spec->def ? atof(spec->def) : NAN;
+}
+
+/* consim, the paper's C++ code, on the same work as the "solo standing" cases: Solo-12 standing on
+ * 4 feet, K = 1e5 N/m, B = 300 N s/m, mu = 1, PD at 2 ms, 4 active contacts throughout, step() only,
+ * median us per step, three alternating runs. Recorded from the project's peer_timings.md
+ * (tests/data/reference/peer_timings.md, "consim ... measured here"), measured on 2026-11-23 on this
+ * project's machine class: AMD EPYC (Zen 5, family 26 model 2), 2 vCPUs under KVM, Debian 12,
+ * g++ 12.2 -O3 -march=native, Pinocchio 3.7, consim's profiler compiled out. Not re-measured here:
+ * consim is not built by this repository. */
+static const double CONSIM_FULL_LO = 28.6, CONSIM_FULL_HI = 32.0, CONSIM_MMM0_LO = 14.2, CONSIM_MMM0_HI = 14.7;
+static const char CONSIM_WHEN[] = "2026-11-23";
+static const char CONSIM_MACHINE[] = "AMD EPYC (Zen 5, family 26 model 2), 2 vCPUs under KVM, Debian 12, g++ 12.2 "
+                                     "-O3 -march=native, Pinocchio 3.7";
+
 /* expo's closed form on proportional damping (method auto with the full exponential, the default
  * of every scenario) against the Padé exponential it replaces, full and max_mat_mult 0, as ./sim
  * runs them: µs per step (stepper only, the summary's us_per_step; median and range over runs),
  * touch-downs per contact, largest tilt and force. Solo trotting (scenarios/solo_trot.ini as
- * shipped), Solo standing on 4 feet under PD, Romeo standing on its 8 sole corners under PD at 2 ms. */
+ * shipped), Solo standing on 4 feet under PD (the work consim was timed on), Romeo standing on its
+ * 8 sole corners under PD at 2 ms. */
 static void part_e(int quick)
 {
     printf("\n## (e) the exponential's closed form on proportional damping (B = beta K)\n");
@@ -930,44 +1174,258 @@ static void part_e(int quick)
         {"romeo_pade", "romeo standing, 8 pts, Pade full", "romeo_walk",
          {"controller.type=pd", "stepper.dt=0.002", "controller.dt=0.002", "expo.method=pade"}},
     };
+    static const char *const MD[NCASE] = {
+        "`./sim scenarios/solo_trot.ini` (closed form)", "… `--set expo.method=pade` (Padé full)",
+        "… `--set expo.max_mat_mult=0` (Padé mmm 0)", "… `--set controller.type=pd`: standing, closed form",
+        "… standing, `expo.method=pade`", "… standing, `expo.max_mat_mult=0`",
+        "Romeo standing on 8 sole corners (below), closed form", "Romeo standing, `expo.method=pade`"};
     int reps = quick ? 2 : 7;
+    case_res R[NCASE];
     printf("#   %-36s %9s %9s %9s  %-19s %8s %9s %7s %s\n", "case (./sim, 5 s)", "us_median", "us_min", "us_max",
            "touchdowns/point", "tilt_deg", "max_force", "dist_m", "status");
     for (int c = 0; c < NCASE; c++) {
-        double us[16];
-        mbs_sim_summary sum = {0};
-        td_count td = {0};
-        for (int r = 0; r < reps; r++) {
-            ovl o = {0};
-            for (int k = 0; k < 5 && C[c].set[k]; k++) ov_add(&o, "%s", C[c].set[k]);
-            mbs_scenario *sc = load(C[c].scen, &o);
-            mbs_error err;
-            mbs_error_clear(&err);
-            mbs_sim *sim = mbs_sim_new(sc, &err);
-            if (!sim) { fprintf(stderr, "bench_expo: %s\n", err.msg); exit(1); }
-            td = (td_count){sim, mbs_system_ncontacts(mbs_sim_system(sim)), 0, {0}, {0}};
-            if (td.n > 16) td.n = 16;
-            mbs_sim_set_control(sim, td_period, &td);
-            mbs_sim_run_options opt = {.csv = "", .html = ""};
-            mbs_sim_run(sim, &opt, &sum, &err);
-            td_update(&td);
-            us[r] = sum.us_per_step;
-            mbs_sim_free(sim);
-            mbs_scenario_free(sc);
-        }
-        double lo = us[0], hi = us[0];
-        for (int r = 1; r < reps; r++) { lo = fmin(lo, us[r]); hi = fmax(hi, us[r]); }
-        double med = tool_median(us, reps);
-        char tds[128] = "";
-        long tdmax = 0;
-        for (int i = 0; i < td.n; i++) {
-            snprintf(tds + strlen(tds), sizeof tds - strlen(tds), "%s%ld", i ? "/" : "", td.td[i]);
-            tdmax = td.td[i] > tdmax ? td.td[i] : tdmax;
-        }
-        printf("#   %-36s %9.2f %9.2f %9.2f  %-19s %8.3f %9.1f %7.3f %s\n", C[c].label, med, lo, hi, tds, sum.max_tilt_deg,
-               sum.max_contact_force, sum.distance_m, sum.diverged ? "diverged" : sum.left_box ? "left_box" : "stable");
-        key("expo_%s_us_per_step: %.3f\n", C[c].key, med);
+        ovl o = {0};
+        for (int k = 0; k < 5 && C[c].set[k]; k++) ov_add(&o, "%s", C[c].set[k]);
+        run_case(C[c].scen, &o, reps, &R[c]);
+        char tds[128];
+        long tdmax = td_list(&R[c].td, tds, sizeof tds);
+        const mbs_sim_summary *sum = &R[c].sum;
+        printf("#   %-36s %9.2f %9.2f %9.2f  %-19s %8.3f %9.1f %7.3f %s\n", C[c].label, R[c].us_med, R[c].us_min, R[c].us_max,
+               tds, sum->max_tilt_deg, sum->max_contact_force, sum->distance_m, status_word(sum));
+        key("expo_%s_us_per_step: %.3f\n", C[c].key, R[c].us_med);
         key("expo_%s_touchdowns_max_per_point: %ld\n", C[c].key, tdmax);
+        fflush(stdout);
+    }
+
+    bench_doc_begin(&doc, "expo-closed-form");
+    bench_doc_printf(&doc, "| case (5 s as `./sim` runs it) | µs per step, median of %d (range) | touch-downs per point | "
+                           "tilt (°) | peak force (N) | distance (m) | status |\n|---|---|---|---|---|---|---|\n", reps);
+    for (int c = 0; c < NCASE; c++) {
+        char tds[128];
+        td_list(&R[c].td, tds, sizeof tds);
+        const mbs_sim_summary *sum = &R[c].sum;
+        bench_doc_printf(&doc, "| %s | %.2f (%.2f–%.2f) | %s | %.2f | %.0f | %.3f | %s |\n", MD[c], R[c].us_med, R[c].us_min,
+                         R[c].us_max, tds, sum->max_tilt_deg, sum->max_contact_force, sum->distance_m, status_word(sum));
+    }
+    bench_doc_end(&doc, "expo-closed-form");
+
+    /* the same work as consim's recorded figures: Solo standing on 4 feet under PD at 2 ms */
+    printf("#   same work as consim (Solo standing on 4 feet, PD at 2 ms): ours (live) closed form %.2f, Pade full %.2f, "
+           "Pade mmm 0 %.2f us; consim (recorded %s on %s) full %.1f-%.1f, mmm 0 %.1f-%.1f us\n",
+           R[3].us_med, R[4].us_med, R[5].us_med, CONSIM_WHEN, CONSIM_MACHINE, CONSIM_FULL_LO, CONSIM_FULL_HI,
+           CONSIM_MMM0_LO, CONSIM_MMM0_HI);
+    bench_doc_begin(&doc, "expo-consim");
+    bench_doc_printf(&doc, "| Solo standing on 4 feet, PD at 2 ms, 4 active contacts (µs per step, stepper only) | mbs (live, this run) | "
+                           "consim (recorded) | consim / mbs |\n|---|---|---|---|\n");
+    bench_doc_printf(&doc, "| full accuracy: mbs closed form (`./sim scenarios/solo_trot.ini --set controller.type=pd`); "
+                           "consim full exponential | %.2f | %.1f–%.1f | %.1f–%.1f× |\n", R[3].us_med, CONSIM_FULL_LO, CONSIM_FULL_HI,
+                     CONSIM_FULL_LO / R[3].us_med, CONSIM_FULL_HI / R[3].us_med);
+    bench_doc_printf(&doc, "| full accuracy, Padé on both: mbs `--set expo.method=pade`; consim full exponential | %.2f | %.1f–%.1f | "
+                           "%.1f–%.1f× |\n", R[4].us_med, CONSIM_FULL_LO, CONSIM_FULL_HI, CONSIM_FULL_LO / R[4].us_med,
+                     CONSIM_FULL_HI / R[4].us_med);
+    bench_doc_printf(&doc, "| max_mat_mult 0 on both: mbs `--set expo.max_mat_mult=0` | %.2f | %.1f–%.1f | %.1f–%.1f× |\n",
+                     R[5].us_med, CONSIM_MMM0_LO, CONSIM_MMM0_HI, CONSIM_MMM0_LO / R[5].us_med, CONSIM_MMM0_HI / R[5].us_med);
+    bench_doc_printf(&doc, "\nconsim's figures are recorded constants (`tools/bench_expo.c`, from the project's "
+                           "`tests/data/reference/peer_timings.md`): measured on %s on %s, three alternating runs; "
+                           "mbs's are live, from this run on the machine named below, the same machine class but not the "
+                           "same minute, so the ratios mix a live and a recorded figure. In the minute consim was timed, the "
+                           "same file records mbs (before the closed form) at 24.4–25.3 µs full and 9.8–9.9 µs with "
+                           "max_mat_mult 0.\n", CONSIM_WHEN, CONSIM_MACHINE);
+    bench_doc_end(&doc, "expo-consim");
+
+    /* issue 17's bars */
+    mbs_scenario *sc = load("solo_trot", NULL);
+    double period = controller_option(sc, "period"), settle = controller_option(sc, "settle");
+    long cycles = (long)ceil((mbs_scenario_duration(sc) - settle) / period - 1e-9);
+    mbs_scenario_free(sc);
+    char tds[128], tdm[128];
+    long tdmax = td_list(&R[0].td, tds, sizeof tds);
+    td_list(&R[2].td, tdm, sizeof tdm);
+    bench_doc_begin(&doc, "expo-closed-form-bars");
+    bench_doc_printf(&doc, "| bar (issue 17, section 1) | this run |\n|---|---|\n");
+    bench_doc_printf(&doc, "| default trot: full accuracy, ≤ 8 µs per step | **%s**: %.2f µs (median of %d), the exact exponential; "
+                           "Padé full %.2f µs |\n", R[0].us_med <= 8 ? "met" : "not met", R[0].us_med, reps, R[1].us_med);
+    bench_doc_printf(&doc, "| default trot: touch-downs per foot ≤ the gait's cycles + 1 (%ld + 1) | **%s**: %s, tilt %.2f°, peak force "
+                           "%.0f N; Padé mmm 0: %s, %.2f°, %.0f N |\n", cycles, tdmax <= cycles + 1 ? "met" : "not met", tds,
+                     R[0].sum.max_tilt_deg, R[0].sum.max_contact_force, tdm, R[2].sum.max_tilt_deg, R[2].sum.max_contact_force);
+    bench_doc_printf(&doc, "| default trot: stable, ≥ 0.5 m | **%s**: %s, %.2f m |\n",
+                     !R[0].sum.diverged && !R[0].sum.left_box && R[0].sum.distance_m >= 0.5 ? "met" : "not met",
+                     status_word(&R[0].sum), R[0].sum.distance_m);
+    bench_doc_printf(&doc, "| standing on 4 feet, full accuracy, ≤ 10 µs | **%s**: %.2f µs; Padé full %.2f µs |\n",
+                     R[3].us_med <= 10 ? "met" : "not met", R[3].us_med, R[4].us_med);
+    bench_doc_printf(&doc, "| standing on 4 feet: ≥ 3× consim on the same work | **%s**: %.1f–%.1f× consim's recorded full exponential |\n",
+                     CONSIM_FULL_LO / R[3].us_med >= 3 ? "met" : "not met", CONSIM_FULL_LO / R[3].us_med,
+                     CONSIM_FULL_HI / R[3].us_med);
+    bench_doc_printf(&doc, "| Romeo standing on 8 contacts, full accuracy, ≤ 30 µs | **%s**: %.2f µs; Padé full %.2f µs |\n",
+                     R[6].us_med <= 30 ? "met" : "not met", R[6].us_med, R[7].us_med);
+    bench_doc_end(&doc, "expo-closed-form-bars");
+    key("expo_stand_modal_over_consim_full: %.2f\n", 0.5 * (CONSIM_FULL_LO + CONSIM_FULL_HI) / R[3].us_med);
+}
+
+/* Touch-downs per point, tilt and peak force per scheme on the four tests, as ./sim runs them: so
+ * that a reader sees which variants chatter (a contact switching on and off on alternate steps
+ * counts a touch-down each time). Explicit Euler and the reference expo run at the step at which
+ * explicit Euler does the task (table 2). Points are sampled at every controller period; the
+ * summary's `touchdowns` counts after every step (all points), which catches a chatter inside a
+ * period where the step is shorter than the period. */
+static void part_f(int quick)
+{
+    printf("\n## (f) touch-downs per contact point, tilt and peak force per scheme (./sim runs, full durations)\n");
+    /* explicit Euler's task step of table 2, as a division of the controller period */
+    static const int EULER_DIV[NSCEN] = {256, 128, 16, 32};
+    enum { NSCH = 7 };
+    static const struct {
+        const char *label, *md, *stepper;
+        int kind;   /* 0 as written, 1 Padé full, 2 Padé mmm 0, 3 the scheme at the scenario's step, 4 at Euler's step */
+    } S[NSCH] = {
+        {"expo closed form (as written)", "expo, closed form (as shipped)", "expo", 0},
+        {"expo Pade full", "expo, Padé full", "expo", 1},
+        {"expo Pade mmm 0", "expo, Padé mmm 0", "expo", 2},
+        {"implicit_euler", "implicit_euler", "implicit_euler", 3},
+        {"symplectic_euler (small step)", "symplectic_euler, small step", "symplectic_euler", 4},
+        {"euler (small step)", "explicit Euler, small step", "euler", 4},
+        {"expo closed form (small step)", "expo, closed form, small step", "expo", 4},
+    };
+    static const char *const SHORT[NSCEN] = {"solo_squat", "solo_jump", "solo_trot", "romeo_walk"};
+    bench_doc_begin(&doc, "expo-touchdowns");
+    for (int c = 0; c < NSCEN; c++) {
+        mbs_scenario *sc0 = load(SCEN[c], NULL);
+        double dt0 = mbs_scenario_dt(sc0), cdt = mbs_scenario_controller_dt(sc0), dur = mbs_scenario_duration(sc0);
+        mbs_scenario_free(sc0);
+        printf("# %s (%g s, controller %g ms, step as written %g ms)\n", SCEN[c], dur, cdt * 1e3, dt0 * 1e3);
+        printf("#   %-32s %8s %-10s %-31s %6s %8s %9s %9s\n", "scheme", "dt_ms", "status", "touchdowns/point (periods)",
+               "steps", "tilt_deg", "max_force", "us/step");
+        bench_doc_printf(&doc, "%s**%s** (%g s, controller period %g ms, step as written %g ms)\n\n"
+                               "| scheme | δt (ms) | status | touch-downs per point (at controller periods) | touch-downs, all points "
+                               "(after every step) | tilt (°) | peak force (N) |\n|---|---|---|---|---|---|---|\n",
+                         c ? "\n" : "", SHORT[c], dur, cdt * 1e3, dt0 * 1e3);
+        for (int k = 0; k < NSCH; k++) {
+            double dt = S[k].kind == 4 ? cdt / EULER_DIV[c] : dt0;
+            ovl o = {0};
+            ov_add(&o, "stepper.name=%s", S[k].stepper);
+            ov_add(&o, "stepper.dt=%.17g", dt);
+            if (S[k].kind == 1) ov_pade(&o, -1);
+            if (S[k].kind == 2) ov_pade(&o, 0);
+            case_res r;
+            run_case(SCEN[c], &o, 1, &r);
+            char tds[160], st[96];
+            td_list(&r.td, tds, sizeof tds);
+            if (r.sum.diverged || r.sum.left_box) snprintf(st, sizeof st, "%s at %.3g s", status_word(&r.sum), r.sum.diverged_t);
+            else snprintf(st, sizeof st, "stable");
+            printf("#   %-32s %8.4g %-10s %-31s %6ld %8.2f %9.1f %9.2f\n", S[k].label, dt * 1e3, st, tds, r.sum.touchdowns,
+                   r.sum.max_tilt_deg, r.sum.max_contact_force, r.us_med);
+            bench_doc_printf(&doc, "| %s | %.4g | %s | %s | %ld | %.2f | %.0f |\n", S[k].md, dt * 1e3, st, tds, r.sum.touchdowns,
+                             r.sum.max_tilt_deg, r.sum.max_contact_force);
+            fflush(stdout);
+            if (quick && k == 2) break;
+        }
+    }
+    bench_doc_end(&doc, "expo-touchdowns");
+}
+
+/* Writes a copy of scenarios/<scen>.ini to path with its [contact] points replaced by n points of
+ * the two soles (left and right in turn, sole[i / 2] in each sole's frame) and its urdf made an
+ * absolute path; 0 on success. */
+static int write_points_scenario(const char *scen, const char *path, const double sole[][2], int n)
+{
+    char src[1024], line[1024];
+    snprintf(src, sizeof src, "%s/scenarios/%s.ini", MBS_SOURCE_DIR, scen);
+    FILE *in = fopen(src, "r"), *out = fopen(path, "w");
+    if (!in || !out) {
+        fprintf(stderr, "bench_expo: cannot read %s or write %s\n", src, path);
+        if (in) fclose(in);
+        if (out) fclose(out);
+        return 1;
+    }
+    int in_contact = 0, skipping = 0;
+    while (fgets(line, sizeof line, in)) {
+        if (skipping && (line[0] == ' ' || line[0] == '\t')) continue;   /* the points' continuation lines */
+        skipping = 0;
+        if (line[0] == '[') in_contact = strncmp(line, "[contact]", 9) == 0;
+        if (strncmp(line, "urdf", 4) == 0) {
+            const char *v = strchr(line, '=');
+            v = v ? v + 1 : "";
+            while (*v == ' ') v++;
+            fprintf(out, "urdf = %s/scenarios/%s", MBS_SOURCE_DIR, v);
+            continue;
+        }
+        if (in_contact && strncmp(line, "points", 6) == 0) {
+            for (int i = 0; i < n; i++)
+                fprintf(out, "%s%s_sole %.3f %.3f 0\n", i ? "  " : "points = ", i % 2 ? "r" : "l", sole[i / 2][0], sole[i / 2][1]);
+            skipping = 1;
+            continue;
+        }
+        fputs(line, out);
+    }
+    fclose(in);
+    return fclose(out) != 0;
+}
+
+/* expo's cost per step against the number of active contacts: Romeo standing under PD at 2 ms on
+ * n = 1 … 16 points of its soles (8 per sole: the 4 corners of the scenario's sole rectangle and
+ * the 4 mid-points of its edges, taken left and right in turn), the base lowered by the static
+ * sinking m g / (n K) so that every n starts at rest with all n points carrying the weight. 1 s
+ * (500 steps) per run, as ./sim runs it; the summary's us_per_step, median over 7 runs. The closed
+ * form, the Padé full exponential and Padé with max_mat_mult 0. With fewer than 4 points Romeo
+ * tips over slowly; the table gives the active points per period. */
+static void part_g(const char *data, int quick)
+{
+    printf("\n## (g) expo's cost per step against the number of active contacts (Romeo standing, PD at 2 ms)\n");
+    static const double SOLE[8][2] = {{0.10, 0.05},  {-0.05, -0.05}, {0.10, -0.05}, {-0.05, 0.05},
+                                      {0.025, 0.05}, {0.025, -0.05}, {0.10, 0},     {-0.05, 0}};
+    mbs_scenario *sc0 = load("romeo_walk", NULL);
+    double W = mbs_model_mass(mbs_scenario_model(sc0)) * 9.81, K = mbs_scenario_material(sc0)->k_normal;
+    const double *q0 = mbs_scenario_q0(sc0);
+    /* the scenario's base sits m g / (8 K) below the posture with the soles at z = 0 */
+    double z_soles = q0[2] + W / (8 * K), x0 = q0[0], y0 = q0[1];
+    mbs_scenario_free(sc0);
+    enum { NM = 3 };   /* closed form, Padé full, Padé mmm 0 */
+    int reps = quick ? 1 : 7;
+    int nmax = quick ? 8 : 16;
+    double us[MAXPTS + 1][NM], act[MAXPTS + 1][NM];
+    int amin[MAXPTS + 1][NM], amax[MAXPTS + 1][NM];
+    printf("#   %3s %14s %14s %14s   active contacts per period (mean, min-max), closed form\n", "n", "closed_us", "pade_us",
+           "mmm0_us");
+    FILE *f = tool_open_data("bench_expo", data, "contacts.dat");
+    if (f) fprintf(f, "# n  us/step: closed form, Pade full, Pade mmm 0  mean active contacts (closed form)\n");
+    for (int n = 1; n <= nmax; n++) {
+        /* a --set replaces every point of the file with one: the n points go into a copy of the scenario */
+        char path[1200];
+        snprintf(path, sizeof path, "%.1024s/romeo_stand_%d.ini", data, n);
+        if (write_points_scenario("romeo_walk", path, SOLE, n)) exit(1);
+        for (int m = 0; m < NM; m++) {
+            ovl o = {0};
+            ov_add(&o, "controller.type=pd");
+            ov_add(&o, "stepper.dt=0.002");
+            ov_add(&o, "controller.dt=0.002");
+            ov_add(&o, "run.duration=%g", quick ? 0.3 : 1.0);
+            ov_add(&o, "model.base_position=%.9f %.9f %.9f", x0, y0, z_soles - W / (n * K));
+            if (m == 1) ov_pade(&o, -1);
+            if (m == 2) ov_pade(&o, 0);
+            case_res r;
+            run_case(path, &o, reps, &r);
+            us[n][m] = r.sum.diverged ? NAN : r.us_med;
+            act[n][m] = r.td.samples ? (double)r.td.active_sum / (double)r.td.samples : 0;
+            amin[n][m] = r.td.active_min;
+            amax[n][m] = r.td.active_max;
+        }
+        printf("#   %3d %14.2f %14.2f %14.2f   %.2f (%d-%d)\n", n, us[n][0], us[n][1], us[n][2], act[n][0], amin[n][0], amax[n][0]);
+        if (f) fprintf(f, "%d %.4f %.4f %.4f %.3f\n", n, us[n][0], us[n][1], us[n][2], act[n][0]);
+        fflush(stdout);
+    }
+    if (f) fclose(f);
+    bench_doc_begin(&doc, "expo-contacts");
+    bench_doc_printf(&doc, "| contact points n | active per period, closed form (mean, min–max) | closed form µs | Padé full µs | "
+                           "Padé mmm 0 µs | Padé full / closed form |\n|---|---|---|---|---|---|\n");
+    for (int n = 1; n <= nmax; n++)
+        bench_doc_printf(&doc, "| %d | %.2f (%d–%d) | %.1f | %.1f | %.1f | %.1f× |\n", n, act[n][0], amin[n][0], amax[n][0], us[n][0],
+                         us[n][1], us[n][2], us[n][1] / us[n][0]);
+    bench_doc_end(&doc, "expo-contacts");
+    key("expo_romeo_contacts8_modal_us: %.3f\n", us[8][0]);
+    if (nmax >= 16) {
+        key("expo_romeo_contacts16_modal_us: %.3f\n", us[16][0]);
+        key("expo_romeo_contacts16_pade_us: %.3f\n", us[16][1]);
+        key("expo_romeo_contacts16_mmm0_us: %.3f\n", us[16][2]);
     }
 }
 
@@ -977,27 +1435,53 @@ int main(int argc, char **argv)
 {
     tool_single_thread_blas(argv);
     tool_args args;
-    int status = tool_parse_args(argc, argv, "bench_expo", MBS_SOURCE_DIR, "abcde", &args);
+    int status = tool_parse_args(argc, argv, "bench_expo", MBS_SOURCE_DIR, "abcdefg", &args);
     if (status) return status;
     int quick = args.quick;
     const char *only = args.only, *data = args.data, *images = args.images;
     double t0 = tool_now();
+    /* the tables of docs/benchmarks.md: written by a full run only */
+    bench_doc_open(&doc, data, "make bench-expo", !quick);
     printf("# bench_expo: Hammoud et al. 2022, section 6, on scenarios/solo_{squat,jump,trot}.ini and romeo_walk.ini "
-           "(parts a, b; c, d on solo_trot)%s\n",
+           "(parts a, b, f; c, d on solo_trot; e, g beyond the paper)%s\n",
            quick ? " (--quick: short horizons, fewer repetitions)" : "");
-    if (strchr(only, 'a')) part_a(data, quick);
-    if (strchr(only, 'b')) part_b();
-    if (strchr(only, 'c')) part_c(quick);
-    if (strchr(only, 'd')) part_d(data, quick);
-    if (strchr(only, 'e')) part_e(quick);
+    printf("# run %s; %s; parts %s\n", doc.stamp, doc.machine, only);
+    double tp[7] = {0};
+    static const char PARTS[] = "abcdefg";
+    for (int p = 0; p < 7; p++) {
+        if (!strchr(only, PARTS[p])) continue;
+        double tpart = tool_now();
+        switch (PARTS[p]) {
+        case 'a': part_a(data, quick); break;
+        case 'b': part_b(); break;
+        case 'c': part_c(quick); break;
+        case 'd': part_d(data, quick); break;
+        case 'e': part_e(quick); break;
+        case 'f': part_f(quick); break;
+        case 'g': part_g(data, quick); break;
+        }
+        tp[p] = tool_now() - tpart;
+    }
 
-    if (strchr(only, 'a') || strchr(only, 'd')) {
+    if (strchr(only, 'a') || strchr(only, 'd') || strchr(only, 'g')) {
         char parts[64];
         snprintf(parts, sizeof parts, "parts='%s'", only);
         tool_plot(MBS_SOURCE_DIR, "plot_expo.gp", data, images, parts,
-                  "expo_{error_vs_rtf,error_vs_dt,stiffness_damping}.png");
+                  "expo_{error_vs_rtf,error_vs_dt,stiffness_damping,cost_vs_contacts}.png");
     }
-    printf("# total %.0f s\n\n", tool_now() - t0);
+    printf("# total %.0f s (", tool_now() - t0);
+    for (int p = 0, first = 1; p < 7; p++)
+        if (strchr(only, PARTS[p])) { printf("%s%c %.0f s", first ? "" : ", ", PARTS[p], tp[p]); first = 0; }
+    printf(")\n\n");
     fputs(keys, stdout);
+    /* the key lines and the whole output (tools/bench_doc.py fills the latter from the output the
+     * Makefile tees into <data>/output.txt) */
+    bench_doc_begin(&doc, "expo-keys");
+    bench_doc_printf(&doc, "```\n%s```\n", keys);
+    bench_doc_end_plain(&doc, "expo-keys");
+    bench_doc_begin(&doc, "expo-output");
+    bench_doc_printf(&doc, "@@OUTPUT@@\n");
+    bench_doc_end_plain(&doc, "expo-output");
+    bench_doc_close(&doc);
     return 0;
 }

@@ -6,8 +6,13 @@
  *           Algorithm 4) and DRNEA + Broyden, on the N-link roll pendulum without gravity from
  *           random q, q̇ in ±π/2 (the paper's code: 1.5 m links, 1000 steps of 1 ms, tol 1e-9·N,
  *           at most 20 iterations), with the growth exponent fitted from 10 to 100 DOF;
+ *           The paper's text says it timed 10k frames, its code 1000 steps (numSteps = 1e+3, "10 sec"
+ *           in its comment): fig. 3 runs 1000; the paper's 10k frames are run at 10 and 100 DOF
+ *           (one state each) beside it;
  *   fig. 4  residual per iteration in one step from the zero configuration, and iterations per
  *           step over 1000 steps, on 50 links under gravity (tol 1e-8, IG3).
+ * A full run (not --quick) also writes the tables of docs/benchmarks.md into <data>/tables.md
+ * (tools/bench_doc.h), which tools/bench_doc.py puts into the document (make bench-variational).
  * Writes the data under build/ and, when gnuplot is installed, the plots into docs/images/
  * (tools/plot_variational.gp); ends with `key: value` lines.
  *   bench_variational [--quick] [--data DIR] [--images DIR]
@@ -24,6 +29,7 @@
 /* a benchmark reads the system's contact state and sets its state directly, as the tests do */
 #include "../src/contact/contact_internal.h"
 #include "tool.h"
+#include "bench_doc.h"
 
 #ifndef MBS_SOURCE_DIR
 #define MBS_SOURCE_DIR "."
@@ -205,6 +211,10 @@ int main(int argc, char **argv)
     if (status) return status;
     int quick = args.quick;
     const char *data = args.data, *images = args.images;
+    bench_doc doc;
+    bench_doc_open(&doc, data, "make bench-variational", !quick);
+    double t_start = tool_now();
+    printf("# bench_variational: Lee et al. 2016, section 4; run %s; %s\n", doc.stamp, doc.machine);
 
     /* fig. 2 */
     const int nE = quick ? 20000 : 100000;
@@ -317,6 +327,43 @@ int main(int argc, char **argv)
     for (int i = 0; i < ndofs; i++) {
         if (dofs[i] == 10) i10 = i;
         if (dofs[i] == 100) i100 = i;
+    }
+
+    /* fig. 3 at the paper's length: its text times 10k frames (its code 1000 steps); at 10 and 100 DOF,
+     * the first of the three states, RIQN, Newton and tree Newton, one run each */
+    const int nlong = quick ? 2000 : 10000;
+    static const int long_dofs[2] = {10, 100};
+    double long_us[2][3], long_it[2][3];
+    printf("# fig. 3 at the paper's length: %d steps of 1 ms from the first state, tol 1e-9 x DOF, at most 20 iterations\n"
+           "#  DOF %18s %18s %18s\n", nlong, "DRNEA+RIQN", "DRNEA+Newton", "tree Newton");
+    for (int i = 0; i < 2; i++) {
+        int n = long_dofs[i];
+        mbs_model *m = pendulum(n, 0);
+        mbs_data *d = mbs_data_new(m);
+        mbs_vi *w = mbs_vi_new(m, NULL);
+        double *q0 = malloc(sizeof(double) * (size_t)n), *v0 = malloc(sizeof(double) * (size_t)n);
+        random_state(n, 1000 + (unsigned long long)n, q0, v0);
+        printf("  %4d", n);
+        static const mbs_vi_solver SOLV[3] = {MBS_VI_RIQN, MBS_VI_NEWTON, MBS_VI_TREE_NEWTON};
+        for (int k = 0; k < 3; k++) {
+            mbs_vi_options opt;
+            mbs_vi_default_options(&opt);
+            opt.solver = SOLV[k];
+            opt.tol = 1e-9 * n;
+            opt.max_iter = 20;
+            long it = 0;
+            int nc = 0;
+            double t = run_steps(m, d, w, &opt, 1e-3, q0, v0, nlong, &it, &nc);
+            long_us[i][k] = t / nlong * 1e6;
+            long_it[i][k] = (double)it / nlong;
+            printf(" %10.2f (%4.2f)", long_us[i][k], long_it[i][k]);
+        }
+        printf("\n");
+        fflush(stdout);
+        free(q0); free(v0);
+        mbs_vi_free(w);
+        mbs_data_free(d);
+        mbs_model_free(m);
     }
 
     /* fig. 4 */
@@ -443,41 +490,81 @@ int main(int argc, char **argv)
     tool_plot(MBS_SOURCE_DIR, "plot_variational.gp", data, images, "",
               "variational_{energy,performance,convergence}.png");
 
-    printf("\n");
-    printf("chain10_energy_drift_per_1e5_steps: %.3e\n", ev.drift * scale);
-    printf("chain10_energy_oscillation: %.3e\n", ev.spread);
-    printf("chain10_symplectic_euler_drift_per_1e5_steps: %.3e\n", es.drift * scale);
-    for (int s = 0; s < NSOLVER; s++) printf("%s_growth_exponent: %.3f\n", solver_names[s], expo[s]);
-    printf("riqn_iteration_growth_exponent: %.3f\n", iter_expo);
+    /* the key lines, kept for the block of docs/benchmarks.md too */
+    static char keys[8192];
+    size_t kl = 0;
+#define key(...) do { int k_ = snprintf(keys + kl, sizeof keys - kl, __VA_ARGS__); if (k_ > 0 && kl + (size_t)k_ < sizeof keys) kl += (size_t)k_; } while (0)
+    key("chain10_energy_drift_per_1e5_steps: %.3e\n", ev.drift * scale);
+    key("chain10_energy_oscillation: %.3e\n", ev.spread);
+    key("chain10_symplectic_euler_drift_per_1e5_steps: %.3e\n", es.drift * scale);
+    for (int s = 0; s < NSOLVER; s++) key("%s_growth_exponent: %.3f\n", solver_names[s], expo[s]);
+    key("riqn_iteration_growth_exponent: %.3f\n", iter_expo);
     if (i10 >= 0) {
-        printf("riqn_us_per_step_10dof: %.2f\n", tr[i10][0].us_per_step);
-        printf("newton_us_per_step_10dof: %.2f\n", tr[i10][1].us_per_step);
-        printf("riqn_over_newton_10dof: %.2f\n", tr[i10][1].us_per_step / tr[i10][0].us_per_step);
-        printf("riqn_iteration_us_10dof: %.3f\n", titer[i10]);
-        printf("newton_jacobian_us_10dof: %.3f\n", tjac[i10]);
-        printf("riqn_over_broyden_10dof: %.2f\n", tr[i10][2].us_per_step / tr[i10][0].us_per_step);
+        key("riqn_us_per_step_10dof: %.2f\n", tr[i10][0].us_per_step);
+        key("newton_us_per_step_10dof: %.2f\n", tr[i10][1].us_per_step);
+        key("riqn_over_newton_10dof: %.2f\n", tr[i10][1].us_per_step / tr[i10][0].us_per_step);
+        key("riqn_iteration_us_10dof: %.3f\n", titer[i10]);
+        key("newton_jacobian_us_10dof: %.3f\n", tjac[i10]);
+        key("riqn_over_broyden_10dof: %.2f\n", tr[i10][2].us_per_step / tr[i10][0].us_per_step);
     }
     if (i100 >= 0) {
-        printf("riqn_us_per_step_100dof: %.2f\n", tr[i100][0].us_per_step);
-        printf("newton_us_per_step_100dof: %.2f\n", tr[i100][1].us_per_step);
-        printf("broyden_us_per_step_100dof: %.2f\n", tr[i100][2].us_per_step);
-        printf("riqn_over_newton_100dof: %.2f\n", tr[i100][1].us_per_step / tr[i100][0].us_per_step);
-        printf("riqn_iteration_us_100dof: %.3f\n", titer[i100]);
-        printf("newton_jacobian_us_100dof: %.3f\n", tjac[i100]);
-        printf("riqn_over_broyden_100dof: %.2f\n", tr[i100][2].us_per_step / tr[i100][0].us_per_step);
-        printf("tree_newton_us_per_step_100dof: %.2f\n", tr[i100][3].us_per_step);
-        printf("newton_over_tree_newton_100dof: %.2f\n", tr[i100][1].us_per_step / tr[i100][3].us_per_step);
-        printf("riqn_over_tree_newton_100dof: %.2f\n", tr[i100][3].us_per_step / tr[i100][0].us_per_step);
+        key("riqn_us_per_step_100dof: %.2f\n", tr[i100][0].us_per_step);
+        key("newton_us_per_step_100dof: %.2f\n", tr[i100][1].us_per_step);
+        key("broyden_us_per_step_100dof: %.2f\n", tr[i100][2].us_per_step);
+        key("riqn_over_newton_100dof: %.2f\n", tr[i100][1].us_per_step / tr[i100][0].us_per_step);
+        key("riqn_iteration_us_100dof: %.3f\n", titer[i100]);
+        key("newton_jacobian_us_100dof: %.3f\n", tjac[i100]);
+        key("riqn_over_broyden_100dof: %.2f\n", tr[i100][2].us_per_step / tr[i100][0].us_per_step);
+        key("tree_newton_us_per_step_100dof: %.2f\n", tr[i100][3].us_per_step);
+        key("newton_over_tree_newton_100dof: %.2f\n", tr[i100][1].us_per_step / tr[i100][3].us_per_step);
+        key("riqn_over_tree_newton_100dof: %.2f\n", tr[i100][3].us_per_step / tr[i100][0].us_per_step);
     }
     for (int i = 0; i < NBIG; i++)
         if (big_dts[i] == 1e-2) {
-            printf("chain10_10ms_riqn_iterations: %.2f\n", big_it[i][0]);
-            printf("chain10_10ms_tree_newton_iterations: %.2f\n", big_it[i][1]);
-            printf("chain10_10ms_riqn_over_tree_newton_time: %.2f\n", big_us[i][0] / big_us[i][1]);
+            key("chain10_10ms_riqn_iterations: %.2f\n", big_it[i][0]);
+            key("chain10_10ms_tree_newton_iterations: %.2f\n", big_it[i][1]);
+            key("chain10_10ms_riqn_over_tree_newton_time: %.2f\n", big_us[i][0] / big_us[i][1]);
         }
-    printf("riqn_mean_iterations: %.2f\n", it_mean[0]);
-    printf("riqn_std_iterations: %.2f\n", it_std[0]);
-    printf("newton_mean_iterations: %.2f\n", it_mean[1]);
+    key("riqn_mean_iterations: %.2f\n", it_mean[0]);
+    key("riqn_std_iterations: %.2f\n", it_std[0]);
+    key("newton_mean_iterations: %.2f\n", it_mean[1]);
+#undef key
+    printf("# total %.0f s\n\n%s", tool_now() - t_start, keys);
+
+    /* the tables of docs/benchmarks.md */
+    bench_doc_begin(&doc, "variational-keys");
+    bench_doc_printf(&doc, "```\n%s```\n", keys);
+    bench_doc_end_plain(&doc, "variational-keys");
+    if (i10 >= 0 && i100 >= 0) {
+        bench_doc_begin(&doc, "variational-fig3");
+        bench_doc_printf(&doc, "| | ours, %d steps (fig. 3 below) | ours, %d steps (one state) | paper |\n|---|---|---|---|\n", nsteps, nlong);
+        bench_doc_printf(&doc, "| RIQN / Newton at 10 DOF | %.1f× | %.1f× | 3.8× |\n", tr[i10][1].us_per_step / tr[i10][0].us_per_step,
+                         long_us[0][1] / long_us[0][0]);
+        bench_doc_printf(&doc, "| RIQN / Newton at 100 DOF | %.1f× | %.1f× | 53× |\n", tr[i100][1].us_per_step / tr[i100][0].us_per_step,
+                         long_us[1][1] / long_us[1][0]);
+        bench_doc_printf(&doc, "| RIQN iterations per step at 10 / 100 DOF | %.2f / %.2f | %.2f / %.2f | — |\n", tr[i10][0].mean_iter,
+                         tr[i100][0].mean_iter, long_it[0][0], long_it[1][0]);
+        bench_doc_printf(&doc, "| growth exponent of DRNEA + RIQN, 10 → 100 DOF | %.2f | %.2f (two points) | ~1 (fig. 3, no fit given) |\n",
+                         expo[0], log(long_us[1][0] / long_us[0][0]) / log(10.0));
+        bench_doc_printf(&doc, "| growth exponent of one RIQN iteration (DRNEA + ABI solve) | %.2f | — | — |\n", iter_expo);
+        bench_doc_printf(&doc, "| growth exponent of DRNEA + tree Newton (ours, below), 10 → 100 DOF | %.2f | %.2f (two points) | — |\n",
+                         expo[3], log(long_us[1][2] / long_us[0][2]) / log(10.0));
+        bench_doc_printf(&doc, "| µs per step at 10 DOF: RIQN / Newton / tree Newton | %.1f / %.1f / %.1f | %.1f / %.1f / %.1f | — |\n",
+                         tr[i10][0].us_per_step, tr[i10][1].us_per_step, tr[i10][3].us_per_step, long_us[0][0], long_us[0][1],
+                         long_us[0][2]);
+        bench_doc_printf(&doc, "| µs per step at 100 DOF: RIQN / Newton / tree Newton | %.0f / %.0f / %.0f | %.0f / %.0f / %.0f | — |\n",
+                         tr[i100][0].us_per_step, tr[i100][1].us_per_step, tr[i100][3].us_per_step, long_us[1][0], long_us[1][1],
+                         long_us[1][2]);
+        bench_doc_end(&doc, "variational-fig3");
+    }
+    bench_doc_begin(&doc, "variational-steps");
+    bench_doc_printf(&doc, "| Δt | RIQN iterations/step | tree Newton iterations/step | RIQN µs/step | tree Newton µs/step |\n"
+                           "|---|---|---|---|---|\n");
+    for (int i = 0; i < NBIG; i++)
+        bench_doc_printf(&doc, "| %g ms | %.2f | %.2f | %.1f | %.1f |\n", big_dts[i] * 1e3, big_it[i][0], big_it[i][1], big_us[i][0],
+                         big_us[i][1]);
+    bench_doc_end(&doc, "variational-steps");
+    bench_doc_close(&doc);
     free(Ev); free(Ev_end); free(Es); free(Es_end);
     return 0;
 }

@@ -1,10 +1,10 @@
 # plot_expo.gp — the figures of docs/benchmarks.md, "Exponential integrator (expo)", from the data
-# tools/bench_expo.c writes (figs. 2-4 of Hammoud et al. 2022).
+# tools/bench_expo.c writes (figs. 2-4 of Hammoud et al. 2022; part g: cost against active contacts).
 #   gnuplot -e "datadir='build/bench_expo'; imgdir='docs/images'" tools/plot_expo.gp
 # make bench-expo runs it when gnuplot is installed.
 if (!exists("datadir")) datadir = 'build/bench_expo'
 if (!exists("imgdir")) imgdir = 'docs/images'
-if (!exists("parts")) parts = 'abcd'
+if (!exists("parts")) parts = 'abcdg'
 
 set terminal pngcairo size 1500,1000 font ",11"
 set grid
@@ -69,4 +69,26 @@ if (strstrt(parts, 'd') > 0) {
     set format x "%g"
     plot for [i=0:3] datadir.'/damping.dat' index i u 1:2 w lp lw 2 pt p3[i+1] lc rgb c3[i+1] t columnheader(1)
     unset multiplot
+}
+
+if (strstrt(parts, 'g') > 0) {
+    # ---- beyond the paper: expo's cost per step against the number of active contacts (Romeo standing)
+    set terminal pngcairo size 900,560 font ",11"
+    set output imgdir.'/expo_cost_vs_contacts.png'
+    set autoscale
+    unset multiplot
+    set key default
+    set key inside top left box opaque font ",10" samplen 2
+    set title "expo's cost per step against active contacts (Romeo standing under PD, 2 ms steps)"
+    set xlabel "active contact points"
+    set ylabel "µs per step (stepper only, median of runs)"
+    unset logscale x
+    set logscale y
+    set format x "%g"
+    set format y "%g"
+    set xrange [0.5:16.5]
+    set xtics 1
+    plot datadir.'/contacts.dat' u 1:2 w lp lw 2 pt 7 lc rgb "#000000" t "closed form (B = βK, as shipped)", \
+         ''                     u 1:3 w lp lw 2 pt 4 lc rgb "#2ca02c" t "Padé, full exponential", \
+         ''                     u 1:4 w lp lw 2 pt 11 lc rgb "#1f77b4" t "Padé, max_mat_mult 0"
 }

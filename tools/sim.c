@@ -5,6 +5,8 @@
  * stdout, `--csv -`), errors, warnings and the progress line (when stderr is a terminal) on stderr.
  * Exit codes: 0 run stable (or --info done), 1 error (bad scenario, model, CSV), 2 usage,
  * 3 the run diverged, 4 the base left the scenario's box, 130 interrupted by SIGINT, 143 by SIGTERM (the CSV and the summary up to then). */
+#include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,7 @@ static int usage(FILE *out, int status)
 {
     fprintf(out,
             "usage: sim FILE.ini [--set section.key=value ...] [--csv OUT.csv] [--html OUT.html] [--quiet]\n"
+            "       sim FILE.ini --sweep section.key=V1,V2,... [--sweep ...] [--set ...] [--jobs T] [--out sweep.csv]\n"
             "       sim --info MODEL.urdf [--fixed] [--strict]\n"
             "       sim --help | --version | --options-markdown\n"
             "  FILE.ini  run a scenario (format: docs/scenarios.md) and print its summary as key: value lines\n"
@@ -30,6 +33,12 @@ static int usage(FILE *out, int status)
             "            is written through; a directory or an unwritable path is refused before the run\n"
             "  --html    write a self-contained page that replays the run in 3D with plots (open it in a browser;\n"
             "            docs/replay.md); overrides [output] html\n"
+            "  --sweep   run every combination of the values given (cartesian product); one CSV row per run:\n"
+            "            the swept values, then every summary key; rows in combination order (the last key\n"
+            "            varies fastest) whatever --jobs; an interrupted sweep keeps the rows it finished\n"
+            "  --jobs    runs at once, on threads (default 1); every column but wall_time_s, us_per_step and\n"
+            "            realtime_factor is the same for any T\n"
+            "  --out     the sweep's CSV (default: stdout)\n"
             "  --quiet   no progress line and no warnings on stderr\n"
             "  --info    load a URDF and print its summary as key: value lines\n"
             "  --fixed   attach the root link to the world instead of a free-flyer\n"
@@ -178,13 +187,133 @@ static int run(const char *path, const char **sets, int nsets, const char *csv, 
     return status;
 }
 
+/* ---- sweeps ---- */
+
+/* A sweep's shared state: combinations are dealt one at a time to the workers; rows are kept until
+ * every row before them is written, so the file is in combination order whatever finishes first. */
+typedef struct sweep_state {
+    const mbs_sweep *sw;
+    long size, next, done, written;
+    char **rows;                 /* size: NULL until finished */
+    FILE *out;
+    int show, failed;
+    mbs_error err;               /* the first failure */
+    long failed_at;
+    pthread_mutex_t lock;
+} sweep_state;
+
+static int sweep_progress(void *user, double t, double duration)
+{
+    (void)user; (void)t; (void)duration;
+    return interrupted != 0;
+}
+
+static void *sweep_worker(void *arg)
+{
+    sweep_state *st = arg;
+    char *row = malloc(8192);
+    for (;;) {
+        pthread_mutex_lock(&st->lock);
+        long i = interrupted || st->failed || !row ? st->size : st->next++;
+        pthread_mutex_unlock(&st->lock);
+        if (i >= st->size) break;
+        mbs_error err;
+        int rc = mbs_sweep_run(st->sw, i, sweep_progress, NULL, row, 8192, &err);
+        pthread_mutex_lock(&st->lock);
+        if (rc == MBS_OK) {
+            st->rows[i] = strdup(row);
+            st->done++;
+            while (st->written < st->size && st->rows[st->written]) fputs(st->rows[st->written++], st->out);
+            fflush(st->out);
+            if (st->show) fprintf(stderr, "\rsim: sweep %ld / %ld runs done", st->done, st->size);
+        } else if (rc != MBS_ERR_INTERRUPTED && !st->failed) {
+            st->failed = 1;
+            st->failed_at = i;
+            st->err = err;
+        }
+        pthread_mutex_unlock(&st->lock);
+    }
+    free(row);
+    return NULL;
+}
+
+/* ./sim FILE.ini --sweep KEY=V1,V2 ... [--jobs T] [--out sweep.csv]: every combination, T at a time;
+ * the CSV in combination order. SIGINT/SIGTERM: the runs under way stop, the rows finished stay. */
+static int sweep(const char *path, const char **sets, int nsets, const char **sweeps, int nsweeps, int jobs,
+                 const char *out_path, int quiet)
+{
+    mbs_error err;
+    mbs_sweep *sw = mbs_sweep_new(path, sets, nsets, sweeps, nsweeps, &err);
+    if (!sw) {
+        fprintf(stderr, "sim: %s\n", err.msg);
+        return 1;
+    }
+    int to_stdout = !out_path || strcmp(out_path, "-") == 0;
+    FILE *out = to_stdout ? stdout : fopen(out_path, "w");
+    if (!out) {
+        fprintf(stderr, "sim: cannot write the sweep '%s': %s\n", out_path, strerror(errno));
+        mbs_sweep_free(sw);
+        return 1;
+    }
+    sweep_state st;
+    memset(&st, 0, sizeof st);
+    st.sw = sw;
+    st.size = mbs_sweep_size(sw);
+    st.out = out;
+    st.show = !quiet && isatty(2);
+    st.rows = calloc((size_t)st.size, sizeof *st.rows);
+    pthread_mutex_init(&st.lock, NULL);
+    char header[8192];
+    mbs_sweep_header(sw, header, sizeof header);
+    fputs(header, out);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    if (jobs < 1) jobs = 1;
+    if (jobs > st.size) jobs = (int)st.size;
+    pthread_t *threads = calloc((size_t)jobs, sizeof *threads);
+    int started = 0;
+    for (int j = 1; threads && j < jobs; j++) started += pthread_create(&threads[j], NULL, sweep_worker, &st) == 0;
+    sweep_worker(&st);   /* this thread is a worker too */
+    for (int j = 1; j <= started; j++) pthread_join(threads[j], NULL);
+    free(threads);
+    if (st.show) fprintf(stderr, "\r%60s\r", "");
+    /* rows finished after an unfinished one (interrupted, failed) are kept, in order */
+    for (long i = st.written; i < st.size; i++)
+        if (st.rows[i]) fputs(st.rows[i], out);
+    int status = 0;
+    if (st.failed) {
+        fprintf(stderr, "sim: sweep run %ld failed: %s\n", st.failed_at, st.err.msg);
+        status = 1;
+    } else if (interrupted) {
+        fprintf(stderr, "sim: sweep interrupted: %ld of %ld runs kept\n", st.done, st.size);
+        status = 128 + interrupted;
+    } else if (!quiet) {
+        fprintf(stderr, "sim: sweep of %ld runs written to %s\n", st.size, to_stdout ? "stdout" : out_path);
+    }
+    if (!to_stdout && fclose(out) != 0) {
+        fprintf(stderr, "sim: error writing the sweep '%s'\n", out_path);
+        status = 1;
+    }
+    for (long i = 0; i < st.size; i++) free(st.rows[i]);
+    free(st.rows);
+    pthread_mutex_destroy(&st.lock);
+    mbs_sweep_free(sw);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     tool_single_thread_blas(argv);
     const char *model = NULL, *scenario = NULL, *csv = NULL, *html = NULL;
     int fixed = 0, strict = 0, quiet = 0, nsets = 0;
-    const char **sets = calloc((size_t)argc + 1, sizeof *sets);
-    if (!sets) return 1;
+    const char **sets = calloc((size_t)argc + 1, sizeof *sets), **sweeps = calloc((size_t)argc + 1, sizeof *sweeps);
+    const char *out = NULL;
+    int nsweeps = 0, jobs = 1;
+    if (!sets || !sweeps) return 1;
     int status = -1;
     for (int i = 1; i < argc && status < 0; i++) {
         const char *a = argv[i];
@@ -195,6 +324,17 @@ int main(int argc, char **argv)
         else if (strncmp(a, "--set=", 6) == 0) sets[nsets++] = a + 6;
         else if (strcmp(a, "--csv") == 0 && i + 1 < argc) csv = argv[++i];
         else if (strcmp(a, "--html") == 0 && i + 1 < argc) html = argv[++i];
+        else if (strcmp(a, "--sweep") == 0 && i + 1 < argc) sweeps[nsweeps++] = argv[++i];
+        else if (strcmp(a, "--out") == 0 && i + 1 < argc) out = argv[++i];
+        else if (strcmp(a, "--jobs") == 0 && i + 1 < argc) {
+            char *end;
+            long n = strtol(argv[++i], &end, 10);
+            if (*end || n < 1 || n > 1024) {
+                fprintf(stderr, "sim: --jobs %s: a whole number of threads in [1, 1024]\n", argv[i]);
+                status = usage(stderr, 2);
+            }
+            jobs = (int)n;
+        }
         else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) quiet = 1;
         else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) status = usage(stdout, 0);
         else if (strcmp(a, "--version") == 0) status = printf("sim (mbs) %s\n", mbs_version()) < 0;
@@ -206,10 +346,13 @@ int main(int argc, char **argv)
         }
     }
     if (status < 0) {
-        if (model && !scenario && !nsets && !csv && !html) status = info(model, fixed, strict);
-        else if (scenario && !model && !fixed && !strict) status = run(scenario, sets, nsets, csv, html, quiet);
+        int running = scenario && !model && !fixed && !strict;
+        if (model && !scenario && !nsets && !csv && !html && !nsweeps) status = info(model, fixed, strict);
+        else if (running && nsweeps && !csv && !html) status = sweep(scenario, sets, nsets, sweeps, nsweeps, jobs, out, quiet);
+        else if (running && !nsweeps && !out && jobs == 1) status = run(scenario, sets, nsets, csv, html, quiet);
         else status = usage(stderr, 2);
     }
     free(sets);
+    free(sweeps);
     return status;
 }

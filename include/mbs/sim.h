@@ -55,6 +55,12 @@ int mbs_scenario_line(const mbs_scenario *sc, const char *section, const char *k
  * into buf, the prefix of every message about that key. */
 void mbs_scenario_where(const mbs_scenario *sc, const char *section, const char *key, char *buf, size_t n);
 
+/* Builds a system of the scenario's model as the scenario describes it: its contact points, the
+ * planes and boxes of its environment, and its initial state (mbs_system_set_state with q0, v0, t = 0)
+ * — what mbs_sim_new does, for a program (or a batch's setup callback) that makes its own systems.
+ * sys must have room for mbs_scenario's contacts. MBS_OK or an error code with err filled. */
+int mbs_scenario_setup_system(const mbs_scenario *sc, mbs_system *sys, mbs_error *err);
+
 /* ---- the simulation ---- */
 typedef struct mbs_sim mbs_sim;
 
@@ -131,6 +137,13 @@ typedef struct mbs_sim_summary {
  * renamed to <csv> when the run ends (a run that cannot finish writing never leaves a truncated
  * file under the requested name; an interrupted run ends cleanly at a period and keeps its rows). */
 int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *summary, mbs_error *err);
+/* Advances the sim by one controller period from its current state (the scenario's initial state
+ * at first) for a program that steps it itself, e.g. a controller in Python: with use_controller the
+ * scenario's controller computes τ first, then the callback of mbs_sim_set_control (if any); else τ
+ * is what mbs_system_set_tau last set. Then the stepper's steps of dt. No CSV, summary or checks but
+ * the stepper's own. Returns MBS_OK or the stepper's error (MBS_ERR_NUMERIC for a state that is not
+ * finite). A sim is either run (mbs_sim_run) or stepped, not both. */
+int mbs_sim_step(mbs_sim *sim, int use_controller, mbs_error *err);
 /* The keys of a scenario section ("model", "contact", "environment", "controller", "stepper",
  * "run", "output") as the markdown table docs/scenarios.md holds: key, value (what it does,
  * range, unit), default. Writes into buf (n bytes), returns the length needed. */
@@ -139,8 +152,34 @@ int mbs_scenario_keys_markdown(const char *section, char *buf, size_t n);
  * docs/scenarios.md holds (a test checks they agree), 0 the text of ./sim --help. Writes into
  * buf (n bytes) and returns the length needed, as snprintf. */
 int mbs_sim_options_text(int markdown, char *buf, size_t n);
+/* sizeof(mbs_sim_summary), for bindings that hold one as opaque bytes. */
+size_t mbs_sim_summary_size(void);
 /* The summary as "key: value" lines (the keys of ./sim's output); returns the length needed. */
 int mbs_sim_summary_format(const mbs_sim_summary *s, char *buf, size_t n);
+
+/* ---- parameter sweeps ---- */
+/* The cartesian product of values of some scenario keys, one run per combination (./sim --sweep,
+ * ./sim-mpi). Combination i is fixed by i alone (the last key varies fastest), and a run depends on
+ * nothing else, so combinations can be run in any order, on threads or MPI ranks, and give the same
+ * row (but for the wall-clock columns wall_time_s, us_per_step and realtime_factor). */
+typedef struct mbs_sweep mbs_sweep;
+/* A sweep of scenario `path` with fixed overrides `sets` (nsets, as --set takes them) and the swept
+ * keys `sweeps` (nsweeps >= 1, each "section.key=V1,V2,..."). Every value is checked by loading the
+ * scenario with it before anything runs: NULL with err naming the file, the line or the override. */
+mbs_sweep *mbs_sweep_new(const char *path, const char *const *sets, int nsets, const char *const *sweeps, int nsweeps,
+                         mbs_error *err);
+void mbs_sweep_free(mbs_sweep *sw);   /* NULL is fine */
+long mbs_sweep_size(const mbs_sweep *sw);   /* combinations */
+/* The CSV header line (with its newline): the swept keys, then every summary key. Returns the length
+ * needed, as snprintf. */
+int mbs_sweep_header(const mbs_sweep *sw, char *buf, size_t n);
+/* Runs combination i (0 <= i < size) and writes its CSV row (with its newline) into row (n bytes;
+ * 8192 is plenty): the swept values, then the summary's values (empty for a key the run does not
+ * print; quoted when they hold a comma). progress (may be NULL) is the run's, as in
+ * mbs_sim_run_options. Thread-safe: one sweep may run several combinations at once. Returns MBS_OK,
+ * or an error code (MBS_ERR_INTERRUPTED when progress stopped it) and no row. */
+int mbs_sweep_run(const mbs_sweep *sw, long i, mbs_sim_progress progress, void *user, char *row, size_t n,
+                  mbs_error *err);
 
 #ifdef __cplusplus
 }

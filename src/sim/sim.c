@@ -79,6 +79,33 @@ static mbs_controller *make_controller(const mbs_scenario *sc, mbs_system *sys, 
     return c;
 }
 
+int mbs_scenario_setup_system(const mbs_scenario *sc, mbs_system *sys, mbs_error *err)
+{
+    if (!sc || !sys || sys->model != sc->model)
+        return mbsi_fail(err, MBS_ERR_ARG, "mbs_scenario_setup_system: no scenario, or a system of another model");
+    if (sys->max_contacts - sys->ncontacts < sc->ncontacts)
+        return mbsi_fail(err, MBS_ERR_ARG, "mbs_scenario_setup_system: the system has room for %d more contacts, the scenario has %d",
+                         sys->max_contacts - sys->ncontacts, sc->ncontacts);
+    for (int i = 0; i < sc->ncontacts; i++) {
+        const mbs_scenario_contact *c = &sc->contacts[i];
+        int rim = c->axis[0] != 0 || c->axis[1] != 0 || c->axis[2] != 0;
+        if ((rim ? mbs_system_add_rim(sys, c->frame, c->offset, c->axis, c->radius, err)
+                 : mbs_system_add_contact(sys, c->frame, c->offset, c->radius, err)) < 0)
+            return err ? err->code : MBS_ERR_ARG;
+    }
+    for (int i = 0; i < sc->env.nplanes; i++) {
+        int rc = mbs_system_add_plane(sys, sc->env.planes[i].normal, sc->env.planes[i].offset, &sc->env.planes[i].material, err);
+        if (rc) return rc;
+    }
+    for (int i = 0; i < sc->env.nboxes; i++) {
+        const mbs_box *b = &sc->env.boxes[i];
+        int rc = mbs_system_add_box(sys, b->center, b->R, b->half, &b->material, err);
+        if (rc) return rc;
+    }
+    mbs_system_set_state(sys, sc->q0, sc->v0, 0);
+    return MBS_OK;
+}
+
 mbs_sim *mbs_sim_new(const mbs_scenario *sc, mbs_error *err)
 {
     if (!sc || !sc->model) { mbsi_fail(err, MBS_ERR_ARG, "mbs_sim_new: no scenario"); return NULL; }
@@ -86,23 +113,7 @@ mbs_sim *mbs_sim_new(const mbs_scenario *sc, mbs_error *err)
     if (!sim) { mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
     sim->sc = sc;
     sim->sys = mbs_system_new(sc->model, sc->ncontacts, err);
-    if (!sim->sys) goto fail;
-    for (int i = 0; i < sc->ncontacts; i++) {
-        const mbs_scenario_contact *c = &sc->contacts[i];
-        int rim = c->axis[0] != 0 || c->axis[1] != 0 || c->axis[2] != 0;
-        if ((rim ? mbs_system_add_rim(sim->sys, c->frame, c->offset, c->axis, c->radius, err)
-                 : mbs_system_add_contact(sim->sys, c->frame, c->offset, c->radius, err)) < 0)
-            goto fail;
-    }
-    for (int i = 0; i < sc->env.nplanes; i++)
-        if (mbs_system_add_plane(sim->sys, sc->env.planes[i].normal, sc->env.planes[i].offset, &sc->env.planes[i].material, err))
-            goto fail;
-    for (int i = 0; i < sc->env.nboxes; i++) {
-        const mbs_box *b = &sc->env.boxes[i];
-        if (mbs_system_add_box(sim->sys, b->center, b->R, b->half, &b->material, err)) goto fail;
-    }
-    memcpy(sim->sys->q, sc->q0, (size_t)sim->sys->nq * sizeof(double));
-    memcpy(sim->sys->v, sc->v0, (size_t)sim->sys->nv * sizeof(double));
+    if (!sim->sys || mbs_scenario_setup_system(sc, sim->sys, err) != MBS_OK) goto fail;
     sim->st = make_stepper(sc, sim->sys, err);
     if (!sim->st) goto fail;
     if (mbs_stepper_set_dissipation(sim->st, sc->dissipation) != MBS_OK) {
@@ -485,7 +496,7 @@ static void summary_end(const mbs_sim *sim, double x0, double y0, double t_step,
 int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *out, mbs_error *err)
 {
     if (!sim || !out) return mbsi_fail(err, MBS_ERR_ARG, "mbs_sim_run: bad arguments");
-    if (sim->ran) return mbsi_fail(err, MBS_ERR_ARG, "mbs_sim_run: a sim runs once; make a new one");
+    if (sim->ran) return mbsi_fail(err, MBS_ERR_ARG, "mbs_sim_run: a sim runs once (and not after mbs_sim_step); make a new one");
     sim->ran = 1;
     const mbs_scenario *sc = sim->sc;
     mbs_system *s = sim->sys;
@@ -560,6 +571,29 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
         out->interrupted = 1;
         out->diverged_t = s->t;
         return mbsi_fail(err, MBS_ERR_INTERRUPTED, "interrupted at t = %g s", s->t);
+    }
+    return MBS_OK;
+}
+
+size_t mbs_sim_summary_size(void) { return sizeof(mbs_sim_summary); }
+
+int mbs_sim_step(mbs_sim *sim, int use_controller, mbs_error *err)
+{
+    if (!sim) return mbsi_fail(err, MBS_ERR_ARG, "mbs_sim_step: no sim");
+    if (sim->ran == 1) return mbsi_fail(err, MBS_ERR_ARG, "mbs_sim_step: this sim was run by mbs_sim_run; make a new one");
+    sim->ran = 2;
+    mbs_system *s = sim->sys;
+    double t = s->t;
+    if (use_controller) mbs_controller_compute(sim->ctrl, t, s->q, s->v, s->tau);
+    if (sim->user_control) sim->user_control(sim->user, t, s->q, s->v, s->tau);
+    for (int i = 0; i < sim->nsub; i++) {
+        int rc = mbs_stepper_step(sim->st, sim->sc->dt, NULL);
+        /* time from the step count, as mbs_sim_run keeps it */
+        s->t = t + (double)(i + 1) * sim->sc->dt;
+        if (rc != MBS_OK) {
+            const mbs_error *e = mbs_stepper_last_error(sim->st);
+            return mbsi_fail(err, rc, "%s", e->msg);
+        }
     }
     return MBS_OK;
 }

@@ -1,0 +1,359 @@
+"""mbs from Python: the engine's shared library (libmbs.so) through ctypes, numpy arrays in and out.
+
+    import mbs
+    m = mbs.Model("urdf/solo12.urdf")              # free-flyer root; floating=False: fixed
+    q = m.neutral(); v = np.zeros(m.nv); tau = np.zeros(m.nv)
+    ddq = m.aba(q, v, tau)                          # Pinocchio's conventions: q = [x y z qx qy qz qw, joints]
+    summary, traj = mbs.simulate("scenarios/solo_trot.ini", {"stepper.dt": 0.001})
+    sim = mbs.Simulator("scenarios/solo_trot.ini")  # a controller of your own: set sim.tau, call sim.step()
+
+Matrices are numpy arrays in C order (rows first), as numpy users expect; the library's are
+column-major and are transposed on the way. Errors raise mbs.Error with the library's message.
+The library is found at $MBS_LIBRARY, else in the source tree's build/ folder, else on the
+system's library path (make install).
+"""
+import ctypes as C
+import ctypes.util
+import csv
+import os
+import tempfile
+
+import numpy as np
+
+__all__ = ["Error", "Model", "simulate", "Simulator", "Batch", "version"]
+
+
+class Error(RuntimeError):
+    """An error of the library: its message names the file, the line or the argument."""
+
+
+def _load():
+    here = os.path.dirname(os.path.abspath(__file__))
+    candidates = []
+    if os.environ.get("MBS_LIBRARY"):
+        candidates.append(os.environ["MBS_LIBRARY"])
+    candidates.append(os.path.join(here, "..", "..", "build", "libmbs.so"))
+    try:   # where make install put it
+        from ._installed import LIBRARY
+        candidates.append(LIBRARY)
+    except ImportError:
+        pass
+    found = ctypes.util.find_library("mbs")
+    if found:
+        candidates.append(found)
+    candidates.append("libmbs.so.0")
+    errors = []
+    for c in candidates:
+        try:
+            return C.CDLL(c)
+        except OSError as e:
+            errors.append("%s: %s" % (c, e))
+    raise ImportError("mbs: cannot load libmbs.so (build it with `make`, or set MBS_LIBRARY):\n  " +
+                      "\n  ".join(errors))
+
+
+_lib = _load()
+_dp = C.POINTER(C.c_double)
+_vp = C.c_void_p
+
+
+class _ErrorRecord(C.Structure):
+    _fields_ = [("code", C.c_int), ("msg", C.c_char * 512), ("nwarnings", C.c_int), ("warnings", C.c_char * 2048)]
+
+
+class _UrdfOptions(C.Structure):
+    _fields_ = [("floating_base", C.c_int), ("strict", C.c_int), ("bound_mass", C.c_double),
+                ("bound_inertia", C.c_double)]
+
+
+class _RunOptions(C.Structure):
+    _fields_ = [("csv", C.c_char_p), ("progress", _vp), ("user", _vp), ("html", C.c_char_p)]
+
+
+def _fn(name, restype, *argtypes):
+    f = getattr(_lib, name)
+    f.restype = restype
+    f.argtypes = list(argtypes)
+    return f
+
+
+_version = _fn("mbs_version", C.c_char_p)
+_model_from_urdf = _fn("mbs_model_from_urdf", _vp, C.c_char_p, C.POINTER(_UrdfOptions), C.POINTER(_ErrorRecord))
+_model_free = _fn("mbs_model_free", None, _vp)
+_data_new = _fn("mbs_data_new", _vp, _vp)
+_data_free = _fn("mbs_data_free", None, _vp)
+_nq = _fn("mbs_model_nq", C.c_int, _vp)
+_nv = _fn("mbs_model_nv", C.c_int, _vp)
+_njoints = _fn("mbs_model_njoints", C.c_int, _vp)
+_joint_name = _fn("mbs_joint_name", C.c_char_p, _vp, C.c_int)
+_nframes = _fn("mbs_model_nframes", C.c_int, _vp)
+_frame_name = _fn("mbs_frame_name", C.c_char_p, _vp, C.c_int)
+_frame_id = _fn("mbs_frame_id", C.c_int, _vp, C.c_char_p)
+_neutral = _fn("mbs_neutral", None, _vp, _dp)
+_random = _fn("mbs_random_configuration", None, _vp, C.POINTER(C.c_ulonglong), _dp)
+_integrate = _fn("mbs_integrate", None, _vp, _dp, _dp, _dp)
+_difference = _fn("mbs_difference", None, _vp, _dp, _dp, _dp)
+_rnea = _fn("mbs_rnea", None, _vp, _vp, _dp, _dp, _dp, _dp)
+_aba = _fn("mbs_aba", None, _vp, _vp, _dp, _dp, _dp, _dp)
+_crba = _fn("mbs_crba", None, _vp, _vp, _dp, _dp)
+_aba_derivatives = _fn("mbs_aba_derivatives", None, _vp, _vp, _dp, _dp, _dp, _dp, _dp, _dp, _dp)
+_frame_placement = _fn("mbs_compute_frame_placement", None, _vp, _vp, _dp, C.c_int, _dp, _dp)
+_scenario_load = _fn("mbs_scenario_load", _vp, C.c_char_p, C.POINTER(C.c_char_p), C.c_int, C.POINTER(_ErrorRecord))
+_scenario_free = _fn("mbs_scenario_free", None, _vp)
+_scenario_model = _fn("mbs_scenario_model", _vp, _vp)
+_scenario_dt = _fn("mbs_scenario_controller_dt", C.c_double, _vp)
+_sim_new = _fn("mbs_sim_new", _vp, _vp, C.POINTER(_ErrorRecord))
+_sim_free = _fn("mbs_sim_free", None, _vp)
+_sim_run = _fn("mbs_sim_run", C.c_int, _vp, C.POINTER(_RunOptions), _vp, C.POINTER(_ErrorRecord))
+_sim_step = _fn("mbs_sim_step", C.c_int, _vp, C.c_int, C.POINTER(_ErrorRecord))
+_sim_system = _fn("mbs_sim_system", _vp, _vp)
+_summary_format = _fn("mbs_sim_summary_format", C.c_int, _vp, C.c_char_p, C.c_size_t)
+_summary_size = _fn("mbs_sim_summary_size", C.c_size_t)
+_system_q = _fn("mbs_system_q", _dp, _vp)
+_system_v = _fn("mbs_system_v", _dp, _vp)
+_system_tau = _fn("mbs_system_tau", _dp, _vp)
+_system_time = _fn("mbs_system_time", C.c_double, _vp)
+_system_set_state = _fn("mbs_system_set_state", None, _vp, _dp, _dp, C.c_double)
+_system_ncontacts = _fn("mbs_system_ncontacts", C.c_int, _vp)
+
+
+class _ContactInfo(C.Structure):
+    _fields_ = [("name", C.c_char_p), ("frame", C.c_int), ("offset", C.c_double * 3), ("radius", C.c_double),
+                ("axis", C.c_double * 3), ("active", C.c_int), ("slipping", C.c_int),
+                ("position", C.c_double * 3), ("velocity", C.c_double * 3), ("normal", C.c_double * 3),
+                ("depth", C.c_double), ("force", C.c_double * 3)]
+
+
+_system_contact = _fn("mbs_system_contact", C.c_int, _vp, C.c_int, C.POINTER(_ContactInfo))
+
+
+def version():
+    """The library's version, e.g. '0.1.0'."""
+    return _version().decode()
+
+
+def _raise(err, what):
+    msg = err.msg.decode(errors="replace") or what
+    raise Error(msg)
+
+
+def _vec(x, n, name):
+    """x as a contiguous float64 array of n entries (a copy when it is not one already)."""
+    a = np.ascontiguousarray(x, dtype=np.float64)
+    if a.shape != (n,):
+        raise ValueError("%s: expected shape (%d,), got %s" % (name, n, a.shape))
+    return a
+
+
+def _ptr(a):
+    return a.ctypes.data_as(_dp)
+
+
+class Model:
+    """A robot model from a URDF file (immutable) with its working data.
+
+    floating: True (a free-flyer root joint, 'root_joint'), False (the root fixed to the world),
+    or 'planar' (a planar root in the world x-z plane)."""
+
+    def __init__(self, path, floating=True, strict=False):
+        err = _ErrorRecord()
+        fb = 2 if floating == "planar" else (1 if floating else 0)
+        opt = _UrdfOptions(fb, 1 if strict else 0, 0.0, 0.0)
+        self._m = _model_from_urdf(os.fsencode(path), C.byref(opt), C.byref(err))
+        if not self._m:
+            _raise(err, "cannot load " + str(path))
+        self.warnings = err.warnings.decode(errors="replace").strip().split("\n") if err.nwarnings else []
+        self._d = _data_new(self._m)
+        self.nq, self.nv = _nq(self._m), _nv(self._m)
+        self.joint_names = [_joint_name(self._m, j).decode() for j in range(_njoints(self._m))]
+        self.frame_names = [_frame_name(self._m, f).decode() for f in range(_nframes(self._m))]
+        self._seed = C.c_ulonglong(1)
+
+    def __del__(self):
+        if getattr(self, "_d", None):
+            _data_free(self._d)
+            self._d = None
+        if getattr(self, "_m", None):
+            _model_free(self._m)
+            self._m = None
+
+    def neutral(self):
+        q = np.empty(self.nq)
+        _neutral(self._m, _ptr(q))
+        return q
+
+    def random_configuration(self):
+        """A random configuration within the joint limits (a seeded sequence, the same each run)."""
+        q = np.empty(self.nq)
+        _random(self._m, C.byref(self._seed), _ptr(q))
+        return q
+
+    def integrate(self, q, v):
+        q, v = _vec(q, self.nq, "q"), _vec(v, self.nv, "v")
+        out = np.empty(self.nq)
+        _integrate(self._m, _ptr(q), _ptr(v), _ptr(out))
+        return out
+
+    def difference(self, q0, q1):
+        q0, q1 = _vec(q0, self.nq, "q0"), _vec(q1, self.nq, "q1")
+        out = np.empty(self.nv)
+        _difference(self._m, _ptr(q0), _ptr(q1), _ptr(out))
+        return out
+
+    def rnea(self, q, v, a):
+        q, v, a = _vec(q, self.nq, "q"), _vec(v, self.nv, "v"), _vec(a, self.nv, "a")
+        tau = np.empty(self.nv)
+        _rnea(self._m, self._d, _ptr(q), _ptr(v), _ptr(a), _ptr(tau))
+        return tau
+
+    def aba(self, q, v, tau):
+        q, v, tau = _vec(q, self.nq, "q"), _vec(v, self.nv, "v"), _vec(tau, self.nv, "tau")
+        ddq = np.empty(self.nv)
+        _aba(self._m, self._d, _ptr(q), _ptr(v), _ptr(tau), _ptr(ddq))
+        return ddq
+
+    def crba(self, q):
+        q = _vec(q, self.nq, "q")
+        M = np.empty((self.nv, self.nv))
+        _crba(self._m, self._d, _ptr(q), _ptr(M))
+        return M.T.copy()   # column-major from the library; symmetric anyway
+
+    def aba_derivatives(self, q, v, tau):
+        """(ddq, ∂ddq/∂q, ∂ddq/∂v, ∂ddq/∂τ = M⁻¹); ∂/∂q in the tangent space at q."""
+        q, v, tau = _vec(q, self.nq, "q"), _vec(v, self.nv, "v"), _vec(tau, self.nv, "tau")
+        n = self.nv
+        ddq, dq, dv, dtau = np.empty(n), np.empty((n, n)), np.empty((n, n)), np.empty((n, n))
+        _aba_derivatives(self._m, self._d, _ptr(q), _ptr(v), _ptr(tau), _ptr(ddq), _ptr(dq), _ptr(dv), _ptr(dtau))
+        return ddq, dq.T.copy(), dv.T.copy(), dtau.T.copy()
+
+    def frame_placement(self, name, q):
+        """(R, p): the world rotation (3x3) and position of frame `name` at q."""
+        f = _frame_id(self._m, name.encode())
+        if f < 0:
+            raise Error("no frame '%s' in the model" % name)
+        q = _vec(q, self.nq, "q")
+        R, p = np.empty(9), np.empty(3)
+        _frame_placement(self._m, self._d, _ptr(q), f, _ptr(R), _ptr(p))
+        return R.reshape(3, 3).T.copy(), p
+
+
+def _overrides(overrides):
+    items = ["%s=%s" % (k, v) for k, v in (overrides or {}).items()]
+    arr = (C.c_char_p * max(1, len(items)))(*[s.encode() for s in items])
+    return arr, len(items)
+
+
+def _load_scenario(path, overrides):
+    arr, n = _overrides(overrides)
+    err = _ErrorRecord()
+    sc = _scenario_load(os.fsencode(path), arr, n, C.byref(err))
+    if not sc:
+        _raise(err, "cannot load " + str(path))
+    return sc
+
+
+def _summary_dict(text):
+    out = {}
+    for line in text.strip().split("\n"):
+        k, _, v = line.partition(": ")
+        try:
+            out[k] = int(v) if v.lstrip("-").isdigit() else float(v)
+        except ValueError:
+            out[k] = v
+    return out
+
+
+def simulate(ini_path, overrides=None):
+    """Runs a scenario as ./sim does, with overrides {"section.key": value}; returns (summary, trajectory):
+    the summary as a dict (./sim's keys), the trajectory as a dict of numpy arrays keyed by CSV column
+    (t_s, q_..., v_..., tau_..., contact forces)."""
+    sc = _load_scenario(ini_path, overrides)
+    err = _ErrorRecord()
+    sim = _sim_new(sc, C.byref(err))
+    if not sim:
+        _scenario_free(sc)
+        _raise(err, "cannot make the simulation")
+    fd, csv_path = tempfile.mkstemp(suffix=".csv", prefix="mbs_")
+    os.close(fd)
+    try:
+        opt = _RunOptions(os.fsencode(csv_path), None, None, b"")
+        summary = C.create_string_buffer(_summary_size())   # an mbs_sim_summary, opaque here
+        rc = _sim_run(sim, C.byref(opt), C.cast(summary, _vp), C.byref(err))
+        if rc != 0:
+            _raise(err, "the run failed")
+        text = C.create_string_buffer(8192)
+        _summary_format(C.cast(summary, _vp), text, len(text))
+        with open(csv_path, newline="") as f:
+            rows = list(csv.reader(f))
+        header, data = rows[0], np.array(rows[1:], dtype=np.float64).reshape(-1, len(rows[0]))
+        traj = {name: data[:, k].copy() for k, name in enumerate(header)}
+        return _summary_dict(text.value.decode()), traj
+    finally:
+        os.remove(csv_path)
+        _sim_free(sim)
+        _scenario_free(sc)
+
+
+class Simulator:
+    """A scenario stepped from Python, one controller period per step(): set `tau` (a writable view
+    of the torque held during the next period), call step(), read `q`, `v` (writable views: a
+    change is taken as a new state, as mbs_system_set_state) and `t`, and contact_forces().
+    use_controller=True runs the scenario's own controller before each period instead."""
+
+    def __init__(self, ini_path, overrides=None, use_controller=False):
+        self._sc = _load_scenario(ini_path, overrides)
+        err = _ErrorRecord()
+        self._sim = _sim_new(self._sc, C.byref(err))
+        if not self._sim:
+            _scenario_free(self._sc)
+            self._sc = None
+            _raise(err, "cannot make the simulation")
+        self._sys = _sim_system(self._sim)
+        m = _scenario_model(self._sc)
+        self.nq, self.nv = _nq(m), _nv(m)
+        self.dt = _scenario_dt(self._sc)
+        self.use_controller = use_controller
+        self.q = np.ctypeslib.as_array(_system_q(self._sys), shape=(self.nq,))
+        self.v = np.ctypeslib.as_array(_system_v(self._sys), shape=(self.nv,))
+        self.tau = np.ctypeslib.as_array(_system_tau(self._sys), shape=(self.nv,))
+        self._last = (self.q.copy(), self.v.copy())
+
+    def __del__(self):
+        if getattr(self, "_sim", None):
+            _sim_free(self._sim)
+            self._sim = None
+        if getattr(self, "_sc", None):
+            _scenario_free(self._sc)
+            self._sc = None
+
+    @property
+    def t(self):
+        return _system_time(self._sys)
+
+    def step(self):
+        """One controller period. Raises mbs.Error when the stepper fails (e.g. a state that is not finite)."""
+        if not (np.array_equal(self.q, self._last[0]) and np.array_equal(self.v, self._last[1])):
+            # the state was written from Python: a new start for the stepper
+            q, v = self.q.copy(), self.v.copy()
+            _system_set_state(self._sys, _ptr(q), _ptr(v), self.t)
+        err = _ErrorRecord()
+        if _sim_step(self._sim, 1 if self.use_controller else 0, C.byref(err)) != 0:
+            _raise(err, "the step failed")
+        self._last = (self.q.copy(), self.v.copy())
+
+    def contact_forces(self):
+        """(ncontacts, 3) world forces the environment applies at the contact points (N), and the
+        (ncontacts,) active flags."""
+        n = _system_ncontacts(self._sys)
+        f, active, info = np.zeros((n, 3)), np.zeros(n, dtype=bool), _ContactInfo()
+        for i in range(n):
+            _system_contact(self._sys, i, C.byref(info))
+            f[i] = info.force[:]
+            active[i] = bool(info.active)
+        return f, active
+
+
+try:
+    from ._batch import Batch  # noqa: E402  (the batch API, when the library has it)
+except ImportError:   # pragma: no cover
+    Batch = None

@@ -1,0 +1,129 @@
+"""mbs.Batch: N systems of one scenario stepped together on T threads (the library's batch,
+include/mbs/batch.h), for vectorised environments: torques in as an (N, nv) array, states and
+contact forces out as (N, nq), (N, nv) and (N, C, 3) arrays. Results do not depend on T."""
+import ctypes as C
+
+import numpy as np
+
+from . import (_ErrorRecord, _dp, _fn, _lib, _load_scenario, _nq, _nv, _ptr, _raise, _scenario_free,
+               _scenario_model, _vp)
+
+
+class _Option(C.Structure):
+    _fields_ = [("key", C.c_char_p), ("value", C.c_char_p)]
+
+
+_SETUP = C.CFUNCTYPE(C.c_int, _vp, C.c_int, _vp, C.POINTER(_ErrorRecord))
+
+
+class _Config(C.Structure):
+    _fields_ = [("stepper", C.c_char_p), ("options", C.POINTER(_Option)), ("noptions", C.c_int),
+                ("max_contacts", C.c_int), ("nthreads", C.c_int), ("setup", _SETUP), ("user", _vp)]
+
+
+_setup_system = _fn("mbs_scenario_setup_system", C.c_int, _vp, _vp, C.POINTER(_ErrorRecord))
+_scenario_stepper = _fn("mbs_scenario_stepper", C.c_char_p, _vp)
+_scenario_options = _fn("mbs_scenario_options", C.c_int, _vp, C.c_char_p, C.POINTER(_Option), C.c_int)
+_scenario_step = _fn("mbs_scenario_dt", C.c_double, _vp)
+_batch_new = _fn("mbs_batch_new", _vp, _vp, C.c_int, C.POINTER(_Config), C.POINTER(_ErrorRecord))
+_batch_free = _fn("mbs_batch_free", None, _vp)
+_batch_ncontacts = _fn("mbs_batch_ncontacts", C.c_int, _vp)
+_batch_nthreads = _fn("mbs_batch_nthreads", C.c_int, _vp)
+_batch_set_tau = _fn("mbs_batch_set_tau", None, _vp, _dp)
+_batch_set_state = _fn("mbs_batch_set_state", C.c_int, _vp, C.c_int, _dp, _dp, C.c_double)
+_batch_step = _fn("mbs_batch_step", C.c_int, _vp, C.c_double, C.POINTER(_ErrorRecord))
+_batch_q = _fn("mbs_batch_q", None, _vp, _dp)
+_batch_v = _fn("mbs_batch_v", None, _vp, _dp)
+_batch_time = _fn("mbs_batch_time", None, _vp, _dp)
+_batch_forces = _fn("mbs_batch_contact_forces", None, _vp, _dp)
+_batch_status = _fn("mbs_batch_status", C.c_int, _vp, C.c_int)
+
+
+class Batch:
+    """n copies of a scenario's system (its model, contact points, environment, initial state and
+    stepper with its options), stepped together on `nthreads` threads by `step()` of the scenario's
+    dt. The scenario's controller is not used: set the torques with set_tau((n, nv) array)."""
+
+    def __init__(self, ini_path, n, overrides=None, nthreads=1):
+        self._sc = _load_scenario(ini_path, overrides)
+        m = _scenario_model(self._sc)
+        self.n, self.nq, self.nv = int(n), _nq(m), _nv(m)
+        self.dt = _scenario_step(self._sc)
+        sc = self._sc
+
+        def setup(sys, index, user, err):
+            return _setup_system(sc, sys, err)
+
+        self._setup = _SETUP(setup)   # kept alive as long as the batch
+        name = _scenario_stepper(self._sc)
+        opts = (_Option * 64)()
+        nopt = _scenario_options(self._sc, name, opts, 64)
+        cfg = _Config(name, opts, nopt, 32, int(nthreads), self._setup, None)   # MBS_SIM_MAX_CONTACTS
+        err = _ErrorRecord()
+        self._b = _batch_new(m, self.n, C.byref(cfg), C.byref(err))
+        if not self._b:
+            _scenario_free(self._sc)
+            self._sc = None
+            _raise(err, "cannot make the batch")
+        self.nthreads = _batch_nthreads(self._b)
+        self.ncontacts = _batch_ncontacts(self._b)
+
+    def __del__(self):
+        if getattr(self, "_b", None):
+            _batch_free(self._b)
+            self._b = None
+        if getattr(self, "_sc", None):
+            _scenario_free(self._sc)
+            self._sc = None
+
+    def set_tau(self, tau):
+        """The torques every system holds during the next steps: an (n, nv) array (row i: system i)."""
+        tau = np.ascontiguousarray(tau, dtype=np.float64)
+        if tau.shape != (self.n, self.nv):
+            raise ValueError("tau: expected shape (%d, %d), got %s" % (self.n, self.nv, tau.shape))
+        _batch_set_tau(self._b, _ptr(tau))
+
+    def set_state(self, i, q, v=None, t=0.0):
+        """A new start for system i (after a failure too)."""
+        q = np.ascontiguousarray(q, dtype=np.float64)
+        v = np.zeros(self.nv) if v is None else np.ascontiguousarray(v, dtype=np.float64)
+        if q.shape != (self.nq,) or v.shape != (self.nv,):
+            raise ValueError("set_state: q of %d and v of %d entries expected" % (self.nq, self.nv))
+        if _batch_set_state(self._b, int(i), _ptr(q), _ptr(v), float(t)) != 0:
+            raise IndexError("set_state: no system %s" % i)
+
+    def step(self, dt=None):
+        """Steps every system by dt (default: the scenario's). Raises mbs.Error naming the first system
+        that failed; the others are stepped all the same (status() tells which failed)."""
+        err = _ErrorRecord()
+        if _batch_step(self._b, float(self.dt if dt is None else dt), C.byref(err)) != 0:
+            _raise(err, "a system failed")
+
+    @property
+    def q(self):
+        out = np.empty((self.n, self.nq))
+        _batch_q(self._b, _ptr(out))
+        return out
+
+    @property
+    def v(self):
+        out = np.empty((self.n, self.nv))
+        _batch_v(self._b, _ptr(out))
+        return out
+
+    @property
+    def t(self):
+        out = np.empty(self.n)
+        _batch_time(self._b, _ptr(out))
+        return out
+
+    def contact_forces(self):
+        """(n, C, 3): the world force on each contact point of each system (zero when free)."""
+        out = np.empty((self.n, self.ncontacts, 3))
+        _batch_forces(self._b, _ptr(out))
+        return out
+
+    def status(self):
+        """(n,) codes: 0 for a system stepping, else the error code of the step that failed."""
+        return np.array([_batch_status(self._b, i) for i in range(self.n)])
+

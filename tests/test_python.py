@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""The Python package (python/mbs, ctypes over libmbs.so, Debian's numpy): the dynamics identities
+on Solo (rnea(aba(q, v, τ)) = τ to 1e-9, M from crba, aba_derivatives' M⁻¹, integrate/difference),
+simulate() against ./sim's own run, a Simulator stepped with a controller written in Python, and
+errors raised with the library's message. MBS_LIBRARY names the libmbs.so to load, MBS_SIM the
+./sim to compare with; MBS_PRELOAD (sanitizer builds) the runtimes to preload.
+
+    MBS_LIBRARY=build/libmbs.so MBS_SIM=./sim /usr/bin/python3 tests/test_python.py
+"""
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if os.environ.get("MBS_PRELOAD") and os.environ.get("LD_PRELOAD") != os.environ["MBS_PRELOAD"]:
+    # a sanitized library needs its runtimes loaded first; Python itself leaks by design
+    env = dict(os.environ, LD_PRELOAD=os.environ["MBS_PRELOAD"], ASAN_OPTIONS="detect_leaks=0")
+    os.execve(sys.executable, [sys.executable] + sys.argv, env)
+sys.path.insert(0, os.path.join(ROOT, "python"))
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+import mbs  # noqa: E402
+
+passed = failed = 0
+
+
+def check(cond, msg):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL: " + msg)
+
+
+def raises(fn, needle):
+    try:
+        fn()
+    except mbs.Error as e:
+        return needle in str(e)
+    return False
+
+
+def main():
+    os.chdir(ROOT)
+    m = mbs.Model("urdf/solo12.urdf")
+    check((m.nq, m.nv) == (19, 18) and m.joint_names[0] == "root_joint" and "FL_FOOT" in m.frame_names,
+          "solo: nq %d nv %d joints %s" % (m.nq, m.nv, m.joint_names[:2]))
+    rng = np.random.default_rng(7)
+    worst = [0.0] * 4
+    for _ in range(5):
+        q, v, tau = m.random_configuration(), rng.standard_normal(m.nv), rng.standard_normal(m.nv)
+        a = m.aba(q, v, tau)
+        worst[0] = max(worst[0], np.abs(m.rnea(q, v, a) - tau).max())
+        M = m.crba(q)
+        worst[1] = max(worst[1], np.abs(M @ a + m.rnea(q, v, np.zeros(m.nv)) - tau).max())
+        ddq, dq, dv, minv = m.aba_derivatives(q, v, tau)
+        worst[2] = max(worst[2], np.abs(minv @ M - np.eye(m.nv)).max() + np.abs(ddq - a).max())
+        # ∂ddq/∂v by central differences (C order: row i is ddq_i)
+        h, k = 1e-6, 7
+        e = np.zeros(m.nv)
+        e[k] = h
+        fd = (m.aba(q, v + e, tau) - m.aba(q, v - e, tau)) / (2 * h)
+        worst[3] = max(worst[3], np.abs(dv[:, k] - fd).max() / max(1.0, np.abs(fd).max()))
+    check(worst[0] < 1e-9, "rnea(aba(q, v, tau)) - tau: %.3g" % worst[0])
+    check(worst[1] < 1e-9, "M a + h - tau: %.3g" % worst[1])
+    check(worst[2] < 1e-8, "aba_derivatives: M^-1 M - I and ddq: %.3g" % worst[2])
+    check(worst[3] < 1e-5, "d ddq / dv column against finite differences: %.3g" % worst[3])
+    q0, v = m.random_configuration(), rng.standard_normal(m.nv)
+    check(np.abs(m.difference(q0, m.integrate(q0, v)) - v).max() < 1e-9, "difference(q, integrate(q, v)) != v")
+    R, p = m.frame_placement("FL_FOOT", m.neutral())
+    check(np.allclose(R, np.eye(3)) and abs(p[2] + 0.32) < 0.02, "FL_FOOT at neutral: %s" % p)
+    check(raises(lambda: mbs.Model("no/such.urdf"), "no/such.urdf"), "a missing URDF raises with its path")
+    check(raises(lambda: m.frame_placement("nope", m.neutral()), "nope"), "an unknown frame raises")
+
+    # simulate() is ./sim's run
+    summary, traj = mbs.simulate("scenarios/solo_trot.ini", {"run.duration": 1})
+    sim = os.path.abspath(os.environ.get("MBS_SIM", os.path.join(ROOT, "sim")))
+    out = subprocess.run([sim, "scenarios/solo_trot.ini", "--set", "run.duration=1", "--quiet"], capture_output=True,
+                         text=True, timeout=600).stdout
+    ref = dict(l.split(": ", 1) for l in out.strip().split("\n"))
+    check(summary["status"] == "stable" and ref.get("status") == "stable", "status %s / %s" % (summary.get("status"),
+                                                                                               ref.get("status")))
+    check("%.4f" % summary["distance_m"] == ref.get("distance_m"), "distance %s vs ./sim %s" % (summary["distance_m"],
+                                                                                               ref.get("distance_m")))
+    check(len(traj["t_s"]) == 501 and abs(traj["t_s"][-1] - 1) < 1e-12 and "FL_FOOT_fz_N" in traj,
+          "trajectory: %d rows, columns %s" % (len(traj["t_s"]), list(traj)[:3]))
+    check(raises(lambda: mbs.simulate("scenarios/solo_trot.ini", {"stepper.nope": 1}), "nope"),
+          "an unknown key raises with its name")
+
+    # a controller in Python: the scenario's initial posture held by a joint PD
+    s = mbs.Simulator("scenarios/solo_trot.ini")
+    q_ref = s.q.copy()
+    for _ in range(250):
+        s.tau[:6] = 0
+        s.tau[6:] = 3.0 * (q_ref[7:] - s.q[7:]) - 0.1 * s.v[6:]
+        s.step()
+    f, active = s.contact_forces()
+    weight = 9.81 * 2.5   # about Solo's mass
+    check(abs(s.t - 0.5) < 1e-12 and active.all() and 0.5 * weight < f[:, 2].sum() < 1.5 * weight,
+          "standing under a Python PD: t %g, active %s, vertical force %.3g N" % (s.t, active, f[:, 2].sum()))
+    check(abs(s.q[2] - q_ref[2]) < 0.03, "the base sank or rose: %.4f -> %.4f" % (q_ref[2], s.q[2]))
+    # writing the state is a new start
+    z = s.q[2]
+    s.q[2] += 0.05
+    s.v[:] = 0
+    s.step()
+    check(s.q[2] > z + 0.045, "a written state was not taken: z %.4f -> %.4f" % (z, s.q[2]))
+
+    # Batch: the same on 1 and 2 threads, bit for bit, and the same as the system stepped alone
+    check(mbs.Batch is not None, "no mbs.Batch")
+    if mbs.Batch is not None:
+        finals = []
+        for threads in (1, 2):
+            b = mbs.Batch("scenarios/solo_trot.ini", 6, nthreads=threads)
+            q_ref = b.q.copy()
+            for _ in range(100):
+                tau = np.zeros((b.n, b.nv))
+                tau[:, 6:] = 3.0 * (q_ref[:, 7:] - b.q[:, 7:]) - 0.1 * b.v[:, 6:]
+                b.set_tau(tau)
+                b.step()
+            finals.append((b.q, b.v, b.contact_forces()))
+        check(all(np.array_equal(x, y) for x, y in zip(*finals)), "Batch on 1 and 2 threads differ")
+        alone = mbs.Simulator("scenarios/solo_trot.ini")
+        q_ref = alone.q.copy()
+        for _ in range(100):
+            alone.tau[:6] = 0
+            alone.tau[6:] = 3.0 * (q_ref[7:] - alone.q[7:]) - 0.1 * alone.v[6:]
+            alone.step()
+        check(np.array_equal(finals[0][0][3], alone.q) and np.array_equal(finals[0][1][3], alone.v),
+              "a batch's system differs from the same system stepped alone: %.3g" % np.abs(finals[0][0][3] - alone.q).max())
+        check(finals[0][2].shape == (6, 4, 3) and abs(finals[0][2][0, :, 2].sum() - 24.5) < 5,
+              "batch contact forces: shape %s, vertical %.3g N" % (finals[0][2].shape, finals[0][2][0, :, 2].sum()))
+    print("python: %d passed, %d failed" % (passed, failed))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
