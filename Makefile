@@ -172,8 +172,13 @@ replay-screenshot: $(SIM)
 
 bench: bench-dynamics bench-ess bench-variational bench-expo bench-nmdp bench-adaptive bench-batch
 
+# bench_doc: runs a benchmark ($(1)) with its data in $(2), its output teed into $(2)/output.txt, then
+# puts the tables its full run wrote ($(2)/tables.md) into docs/benchmarks.md (tools/bench_doc.py)
+bench_doc = mkdir -p $(2) && { OPENBLAS_NUM_THREADS=1 $(1) --data $(2); echo $$? > $(2)/status; } | tee $(2)/output.txt; \
+  test "$$(cat $(2)/status)" = 0 && python3 tools/bench_doc.py $(2)
+
 bench-dynamics: $(BUILD)/tools/bench_dynamics
-	$(BUILD)/tools/bench_dynamics --data $(BUILD)/bench_dynamics
+	$(call bench_doc,$(BUILD)/tools/bench_dynamics,$(BUILD)/bench_dynamics)
 
 # bench-ess: the event-selected integrator against MuJoCo (issue 4). MuJoCo (Debian's
 # libmujoco-dev) is used by this benchmark only, never by libmbs or the tests; without it
@@ -192,14 +197,15 @@ bench-ess: $(BUILD)/tools/bench_ess
 # is installed (optional, not in deps); OpenBLAS on one thread so that Newton's LU is timed alone.
 .PHONY: bench-variational
 bench-variational: $(BUILD)/tools/bench_variational
-	OPENBLAS_NUM_THREADS=1 $(BUILD)/tools/bench_variational --data $(BUILD)/bench_variational
+	$(call bench_doc,$(BUILD)/tools/bench_variational,$(BUILD)/bench_variational)
 
 # bench-expo: section 6 of Hammoud et al. 2022 (issue 3) on the Solo scenarios and Romeo's walk: local error vs
-# real-time factor, largest stable step, time per step, error vs contact stiffness and damping;
-# plots into docs/images when gnuplot is installed (optional, not in deps). About 4 minutes.
+# real-time factor, largest stable step, time per step, error vs contact stiffness and damping, touch-downs
+# per scheme, cost against active contacts; plots into docs/images when gnuplot is installed (optional,
+# not in deps), tables into docs/benchmarks.md. About 4 minutes.
 .PHONY: bench-expo
 bench-expo: $(BUILD)/tools/bench_expo
-	OPENBLAS_NUM_THREADS=1 $(BUILD)/tools/bench_expo --data $(BUILD)/bench_expo
+	$(call bench_doc,$(BUILD)/tools/bench_expo,$(BUILD)/bench_expo)
 
 # bench-nmdp: section VI of Pan and Hauser 2020 (issue 12) on the Robosimian jump and walk: torso tilt,
 # height and distance for steps of 5 to 50 ms with mdp, nmdp, expo and implicit_euler, the spread

@@ -191,6 +191,8 @@ static double now(void)
 
 double mjbatch_run(mjbatch *b, int nthreads, int nsteps)
 {
+    if (nthreads > b->n) nthreads = b->n;   /* as the engine's pool: no thread without a system */
+    if (nthreads > 64) nthreads = 64;
     if (nthreads <= 1) {
         double t0 = now();
         for (int k = 0; k < nsteps; k++)
@@ -201,7 +203,6 @@ double mjbatch_run(mjbatch *b, int nthreads, int nsteps)
     pthread_barrier_init(&barrier, NULL, (unsigned)nthreads);
     share sh[64];
     pthread_t th[64];
-    if (nthreads > 64) nthreads = 64;
     for (int t = 0; t < nthreads; t++) {
         sh[t] = (share){b, (int)((long)b->n * t / nthreads), (int)((long)b->n * (t + 1) / nthreads), nsteps, &barrier};
     }

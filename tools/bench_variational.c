@@ -535,6 +535,9 @@ int main(int argc, char **argv)
     bench_doc_begin(&doc, "variational-keys");
     bench_doc_printf(&doc, "```\n%s```\n", keys);
     bench_doc_end_plain(&doc, "variational-keys");
+    bench_doc_begin(&doc, "variational-output");   /* tools/bench_doc.py puts the run's output here */
+    bench_doc_printf(&doc, "@@OUTPUT@@\n");
+    bench_doc_end_plain(&doc, "variational-output");
     if (i10 >= 0 && i100 >= 0) {
         bench_doc_begin(&doc, "variational-fig3");
         bench_doc_printf(&doc, "| | ours, %d steps (fig. 3 below) | ours, %d steps (one state) | paper |\n|---|---|---|---|\n", nsteps, nlong);
