@@ -2,7 +2,7 @@
 #   make test          every test (and the README's examples), ending with "N passed, N failed"
 #   make test SAN=1    the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make memcheck      the same under valgrind memcheck (a portable build in build-memcheck/)
-#   make bench         every benchmark (key: value lines)
+#   make bench         every benchmark (key: value lines; the tables of docs/benchmarks.md, tools/bench_doc.py)
 #   make fuzz          libFuzzer on the URDF and scenario parsers (clang; FUZZ_SECONDS each, default 60)
 #   make install PREFIX=/usr/local   headers, libmbs.a, mbs.pc, bin/sim and its man page (make uninstall)
 #   make examples      examples/*.c against the installed library, with pkg-config (EXAMPLES_PREFIX)

@@ -390,7 +390,7 @@ static void test_csv_numbered_points(void)
     const char *sets[] = {"controller.type=pd", "run.duration=0.01"};
     mbs_scenario *sc = load(SCEN("romeo_walk_quasistatic.ini"), sets, 2, &err);
     if (!sc) return;
-    mbs_sim_run_options opt = {out, NULL, NULL, NULL};
+    mbs_sim_run_options opt = {out, NULL, NULL, NULL, NULL, 0, NULL};
     mbs_sim_summary sum;
     CHECK(run(sc, &opt, &sum, &err) == MBS_OK, "romeo csv: %s", err.msg);
     FILE *f = fopen(out, "r");
@@ -416,7 +416,7 @@ static void test_csv_and_summary(void)
     mbs_scenario *sc = load(SCEN("solo_trot.ini"), sets, 4, &err);
     if (!sc) return;
     csv_probe p = {out, tmp, 0, 0, 0, 0};
-    mbs_sim_run_options opt = {out, probe, &p, NULL};
+    mbs_sim_run_options opt = {out, probe, &p, NULL, NULL, 0, NULL};
     mbs_sim_summary sum;
     int rc = run(sc, &opt, &sum, &err);
     CHECK(rc == MBS_OK && !sum.diverged, "run: %s %s", err.msg, sum.reason);
@@ -460,7 +460,7 @@ static void test_csv_and_summary(void)
     sc = load(SCEN("solo_trot.ini"), sets, 4, &err);
     if (!sc) return;
     csv_probe q = {out, tmp, 0, 0, 0, 10};
-    mbs_sim_run_options opt2 = {out, probe, &q, NULL};
+    mbs_sim_run_options opt2 = {out, probe, &q, NULL, NULL, 0, NULL};
     rc = run(sc, &opt2, &sum, &err);
     CHECK(rc == MBS_ERR_INTERRUPTED && strstr(err.msg, "interrupted"), "interrupted run: rc %d, '%s'", rc, err.msg);
     CHECK(sum.interrupted && fabs(sum.sim_time - sum.diverged_t) < 1e-12 && sum.steps > 0, "interrupted run: summary %d at %g",
@@ -485,7 +485,7 @@ static void test_csv_and_summary(void)
     sc = load(SCEN("solo_trot.ini"), sets, 4, &err);
     if (!sc) return;
     csv_probe r = {out, tmp, 0, 0, 0, 0};
-    mbs_sim_run_options opt3 = {"/nonexistent_dir/x.csv", probe, &r, NULL};
+    mbs_sim_run_options opt3 = {"/nonexistent_dir/x.csv", probe, &r, NULL, NULL, 0, NULL};
     mbs_sim_summary sum3;
     rc = run(sc, &opt3, &sum3, &err);
     CHECK(rc == MBS_ERR_IO && strstr(err.msg, "'/nonexistent_dir/x.csv'") && !strstr(err.msg, ".tmp") && r.calls == 0,
@@ -599,7 +599,7 @@ static int csv_run(const char *out, csv_probe *p, mbs_error *err)
 {
     mbs_scenario *sc = load(SCEN("solo_trot.ini"), CSV_SETS, 4, err);
     if (!sc) return -1;
-    mbs_sim_run_options opt = {out, p ? probe : NULL, p, NULL};
+    mbs_sim_run_options opt = {out, p ? probe : NULL, p, NULL, NULL, 0, NULL};
     mbs_sim_summary sum;
     int rc = run(sc, &opt, &sum, err);
     CHECK(rc != MBS_OK || !sum.diverged, "csv run to '%s' diverged: %s", out, sum.reason);
@@ -944,7 +944,7 @@ static void test_planar_root(void)
     CHECK_CLOSE(sc->q0, q0, 4, 1e-15, "planar q0 = [z x cos sin]");
     char csv[300];
     snprintf(csv, sizeof csv, "%s/planar.csv", scratch());
-    mbs_sim_run_options opt = {csv, NULL, NULL, NULL};
+    mbs_sim_run_options opt = {csv, NULL, NULL, NULL, NULL, 0, NULL};
     mbs_sim_summary sum;
     if (run(sc, &opt, &sum, &err) == MBS_OK) {
         /* a free fall: x and the pitch stay, z drops g t² / 2 */

@@ -12,8 +12,10 @@
  * after: figures taken on a busy machine say so.
  *
  * Ends with `key: value` lines: batch_n<N>_steps_per_s_<T>t for every N and T, then for the
- * largest N batch_steps_per_s_1t, batch_steps_per_s_2t, batch_speedup_2_threads (and the same
- * with mujoco_ when MuJoCo is there). Usage: bench_batch [--quick] */
+ * largest N batch_steps_per_s_1t, batch_steps_per_s_2t, batch_speedup_2_threads, the same for
+ * mbs_batch_step alone with the torques held (batch_step_only_*: the library's part, without the
+ * caller's serial reads and PD), and the mujoco_ figures when MuJoCo is there.
+ * Usage: bench_batch [--quick] */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,13 +135,18 @@ static void rollout_free(rollout *r)
     free(r->tau);
 }
 
-/* nsteps rollout steps: read the states, PD torques, set them, step; returns the wall time (s). */
-static double rollout_run(rollout *r, const solo *s, int nsteps)
+/* nsteps rollout steps: read the states, PD torques, set them, step (full = 0: step only, the
+ * torques held); returns the wall time (s). */
+static double rollout_run(rollout *r, const solo *s, int nsteps, int full)
 {
     int n = mbs_batch_size(r->b);
     mbs_error err;
     double t0 = tool_now();
     for (int k = 0; k < nsteps; k++) {
+        if (!full) {
+            if (mbs_batch_step(r->b, DT, &err) != MBS_OK) die("mbs_batch_step", err.msg);
+            continue;
+        }
         mbs_batch_q(r->b, r->q);
         mbs_batch_v(r->b, r->v);
         for (int i = 0; i < n; i++) {
@@ -193,7 +200,7 @@ int main(int argc, char **argv)
            KP, KD, DT);
     printf("# system steps per second, median of %d repetitions of ~%.0f system steps; 1 and 2 threads alternately\n",
            reps, target);
-    double sps[NSIZES][2], base_z = NAN, bytes = NAN;
+    double sps[NSIZES][2], step_only[2] = {NAN, NAN}, base_z = NAN, bytes = NAN;
     for (int k = 0; k < NSIZES; k++) {
         int n = sizes[k], nsteps = (int)fmax(10, ceil(target / n));
         double before = resident();
@@ -202,15 +209,25 @@ int main(int argc, char **argv)
         if (k == NSIZES - 1) bytes = (resident() - before) / n;
         rollout_new(&r[1], &s, n, 2);
         double t[2][MAXREPS];
-        for (int c = 0; c < 2; c++) rollout_run(&r[c], &s, nsteps / 5 + 1);   /* warm up */
+        for (int c = 0; c < 2; c++) rollout_run(&r[c], &s, nsteps / 5 + 1, 1);   /* warm up */
         for (int rep = 0; rep < reps; rep++)
             for (int c = 0; c < 2; c++) {
                 int first = (rep + c) % 2;   /* alternate which goes first */
-                t[first][rep] = (double)n * nsteps / rollout_run(&r[first], &s, nsteps);
+                t[first][rep] = (double)n * nsteps / rollout_run(&r[first], &s, nsteps, 1);
             }
         for (int c = 0; c < 2; c++) sps[k][c] = tool_median(t[c], reps);
         printf("# N = %4d: %6d steps, %.4g and %.4g system steps/s, speed-up %.3f\n", n, nsteps, sps[k][0], sps[k][1],
                sps[k][1] / sps[k][0]);
+        if (k == NSIZES - 1) {   /* the library's part alone: mbs_batch_step with the torques held */
+            for (int rep = 0; rep < reps; rep++)
+                for (int c = 0; c < 2; c++) {
+                    int first = (rep + c) % 2;
+                    t[first][rep] = (double)n * nsteps / rollout_run(&r[first], &s, nsteps, 0);
+                }
+            for (int c = 0; c < 2; c++) step_only[c] = tool_median(t[c], reps);
+            printf("# N = %4d, mbs_batch_step alone: %.4g and %.4g system steps/s, speed-up %.3f\n", n, step_only[0],
+                   step_only[1], step_only[1] / step_only[0]);
+        }
         fflush(stdout);
         if (k == NSIZES - 1) {
             double q[19];
@@ -264,6 +281,9 @@ int main(int argc, char **argv)
     printf("batch_steps_per_s_2t: %.0f\n", sps[NSIZES - 1][1]);
     printf("batch_speedup_2_threads: %.3f\n", sps[NSIZES - 1][1] / sps[NSIZES - 1][0]);
     printf("batch_us_per_system_step_1t: %.3f\n", 1e6 / sps[NSIZES - 1][0]);
+    printf("batch_step_only_steps_per_s_1t: %.0f\n", step_only[0]);
+    printf("batch_step_only_steps_per_s_2t: %.0f\n", step_only[1]);
+    printf("batch_step_only_speedup_2_threads: %.3f\n", step_only[1] / step_only[0]);
     printf("batch_bytes_per_system: %.0f\n", bytes);
     printf("batch_base_z_end_m: %.4f\n", base_z);
 #ifdef MBS_HAVE_MUJOCO

@@ -80,15 +80,16 @@ if (strstrt(parts, 'g') > 0) {
     set key default
     set key inside top left box opaque font ",10" samplen 2
     set title "expo's cost per step against active contacts (Romeo standing under PD, 2 ms steps)"
-    set xlabel "active contact points"
+    set xlabel "contact points n (active: the table in docs/benchmarks.md)"
     set ylabel "µs per step (stepper only, median of runs)"
     unset logscale x
     set logscale y
     set format x "%g"
     set format y "%g"
     set xrange [0.5:16.5]
+    set yrange [5:*]
     set xtics 1
     plot datadir.'/contacts.dat' u 1:2 w lp lw 2 pt 7 lc rgb "#000000" t "closed form (B = βK, as shipped)", \
          ''                     u 1:3 w lp lw 2 pt 4 lc rgb "#2ca02c" t "Padé, full exponential", \
-         ''                     u 1:4 w lp lw 2 pt 11 lc rgb "#1f77b4" t "Padé, max_mat_mult 0"
+         ''                     u 1:4 w lp lw 2 pt 11 lc rgb "#1f77b4" t "Padé, max\\_mat\\_mult 0"
 }

@@ -1,10 +1,12 @@
 /* sim.c — the command-line front end, a thin shell over the library:
  *   sim FILE.ini [--set section.key=value ...] [--csv OUT.csv] [--html OUT.html] [--quiet]   run a scenario
+ *            [--checkpoint PATH [--checkpoint-every SECONDS]] [--resume PATH]      save its state, continue it
  *   sim --info MODEL.urdf [--fixed] [--strict]                            inspect a model
  * Only this file prints: the summary as key: value lines on stdout (on stderr when the CSV goes to
  * stdout, `--csv -`), errors, warnings and the progress line (when stderr is a terminal) on stderr.
  * Exit codes: 0 run stable (or --info done), 1 error (bad scenario, model, CSV), 2 usage,
- * 3 the run diverged, 4 the base left the scenario's box, 130 interrupted by SIGINT, 143 by SIGTERM (the CSV and the summary up to then). */
+ * 3 the run diverged, 4 the base left the scenario's box, 130 interrupted by SIGINT, 143 by SIGTERM (the CSV and the summary up to then,
+ * and the checkpoint with --checkpoint). */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -23,6 +25,7 @@ static int usage(FILE *out, int status)
 {
     fprintf(out,
             "usage: sim FILE.ini [--set section.key=value ...] [--csv OUT.csv] [--html OUT.html] [--quiet]\n"
+            "       sim --checkpoint PATH [--checkpoint-every SECONDS] [--resume PATH] FILE.ini [--set ...] [--csv OUT.csv]\n"
             "       sim FILE.ini --sweep section.key=V1,V2,... [--sweep ...] [--set ...] [--jobs T] [--out sweep.csv]\n"
             "       sim --info MODEL.urdf [--fixed] [--strict]\n"
             "       sim --help | --version | --options-markdown\n"
@@ -33,6 +36,14 @@ static int usage(FILE *out, int status)
             "            is written through; a directory or an unwritable path is refused before the run\n"
             "  --html    write a self-contained page that replays the run in 3D with plots (open it in a browser;\n"
             "            docs/replay.md); overrides [output] html\n"
+            "  --checkpoint PATH\n"
+            "            write the run's complete state to PATH (PATH.tmp, renamed) when SIGINT or SIGTERM stops\n"
+            "            it and, with --checkpoint-every SECONDS, every SECONDS of simulated time (at the end of a\n"
+            "            controller period)\n"
+            "  --resume PATH\n"
+            "            continue the run a checkpoint holds, with the same scenario and --set overrides: bitwise\n"
+            "            what the uninterrupted run does (final_state_hash); its CSV is cut to where the\n"
+            "            checkpoint left it and appended to. A truncated, corrupted or another run's file is refused\n"
             "  --sweep   run every combination of the values given (cartesian product); one CSV row per run:\n"
             "            the swept values, then every summary key; rows in combination order (the last key\n"
             "            varies fastest) whatever --jobs; an interrupted sweep keeps the rows it finished\n"
@@ -44,7 +55,7 @@ static int usage(FILE *out, int status)
             "  --fixed   attach the root link to the world instead of a free-flyer\n"
             "  --strict  treat physically impossible inertias as errors\n"
             "  --options-markdown  print every controller's and stepper's option tables as docs/scenarios.md holds them\n"
-            "exit status: 0 stable, 1 error, 2 usage, 3 diverged, 4 left the scenario's box, 130 SIGINT, 143 SIGTERM (interrupted: the CSV and the summary up to then)\n\n");
+            "exit status: 0 stable, 1 error (a checkpoint too), 2 usage, 3 diverged, 4 left the scenario's box, 130 SIGINT, 143 SIGTERM (interrupted: the CSV, the summary and the checkpoint up to then)\n\n");
     int n = mbs_sim_options_text(0, NULL, 0);
     char *text = malloc((size_t)n + 1);
     if (text) {
@@ -143,7 +154,14 @@ static int progress(void *user, double t, double duration)
     return 0;
 }
 
-static int run(const char *path, const char **sets, int nsets, const char *csv, const char *html, int quiet)
+/* Checkpoints of a run: where to write them, how often (simulated s), what to resume from. */
+typedef struct ckpt_args {
+    const char *path, *resume;
+    double every;
+} ckpt_args;
+
+static int run(const char *path, const char **sets, int nsets, const char *csv, const char *html, int quiet,
+               const ckpt_args *ck)
 {
     mbs_error err;
     mbs_scenario *sc = mbs_scenario_load(path, sets, nsets, &err);
@@ -166,7 +184,7 @@ static int run(const char *path, const char **sets, int nsets, const char *csv, 
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     progress_state ps = {!quiet && isatty(2), 0};
-    mbs_sim_run_options opt = {csv, progress, &ps, html};
+    mbs_sim_run_options opt = {csv, progress, &ps, html, ck->path, ck->every, ck->resume};
     mbs_sim_summary sum;
     int rc = mbs_sim_run(sim, &opt, &sum, &err);
     if (ps.show) fprintf(stderr, "\r%60s\r", "");
@@ -313,6 +331,7 @@ int main(int argc, char **argv)
     const char **sets = calloc((size_t)argc + 1, sizeof *sets), **sweeps = calloc((size_t)argc + 1, sizeof *sweeps);
     const char *out = NULL;
     int nsweeps = 0, jobs = 1;
+    ckpt_args ck = {NULL, NULL, 0};
     if (!sets || !sweeps) return 1;
     int status = -1;
     for (int i = 1; i < argc && status < 0; i++) {
@@ -324,6 +343,16 @@ int main(int argc, char **argv)
         else if (strncmp(a, "--set=", 6) == 0) sets[nsets++] = a + 6;
         else if (strcmp(a, "--csv") == 0 && i + 1 < argc) csv = argv[++i];
         else if (strcmp(a, "--html") == 0 && i + 1 < argc) html = argv[++i];
+        else if (strcmp(a, "--checkpoint") == 0 && i + 1 < argc) ck.path = argv[++i];
+        else if (strcmp(a, "--resume") == 0 && i + 1 < argc) ck.resume = argv[++i];
+        else if (strcmp(a, "--checkpoint-every") == 0 && i + 1 < argc) {
+            char *end;
+            ck.every = strtod(argv[++i], &end);
+            if (*end || end == argv[i] || !(ck.every > 0) || ck.every > 1e300) {
+                fprintf(stderr, "sim: --checkpoint-every %s: a number of simulated seconds > 0\n", argv[i]);
+                status = usage(stderr, 2);
+            }
+        }
         else if (strcmp(a, "--sweep") == 0 && i + 1 < argc) sweeps[nsweeps++] = argv[++i];
         else if (strcmp(a, "--out") == 0 && i + 1 < argc) out = argv[++i];
         else if (strcmp(a, "--jobs") == 0 && i + 1 < argc) {
@@ -347,9 +376,14 @@ int main(int argc, char **argv)
     }
     if (status < 0) {
         int running = scenario && !model && !fixed && !strict;
-        if (model && !scenario && !nsets && !csv && !html && !nsweeps) status = info(model, fixed, strict);
-        else if (running && nsweeps && !csv && !html) status = sweep(scenario, sets, nsets, sweeps, nsweeps, jobs, out, quiet);
-        else if (running && !nsweeps && !out && jobs == 1) status = run(scenario, sets, nsets, csv, html, quiet);
+        int checkpoints = ck.path || ck.resume || ck.every > 0;
+        if (model && !scenario && !nsets && !csv && !html && !nsweeps && !checkpoints) status = info(model, fixed, strict);
+        else if (ck.every > 0 && !ck.path) {
+            fprintf(stderr, "sim: --checkpoint-every needs --checkpoint PATH\n");
+            status = usage(stderr, 2);
+        }
+        else if (running && nsweeps && !csv && !html && !checkpoints) status = sweep(scenario, sets, nsets, sweeps, nsweeps, jobs, out, quiet);
+        else if (running && !nsweeps && !out && jobs == 1) status = run(scenario, sets, nsets, csv, html, quiet, &ck);
         else status = usage(stderr, 2);
     }
     free(sets);

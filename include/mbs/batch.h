@@ -8,7 +8,8 @@
  * Results do not depend on T nor on which thread steps which system: a system's step reads and
  * writes only its own buffers, so each system follows, bit for bit, the run it would have alone
  * under mbs_stepper_step. Every buffer is allocated by mbs_batch_new; stepping, setting torques
- * and reading results allocate nothing. */
+ * and reading results allocate nothing. A batch is driven by one thread at a time (the functions
+ * below are not to be called concurrently on one batch); separate batches are independent. */
 #ifndef MBS_BATCH_H
 #define MBS_BATCH_H
 

@@ -88,6 +88,17 @@ typedef struct mbs_sim_run_options {
      * replays the run in 3D with plots (one frame per controller period, at most 100 per simulated
      * second), written when the run ends, also when it diverged or was interrupted */
     const char *html;
+    /* NULL or "": no checkpoints; else the file the run's complete state (system, stepper, controller,
+     * the summary's figures, the CSV's length) is written to, as "<path>.tmp" renamed, at the end of
+     * a controller period every checkpoint_every simulated seconds, and when the progress callback
+     * stops the run */
+    const char *checkpoint;
+    double checkpoint_every;          /* s; 0: only when the run is stopped */
+    /* NULL or "": the run starts from the scenario's initial state; else a checkpoint of the same
+     * scenario (file, keys and overrides) to continue from: the run goes on bitwise as the one that
+     * wrote it would have, its CSV truncated to the checkpoint's length and appended to. A truncated,
+     * corrupted or mismatched file is an MBS_ERR_IO naming the file and what is wrong. */
+    const char *resume;
 } mbs_sim_run_options;
 
 typedef struct mbs_sim_summary {
@@ -126,9 +137,13 @@ typedef struct mbs_sim_summary {
     int interrupted;                  /* 1: the progress callback stopped the run (its figures up to then) */
     double diverged_t;                /* when the run stopped, diverged, left_box or interrupted */
     char reason[MBS_ERROR_MSG_LEN + 64];
+    /* FNV-1a 64 of the bits of the final t, q and v: two runs ended in the same state when they agree
+     * (a resumed run and an uninterrupted one); printed in hex */
+    unsigned long long final_state_hash;
 } mbs_sim_summary;
 
-/* Runs the scenario from its initial state for its duration (once per sim). Returns MBS_OK when
+/* Runs the scenario from its initial state (or from the checkpoint opt->resume names) for its
+ * duration (once per sim), writing checkpoints as opt says. Returns MBS_OK when
  * the run ended — stable, diverged or out of the box, see summary->diverged and ->left_box — or
  * an error code when it could not run or was interrupted. The CSV path is checked and opened
  * before the first step (a directory or an unwritable path is an MBS_ERR_IO naming it). "-" is

@@ -67,4 +67,40 @@ static inline int *mbsi_carve_ints(mbs_carver *c, size_t n) { return (int *)mbsi
  * rewound onto it for the second pass; NULL when out of memory. Free it with free(). */
 void *mbsi_carver_alloc(mbs_carver *c);
 
+/* ---- the state stream of checkpoints (state.c) ----
+ * One visitor per object type walks every field that persists between steps (or controller
+ * periods) through mbsi_state_bytes, the same code for both directions: in save mode it appends
+ * the bytes to a growing buffer, in load mode it copies them back from one. Each field is framed
+ * by a hash of its name and its size, so a loader that disagrees with the saver (another build,
+ * another model) fails at the first field that differs, naming it, instead of reading garbage. */
+#include <stdint.h>
+
+typedef struct mbsi_state {
+    int load;                 /* 0: save (append to buf), 1: load (read buf from pos) */
+    unsigned char *buf;       /* save: malloc'd, grown; load: the caller's bytes */
+    size_t len, cap, pos;     /* bytes in buf, its room (save), read so far (load) */
+    int failed;               /* set at the first error: every later call does nothing */
+    char msg[256];            /* what went wrong */
+} mbsi_state;
+
+/* Saves or loads n bytes at p under `name` (the field's name, for messages). */
+void mbsi_state_bytes(mbsi_state *s, const char *name, void *p, size_t n);
+static inline void mbsi_state_doubles(mbsi_state *s, const char *name, double *p, size_t n)
+{
+    mbsi_state_bytes(s, name, p, n * sizeof *p);
+}
+static inline void mbsi_state_ints(mbsi_state *s, const char *name, int *p, size_t n)
+{
+    mbsi_state_bytes(s, name, p, n * sizeof *p);
+}
+/* A save stream that starts empty (len = 0, buffer kept for reuse), or a load stream over n bytes. */
+void mbsi_state_begin_save(mbsi_state *s);
+void mbsi_state_begin_load(mbsi_state *s, const unsigned char *buf, size_t n);
+/* Frees a save stream's buffer. */
+void mbsi_state_free(mbsi_state *s);
+
+/* FNV-1a 64 of n bytes, continuing from h (MBSI_FNV_INIT to start). */
+#define MBSI_FNV_INIT 0xcbf29ce484222325ull
+uint64_t mbsi_fnv1a(const void *p, size_t n, uint64_t h);
+
 #endif

@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include "../base/base.h"
+#include "../qp/qp_internal.h"
 #include "mbs/contact.h"
 #include "mbs/options.h"
 #include "mbs/qp.h"
@@ -48,6 +50,11 @@ struct mbs_system {
     void *block;                  /* the one allocation of the buffers above */
 };
 
+
+/* Saves or loads the system's whole evolving state (checkpoints): t, q, v, τ, the contact wrenches,
+ * every contact's state (active and slipping flags, points, anchors, normal, depth, material,
+ * force, body point), the reset counter and the joint impedance (on/off, gains, reference). */
+void mbsi_system_state(mbs_system *s, mbsi_state *st);
 
 /* Adds the joint impedance's torque kp (q_ref − q) + kd (v_ref − v) at (q, v) to tau (nv). */
 void mbsi_system_impedance_torque(const mbs_system *s, const double *q, const double *v, double *tau);
@@ -166,6 +173,9 @@ typedef struct mbs_polytope {
     void *block;
 } mbs_polytope;
 
+/* Saves or loads what of a polytope model persists between steps: its QP's warm start. */
+void mbsi_polytope_state(mbs_polytope *p, mbsi_state *st);
+
 /* The model of s's contact points with options o, and its QP; the only allocation. */
 int mbsi_polytope_init(mbs_polytope *p, const mbs_system *s, const mbs_polytope_options *o, mbs_error *err);
 void mbsi_polytope_fini(mbs_polytope *p);
@@ -230,6 +240,10 @@ typedef struct mbs_impact {
     double *vel;                   /* 6 nc: the contacts' centre velocities (eq. 3–4 bounds) */
     void *block;
 } mbs_impact;
+
+/* Saves or loads what of an impact model persists between steps: its QP's warm start and the
+ * last impact's friction-solve count. */
+void mbsi_impact_state(mbs_impact *im, mbsi_state *st);
 
 /* The impact model of s's contact points with options o; the only allocation. */
 int mbsi_impact_init(mbs_impact *im, const mbs_system *s, const mbs_impact_options *o, mbs_error *err);

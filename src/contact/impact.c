@@ -343,3 +343,9 @@ double mbsi_impact_advance_time(mbs_impact *im, mbs_system *s, const double *q, 
     }
     return t;
 }
+
+void mbsi_impact_state(mbs_impact *im, mbsi_state *st)
+{
+    mbsi_state_ints(st, "impact.staggers", &im->staggers, 1);
+    mbsi_qp_state(im->qp, st);
+}

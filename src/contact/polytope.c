@@ -244,3 +244,5 @@ void mbsi_polytope_constraints(const mbs_polytope *p, double *Ain, double *bin)
     }
     for (int r = 0; r < rows; r++) bin[r] = r < nw ? 0 : -1;
 }
+
+void mbsi_polytope_state(mbs_polytope *p, mbsi_state *st) { mbsi_qp_state(p->qp, st); }

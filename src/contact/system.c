@@ -212,3 +212,24 @@ int mbs_system_add_box(mbs_system *s, const double center[3], const double R[9],
     b->material = *mat;
     return MBS_OK;
 }
+
+void mbsi_system_state(mbs_system *s, mbsi_state *st)
+{
+    size_t nq = (size_t)s->nq, nv = (size_t)s->nv;
+    mbsi_state_doubles(st, "system.t", &s->t, 1);
+    mbsi_state_doubles(st, "system.q", s->q, nq);
+    mbsi_state_doubles(st, "system.v", s->v, nv);
+    mbsi_state_doubles(st, "system.tau", s->tau, nv);
+    mbsi_state_doubles(st, "system.fext", s->fext, 6 * (size_t)s->nbodies);
+    mbsi_state_bytes(st, "system.resets", &s->resets, sizeof s->resets);
+    mbsi_state_ints(st, "system.ncontacts", &s->ncontacts, 1);
+    /* a contact's geometry is the scenario's; its state is every field from `active` on */
+    const size_t from = offsetof(mbs_contact, active);
+    for (int i = 0; i < s->ncontacts && i < s->max_contacts; i++)
+        mbsi_state_bytes(st, "system.contact", (char *)&s->contacts[i] + from, sizeof(mbs_contact) - from);
+    mbsi_state_ints(st, "system.imp_on", &s->imp_on, 1);
+    mbsi_state_doubles(st, "system.imp_kp", s->imp_kp, nv);
+    mbsi_state_doubles(st, "system.imp_kd", s->imp_kd, nv);
+    mbsi_state_doubles(st, "system.imp_qref", s->imp_qref, nq);
+    mbsi_state_doubles(st, "system.imp_vref", s->imp_vref, nv);
+}

@@ -31,6 +31,10 @@ typedef struct mbs_controller_type {
     void (*fini)(mbs_controller *c);
     /* optional: checks options against each other (no model needed); *key names the one at fault */
     int (*check)(const void *opts, const char **key, mbs_error *err);
+    /* saves or loads (one visitor, both directions) what the controller keeps from one period to
+     * the next — phases, IK warm starts, previous references, QP warm starts — for checkpoints;
+     * NULL: nothing persists, which tests/test_checkpoint.c proves by resuming bitwise */
+    void (*state)(mbs_controller *c, mbsi_state *s);
 } mbs_controller_type;
 
 struct mbs_controller {
@@ -48,6 +52,9 @@ const mbs_controller_type *mbsi_controller_type_find(const char *name);
 /* Checks a controller's options against each other after they were checked one by one;
  * fills *key with the option at fault. MBS_OK for a type without such a check. */
 int mbsi_controller_check(const char *name, const mbs_option *opts, int nopts, const char **key, mbs_error *err);
+
+/* Saves or loads c's persistent state (its type's state hook, after its name). */
+void mbsi_controller_state(mbs_controller *c, mbsi_state *s);
 
 /* ---- sensing (sensing.c) ---- */
 /* touching[i] = 1 when contact point i of sys is within 1 mm of the environment at q: the sensed
@@ -105,6 +112,8 @@ typedef struct mbs_pd_law {
  * column-major), which gains = inertia needs and the walk reuses. */
 int mbsi_pd_law_init(mbs_pd_law *law, const mbs_controller *c, const mbs_pd_options *o, double *Minv, mbs_error *err);
 void mbsi_pd_law_fini(mbs_pd_law *law);
+/* Checkpoints: the law's last reference, gains, stance and sensed contacts. */
+void mbsi_pd_law_state(mbs_pd_law *law, mbsi_state *s);
 /* Starts a period: the reference is the posture at rest (qr = q0, vr = ar = 0), gains kp and kd
  * everywhere, weights 1, and the stance contacts are those touching now. */
 void mbsi_pd_law_begin(mbs_pd_law *law, const double *q);
@@ -191,6 +200,8 @@ typedef struct mbs_limb {
 int mbsi_limb_init(mbs_limb *l, const mbs_model *m, const char *foot, const double offset[3], int hold_tilt,
                    const double *q_ref, mbs_error *err);
 void mbsi_limb_fini(mbs_limb *l);
+/* Checkpoints: the last solution (the next solve's start) and its factorised optimality system. */
+void mbsi_limb_state(mbs_limb *l, mbsi_state *s);
 /* The foot point's position (base frame) for the limb's angles x (n). */
 void mbsi_limb_fk(const mbs_limb *l, const double *x, double p[3]);
 /* The same, the foot frame's rotation R (base frame, may be NULL) and the point's 3 x n
@@ -236,6 +247,8 @@ struct mbs_gait {
 int mbsi_gait_init(mbs_controller *c, const mbs_pd_options *pd, mbs_gait_feet feet, mbs_error *err);
 void mbsi_gait_compute(mbs_controller *c, double t, const double *q, const double *v, double *tau);
 void mbsi_gait_fini(mbs_controller *c);
+/* Checkpoints of the gait controllers: the law and every numeric limb's warm start. */
+void mbsi_gait_state(mbs_controller *c, mbsi_state *s);
 
 /* ---- the walk's reference generator (walk_plan.c) ----
  * A quasi-static plan of the centre of mass and the feet, turned into a whole-body
@@ -276,6 +289,9 @@ typedef struct mbs_walk {
 
 int mbsi_walk_init(mbs_walk *w, const mbs_system *sys, const double *q0, const mbs_walk_plan_options *o, mbs_error *err);
 void mbsi_walk_fini(mbs_walk *w);
+/* Checkpoints: the IK solutions at t and t + dt (the next solve's start), the time of the second,
+ * the previous reference velocity, the swing foot and the loads. */
+void mbsi_walk_state(mbs_walk *w, mbsi_state *s);
 /* The walk's references at time t for a controller period dt: the configuration q (all nq),
  * the velocity v = (q(t + dt) ⊖ q(t)) / dt and the acceleration a (change of v over the last
  * period, all nv), and weight[i], the share of the weight the plan puts on the foot of contact

@@ -157,3 +157,11 @@ void mbsi_gait_compute(mbs_controller *c, double t, const double *q, const doubl
     mbsi_pd_law_feedforward(l, q, v, NULL, tau);
     mbsi_pd_law_finish(l, q, v, tau);
 }
+
+void mbsi_gait_state(mbs_controller *c, mbsi_state *s)
+{
+    mbs_gait *g = c->impl;
+    mbsi_pd_law_state(&g->law, s);
+    for (int i = 0; i < g->nlegs; i++)
+        if (g->limb[i]) mbsi_limb_state(g->limb[i], s);
+}

@@ -628,3 +628,13 @@ int mbsi_limb_ik_rate(const mbs_limb *l, const double pdot[3], double *xdot)
     memcpy(xdot, b, (size_t)n * sizeof(double));
     return 0;
 }
+
+void mbsi_limb_state(mbs_limb *l, mbsi_state *s)
+{
+    mbsi_state_doubles(s, "limb.last", l->last, MBS_LIMB_MAX_JOINTS);
+    mbsi_state_ints(s, "limb.kkt", &l->kkt, 1);
+    mbsi_state_doubles(s, "limb.target", l->target, 3);
+    mbsi_state_doubles(s, "limb.nu", l->nu, 5);
+    mbsi_state_ints(s, "limb.piv", l->piv, MBS_LIMB_MAX_KKT);
+    mbsi_state_doubles(s, "limb.lu", l->lu, MBS_LIMB_MAX_KKT * MBS_LIMB_MAX_KKT);
+}

@@ -33,7 +33,10 @@ static void fini(mbs_controller *c)
     c->impl = NULL;
 }
 
+/* Checkpoints: the law's last period. */
+static void state(mbs_controller *c, mbsi_state *s) { mbsi_pd_law_state(c->impl, s); }
+
 const mbs_controller_type mbsi_controller_pd = {
     {"pd", "joint PD with feed-forward holding the initial posture", &mbsi_pd_option_table},
-    init, compute, fini, NULL,
+    init, compute, fini, NULL, state,
 };

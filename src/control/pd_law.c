@@ -367,3 +367,16 @@ void mbsi_pd_law_finish(mbs_pd_law *l, const double *q, const double *v, double 
         tau[iv] -= l->h * (l->kd_eff[iv] + l->h * l->kp_eff[iv]) * a[iv];
     }
 }
+
+void mbsi_pd_law_state(mbs_pd_law *l, mbsi_state *s)
+{
+    const size_t nq = (size_t)l->nq, nv = (size_t)l->nv;
+    mbsi_state_doubles(s, "pd_law.qr", l->qr, nq);
+    mbsi_state_doubles(s, "pd_law.vr", l->vr, nv);
+    mbsi_state_doubles(s, "pd_law.ar", l->ar, nv);
+    mbsi_state_doubles(s, "pd_law.kpv", l->kpv, nv);
+    mbsi_state_doubles(s, "pd_law.kdv", l->kdv, nv);
+    mbsi_state_ints(s, "pd_law.stance", l->stance, MBS_CONTROL_MAX_CONTACTS);
+    mbsi_state_doubles(s, "pd_law.weight", l->weight, MBS_CONTROL_MAX_CONTACTS);
+    mbsi_state_ints(s, "pd_law.touching", l->touching, MBS_CONTROL_MAX_CONTACTS);
+}

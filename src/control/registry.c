@@ -1,5 +1,6 @@
 /* registry.c — the one table of controllers: adding a controller is one file and one line here.
  * Creating one parses its options with its table (mbs/options.h) into a struct it keeps. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "control_internal.h"
@@ -94,6 +95,18 @@ mbs_controller *mbs_controller_new(const char *name, mbs_system *sys, const doub
 void mbs_controller_compute(mbs_controller *c, double t, const double *q, const double *v, double *tau)
 {
     c->type->compute(c, t, q, v, tau);
+}
+
+void mbsi_controller_state(mbs_controller *c, mbsi_state *s)
+{
+    char name[MBS_NAME_LEN] = {0};
+    snprintf(name, sizeof name, "%s", c->type->info.name);
+    mbsi_state_bytes(s, "controller.name", name, sizeof name);
+    if (s->load && !s->failed && strcmp(name, c->type->info.name) != 0) {
+        s->failed = 1;
+        snprintf(s->msg, sizeof s->msg, "the state is of controller '%.64s', not '%s'", name, c->type->info.name);
+    }
+    if (c->type->state) c->type->state(c, s);
 }
 
 void mbs_controller_free(mbs_controller *c)

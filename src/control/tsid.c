@@ -518,8 +518,27 @@ static void compute(mbs_controller *c, double t, const double *q, const double *
     }
 }
 
+/* Checkpoints: which feet carried force last period (a held foot stays held), the last QP's sizes
+ * and the solver's warm start, its solution and the sensed contacts. */
+static void state(mbs_controller *c, mbsi_state *s)
+{
+    tsid *w = c->impl;
+    for (int k = 0; k < w->nfeet; k++) {
+        mbsi_state_ints(s, "tsid.stance", &w->feet[k].stance, 1);
+        mbsi_state_ints(s, "tsid.held", &w->feet[k].held, 1);
+        mbsi_state_doubles(s, "tsid.p", w->feet[k].p, 3);
+        mbsi_state_doubles(s, "tsid.R", w->feet[k].R, 9);
+    }
+    mbsi_state_ints(s, "tsid.last", &w->last_n, 1);
+    mbsi_state_ints(s, "tsid.last_meq", &w->last_meq, 1);
+    mbsi_state_ints(s, "tsid.last_min", &w->last_min, 1);
+    mbsi_state_ints(s, "tsid.touching", w->touching, MBS_CONTROL_MAX_CONTACTS);
+    mbsi_state_doubles(s, "tsid.x", w->x, (size_t)w->nv + 3 * (size_t)w->npts);
+    mbsi_qp_state(w->qp, s);
+}
+
 const mbs_controller_type mbsi_controller_tsid = {
     {"tsid", "task-space inverse dynamics: a QP over accelerations and contact forces (COM, feet, waist, posture tasks); walk, squat or stand",
      &(const mbs_option_table){"tsid", spec, (int)(sizeof spec / sizeof *spec), NULL, 0, sizeof(tsid_options)}},
-    init, compute, fini, NULL,
+    init, compute, fini, NULL, state,
 };

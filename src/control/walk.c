@@ -157,9 +157,20 @@ static void compute(mbs_controller *c, double t, const double *q, const double *
     mbsi_pd_law_finish(l, q, v, tau);
 }
 
+/* Checkpoints: the plan's IK warm starts and previous reference, the law's last period and the
+ * stiffness scales and centre-of-pressure shift of the last period. */
+static void state(mbs_controller *c, mbsi_state *s)
+{
+    walk *w = c->impl;
+    mbsi_walk_state(&w->plan, s);
+    mbsi_pd_law_state(&w->law, s);
+    if (w->stance_scale) mbsi_state_doubles(s, "walk.kp_scale", w->kp_scale, (size_t)w->law.nv);
+    mbsi_state_doubles(s, "walk.cop_shift", w->cop_shift, 2);
+}
+
 const mbs_controller_type mbsi_controller_walk = {
     {"walk", "biped: quasi-static COM plan and footsteps, whole-body IK, joint PD with balance feedback",
      &(const mbs_option_table){"walk", spec, (int)(sizeof spec / sizeof *spec), &mbsi_pd_option_table,
                                offsetof(walk_options, pd), sizeof(walk_options)}},
-    init, compute, fini, NULL,
+    init, compute, fini, NULL, state,
 };

@@ -347,3 +347,15 @@ void mbsi_walk_reference(mbs_walk *w, double t, double dt, double *q, double *v,
     w->swing = swing;
     for (int i = 0; i < ncontacts; i++) weight[i] = w->foot_of[i] < 0 ? 1 : w->load[w->foot_of[i]];
 }
+
+void mbsi_walk_state(mbs_walk *w, mbsi_state *s)
+{
+    const size_t nq = (size_t)w->nq, nv = (size_t)w->nv;
+    mbsi_state_doubles(s, "walk.qc", w->qc, nq);
+    mbsi_state_doubles(s, "walk.qn", w->qn, nq);
+    mbsi_state_doubles(s, "walk.qw", w->qw, nq);
+    mbsi_state_doubles(s, "walk.vprev", w->vprev, nv);
+    mbsi_state_doubles(s, "walk.tn", &w->tn, 1);
+    mbsi_state_ints(s, "walk.swing", &w->swing, 1);
+    mbsi_state_doubles(s, "walk.load", w->load, 2);
+}

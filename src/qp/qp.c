@@ -15,8 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/base.h"
-#include "mbs/qp.h"
+#include "qp_internal.h"
 
 /* Relative tolerances, all scale-aware:
  * - a normal whose H⁻¹-norm component outside the span of the active normals is below TOL_DEP
@@ -515,4 +514,17 @@ int mbs_qp_solve(mbs_qp *qp, int n, const double *H, const double *g, int meq, c
     qp->info.objective = f;
     memcpy(x, qp->x, (size_t)n * sizeof(double));
     return MBS_OK;
+}
+
+void mbsi_qp_state(mbs_qp *qp, mbsi_state *s)
+{
+    if (!qp) return;
+    mbsi_state_ints(s, "qp.sizes", &qp->n, 3);
+    mbsi_state_ints(s, "qp.valid", &qp->valid, 1);
+    mbsi_state_ints(s, "qp.nprev", &qp->nprev, 1);
+    mbsi_state_bytes(s, "qp.info", &qp->info, sizeof qp->info);
+    mbsi_state_ints(s, "qp.ineq", qp->ineq, (size_t)qp->nmax);
+    mbsi_state_doubles(s, "qp.x", qp->x, (size_t)qp->nmax);
+    mbsi_state_doubles(s, "qp.lam_eq", qp->lam_eq, (size_t)qp->meqmax);
+    mbsi_state_doubles(s, "qp.lam_in", qp->lam_in, (size_t)qp->minmax);
 }

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../step/step_internal.h"
 #include "replay.h"
 #include "sim_internal.h"
 
@@ -398,6 +399,64 @@ static int csv_open(const mbs_system *s, const char *csv, csv_out *c, mbs_error 
     return MBS_OK;
 }
 
+/* Reopens the CSV of a resumed run, its rows after `offset` bytes (where the checkpoint left it)
+ * cut, to append to: a regular file (or, after a crash, its "<csv>.tmp") becomes "<csv>.tmp" again
+ * and is renamed when the run ends; a symlink's target is cut and appended to; stdout, a FIFO or
+ * a character device get the rows from the checkpoint on, without a header. offset < 0: the
+ * checkpoint's CSV could not be measured (stdout, a FIFO): nothing is cut. */
+static int csv_resume(const char *csv, long long offset, csv_out *c, mbs_error *err)
+{
+    memset(c, 0, sizeof *c);
+    if (!csv || !csv[0]) return MBS_OK;
+    c->path = csv;
+    if (strcmp(csv, "-") == 0) {
+        c->f = stdout;
+        c->std = 1;
+        return MBS_OK;
+    }
+    struct stat st;
+    int exists = lstat(csv, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) return mbsi_fail(err, MBS_ERR_IO, "cannot write the CSV '%s': it is a directory", csv);
+    if (exists && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
+        c->f = fopen(csv, "w");
+        if (!c->f) return mbsi_fail(err, MBS_ERR_IO, "cannot write the CSV '%s': %s", csv, strerror(errno));
+        return MBS_OK;
+    }
+    const char *name = csv;
+    if (!exists || !S_ISLNK(st.st_mode)) {
+        if ((size_t)snprintf(c->tmp, sizeof c->tmp, "%s.tmp", csv) >= sizeof c->tmp)
+            return mbsi_fail(err, MBS_ERR_ARG, "cannot write the CSV '%s': path too long", csv);
+        if (exists && rename(csv, c->tmp) != 0)
+            return mbsi_fail(err, MBS_ERR_IO, "cannot rename '%s' to '%s': %s", csv, c->tmp, strerror(errno));
+        if (!exists && access(c->tmp, F_OK) != 0)
+            return mbsi_fail(err, MBS_ERR_IO, "cannot resume the CSV '%s': neither it nor '%s' exists", csv, c->tmp);
+        name = c->tmp;
+    }
+    c->f = fopen(name, "r+");
+    if (!c->f) {
+        int e = errno;
+        if (c->tmp[0] && exists) rename(c->tmp, csv);
+        return mbsi_fail(err, MBS_ERR_IO, "cannot resume the CSV '%s': %s", csv, strerror(e));
+    }
+    struct stat fs;
+    if (offset >= 0 && (fstat(fileno(c->f), &fs) != 0 || (long long)fs.st_size < offset)) {
+        long long size = (long long)fs.st_size;
+        fclose(c->f);
+        c->f = NULL;
+        if (c->tmp[0] && exists) rename(c->tmp, csv);
+        return mbsi_fail(err, MBS_ERR_IO, "cannot resume the CSV '%s': it has %lld bytes, the checkpoint was written after %lld",
+                         csv, size, offset);
+    }
+    if ((offset >= 0 && ftruncate(fileno(c->f), (off_t)offset) != 0) || fseek(c->f, 0, SEEK_END) != 0) {
+        int e = errno;
+        fclose(c->f);
+        c->f = NULL;
+        if (c->tmp[0] && exists) rename(c->tmp, csv);
+        return mbsi_fail(err, MBS_ERR_IO, "cannot resume the CSV '%s': %s", csv, strerror(e));
+    }
+    return MBS_OK;
+}
+
 /* Closes the CSV and gives it its name; keep = 0 removes the temporary file (a file written
  * through keeps the rows written so far: it cannot be taken back). */
 static int csv_close(csv_out *c, int keep, mbs_error *err)
@@ -489,8 +548,88 @@ static void summary_end(const mbs_sim *sim, double x0, double y0, double t_step,
     out->mean_dt = out->substeps ? out->sim_time / (double)out->substeps : 0;
     if (base_pose(sim, s->q, out->base_final, out->base_final + 3))
         out->distance_m = hypot(out->base_final[0] - x0, out->base_final[1] - y0);
+    uint64_t h = mbsi_fnv1a(&s->t, sizeof s->t, MBSI_FNV_INIT);
+    h = mbsi_fnv1a(s->q, (size_t)s->nq * sizeof(double), h);
+    out->final_state_hash = mbsi_fnv1a(s->v, (size_t)s->nv * sizeof(double), h);
     const mbs_model *m = sim->sc->model;
     out->energy_final = mbs_kinetic_energy(m, sim->energy, s->q, s->v) + mbs_potential_energy(m, sim->energy, s->q);
+}
+
+/* ---- checkpoints ---- */
+
+/* What of mbs_sim_run's own locals a checkpoint holds. */
+typedef struct run_state {
+    long k;                /* the controller period the run goes on with */
+    long long csv_offset;  /* the CSV's length then (bytes); -1: not measurable */
+    double x0, y0;         /* where the base started */
+    long iters;            /* solver iterations so far */
+} run_state;
+
+/* The one visitor of a run's complete state: the loop's position, the summary's accumulators and
+ * touchdown flags, then the system, the stepper and the controller, each through its own visitor.
+ * Saves or loads, as s says. The wall-clock figures are not state. */
+static void sim_state(mbs_sim *sim, run_state *r, mbs_sim_summary *out, mbsi_state *s)
+{
+    mbsi_state_bytes(s, "run.period", &r->k, sizeof r->k);
+    mbsi_state_bytes(s, "run.csv_offset", &r->csv_offset, sizeof r->csv_offset);
+    mbsi_state_doubles(s, "run.x0", &r->x0, 1);
+    mbsi_state_doubles(s, "run.y0", &r->y0, 1);
+    mbsi_state_bytes(s, "run.iterations", &r->iters, sizeof r->iters);
+    mbsi_state_bytes(s, "summary.steps", &out->steps, sizeof out->steps);
+    mbsi_state_doubles(s, "summary.max_penetration", &out->max_penetration, 1);
+    mbsi_state_doubles(s, "summary.max_contact_force", &out->max_contact_force, 1);
+    mbsi_state_doubles(s, "summary.base_z_min", &out->base_z_min, 1);
+    mbsi_state_doubles(s, "summary.base_z_max", &out->base_z_max, 1);
+    mbsi_state_doubles(s, "summary.max_tilt_deg", &out->max_tilt_deg, 1);
+    mbsi_state_doubles(s, "summary.airborne_s", &out->airborne_s, 1);
+    mbsi_state_bytes(s, "summary.touchdowns", &out->touchdowns, sizeof out->touchdowns);
+    mbsi_state_doubles(s, "summary.energy_initial", &out->energy_initial, 1);
+    mbsi_state_bytes(s, "summary.nonconverged", &out->nonconverged, sizeof out->nonconverged);
+    mbsi_state_bytes(s, "summary.substeps", &out->substeps, sizeof out->substeps);
+    mbsi_state_doubles(s, "summary.min_alpha", &out->min_alpha, 1);
+    mbsi_state_doubles(s, "summary.min_dt", &out->min_dt, 1);
+    mbsi_state_bytes(s, "summary.rejected", &out->rejected, sizeof out->rejected);
+    mbsi_state_ints(s, "run.touching", sim->touching, (size_t)sim->sc->ncontacts);
+    mbsi_system_state(sim->sys, s);
+    mbsi_stepper_state(sim->st, s);
+    mbsi_controller_state(sim->ctrl, s);
+}
+
+/* Writes the run's checkpoint at the start of period r->k (the CSV flushed and measured first). */
+static int write_checkpoint(mbs_sim *sim, const char *path, run_state *r, mbs_sim_summary *out, csv_out *c,
+                            mbsi_state *st, mbs_error *err)
+{
+    r->csv_offset = -1;
+    if (c->f) {
+        fflush(c->f);
+        if (!c->std) {
+            long o = ftell(c->f);
+            r->csv_offset = o >= 0 ? o : -1;
+        }
+    }
+    mbsi_state_begin_save(st);
+    sim_state(sim, r, out, st);
+    if (st->failed) return mbsi_fail(err, MBS_ERR_NOMEM, "cannot write the checkpoint '%s': %s", path, st->msg);
+    return mbsi_checkpoint_write(path, sim->sc, st->buf, st->len, err);
+}
+
+/* Loads checkpoint path into the sim, r and out (the sim just set to its initial state). */
+static int read_checkpoint(mbs_sim *sim, const char *path, run_state *r, mbs_sim_summary *out, mbs_error *err)
+{
+    unsigned char *payload;
+    size_t n;
+    int rc = mbsi_checkpoint_read(path, sim->sc, &payload, &n, err);
+    if (rc != MBS_OK) return rc;
+    mbsi_state st;
+    mbsi_state_begin_load(&st, payload, n);
+    sim_state(sim, r, out, &st);
+    if (!st.failed && st.pos != st.len) {
+        st.failed = 1;
+        snprintf(st.msg, sizeof st.msg, "%zu bytes of state left over", st.len - st.pos);
+    }
+    free(payload);
+    if (st.failed) return mbsi_fail(err, MBS_ERR_IO, "checkpoint '%s': does not fit this run: %s", path, st.msg);
+    return MBS_OK;
 }
 
 int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *out, mbs_error *err)
@@ -502,13 +641,37 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
     mbs_system *s = sim->sys;
     summary_begin(sim, out);
     initial_state(sim);
+    const char *ckpt = opt && opt->checkpoint && opt->checkpoint[0] ? opt->checkpoint : NULL;
+    const char *resume = opt && opt->resume && opt->resume[0] ? opt->resume : NULL;
+    double ck_every = opt && ckpt ? opt->checkpoint_every : 0;
+    if (!(ck_every >= 0) || !isfinite(ck_every))
+        return mbsi_fail(err, MBS_ERR_ARG, "checkpoint_every %g: must be a number of seconds >= 0", ck_every);
+    double cdt = sc->controller_dt, dt = sc->dt;
+    /* checkpoints every `pe` periods (0: only when stopped) */
+    long pe = ck_every > 0 ? (long)floor(ck_every / cdt + 0.5) : 0;
+    if (ck_every > 0 && pe < 1) pe = 1;
+
+    run_state r = {0, -1, 0, 0, 0};
+    double p0[3] = {0, 0, 0};
+    base_pose(sim, s->q, p0, NULL);
+    r.x0 = p0[0];
+    r.y0 = p0[1];
+    out->base_z_min = out->base_z_max = p0[2];
+    out->energy_initial = mbs_kinetic_energy(sc->model, sim->energy, s->q, s->v) + mbs_potential_energy(sc->model, sim->energy, s->q);
+    /* a contact touching in the initial state is no touchdown */
+    for (int i = 0; i < s->ncontacts; i++) sim->touching[i] = s->contacts[i].active != 0;
+    out->min_alpha = 1;
+    int rc;
+    if (resume && (rc = read_checkpoint(sim, resume, &r, out, err)) != MBS_OK) return rc;
+    long k0 = r.k, iters = r.iters;
+
     const char *csv = opt && opt->csv ? opt->csv : sc->csv;
     csv_out c;
-    int rc = csv_open(s, csv, &c, err);
+    rc = resume ? csv_resume(csv, r.csv_offset, &c, err) : csv_open(s, csv, &c, err);
     if (rc != MBS_OK) return rc;
     FILE *f = c.f;
-    double cdt = sc->controller_dt, dt = sc->dt;
-    long nperiods = (long)ceil(sc->duration / cdt - 1e-9), iters = 0;
+    long nperiods = (long)ceil(sc->duration / cdt - 1e-9);
+    mbsi_state saved = {0};
     /* the replay: a frame every `every` periods, at most 100 per simulated second */
     const char *html = opt && opt->html ? opt->html : sc->html;
     mbsi_replay *replay = NULL;
@@ -523,19 +686,20 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
         }
     }
 
-    double p0[3] = {0, 0, 0};
-    base_pose(sim, s->q, p0, NULL);
-    double x0 = p0[0], y0 = p0[1];
-    out->base_z_min = out->base_z_max = p0[2];
-    out->energy_initial = mbs_kinetic_energy(sc->model, sim->energy, s->q, s->v) + mbs_potential_energy(sc->model, sim->energy, s->q);
-    /* a contact touching in the initial state is no touchdown */
-    for (int i = 0; i < s->ncontacts; i++) sim->touching[i] = s->contacts[i].active != 0;
-    out->min_alpha = 1;
     double t_step = 0, t0 = now(), t = 0;
     int interrupted = 0;
-    for (long k = 0; k < nperiods && !out->diverged && !out->left_box; k++) {
+    for (long k = k0; k < nperiods && !out->diverged && !out->left_box; k++) {
         t = (double)k * cdt;
-        if (opt && opt->progress && opt->progress(opt->user, t, sc->duration)) { interrupted = 1; break; }
+        r.k = k;
+        r.iters = iters;
+        if (ckpt && pe && k > k0 && k % pe == 0 && (rc = write_checkpoint(sim, ckpt, &r, out, &c, &saved, err)) != MBS_OK)
+            break;
+        if (opt && opt->progress && opt->progress(opt->user, t, sc->duration)) {
+            interrupted = 1;
+            /* the state of this period's start: a resumed run goes on from here */
+            if (ckpt) rc = write_checkpoint(sim, ckpt, &r, out, &c, &saved, err);
+            break;
+        }
         mbs_controller_compute(sim->ctrl, t, s->q, s->v, s->tau);
         if (sim->user_control) sim->user_control(sim->user, t, s->q, s->v, s->tau);
         if (f && k % sc->csv_every == 0) csv_row(f, s, t);
@@ -550,11 +714,18 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
     }
     out->wall_time_s = now() - t0;
     out->sim_time = s->t;
+    mbsi_state_free(&saved);
+    if (rc != MBS_OK) {
+        /* a checkpoint could not be written: the rows so far are kept */
+        csv_close(&c, 1, NULL);
+        mbsi_replay_free(replay);
+        return rc;
+    }
     if (f) csv_row(f, s, s->t);
     if (replay) mbsi_replay_record(replay, s, s->t);
     /* an interrupted run keeps what it computed: the CSV up to the last period and the summary */
     rc = csv_close(&c, 1, err);
-    summary_end(sim, x0, y0, t_step, iters, out);
+    summary_end(sim, r.x0, r.y0, t_step, iters, out);
     if (replay) {
         if (interrupted) {
             out->interrupted = 1;
@@ -636,6 +807,7 @@ int mbs_sim_summary_format(const mbs_sim_summary *s, char *buf, size_t n)
     mbsi_textf(&b, "energy_change_J: %.4g\n", s->energy_final - s->energy_initial);
     mbsi_textf(&b, "nonconverged_steps: %ld\n", s->nonconverged);
     mbsi_textf(&b, "iterations_per_step: %.3g\n", s->mean_iterations);
+    mbsi_textf(&b, "final_state_hash: %016llx\n", s->final_state_hash);
     if (s->min_dt > 0) {
         /* a scheme that chooses its sub-steps (conservative advancement, error control) */
         mbsi_textf(&b, "mean_dt_s: %g\n", s->mean_dt);

@@ -4,6 +4,7 @@
 #define MBS_SIM_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../base/base.h"
 #include "../control/control_internal.h"
@@ -78,6 +79,20 @@ struct mbs_scenario {
 mbs_scenario *mbsi_scenario_load_text(const char *path, const char *text, size_t len, const char *const *overrides,
                                      int noverrides, mbs_error *err);
 
+
+/* ---- checkpoints (checkpoint.c) ---- */
+/* The scenario's identity: a hash of its resolved key = value entries (file and overrides, in any
+ * order), so that a checkpoint is only resumed by the run it was written by. */
+uint64_t mbsi_scenario_identity(const mbs_scenario *sc);
+/* Writes a checkpoint of sc's run holding the state stream payload (n bytes) to "<path>.tmp" and
+ * renames it to path: magic, format version, identity, nq and nv, stepper and controller names,
+ * payload, FNV-1a 64 checksum of everything before it. */
+int mbsi_checkpoint_write(const char *path, const mbs_scenario *sc, const unsigned char *payload, size_t n,
+                          mbs_error *err);
+/* Reads checkpoint path and checks it (size, magic, version, checksum, nq, nv, names, identity)
+ * against sc; *payload (malloc'd, free it) and *n get the state stream. MBS_ERR_IO with a message
+ * naming the file and what is wrong. */
+int mbsi_checkpoint_read(const char *path, const mbs_scenario *sc, unsigned char **payload, size_t *n, mbs_error *err);
 
 /* The model's root: MBS_ROOT_FREE (a free flyer), MBS_ROOT_PLANAR (a planar joint in the world x-z
  * plane, q = [z x cos θ sin θ]: the loader's (floating = 2) or a URDF's own, as Drake's compass

@@ -226,9 +226,19 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     return MBS_OK;
 }
 
+/* Checkpoints: the last accepted sub-step (the next one's first try), the bounds' impact model,
+ * and the inner scheme's own state, recursively. */
+static void state(mbs_stepper *st, mbsi_state *s)
+{
+    adaptive *a = st->impl;
+    mbsi_state_doubles(s, "adaptive.h_last", &a->h_last, 1);
+    mbsi_impact_state(&a->impact, s);
+    mbsi_stepper_state(a->inner, s);
+}
+
 const mbs_stepper_type mbsi_stepper_adaptive = {
     {"adaptive", "error-controlled steps by the kinetic-energy error of step doubling, with conservative advancement "
                  "and Richardson extrapolation (C²A, Algorithm 2 of Zapolsky and Drumwright) around any fixed-step scheme",
      &table},
-    init, step, fini, 1, 1,
+    init, step, fini, 1, 1, state,
 };

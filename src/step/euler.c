@@ -21,5 +21,5 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
 
 const mbs_stepper_type mbsi_stepper_euler = {
     {"euler", "explicit Euler (eq. 34 of Hammoud et al.): the baseline; needs tiny steps with stiff contacts", &(const mbs_option_table){"euler", NULL, 0, NULL, 0, 0}},
-    init, step, mbsi_step_buffers_fini, 0, 0,
+    init, step, mbsi_step_buffers_fini, 0, 0, NULL,
 };

@@ -552,5 +552,5 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
 const mbs_stepper_type mbsi_stepper_expo = {
     {"expo", "exponential integrator (Hammoud et al. 2022): stiff viscoelastic contacts at 5-40 ms steps",
      &(const mbs_option_table){"expo", expo_spec, (int)(sizeof expo_spec / sizeof *expo_spec), NULL, 0, sizeof(expo_options)}},
-    init, step, fini, 0, 0,
+    init, step, fini, 0, 0, NULL,
 };

@@ -335,11 +335,18 @@ double mbsi_implicit_euler_residual(mbs_stepper *st, double dt, int clamped, con
     return rho;
 }
 
+/* Checkpoints: which force model the last step ended on (the next starts from it). */
+static void state(mbs_stepper *st, mbsi_state *s)
+{
+    implicit_euler *w = st->impl;
+    mbsi_state_ints(s, "implicit_euler.clamped", &w->clamped, 1);
+}
+
 const mbs_stepper_type mbsi_stepper_implicit_euler = {
     {"implicit_euler",
      "implicit Euler on the Lie group (appendix A of Hammoud et al.): Newton with analytical derivatives; "
      "stiff contacts at large steps, at a price",
      &(const mbs_option_table){"implicit_euler", spec, (int)(sizeof spec / sizeof *spec), NULL, 0,
                                sizeof(implicit_euler_options)}},
-    init, step, fini, 0, 0,
+    init, step, fini, 0, 0, state,
 };

@@ -135,11 +135,20 @@ static int step(mbs_stepper *st, double h, mbs_step_stats *stats)
     return MBS_OK;
 }
 
+/* Checkpoints: the weights' QP's warm start and whether the next step uses it. */
+static void state(mbs_stepper *st, mbsi_state *s)
+{
+    mdp *w = st->impl;
+    mbsi_state_ints(s, "mdp.warm", &w->warm, 1);
+    mbsi_state_doubles(s, "mdp.w", w->w, (size_t)w->poly.nw);
+    mbsi_polytope_state(&w->poly, s);
+}
+
 const mbs_stepper_type mbsi_stepper_mdp = {
     {"mdp",
      "NE-MDP (Pan and Hauser 2020, eq. 3): forward Newton-Euler with polytope contact forces of maximal "
      "dissipation (one QP per step); the baseline of nmdp, stable only at small steps",
      &(const mbs_option_table){"mdp", spec, (int)(sizeof spec / sizeof *spec), &mbsi_polytope_option_table,
                                offsetof(mdp_options, poly), sizeof(mdp_options)}},
-    init, step, fini, 1, 0,
+    init, step, fini, 1, 0, state,
 };

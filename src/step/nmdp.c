@@ -449,11 +449,24 @@ double mbsi_nmdp_residual(mbs_stepper *st, const double *q0, const double *v0, d
 const double *mbsi_nmdp_weights(const mbs_stepper *st);
 const double *mbsi_nmdp_weights(const mbs_stepper *st) { return ((const nmdp *)st->impl)->wprev; }
 
+/* Checkpoints: the previous step's weights (PGM's warm start), γ where the last step ended, the
+ * reset count it saw, and the weights' QP's warm start. */
+static void state(mbs_stepper *st, mbsi_state *s)
+{
+    nmdp *w = st->impl;
+    mbsi_state_doubles(s, "nmdp.w", w->w, (size_t)w->nw);
+    mbsi_state_doubles(s, "nmdp.wprev", w->wprev, (size_t)w->nw);
+    mbsi_state_ints(s, "nmdp.have_wprev", &w->have_wprev, 1);
+    mbsi_state_doubles(s, "nmdp.gamma_last", &w->gamma_last, 1);
+    mbsi_state_bytes(s, "nmdp.resets", &w->resets, sizeof w->resets);
+    mbsi_polytope_state(&w->poly, s);
+}
+
 const mbs_stepper_type mbsi_stepper_nmdp = {
     {"nmdp",
      "NE-NMDP (Pan and Hauser 2020, eq. 6): backward-Euler Newton-Euler with polytope contact forces of "
      "maximal dissipation, by the projected gradient method (Algorithms 1-2); stable at 50 ms steps",
      &(const mbs_option_table){"nmdp", spec, (int)(sizeof spec / sizeof *spec), &mbsi_polytope_option_table,
                                offsetof(nmdp_options, poly), sizeof(nmdp_options)}},
-    init, step, fini, 1, 0,
+    init, step, fini, 1, 0, state,
 };

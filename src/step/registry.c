@@ -175,6 +175,19 @@ int mbsi_system_has_rims(const mbs_system *s)
     return 0;
 }
 
+void mbsi_stepper_state(mbs_stepper *st, mbsi_state *s)
+{
+    char name[MBS_NAME_LEN] = {0};
+    snprintf(name, sizeof name, "%s", st->type->info.name);
+    mbsi_state_bytes(s, "stepper.name", name, sizeof name);
+    if (s->load && !s->failed && strcmp(name, st->type->info.name) != 0) {
+        s->failed = 1;
+        snprintf(s->msg, sizeof s->msg, "the state is of stepper '%.64s', not '%s'", name, st->type->info.name);
+    }
+    mbsi_state_doubles(s, "stepper.dissipation", &st->dissipation, 1);
+    if (st->type->state) st->type->state(st, s);
+}
+
 const mbs_error *mbs_stepper_last_error(const mbs_stepper *st) { return &st->err; }
 
 void mbs_stepper_free(mbs_stepper *st)

@@ -105,8 +105,15 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     return MBS_OK;
 }
 
+/* Checkpoints: the impulses' QP's warm start. */
+static void state(mbs_stepper *st, mbsi_state *s)
+{
+    rigid *r = st->impl;
+    mbsi_impact_state(&r->impact, s);
+}
+
 const mbs_stepper_type mbsi_stepper_rigid = {
     {"rigid", "rigid contact: first-order time stepping (eqs. 1–2 of Zapolsky and Drumwright) with inelastic impulses "
               "of maximal dissipation and conservative advancement to impacts (Algorithm 1)", &table},
-    init, step, fini, 0, 1,
+    init, step, fini, 0, 1, state,
 };

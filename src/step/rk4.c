@@ -62,5 +62,5 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
 
 const mbs_stepper_type mbsi_stepper_rk4 = {
     {"rk4", "classic Runge-Kutta 4 on the Lie group: accuracy per step on smooth motion", &(const mbs_option_table){"rk4", NULL, 0, NULL, 0, 0}},
-    init, step, mbsi_step_buffers_fini, 0, 0,
+    init, step, mbsi_step_buffers_fini, 0, 0, NULL,
 };

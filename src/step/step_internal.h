@@ -27,6 +27,10 @@ typedef struct mbs_stepper_type {
     /* 1: step() handles circular rim contacts (the rigid-contact schemes); 0: a system with rims is
      * refused when the stepper is created */
     int rims;
+    /* saves or loads (one visitor, both directions) what the scheme keeps from one step to the next
+     * — a previous configuration, warm starts, an inner stepper — for checkpoints; NULL: nothing
+     * persists (scratch only), which tests/test_checkpoint.c proves by resuming bitwise */
+    void (*state)(mbs_stepper *st, mbsi_state *s);
 } mbs_stepper_type;
 
 struct mbs_stepper {
@@ -42,6 +46,9 @@ struct mbs_stepper {
  * the joint impedance's torque held from the step's start for a scheme that does not integrate it.
  * For a scheme that steps another (adaptive). */
 int mbsi_stepper_raw_step(mbs_stepper *st, double dt, mbs_step_stats *stats);
+/* Saves or loads st's persistent state (its type's state hook; nothing when NULL), after the
+ * scheme's name, so that a checkpoint of another scheme fails at once. */
+void mbsi_stepper_state(mbs_stepper *st, mbsi_state *s);
 /* 1 when one of s's contacts is a rim. */
 int mbsi_system_has_rims(const mbs_system *s);
 

@@ -139,10 +139,25 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     return MBS_OK;
 }
 
+/* Checkpoints: the two-step scheme's memory — whether it started, the reset count it saw, the last
+ * step and the configurations it steps from. */
+static void state(mbs_stepper *st, mbsi_state *s)
+{
+    variational *v = st->impl;
+    const size_t nq = (size_t)st->sys->nq, nv = (size_t)st->sys->nv;
+    mbsi_state_ints(s, "variational.started", &v->started, 1);
+    mbsi_state_bytes(s, "variational.resets", &v->resets, sizeof v->resets);
+    mbsi_state_doubles(s, "variational.dt_last", &v->dt_last, 1);
+    mbsi_state_doubles(s, "variational.q_prev", v->q_prev, nq);
+    mbsi_state_doubles(s, "variational.q_cur", v->q_cur, nq);
+    mbsi_state_doubles(s, "variational.q_next", v->q_next, nq);
+    mbsi_state_doubles(s, "variational.v_out", v->v_out, nv);
+}
+
 const mbs_stepper_type mbsi_stepper_variational = {
     {"variational",
      "linear-time variational integrator (Lee et al. 2016): DRNEA + RIQN, O(n) per step; long runs without energy drift",
      &(const mbs_option_table){"variational", spec, (int)(sizeof spec / sizeof *spec), NULL, 0,
                                sizeof(variational_options)}},
-    init, step, fini, 0, 0,
+    init, step, fini, 0, 0, state,
 };
