@@ -177,6 +177,10 @@ int mbs_options_set(const mbs_option_table *t, void *opts, const char *key, cons
 
 void *mbs_options_new(const mbs_option_table *t, const mbs_option *opts, int n, mbs_error *err)
 {
+    if (n < 0 || (n > 0 && !opts)) {
+        mbsi_fail(err, MBS_ERR_ARG, "%d options given at %s", n, opts ? "an array" : "NULL");
+        return NULL;
+    }
     void *o = calloc(1, t && t->size ? t->size : 1);
     if (!o) { mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
     mbs_error e;

@@ -25,7 +25,8 @@ static void layout(mbs_carver *c, mbs_system *s, int max_contacts)
 
 mbs_system *mbs_system_new(const mbs_model *m, int max_contacts, mbs_error *err)
 {
-    if (!m || max_contacts < 0) { mbsi_fail(err, MBS_ERR_ARG, "mbs_system_new: bad arguments"); return NULL; }
+    if (!m) { mbsi_fail(err, MBS_ERR_ARG, "mbs_system_new: no model (NULL)"); return NULL; }
+    if (max_contacts < 0) { mbsi_fail(err, MBS_ERR_ARG, "mbs_system_new: max_contacts %d < 0", max_contacts); return NULL; }
     mbs_system *s = calloc(1, sizeof *s);
     if (!s) { mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
     s->model = m;
@@ -56,12 +57,12 @@ void mbs_system_free(mbs_system *s)
     free(s);
 }
 
-const mbs_model *mbs_system_model(const mbs_system *s) { return s->model; }
-double mbs_system_time(const mbs_system *s) { return s->t; }
+const mbs_model *mbs_system_model(const mbs_system *s) { return s ? s->model : NULL; }
+double mbs_system_time(const mbs_system *s) { return s ? s->t : NAN; }
 const double *mbs_system_q(const mbs_system *s) { return s->q; }
 const double *mbs_system_v(const mbs_system *s) { return s->v; }
 const double *mbs_system_tau(const mbs_system *s) { return s->tau; }
-int mbs_system_ncontacts(const mbs_system *s) { return s->ncontacts; }
+int mbs_system_ncontacts(const mbs_system *s) { return s ? s->ncontacts : 0; }
 
 void mbs_system_set_impedance(mbs_system *s, const double *kp, const double *kd, const double *q_ref,
                               const double *v_ref)
@@ -112,7 +113,7 @@ void mbs_system_set_state(mbs_system *s, const double *q, const double *v, doubl
 
 int mbs_system_contact(const mbs_system *s, int i, mbs_contact_info *out)
 {
-    if (i < 0 || i >= s->ncontacts) return MBS_ERR_ARG;
+    if (!s || !out || i < 0 || i >= s->ncontacts) return MBS_ERR_ARG;
     const mbs_contact *c = &s->contacts[i];
     out->name = c->name;
     out->frame = c->frame;
@@ -132,6 +133,10 @@ int mbs_system_contact(const mbs_system *s, int i, mbs_contact_info *out)
 int mbs_system_add_contact(mbs_system *s, const char *frame, const double offset[3], double radius,
                            mbs_error *err)
 {
+    if (!s || !frame) {
+        mbsi_fail(err, MBS_ERR_ARG, "mbs_system_add_contact: no %s (NULL)", s ? "frame name" : "system");
+        return -1;
+    }
     if (s->ncontacts >= s->max_contacts) {
         mbsi_fail(err, MBS_ERR_ARG, "contact '%s': more than the %d contacts the system was made for", frame,
                  s->max_contacts);
@@ -186,6 +191,8 @@ static int check_material(const mbs_material *mt, const char *what, mbs_error *e
 int mbs_system_add_plane(mbs_system *s, const double normal[3], double offset, const mbs_material *mat,
                          mbs_error *err)
 {
+    if (!s || !normal || !mat)
+        return mbsi_fail(err, MBS_ERR_ARG, "mbs_system_add_plane: no %s (NULL)", !s ? "system" : !normal ? "normal" : "material");
     if (s->env.nplanes >= MBS_MAX_PLANES) return mbsi_fail(err, MBS_ERR_ARG, "more than %d planes", MBS_MAX_PLANES);
     double n = sqrt(v3_dot(normal, normal));
     if (!(n > 0) || !isfinite(n) || !isfinite(offset)) return mbsi_fail(err, MBS_ERR_ARG, "plane: bad normal or offset");
@@ -200,6 +207,9 @@ int mbs_system_add_plane(mbs_system *s, const double normal[3], double offset, c
 int mbs_system_add_box(mbs_system *s, const double center[3], const double R[9], const double half[3],
                        const mbs_material *mat, mbs_error *err)
 {
+    if (!s || !center || !half || !mat)
+        return mbsi_fail(err, MBS_ERR_ARG, "mbs_system_add_box: no %s (NULL)",
+                         !s ? "system" : !center ? "centre" : !half ? "half sizes" : "material");
     if (s->env.nboxes >= MBS_MAX_BOXES) return mbsi_fail(err, MBS_ERR_ARG, "more than %d boxes", MBS_MAX_BOXES);
     for (int k = 0; k < 3; k++)
         if (!(half[k] > 0) || !isfinite(half[k]) || !isfinite(center[k]))

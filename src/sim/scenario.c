@@ -633,6 +633,10 @@ mbs_scenario *mbs_scenario_load(const char *path, const char *const *overrides, 
 {
     if (err) mbs_error_clear(err);
     if (!path) { mbsi_fail(err, MBS_ERR_ARG, "mbs_scenario_load: no file"); return NULL; }
+    if (noverrides < 0 || (noverrides > 0 && !overrides)) {
+        mbsi_fail(err, MBS_ERR_ARG, "mbs_scenario_load: %d overrides given at %s", noverrides, overrides ? "an array" : "NULL");
+        return NULL;
+    }
     size_t len = 0;
     char *text = mbsi_ini_read_file(path, &len, err);
     if (!text) return NULL;

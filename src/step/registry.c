@@ -136,8 +136,12 @@ int mbs_stepper_step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     mbs_step_stats *s = stats ? stats : &local;
     memset(s, 0, sizeof *s);
     s->alpha = 1;
+    if (!st) return MBS_ERR_ARG;
     st->err.code = MBS_OK;
     st->err.msg[0] = '\0';
+    if (!(dt > 0) || !isfinite(dt))
+        return mbsi_fail(&st->err, MBS_ERR_ARG, "%s: dt = %g s is not a positive number (a step must be finite and > 0)",
+                         st->type->info.name, dt);
     mbs_system *sys = st->sys;
     double t0 = sys->t;
     int rc;

@@ -108,7 +108,6 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     mbs_system *s = st->sys;
     const mbs_model *m = s->model;
     const size_t qb = sizeof(double) * (size_t)s->nq, vb = sizeof(double) * (size_t)s->nv;
-    if (!(dt > 0) || !isfinite(dt)) return mbsi_fail(&st->err, MBS_ERR_ARG, "variational: step %g is not a positive number", dt);
     /* continue from (q^{k-1}, q^k) unless the state was set from outside since the last step */
     int cont = v->started && s->resets == v->resets;
     const double *fext = NULL;
