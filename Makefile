@@ -329,7 +329,7 @@ man-check: $(SIM)
 	  { echo "man/sim.1 is not what ./sim --help says now: run make man" >&2; exit 1; }
 	@echo "man-check: man/sim.1 is up to date"
 
-DEBS := build-essential pkg-config python3 libopenblas-dev liblapacke-dev libxml2-dev libinih-dev libcjson-dev chromium
+DEBS := build-essential pkg-config python3 python3-numpy libopenblas-dev liblapacke-dev libxml2-dev libinih-dev libcjson-dev chromium
 deps:
 	@missing=""; for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then echo "installing:$$missing"; apt-get update -qq && \
