@@ -297,8 +297,8 @@ int main(int argc, char **argv)
             printf(" %8.3f %7.2fx", res[r][alg], ra);
             if (isnan(rb)) printf(" %8s", "-");
             else printf(" %7.2fx", rb);
-            bench_doc_printf(&doc, " %.2f / %.2f (**%.1f×**)", res[r][alg], pin.a[r][alg], ra);
-            if (!isnan(rb)) bench_doc_printf(&doc, "; B %.2f (%.1f×)", pin.b[r][alg], rb);
+            bench_doc_printf(&doc, " %.3g / %.2f (**%.2f×**)", res[r][alg], pin.a[r][alg], ra);
+            if (!isnan(rb)) bench_doc_printf(&doc, "; B %.2f (%.2f×)", pin.b[r][alg], rb);
             bench_doc_printf(&doc, " |");
             double lo = isnan(rb) ? ra : fmin(ra, rb);
             ncmp++;
