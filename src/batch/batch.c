@@ -9,9 +9,9 @@
  *
  * Against false sharing: the per-system record the threads write (status, time) is one cache line
  * per system; the torque, state and force arrays keep one column per system padded to whole cache
- * lines (mbs_batch_q and friends pack them for the caller); and a small spacer is allocated on the
- * heap before each system's objects, so that the last allocation of one system and the first of
- * the next, which the steps write, cannot share a line either. */
+ * lines (mbs_batch_q and friends pack them for the caller); and every object a step writes (the
+ * system, its data, the stepper and their buffers) is a carver block, whole cache lines of its own,
+ * wherever the heap puts it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,14 +25,12 @@
 
 #define LINE 64
 #define LINE_DOUBLES (LINE / (int)sizeof(double))
-#define SPACER 256          /* bytes between two systems' heap objects: two cache lines and more */
 #define MAX_THREADS 1024
 #define MAX_SYSTEMS (1 << 24)
 
 typedef struct batch_slot {
     _Alignas(LINE) mbs_system *sys;
     mbs_stepper *st;
-    void *spacer;
     double t;               /* the system's time after its last step */
     int status;             /* MBS_OK, or the code of the step that failed */
     int failed_now;         /* 1: failed in the current mbs_batch_step */
@@ -143,10 +141,8 @@ mbs_batch *mbs_batch_new(const mbs_model *m, int n, const mbs_batch_config *cfg,
     /* every system as a program builds one: the system, the caller's setup, the stepper */
     for (int i = 0; i < n; i++) {
         batch_slot *sl = &b->slots[i];
-        sl->spacer = malloc(SPACER);
-        sl->sys = sl->spacer ? mbs_system_new(m, cfg->max_contacts, err) : NULL;
+        sl->sys = mbs_system_new(m, cfg->max_contacts, err);
         if (!sl->sys) {
-            if (!sl->spacer) mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
             mbs_batch_free(b);
             return NULL;
         }
@@ -186,7 +182,6 @@ void mbs_batch_free(mbs_batch *b)
     for (int i = 0; i < b->n; i++) {
         mbs_stepper_free(b->slots[i].st);
         mbs_system_free(b->slots[i].sys);
-        free(b->slots[i].spacer);
     }
     free(b);
 }

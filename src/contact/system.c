@@ -27,7 +27,11 @@ mbs_system *mbs_system_new(const mbs_model *m, int max_contacts, mbs_error *err)
 {
     if (!m) { mbsi_fail(err, MBS_ERR_ARG, "mbs_system_new: no model (NULL)"); return NULL; }
     if (max_contacts < 0) { mbsi_fail(err, MBS_ERR_ARG, "mbs_system_new: max_contacts %d < 0", max_contacts); return NULL; }
-    mbs_system *s = calloc(1, sizeof *s);
+    /* whole cache lines of its own (the carver's block): threads stepping other systems never
+     * share a line with the fields a step writes (mbs_batch) */
+    mbs_carver sc = {NULL, 0};
+    mbsi_carve(&sc, sizeof(mbs_system));
+    mbs_system *s = mbsi_carver_alloc(&sc);
     if (!s) { mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
     s->model = m;
     s->nq = m->nq;

@@ -62,7 +62,11 @@ mbs_stepper *mbs_stepper_new(const char *name, mbs_system *sys, const mbs_option
                   "around it)", name);
         return NULL;
     }
-    mbs_stepper *st = calloc(1, sizeof *st);
+    /* whole cache lines of its own: each step writes its error record, and a batch's threads step
+     * other systems' steppers next to it */
+    mbs_carver sc = {NULL, 0};
+    mbsi_carve(&sc, sizeof(mbs_stepper));
+    mbs_stepper *st = mbsi_carver_alloc(&sc);
     if (!st) { mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
     st->type = t;
     st->sys = sys;
