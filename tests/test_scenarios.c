@@ -314,6 +314,21 @@ static void test_romeo_walks(void)
     mbs_scenario_free(sc);
 }
 
+/* A walk whose plan would not fit in memory is refused with the keys that make it (found by the
+ * scenario fuzzer: settle = 1e5 s asked for 9 GB). */
+static void test_walk_too_long(void)
+{
+    mbs_error err;
+    const char *sets[] = {"controller.settle=1e5"};
+    mbs_scenario *sc = load(SCEN("romeo_walk.ini"), sets, 1, &err);
+    if (!sc) return;
+    mbs_sim *sim = mbs_sim_new(sc, &err);
+    CHECK(!sim && strstr(err.msg, "[controller]") && strstr(err.msg, "settle + steps") && strstr(err.msg, "at most 3600 s"),
+          "a walk of 10^5 s: '%s'", sim ? "(accepted)" : err.msg);
+    mbs_sim_free(sim);
+    mbs_scenario_free(sc);
+}
+
 /* ---- overrides and the keys of every scenario ---- */
 
 static void test_overrides(void)
@@ -1267,6 +1282,7 @@ int main(void)
     RUN(test_bad_scenarios);
     RUN(test_romeo_stands);
     RUN(test_romeo_walks);
+    RUN(test_walk_too_long);
     RUN(test_overrides);
     RUN(test_csv_and_summary);
     RUN(test_csv_numbered_points);

@@ -19,6 +19,7 @@
 #include "control_internal.h"
 
 #define PATTERN_DT 1e-3   /* s: the sample of the COM trajectory, interpolated linearly */
+#define PATTERN_MAX_S 3600.0 /* s: the longest walk planned (3.6 10^6 samples, 0.3 GB) */
 
 void mbsi_feet_centres(const mbs_model *m, mbs_data *d, const mbs_system *sys, const double *q0, const int foot[2],
                        double centre[2][3], int *foot_of)
@@ -129,6 +130,11 @@ int mbsi_walk_pattern_init(mbs_walk_pattern *w, const mbs_system *sys, const dou
     w->o = *o;
     const mbs_model *m = sys->model;
     double T = mbsi_walk_pattern_duration(w);
+    /* the COM plan is sampled over the whole timeline: bound it (a settle of 10^5 s asked for 9 GB) */
+    if (!(T <= PATTERN_MAX_S))
+        return mbsi_fail(err, MBS_ERR_ARG,
+                         "settle + steps x (double_support + single_support) + double_support + rest = %g s: at most %g s "
+                         "(the COM plan is sampled every %g s)", T, PATTERN_MAX_S, PATTERN_DT);
     w->dt = PATTERN_DT;
     w->n = (int)ceil(T / w->dt) + 2;
     mbs_carver cv = {NULL, 0};
