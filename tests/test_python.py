@@ -22,17 +22,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 import mbs  # noqa: E402
+from pycheck import check, finish  # noqa: E402
 
-passed = failed = 0
-
-
-def check(cond, msg):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: " + msg)
 
 
 def raises(fn, needle):
@@ -133,8 +124,7 @@ def main():
               "a batch's system differs from the same system stepped alone: %.3g" % np.abs(finals[0][0][3] - alone.q).max())
         check(finals[0][2].shape == (6, 4, 3) and abs(finals[0][2][0, :, 2].sum() - 24.5) < 5,
               "batch contact forces: shape %s, vertical %.3g N" % (finals[0][2].shape, finals[0][2][0, :, 2].sum()))
-    print("python: %d passed, %d failed" % (passed, failed))
-    sys.exit(1 if failed else 0)
+    finish("python")
 
 
 if __name__ == "__main__":

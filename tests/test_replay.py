@@ -20,21 +20,8 @@ import time
 import zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-passed = failed = 0
-
-
-def check(cond, msg):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: " + msg)
-
-
-def finish():
-    print("replay: %d passed, %d failed" % (passed, failed))
-    sys.exit(1 if failed else 0)
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from pycheck import check, finish  # noqa: E402
 
 
 def png_pixels(data):
@@ -152,7 +139,7 @@ def main():
     exe = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
     check(exe is not None, "no chromium on PATH: install Debian's chromium (make deps)")
     if not exe:
-        finish()
+        finish("replay")
     sim = os.path.abspath(os.environ.get("MBS_SIM", os.path.join(ROOT, "sim")))
     tmp = tempfile.mkdtemp(prefix="mbs_replay_")
     try:
@@ -163,7 +150,7 @@ def main():
         check(run.returncode == 0, "sim --html exited %d: %s" % (run.returncode, run.stderr.strip()))
         check(os.path.exists(page), "no page written")
         if not os.path.exists(page):
-            finish()
+            finish("replay")
         html = open(page, encoding="utf-8").read()
         # self-contained: no script, style or image from anywhere else
         # (URLs inside the libraries' code, e.g. XML namespaces, are not loads: the browser's
@@ -254,7 +241,7 @@ def main():
         check(not errors, "%d console errors, exceptions or network requests" % len(errors))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    finish()
+    finish("replay")
 
 
 if __name__ == "__main__":

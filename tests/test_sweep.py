@@ -18,17 +18,9 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from pycheck import check, finish  # noqa: E402
 WALL = {"wall_time_s", "us_per_step", "realtime_factor"}
-passed = failed = 0
-
-
-def check(cond, msg):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: " + msg)
 
 
 def rows(text):
@@ -114,8 +106,7 @@ def main():
               "interrupted sweep: a row is cut")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("sweep: %d passed, %d failed" % (passed, failed))
-    sys.exit(1 if failed else 0)
+    finish("sweep")
 
 
 if __name__ == "__main__":

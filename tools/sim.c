@@ -126,6 +126,18 @@ static int info(const char *path, int fixed, int strict)
 static volatile sig_atomic_t interrupted;   /* the signal that asked the run to stop, 0: none */
 static void on_signal(int sig) { interrupted = sig; }
 
+/* SIGINT and SIGTERM set `interrupted`; no SA_RESTART: Ctrl-C also ends a wait for a FIFO's reader
+ * when the CSV is opened. */
+static void catch_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
 typedef struct progress_state {
     int show;
     double last;     /* wall clock of the last line drawn */
@@ -176,13 +188,7 @@ static int run(const char *path, const char **sets, int nsets, const char *csv, 
         mbs_scenario_free(sc);
         return 1;
     }
-    /* no SA_RESTART: Ctrl-C also ends a wait for a FIFO's reader when the CSV is opened */
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    catch_signals();
     progress_state ps = {!quiet && isatty(2), 0};
     mbs_sim_run_options opt = {csv, progress, &ps, html, ck->path, ck->every, ck->resume};
     mbs_sim_summary sum;
@@ -284,12 +290,7 @@ static int sweep(const char *path, const char **sets, int nsets, const char **sw
     char header[8192];
     mbs_sweep_header(sw, header, sizeof header);
     fputs(header, out);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    catch_signals();
     if (jobs < 1) jobs = 1;
     if (jobs > st.size) jobs = (int)st.size;
     pthread_t *threads = calloc((size_t)jobs, sizeof *threads);
