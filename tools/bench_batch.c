@@ -12,9 +12,9 @@
  * before and after: figures taken on a busy machine say so.
  *
  * Ends with `key: value` lines: batch_n<N>_steps_per_s_<T>t for every N and T, then for the
- * largest N batch_steps_per_s_1t, batch_steps_per_s_2t, batch_speedup_2_threads, the same for
- * mbs_batch_step alone with the torques held (batch_step_only_*: the library's part, without the
- * caller's serial reads and PD), and the mujoco_ figures when MuJoCo is there.
+ * largest N batch_steps_per_s_1t, batch_steps_per_s_2t, batch_speedup_2_threads, the same for the
+ * time spent inside mbs_batch_step (batch_step_only_*: the library's part, without the caller's
+ * serial reads and PD), and the mujoco_ figures when MuJoCo is there.
  * Usage: bench_batch [--quick] */
 #include <math.h>
 #include <stdio.h>
@@ -135,18 +135,14 @@ static void rollout_free(rollout *r)
     free(r->tau);
 }
 
-/* nsteps rollout steps: read the states, PD torques, set them, step (full = 0: step only, the
- * torques held); returns the wall time (s). */
-static double rollout_run(rollout *r, const solo *s, int nsteps, int full)
+/* nsteps rollout steps: read the states, PD torques, set them, step; returns the wall time (s),
+ * and in *in_step (may be NULL) the part spent in mbs_batch_step, the library's side. */
+static double rollout_run(rollout *r, const solo *s, int nsteps, double *in_step)
 {
     int n = mbs_batch_size(r->b);
     mbs_error err;
-    double t0 = tool_now();
+    double t0 = tool_now(), stepping = 0;
     for (int k = 0; k < nsteps; k++) {
-        if (!full) {
-            if (mbs_batch_step(r->b, DT, &err) != MBS_OK) die("mbs_batch_step", err.msg);
-            continue;
-        }
         mbs_batch_q(r->b, r->q);
         mbs_batch_v(r->b, r->v);
         for (int i = 0; i < n; i++) {
@@ -155,8 +151,11 @@ static double rollout_run(rollout *r, const solo *s, int nsteps, int full)
             for (int j = 0; j < 12; j++) tau[s->iv[j]] = KP * (posture[j] - q[s->iq[j]]) - KD * v[s->iv[j]];
         }
         mbs_batch_set_tau(r->b, r->tau);
+        double t1 = tool_now();
         if (mbs_batch_step(r->b, DT, &err) != MBS_OK) die("mbs_batch_step", err.msg);
+        stepping += tool_now() - t1;
     }
+    if (in_step) *in_step = stepping;
     return tool_now() - t0;
 }
 
@@ -208,9 +207,15 @@ int main(int argc, char **argv)
     double load0 = loadavg();
     printf("# Solo-12 standing under a joint PD (kp %g, kd %g), expo at %g s, ground K = 1e5 N/m, B = 300 N s/m\n",
            KP, KD, DT);
-    printf("# system steps per second, best of %d repetitions of ~%.0f system steps; 1 and 2 threads alternately\n",
+    printf("# system steps per second, best of %d repetitions of ~%.0f system steps; the configurations in turn\n",
            reps, target);
-    double sps[NSIZES][2], med[NSIZES][2], step_only[2] = {NAN, NAN}, base_z = NAN, bytes = NAN;
+    /* per N, the configurations measured in turn each repetition (rotating which goes first): the
+     * batch on 1 and 2 threads, MuJoCo on 1 and 2; STEP1 and STEP2 are the batch's time in
+     * mbs_batch_step alone, from the same runs */
+    enum { MBS1, MBS2, MJ1, MJ2, NRUN, STEP1 = NRUN, STEP2, NCONF };
+    double sps[NSIZES][NCONF], med[NSIZES][NCONF], base_z = NAN, bytes = NAN;
+    double mj_z = NAN, mj_bytes = NAN;
+    int mj_ncon = 0;
     for (int k = 0; k < NSIZES; k++) {
         int n = sizes[k], nsteps = (int)fmax(10, ceil(target / n));
         double before = resident();
@@ -218,105 +223,93 @@ int main(int argc, char **argv)
         rollout_new(&r[0], &s, n, 1);
         if (k == NSIZES - 1) bytes = (resident() - before) / n;
         rollout_new(&r[1], &s, n, 2);
-        double t[2][MAXREPS];
-        for (int c = 0; c < 2; c++) rollout_run(&r[c], &s, nsteps / 5 + 1, 1);   /* warm up */
+        int on[NCONF] = {1, 1, 0, 0, 1, 1};
+#ifdef MBS_HAVE_MUJOCO
+        char msg[1024];
+        mjbatch *mb = mjbatch_new(MBS_SOURCE_DIR "/urdf/solo12.urdf", n, s.q0[2], posture, s.dq, DT, KP, KD, msg,
+                                  sizeof msg);
+        if (!mb) die("MuJoCo", msg);
+        mjbatch_run(mb, 1, nsteps / 5 + 1);   /* warm up */
+        on[MJ1] = on[MJ2] = 1;
+#endif
+        for (int c = 0; c < 2; c++) rollout_run(&r[c], &s, nsteps / 5 + 1, NULL);   /* warm up */
+        double t[NCONF][MAXREPS];
         for (int rep = 0; rep < reps; rep++)
-            for (int c = 0; c < 2; c++) {
-                int first = (rep + c) % 2;   /* alternate which goes first */
-                t[first][rep] = (double)n * nsteps / rollout_run(&r[first], &s, nsteps, 1);
+            for (int j = 0; j < NRUN; j++) {
+                int c = (rep + j) % NRUN;
+                if (!on[c]) continue;
+                double el = NAN, in_step;
+                if (c == MBS1 || c == MBS2) {
+                    el = rollout_run(&r[c - MBS1], &s, nsteps, &in_step);
+                    t[STEP1 + c - MBS1][rep] = (double)n * nsteps / in_step;
+                }
+#ifdef MBS_HAVE_MUJOCO
+                if (c == MJ1 || c == MJ2) el = mjbatch_run(mb, c - MJ1 + 1, nsteps);
+#endif
+                t[c][rep] = (double)n * nsteps / el;
             }
-        for (int c = 0; c < 2; c++) {
-            sps[k][c] = best(t[c], reps);
-            med[k][c] = tool_median(t[c], reps);
+        for (int c = 0; c < NCONF; c++) {
+            sps[k][c] = on[c] ? best(t[c], reps) : NAN;
+            med[k][c] = on[c] ? tool_median(t[c], reps) : NAN;
         }
         printf("# N = %4d: %6d steps, %.4g and %.4g system steps/s, speed-up %.3f (medians %.4g and %.4g, %.3f)\n", n,
-               nsteps, sps[k][0], sps[k][1], sps[k][1] / sps[k][0], med[k][0], med[k][1], med[k][1] / med[k][0]);
-        if (k == NSIZES - 1) {   /* the library's part alone: mbs_batch_step with the torques held */
-            for (int rep = 0; rep < reps; rep++)
-                for (int c = 0; c < 2; c++) {
-                    int first = (rep + c) % 2;
-                    t[first][rep] = (double)n * nsteps / rollout_run(&r[first], &s, nsteps, 0);
-                }
-            for (int c = 0; c < 2; c++) step_only[c] = best(t[c], reps);
-            printf("# N = %4d, mbs_batch_step alone: %.4g and %.4g system steps/s, speed-up %.3f\n", n, step_only[0],
-                   step_only[1], step_only[1] / step_only[0]);
-        }
+               nsteps, sps[k][MBS1], sps[k][MBS2], sps[k][MBS2] / sps[k][MBS1], med[k][MBS1], med[k][MBS2],
+               med[k][MBS2] / med[k][MBS1]);
+        printf("# N = %4d, in mbs_batch_step: %.4g and %.4g system steps/s, speed-up %.3f\n", n, sps[k][STEP1],
+                   sps[k][STEP2], sps[k][STEP2] / sps[k][STEP1]);
+        if (on[MJ1])
+            printf("# MuJoCo N = %4d: %.4g and %.4g system steps/s, speed-up %.3f (medians %.4g and %.4g, %.3f)\n", n,
+                   sps[k][MJ1], sps[k][MJ2], sps[k][MJ2] / sps[k][MJ1], med[k][MJ1], med[k][MJ2], med[k][MJ2] / med[k][MJ1]);
         fflush(stdout);
+        if (k == NSIZES - 1) base_z = mbs_system_q(mbs_batch_system(r[1].b, n - 1))[2];
+#ifdef MBS_HAVE_MUJOCO
         if (k == NSIZES - 1) {
-            double q[19];
-            const double *qs = mbs_system_q(mbs_batch_system(r[1].b, n - 1));
-            memcpy(q, qs, sizeof q);
-            base_z = q[2];
+            mj_z = mjbatch_base_z(mb, n - 1);
+            mj_ncon = mjbatch_ncon(mb, n - 1);
+            mj_bytes = (double)mjbatch_data_bytes(mb);
         }
+        mjbatch_free(mb);
+#endif
         rollout_free(&r[0]);
         rollout_free(&r[1]);
     }
 
-#ifdef MBS_HAVE_MUJOCO
-    double mj[NSIZES][2], mjmed[NSIZES][2], mj_z = NAN, mj_bytes = NAN;
-    int mj_ncon = 0;
-    for (int k = 0; k < NSIZES; k++) {
-        int n = sizes[k], nsteps = (int)fmax(10, ceil(target / n));
-        char msg[1024];
-        mjbatch *b = mjbatch_new(MBS_SOURCE_DIR "/urdf/solo12.urdf", n, s.q0[2], posture, s.dq, DT, KP, KD, msg,
-                                 sizeof msg);
-        if (!b) die("MuJoCo", msg);
-        double t[2][MAXREPS];
-        mjbatch_run(b, 1, nsteps / 5 + 1);
-        for (int rep = 0; rep < reps; rep++)
-            for (int c = 0; c < 2; c++) {
-                int first = (rep + c) % 2;
-                t[first][rep] = (double)n * nsteps / mjbatch_run(b, first + 1, nsteps);
-            }
-        for (int c = 0; c < 2; c++) {
-            mj[k][c] = best(t[c], reps);
-            mjmed[k][c] = tool_median(t[c], reps);
-        }
-        printf("# MuJoCo N = %4d: %6d steps, %.4g and %.4g system steps/s, speed-up %.3f (medians %.4g and %.4g, %.3f)\n",
-               n, nsteps, mj[k][0], mj[k][1], mj[k][1] / mj[k][0], mjmed[k][0], mjmed[k][1], mjmed[k][1] / mjmed[k][0]);
-        fflush(stdout);
-        if (k == NSIZES - 1) {
-            mj_z = mjbatch_base_z(b, n - 1);
-            mj_ncon = mjbatch_ncon(b, n - 1);
-            mj_bytes = (double)mjbatch_data_bytes(b);
-        }
-        mjbatch_free(b);
-    }
-#endif
-
     double load1 = loadavg();
+    const int L = NSIZES - 1;
     printf("online_processors: %ld\n", online);
     printf("load_average_start: %.2f\n", load0);
     printf("load_average_end: %.2f\n", load1);
     printf("batch_stepper: expo\n");
     printf("batch_dt_s: %g\n", DT);
     for (int k = 0; k < NSIZES; k++)
-        for (int c = 0; c < 2; c++) printf("batch_n%d_steps_per_s_%dt: %.0f\n", sizes[k], c + 1, sps[k][c]);
-    printf("batch_n: %d\n", sizes[NSIZES - 1]);
-    printf("batch_steps_per_s_1t: %.0f\n", sps[NSIZES - 1][0]);
-    printf("batch_steps_per_s_2t: %.0f\n", sps[NSIZES - 1][1]);
-    printf("batch_speedup_2_threads: %.3f\n", sps[NSIZES - 1][1] / sps[NSIZES - 1][0]);
-    printf("batch_speedup_2_threads_median: %.3f\n", med[NSIZES - 1][1] / med[NSIZES - 1][0]);
-    printf("batch_us_per_system_step_1t: %.3f\n", 1e6 / sps[NSIZES - 1][0]);
-    printf("batch_step_only_steps_per_s_1t: %.0f\n", step_only[0]);
-    printf("batch_step_only_steps_per_s_2t: %.0f\n", step_only[1]);
-    printf("batch_step_only_speedup_2_threads: %.3f\n", step_only[1] / step_only[0]);
+        for (int c = 0; c < 2; c++) printf("batch_n%d_steps_per_s_%dt: %.0f\n", sizes[k], c + 1, sps[k][MBS1 + c]);
+    printf("batch_n: %d\n", sizes[L]);
+    printf("batch_steps_per_s_1t: %.0f\n", sps[L][MBS1]);
+    printf("batch_steps_per_s_2t: %.0f\n", sps[L][MBS2]);
+    printf("batch_speedup_2_threads: %.3f\n", sps[L][MBS2] / sps[L][MBS1]);
+    printf("batch_speedup_2_threads_median: %.3f\n", med[L][MBS2] / med[L][MBS1]);
+    printf("batch_us_per_system_step_1t: %.3f\n", 1e6 / sps[L][MBS1]);
+    printf("batch_step_only_steps_per_s_1t: %.0f\n", sps[L][STEP1]);
+    printf("batch_step_only_steps_per_s_2t: %.0f\n", sps[L][STEP2]);
+    printf("batch_step_only_speedup_2_threads: %.3f\n", sps[L][STEP2] / sps[L][STEP1]);
     printf("batch_bytes_per_system: %.0f\n", bytes);
     printf("batch_base_z_end_m: %.4f\n", base_z);
 #ifdef MBS_HAVE_MUJOCO
     printf("mujoco_version: %s\n", mjbatch_version());
     for (int k = 0; k < NSIZES; k++)
-        for (int c = 0; c < 2; c++) printf("mujoco_n%d_steps_per_s_%dt: %.0f\n", sizes[k], c + 1, mj[k][c]);
-    printf("mujoco_steps_per_s_1t: %.0f\n", mj[NSIZES - 1][0]);
-    printf("mujoco_steps_per_s_2t: %.0f\n", mj[NSIZES - 1][1]);
-    printf("mujoco_speedup_2_threads: %.3f\n", mj[NSIZES - 1][1] / mj[NSIZES - 1][0]);
-    printf("mujoco_speedup_2_threads_median: %.3f\n", mjmed[NSIZES - 1][1] / mjmed[NSIZES - 1][0]);
-    printf("mujoco_us_per_system_step_1t: %.3f\n", 1e6 / mj[NSIZES - 1][0]);
+        for (int c = 0; c < 2; c++) printf("mujoco_n%d_steps_per_s_%dt: %.0f\n", sizes[k], c + 1, sps[k][MJ1 + c]);
+    printf("mujoco_steps_per_s_1t: %.0f\n", sps[L][MJ1]);
+    printf("mujoco_steps_per_s_2t: %.0f\n", sps[L][MJ2]);
+    printf("mujoco_speedup_2_threads: %.3f\n", sps[L][MJ2] / sps[L][MJ1]);
+    printf("mujoco_speedup_2_threads_median: %.3f\n", med[L][MJ2] / med[L][MJ1]);
+    printf("mujoco_us_per_system_step_1t: %.3f\n", 1e6 / sps[L][MJ1]);
     printf("mujoco_data_bytes_per_system: %.0f\n", mj_bytes);
     printf("mujoco_base_z_end_m: %.4f\n", mj_z);
     printf("mujoco_contacts_end: %d\n", mj_ncon);
-    printf("batch_vs_mujoco_1t: %.3f\n", sps[NSIZES - 1][0] / mj[NSIZES - 1][0]);
+    printf("batch_vs_mujoco_1t: %.3f\n", sps[L][MBS1] / sps[L][MJ1]);
+    printf("batch_vs_mujoco_2t: %.3f\n", sps[L][MBS2] / sps[L][MJ2]);
 #else
+    (void)mj_z; (void)mj_bytes; (void)mj_ncon;
     printf("mujoco_steps_per_s_1t: n/a (install libmujoco-dev)\n");
 #endif
     free(s.dq);

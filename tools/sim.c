@@ -385,7 +385,12 @@ int main(int argc, char **argv)
         }
         else if (running && nsweeps && !csv && !html && !checkpoints) status = sweep(scenario, sets, nsets, sweeps, nsweeps, jobs, out, quiet);
         else if (running && !nsweeps && !out && jobs == 1) status = run(scenario, sets, nsets, csv, html, quiet, &ck);
-        else status = usage(stderr, 2);
+        else {
+            /* say which combination is wrong before the whole usage */
+            if (running && !nsweeps && (out || jobs != 1)) fprintf(stderr, "sim: --jobs and --out go with --sweep\n");
+            else if (running && nsweeps) fprintf(stderr, "sim: --sweep writes its own CSV (--out): no --csv, --html or checkpoints\n");
+            status = usage(stderr, 2);
+        }
     }
     free(sets);
     free(sweeps);

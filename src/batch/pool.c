@@ -7,8 +7,11 @@
  * for a few tens of microseconds (a program stepping a batch in a loop starts the next run
  * sooner than that), then sleeps on the `wake` condition variable. The caller raises it under
  * the mutex, so a worker that checks it under the mutex and then waits cannot miss the raise;
- * the last worker to finish signals `done` under the mutex for the same reason. */
+ * the last worker to finish signals `done` under the mutex for the same reason. A spinning thread
+ * yields its processor after its first few hundred pauses: on a machine busy with other programs
+ * the thread it waits for may be queued on the same core. */
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -19,7 +22,8 @@
 #include "pool.h"
 
 #define LINE 64
-/* how long a thread spins on a flag before it sleeps: about one step of a few hundred systems */
+/* how long a thread spins on a flag before it sleeps: longer than a program's work between two
+ * batch steps usually takes, short enough that an idle pool soon stops using a processor */
 #define SPIN_NS 50000L
 
 struct mbsi_pool {
@@ -56,19 +60,29 @@ static long now_ns(void)
     return (long)t.tv_sec * 1000000000L + t.tv_nsec;
 }
 
+/* One round of waiting: a pause at first; after that a yield, so that when the machine is busy and
+ * the thread we wait for shares our core, it runs instead of our spin. Returns 0 once SPIN_NS
+ * have passed since the first call (*t0 = 0 at the start). */
+static int spin_once(int k, long *t0)
+{
+    if (k < 256) {
+        cpu_relax();
+        return 1;
+    }
+    long t = now_ns();
+    if (!*t0) *t0 = t;
+    else if (t - *t0 > SPIN_NS) return 0;
+    sched_yield();
+    return 1;
+}
+
 /* Spins until *gen differs from seen or SPIN_NS pass; returns the value last read. */
 static unsigned long spin_generation(atomic_ulong *gen, unsigned long seen)
 {
     long t0 = 0;
     for (int k = 0;; k++) {
         unsigned long g = atomic_load_explicit(gen, memory_order_acquire);
-        if (g != seen) return g;
-        if ((k & 63) == 63) {
-            long t = now_ns();
-            if (!t0) t0 = t;
-            else if (t - t0 > SPIN_NS) return g;
-        }
-        cpu_relax();
+        if (g != seen || !spin_once(k, &t0)) return g;
     }
 }
 
@@ -78,13 +92,7 @@ static int spin_zero(atomic_int *count)
     long t0 = 0;
     for (int k = 0;; k++) {
         int c = atomic_load_explicit(count, memory_order_acquire);
-        if (c == 0) return 0;
-        if ((k & 63) == 63) {
-            long t = now_ns();
-            if (!t0) t0 = t;
-            else if (t - t0 > SPIN_NS) return c;
-        }
-        cpu_relax();
+        if (c == 0 || !spin_once(k, &t0)) return c;
     }
 }
 

@@ -93,18 +93,9 @@ void mbsi_replay_record(mbsi_replay *r, const mbs_system *s, double t)
             ci.active ? ci.force[0] * ci.normal[0] + ci.force[1] * ci.normal[1] + ci.force[2] * ci.normal[2] : 0;
     }
     double *sr = r->series;
-    double base_z = 0, base_x = 0, tilt = 0;
-    if (r->floating == MBS_ROOT_FREE) {
-        base_x = s->q[0];
-        base_z = s->q[2];
-        const double *qb = s->q + 3;
-        double czz = 1 - 2 * (qb[0] * qb[0] + qb[1] * qb[1]);
-        tilt = acos(czz > 1 ? 1 : czz < -1 ? -1 : czz) * (180 / MBS_PI);
-    } else if (r->floating == MBS_ROOT_PLANAR) {
-        base_x = s->q[1];
-        base_z = s->q[0];
-        tilt = fabs(atan2(s->q[3], s->q[2])) * (180 / MBS_PI);
-    }
+    double p[3] = {0, 0, 0}, tilt = 0;
+    if (mbsi_base_pose(r->floating, s->q, p, NULL)) tilt = mbsi_base_tilt_deg(r->floating, s->q);
+    double base_z = p[2], base_x = p[0];
     sr[SERIES_BASE_Z * r->cap + k] = base_z;
     sr[SERIES_BASE_X * r->cap + k] = base_x;
     sr[SERIES_TILT * r->cap + k] = tilt;

@@ -271,16 +271,14 @@ static void quat_to_rpy(const double q[4], double rpy[3])
     rpy[2] = atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z));
 }
 
-/* The base's world position p (m) and, with rpy, its roll pitch yaw (rad) at q; 0 when the model
- * has no floating root. A planar root's q is [z x cos θ sin θ] (mbs/model.h): x and z swap. */
-static int base_pose(const mbs_sim *sim, const double *q, double p[3], double rpy[3])
+int mbsi_base_pose(int root, const double *q, double p[3], double rpy[3])
 {
-    if (sim->root == MBS_ROOT_FREE) {
+    if (root == MBS_ROOT_FREE) {
         memcpy(p, q, 3 * sizeof(double));
         if (rpy) quat_to_rpy(q + 3, rpy);
         return 1;
     }
-    if (sim->root == MBS_ROOT_PLANAR) {
+    if (root == MBS_ROOT_PLANAR) {
         p[0] = q[1];
         p[1] = 0;
         p[2] = q[0];
@@ -293,10 +291,9 @@ static int base_pose(const mbs_sim *sim, const double *q, double p[3], double rp
     return 0;
 }
 
-/* The angle (degrees) between the base's z axis and the world's at q (a floating root only). */
-static double base_tilt_deg(const mbs_sim *sim, const double *q)
+double mbsi_base_tilt_deg(int root, const double *q)
 {
-    if (sim->root == MBS_ROOT_PLANAR) return fabs(atan2(q[3], q[2])) * (180 / MBS_PI);
+    if (root == MBS_ROOT_PLANAR) return fabs(atan2(q[3], q[2])) * (180 / MBS_PI);
     const double *qb = q + 3;
     double czz = 1 - 2 * (qb[0] * qb[0] + qb[1] * qb[1]);
     return acos(czz > 1 ? 1 : czz < -1 ? -1 : czz) * (180 / MBS_PI);
@@ -323,7 +320,7 @@ static int diverged(const mbs_sim *sim, int rc, char *reason, size_t n)
         }
     /* no [run] box: the bounds are infinite and never crossed */
     double p[3];
-    if (base_pose(sim, s->q, p, NULL))
+    if (mbsi_base_pose(sim->root, s->q, p, NULL))
         for (int k = 0; k < 3; k++)
             if (p[k] < sc->box_min[k] || p[k] > sc->box_max[k]) {
                 snprintf(reason, n, "base %c = %.6g left [%g, %g]", "xyz"[k], p[k], sc->box_min[k], sc->box_max[k]);
@@ -499,8 +496,8 @@ static void summary_step(mbs_sim *sim, double dt, mbs_sim_summary *out)
     }
     if (!any && s->ncontacts) out->airborne_s += dt;
     double p[3];
-    if (base_pose(sim, s->q, p, NULL)) {
-        double tilt = base_tilt_deg(sim, s->q);
+    if (mbsi_base_pose(sim->root, s->q, p, NULL)) {
+        double tilt = mbsi_base_tilt_deg(sim->root, s->q);
         if (tilt > out->max_tilt_deg) out->max_tilt_deg = tilt;
         if (p[2] < out->base_z_min) out->base_z_min = p[2];
         if (p[2] > out->base_z_max) out->base_z_max = p[2];
@@ -546,7 +543,7 @@ static void summary_end(const mbs_sim *sim, double x0, double y0, double t_step,
     out->realtime_factor = out->wall_time_s > 0 ? out->sim_time / out->wall_time_s : 0;
     out->mean_iterations = out->steps ? (double)iters / (double)out->steps : 0;
     out->mean_dt = out->substeps ? out->sim_time / (double)out->substeps : 0;
-    if (base_pose(sim, s->q, out->base_final, out->base_final + 3))
+    if (mbsi_base_pose(sim->root, s->q, out->base_final, out->base_final + 3))
         out->distance_m = hypot(out->base_final[0] - x0, out->base_final[1] - y0);
     uint64_t h = mbsi_fnv1a(&s->t, sizeof s->t, MBSI_FNV_INIT);
     h = mbsi_fnv1a(s->q, (size_t)s->nq * sizeof(double), h);
@@ -653,7 +650,7 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
 
     run_state r = {0, -1, 0, 0, 0};
     double p0[3] = {0, 0, 0};
-    base_pose(sim, s->q, p0, NULL);
+    mbsi_base_pose(sim->root, s->q, p0, NULL);
     r.x0 = p0[0];
     r.y0 = p0[1];
     out->base_z_min = out->base_z_max = p0[2];

@@ -98,5 +98,11 @@ int mbsi_checkpoint_read(const char *path, const mbs_scenario *sc, unsigned char
  * plane, q = [z x cos θ sin θ]: the loader's (floating = 2) or a URDF's own, as Drake's compass
  * gait) or MBS_ROOT_FIXED (anything else: the base keys and figures do not apply). */
 int mbsi_root_kind(const mbs_model *m);
+/* The base's world position p (m) and, with rpy (may be NULL), its roll pitch yaw (rad) at q for a
+ * root of that kind; 0 (nothing written) for a fixed root. A planar root's q is [z x cos θ sin θ]
+ * (mbs/model.h): x and z swap. */
+int mbsi_base_pose(int root, const double *q, double p[3], double rpy[3]);
+/* The angle (degrees) between the base's z axis and the world's at q (a floating root only). */
+double mbsi_base_tilt_deg(int root, const double *q);
 
 #endif
