@@ -320,6 +320,7 @@ typedef struct mbs_walk_pattern {
     double centre[2][3];           /* each foot's contact centre in its frame */
     double R0[2][9];               /* foot orientations, kept */
     double (*place)[2][3];         /* foot frame positions after each step (steps + 1) */
+    double (*target)[2];           /* the ZMP target of each phase (steps + 1), x y */
     double dt;                     /* sample of the COM trajectory */
     int n;                         /* samples */
     double *c, *cd, *cdd;          /* 3 x n: COM position, velocity, acceleration */

@@ -79,38 +79,40 @@ static void centre_at(const mbs_walk_pattern *w, int f, const double p[3], doubl
     for (int k = 0; k < 3; k++) out[k] = p[k] + t[k];
 }
 
-/* Where the ZMP reference is at time t (x y). */
-static void zmp_at(const mbs_walk_pattern *w, double t, double out[2])
+/* The ZMP target of each phase j (x y): the stance foot's centre during step j, and after the
+ * last step the feet' middle at the initial COM's offset from it. Computed once, so that the
+ * reference at any instant costs the same however long the walk (it was a walk over the phases
+ * per sample: a 48-step plan took seconds to build). */
+static void zmp_targets(mbs_walk_pattern *w)
 {
     const mbs_walk_pattern_options *o = &w->o;
-    double mid0[3], a[3], b[3];
-    /* standing: under the initial COM; at the end, at the same offset from the feet' middle */
+    double mid0[2], a[3], b[3];
     centre_at(w, 0, w->place[0][0], a);
     centre_at(w, 1, w->place[0][1], b);
     for (int k = 0; k < 2; k++) mid0[k] = w->com0[k] - 0.5 * (a[k] + b[k]);
-    double from[2] = {w->com0[0], w->com0[1]}, to[2];
+    for (int j = 0; j < o->steps; j++) {
+        int stance = 1 - j % 2;
+        centre_at(w, stance, w->place[j][stance], a);
+        w->target[j][0] = a[0];
+        w->target[j][1] = a[1];
+    }
+    centre_at(w, 0, w->place[o->steps][0], a);
+    centre_at(w, 1, w->place[o->steps][1], b);
+    for (int c = 0; c < 2; c++) w->target[o->steps][c] = 0.5 * (a[c] + b[c]) + mid0[c];
+}
+
+/* Where the ZMP reference is at time t (x y): under the initial COM while settling, then in each
+ * phase a smooth shift over the double support from the previous phase's target to this one's. */
+static void zmp_at(const mbs_walk_pattern *w, double t, double out[2])
+{
+    const mbs_walk_pattern_options *o = &w->o;
     double s = t - o->settle, period = o->double_support + o->single_support;
-    if (s <= 0) { out[0] = from[0]; out[1] = from[1]; return; }
+    if (s <= 0) { out[0] = w->com0[0]; out[1] = w->com0[1]; return; }
     int k = (int)floor(s / period);
     if (k > o->steps) k = o->steps;
-    /* the ZMP target of phase k: the stance foot's centre, or the feet' middle after the last step */
-    for (int j = 0; j <= k; j++) {
-        double prev[2] = {from[0], from[1]};
-        if (j < o->steps) {
-            int stance = 1 - j % 2;
-            centre_at(w, stance, w->place[j][stance], a);
-            to[0] = a[0];
-            to[1] = a[1];
-        } else {
-            centre_at(w, 0, w->place[o->steps][0], a);
-            centre_at(w, 1, w->place[o->steps][1], b);
-            for (int c = 0; c < 2; c++) to[c] = 0.5 * (a[c] + b[c]) + mid0[c];
-        }
-        if (j < k) { from[0] = to[0]; from[1] = to[1]; continue; }
-        double u = (s - j * period) / o->double_support;
-        double h = mbsi_smooth_step(u);
-        for (int c = 0; c < 2; c++) out[c] = prev[c] + h * (to[c] - prev[c]);
-    }
+    const double *from = k > 0 ? w->target[k - 1] : w->com0, *to = w->target[k];
+    double h = mbsi_smooth_step((s - k * period) / o->double_support);
+    for (int c = 0; c < 2; c++) out[c] = from[c] + h * (to[c] - from[c]);
 }
 
 #define carve mbsi_carve_doubles
@@ -118,6 +120,7 @@ static void zmp_at(const mbs_walk_pattern *w, double t, double out[2])
 static void layout(mbs_carver *cv, mbs_walk_pattern *w)
 {
     w->place = mbsi_carve(cv, ((size_t)w->o.steps + 1) * sizeof *w->place);
+    w->target = mbsi_carve(cv, ((size_t)w->o.steps + 1) * sizeof *w->target);
     size_t n = (size_t)w->n;
     w->c = carve(cv, 3 * n); w->cd = carve(cv, 3 * n); w->cdd = carve(cv, 3 * n);
     w->zmp = carve(cv, 2 * n);
@@ -157,6 +160,7 @@ int mbsi_walk_pattern_init(mbs_walk_pattern *w, const mbs_system *sys, const dou
         return mbsi_fail(err, MBS_ERR_MODEL, "walk pattern: the centre of mass must be above the ground under gravity");
     w->omega = sqrt(gz / w->com0[2]);
     int n = w->n;
+    zmp_targets(w);
     for (int i = 0; i < n; i++) zmp_at(w, i * w->dt, w->zmp + 2 * i);
     /* ξ backward from rest on the last ZMP, then c forward from the initial COM */
     double e = exp(-w->omega * w->dt), *xi = w->cdd;   /* ξ kept in cdd until c̈ is written */
