@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cjson/cJSON.h>
 
@@ -58,7 +59,13 @@ mbs_model *tm_random_tree(int n, int floating, unsigned long long seed)
         if (i == 0 && floating) t = MBS_JOINT_FREEFLYER;
         else if (!planar_done && i == n / 2) { t = MBS_JOINT_PLANAR; planar_done = 1; }
         else if (r < 0.15) t = MBS_JOINT_PRISMATIC;
-        else if (r < 0.6) { axis[0] = axis[1] = axis[2] = 0; axis[(int)tm_uniform(&s, 0, 3)] = 1; }
+        else if (r < 0.6) {
+            /* about ±x, ±y or ±z, half of them behind an identity rotation: the plane-rotation
+             * paths of the algorithms (Robosimian's pitch joints turn about -y) */
+            axis[0] = axis[1] = axis[2] = 0;
+            axis[(int)tm_uniform(&s, 0, 3)] = tm_uniform(&s, 0, 1) < 0.3 ? -1 : 1;
+            if (tm_uniform(&s, 0, 1) < 0.5) { memset(R, 0, sizeof R); R[0] = R[4] = R[8] = 1; }
+        }
         char name[32];
         snprintf(name, sizeof name, "joint%d", i);
         int b = mbs_model_add_joint(m, parent, t, name, R, p, axis, NULL);

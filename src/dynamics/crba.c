@@ -17,8 +17,9 @@
 #include "joint.h"
 
 /* d->Ic is CRBA's scratch here (16 doubles per body): the composite inertia (mass, h, the six
- * distinct entries of Io), then a planar joint's cosine and sine and its axis (-1: not planar). */
-enum { IC_C = 10, IC_S = 11, IC_AXIS = 12 };
+ * distinct entries of Io), then a planar joint's cosine and sine, its axis (-1: not planar) and
+ * the axis' sign (-1 for -x, -y, -z). */
+enum { IC_C = 10, IC_S = 11, IC_AXIS = 12, IC_SIGN = 13 };
 
 /* Composite inertia with the symmetric Io kept as xx, yy, zz, yz, zx, xy: the off-diagonal
  * entry (i, j) sits at 3 + k, k being the third axis. */
@@ -50,23 +51,39 @@ static inline void sym_to_full(const double I[6], double Io[9])
 }
 
 /* A revolute joint about x, y or z behind an identity tree rotation turns its body by a plane
- * rotation: with (a, u, v) the axis and the two others in cyclic order, e_u -> c e_u + s e_v. */
-static int is_planar(const mbs_body *b)
+ * rotation: with (a, u, v) the axis and the two others in cyclic order, e_u -> c e_u + s e_v.
+ * The axis index, or -1; *sign = -1 for a joint about -x, -y or -z (Robosimian's 12 pitch
+ * joints turn about -y), which turns by -q about +x, +y or +z: its columns S, J and F are those
+ * of the + axis negated. */
+static int planar_axis(const mbs_body *b, double *sign)
 {
     static const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-    return b->type == MBS_JOINT_REVOLUTE && b->axis_id >= 0 && memcmp(b->Rt, I, sizeof I) == 0;
+    *sign = 1;
+    if (b->type != MBS_JOINT_REVOLUTE || memcmp(b->Rt, I, sizeof I) != 0) return -1;
+    if (b->axis_id >= 0) return b->axis_id;
+    for (int k = 0; k < 3; k++)
+        if (b->axis[k] == -1.0) {
+            *sign = -1;
+            return k;
+        }
+    return -1;
 }
 
 /* (P, pp) <- (P, pp) ∘ (plane rotation about axis a, pt): columns u, v of P turn, column a
- * stays and is the joint's axis w in the root frame, so its columns are J = [pp x w; w]. */
-static inline void planar_step(int a, double c, double s, const double pt[3], double P[9], double pp[3], double J[6])
+ * stays and is the joint's axis w in the root frame, so its columns are J = [pp x w; w]. The
+ * result is also stored to (dR, dp), element by element as it is computed: copying P there
+ * afterwards read it back in one wide load from its narrow stores, a store-forwarding stall
+ * that was a fifth of Robosimian's CRBA. */
+static inline void planar_step(int a, double c, double s, const double pt[3], double P[9], double pp[3], double J[6],
+                               double *restrict dR, double *restrict dp)
 {
     int u = (a + 1) % 3, v = (a + 2) % 3;
-    for (int k = 0; k < 3; k++) pp[k] += P[k] * pt[0] + P[k + 3] * pt[1] + P[k + 6] * pt[2];
+    for (int k = 0; k < 3; k++) dp[k] = pp[k] += P[k] * pt[0] + P[k + 3] * pt[1] + P[k + 6] * pt[2];
     for (int k = 0; k < 3; k++) {
         double pu = P[k + 3 * u], pv = P[k + 3 * v];
-        P[k + 3 * u] = c * pu + s * pv;
-        P[k + 3 * v] = c * pv - s * pu;
+        dR[k + 3 * u] = P[k + 3 * u] = c * pu + s * pv;
+        dR[k + 3 * v] = P[k + 3 * v] = c * pv - s * pu;
+        dR[k + 3 * a] = P[k + 3 * a];
     }
     const double *w = P + 3 * a;
     v3_cross(pp, w, J);
@@ -96,15 +113,22 @@ static void placements(const mbs_model *m, mbs_data *d, const double *q)
                 memcpy(P, d->rR + 9 * b->parent, sizeof P);
                 memcpy(pp, d->rp + 3 * b->parent, sizeof pp);
             }
-            if (is_planar(b)) {
+            double sign;
+            int axis = planar_axis(b, &sign);
+            if (axis >= 0) {
                 double s, c;
                 sin_cos(q[b->idx_q], &s, &c);
-                y[IC_C] = c; y[IC_S] = s; y[IC_AXIS] = b->axis_id;
-                switch (b->axis_id) {   /* constant axes let the compiler drop the index arithmetic */
-                case 0: planar_step(0, c, s, b->pt, P, pp, Ji); break;
-                case 1: planar_step(1, c, s, b->pt, P, pp, Ji); break;
-                default: planar_step(2, c, s, b->pt, P, pp, Ji); break;
+                s *= sign;
+                y[IC_C] = c; y[IC_S] = s; y[IC_AXIS] = axis; y[IC_SIGN] = sign;
+                double *dR = d->rR + 9 * i, *dp = d->rp + 3 * i;
+                switch (axis) {   /* constant axes let the compiler drop the index arithmetic */
+                case 0: planar_step(0, c, s, b->pt, P, pp, Ji, dR, dp); break;
+                case 1: planar_step(1, c, s, b->pt, P, pp, Ji, dR, dp); break;
+                default: planar_step(2, c, s, b->pt, P, pp, Ji, dR, dp); break;
                 }
+                if (sign < 0)
+                    for (int k = 0; k < 6; k++) Ji[k] = -Ji[k];
+                continue;
             } else {
                 double *jR = d->liR + 9 * i, *jp = d->lip + 3 * i;
                 joint_placement(b, q + b->idx_q, jR, jp);
@@ -225,6 +249,8 @@ static void composite_forces(const mbs_model *m, mbs_data *d, double *F)
             case 1: axis_force_column(1, &Y, R, p, F + b->idx_v, nv); planar_to_parent(1, c, s, b->pt, &Y, &X); break;
             default: axis_force_column(2, &Y, R, p, F + b->idx_v, nv); planar_to_parent(2, c, s, b->pt, &Y, &X); break;
             }
+            if (y[IC_SIGN] < 0)
+                for (int k = 0; k < 6; k++) F[k * nv + b->idx_v] = -F[k * nv + b->idx_v];
         } else {
             if (b->type == MBS_JOINT_REVOLUTE && b->axis_id >= 0)
                 axis_force_column(b->axis_id, &Y, R, p, F + b->idx_v, nv);

@@ -23,17 +23,25 @@
 #define SERIES_ANGLE 1.0
 #define SERIES_TERMS 10
 
+/* 1/j!, j = 0 … 2·SERIES_TERMS + 2: the series' coefficients, so that they are summed without
+ * a division (a term-by-term recurrence divided ten times per series, and Solo's integrate
+ * spent most of its time there). Every j! here is exact in a double. */
+static const double INV_FACT[2 * SERIES_TERMS + 3] = {
+    1.0 / 1.0, 1.0 / 1.0, 1.0 / 2.0, 1.0 / 6.0,
+    1.0 / 24.0, 1.0 / 120.0, 1.0 / 720.0, 1.0 / 5040.0,
+    1.0 / 40320.0, 1.0 / 362880.0, 1.0 / 3628800.0, 1.0 / 39916800.0,
+    1.0 / 479001600.0, 1.0 / 6227020800.0, 1.0 / 87178291200.0, 1.0 / 1307674368000.0,
+    1.0 / 20922789888000.0, 1.0 / 355687428096000.0, 1.0 / 6402373705728000.0, 1.0 / 121645100408832000.0,
+    1.0 / 2432902008176640000.0, 1.0 / 51090942171709440000.0, 1.0 / 1124000727777607680000.0};
+
 /* Σ_k (-x)^k / (2k+n)! with x = θ²: the tail of the sine (n odd) or cosine (n even) series
- * after its first terms, divided by the power of θ that makes it start at 1/n!.
- * n = 1: sinθ/θ; 2: (1-cosθ)/θ²; 3: (θ-sinθ)/θ³; 4: (θ²/2+cosθ-1)/θ⁴. */
+ * after its first terms, divided by the power of θ that makes it start at 1/n!, by Horner.
+ * n = 0: cosθ; 1: sinθ/θ; 2: (1-cosθ)/θ²; 3: (θ-sinθ)/θ³; 4: (θ²/2+cosθ-1)/θ⁴. */
 static double trig_tail(double x, int n)
 {
-    double term = 1.0, sum = 0.0;
-    for (int i = 2; i <= n; i++) term /= i;
-    for (int k = 0; k < SERIES_TERMS; k++) {
-        sum += term;
-        term *= -x / ((2 * k + n + 1) * (2 * k + n + 2));
-    }
+    int k = SERIES_TERMS - 1;   /* n <= 4 */
+    double sum = INV_FACT[2 * k + n];
+    for (k--; k >= 0; k--) sum = INV_FACT[2 * k + n] - x * sum;
     return sum;
 }
 
@@ -206,14 +214,25 @@ void mbsi_so3_jr_inv(const double w[3], double J[9])
 void mbsi_se3_exp(const double xi[6], double g[7])
 {
     const double *v = xi, *w = xi + 3;
-    double A, B, C, wxv[3];
-    exp_coefs(sqrt(v3_dot(w, w)), &A, &B, &C);
+    double x = v3_dot(w, w), t = sqrt(x), A, B, C, k, c, wxv[3];
+    /* Rodrigues' coefficients and the quaternion (sin(θ/2) w/θ, cos(θ/2)) from one sine and one
+     * cosine of θ/2 (mbsi_so3_exp and exp_coefs each took their own: four calls per joint) */
+    if (t < SERIES_ANGLE) {
+        A = trig_tail(x, 1); B = trig_tail(x, 2); C = trig_tail(x, 3);
+        k = 0.5 * trig_tail(0.25 * x, 1);
+        c = trig_tail(0.25 * x, 0);
+    } else {
+        double sh = sin(0.5 * t), ch = cos(0.5 * t), s = 2 * sh * ch;
+        A = s / t;
+        B = 2 * sh * sh / x;
+        C = (t - s) / (x * t);
+        k = sh / t;
+        c = ch;
+    }
     v3_cross(w, v, wxv);
     double wv = C * v3_dot(w, v);
-    double p[3];
-    for (int k = 0; k < 3; k++) p[k] = A * v[k] + B * wxv[k] + wv * w[k];
-    mbsi_so3_exp(w, g + 3);
-    memcpy(g, p, sizeof p);
+    for (int j = 0; j < 3; j++) g[j] = A * v[j] + B * wxv[j] + wv * w[j];
+    g[3] = k * w[0]; g[4] = k * w[1]; g[5] = k * w[2]; g[6] = c;
 }
 
 /* Log(p, R) = (V(w)⁻¹ p, w), V⁻¹ = I - ½ [w]x + β [w]x² = α I - ½ [w]x + β w wᵀ. */
