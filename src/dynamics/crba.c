@@ -96,6 +96,11 @@ static void placements(const mbs_model *m, mbs_data *d, const double *q)
 {
     double *J = d->tmp_6nv;
     double P[9], pp[3];   /* the placement of the body last visited, i.e. a chain's parent */
+    /* the sines and cosines of every one-coordinate joint first, all at once (d->tmp_6nb) */
+    int nb = m->nbodies;
+    double *ang = d->tmp_6nb, *sn = ang + nb, *cs = sn + nb;
+    for (int i = 0; i < nb; i++) ang[i] = m->bodies[i].nq == 1 ? q[m->bodies[i].idx_q] : 0;
+    sin_cos_n(ang, nb, sn, cs);
     for (int i = 0; i < m->nbodies; i++) {
         const mbs_body *b = &m->bodies[i];
         const double *S = m->S + 6 * b->idx_v;
@@ -116,9 +121,7 @@ static void placements(const mbs_model *m, mbs_data *d, const double *q)
             double sign;
             int axis = planar_axis(b, &sign);
             if (axis >= 0) {
-                double s, c;
-                sin_cos(q[b->idx_q], &s, &c);
-                s *= sign;
+                double s = sign * sn[i], c = cs[i];
                 y[IC_C] = c; y[IC_S] = s; y[IC_AXIS] = axis; y[IC_SIGN] = sign;
                 double *dR = d->rR + 9 * i, *dp = d->rp + 3 * i;
                 switch (axis) {   /* constant axes let the compiler drop the index arithmetic */
