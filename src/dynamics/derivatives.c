@@ -73,10 +73,7 @@ static void forward_pass(const mbs_model *m, mbs_data *d, const double *q, const
     gravity_motion(m, a0);
     static const double zero6[6] = {0, 0, 0, 0, 0, 0};
     /* joint placements are independent of each other: a loop of their own lets them overlap */
-    for (int i = 0; i < m->nbodies; i++) {
-        const mbs_body *b = &m->bodies[i];
-        joint_placement(b, q + b->idx_q, d->liR + 9 * i, d->lip + 3 * i);
-    }
+    joint_placements(m, q, d->tmp_6nb, d->liR, d->lip);
     for (int i = 0; i < m->nbodies; i++) {
         const mbs_body *b = &m->bodies[i];
         int par = b->parent;

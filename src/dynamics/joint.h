@@ -9,6 +9,48 @@
 #include "mbs/liegroup.h"
 #include "../spatial/spatial.h"
 
+/* Placement (R, p) of a revolute body b in its parent for the joint angle whose sine and cosine
+ * are s, c: tree transform times joint motion. About -x, -y or -z it turns by -q about +x, ... */
+static inline void revolute_placement(const mbs_body *b, double s, double c, double R[9], double p[3])
+{
+    const double *T = b->Rt;
+    int a = b->axis_id;
+    if (a < 0 && b->axis_neg_id >= 0) {
+        a = b->axis_neg_id;
+        s = -s;
+    }
+    memcpy(p, b->pt, 3 * sizeof(double));
+    switch (a) {
+    case 0:
+        for (int i = 0; i < 3; i++) {
+            R[i] = T[i];
+            R[i + 3] = c * T[i + 3] + s * T[i + 6];
+            R[i + 6] = -s * T[i + 3] + c * T[i + 6];
+        }
+        return;
+    case 1:
+        for (int i = 0; i < 3; i++) {
+            R[i] = c * T[i] - s * T[i + 6];
+            R[i + 3] = T[i + 3];
+            R[i + 6] = s * T[i] + c * T[i + 6];
+        }
+        return;
+    case 2:
+        for (int i = 0; i < 3; i++) {
+            R[i] = c * T[i] + s * T[i + 3];
+            R[i + 3] = -s * T[i] + c * T[i + 3];
+            R[i + 6] = T[i + 6];
+        }
+        return;
+    default: {
+        double Rj[9];
+        m3_axis_angle(b->axis, c, s, Rj);
+        m3_mul(T, Rj, R);
+        return;
+    }
+    }
+}
+
 /* Placement (R, p) of body b in its parent: tree transform times joint motion. */
 static inline void joint_placement(const mbs_body *b, const double *q, double R[9], double p[3])
 {
@@ -17,36 +59,8 @@ static inline void joint_placement(const mbs_body *b, const double *q, double R[
     case MBS_JOINT_REVOLUTE: {
         double s, c;
         sin_cos(q[0], &s, &c);
-        memcpy(p, b->pt, 3 * sizeof(double));
-        switch (b->axis_id) {
-        case 0:
-            for (int i = 0; i < 3; i++) {
-                R[i] = T[i];
-                R[i + 3] = c * T[i + 3] + s * T[i + 6];
-                R[i + 6] = -s * T[i + 3] + c * T[i + 6];
-            }
-            return;
-        case 1:
-            for (int i = 0; i < 3; i++) {
-                R[i] = c * T[i] - s * T[i + 6];
-                R[i + 3] = T[i + 3];
-                R[i + 6] = s * T[i] + c * T[i + 6];
-            }
-            return;
-        case 2:
-            for (int i = 0; i < 3; i++) {
-                R[i] = c * T[i] + s * T[i + 3];
-                R[i + 3] = -s * T[i] + c * T[i + 3];
-                R[i + 6] = T[i + 6];
-            }
-            return;
-        default: {
-            double Rj[9];
-            m3_axis_angle(b->axis, c, s, Rj);
-            m3_mul(T, Rj, R);
-            return;
-        }
-        }
+        revolute_placement(b, s, c, R, p);
+        return;
     }
     case MBS_JOINT_PRISMATIC: {
         double t[3] = {b->axis[0] * q[0], b->axis[1] * q[0], b->axis[2] * q[0]}, u[3];
@@ -68,6 +82,23 @@ static inline void joint_placement(const mbs_body *b, const double *q, double R[
         se3_compose(T, b->pt, Rj, pj, R, p);
         return;
     }
+    }
+}
+
+/* Every body's placement in its parent into (liR, lip), the sines and cosines of all
+ * one-coordinate joints taken first in one vectorised loop (sin_cos_n; scratch: 3 nb doubles):
+ * the joints' placements are independent, and the polynomials of eight joints then run in the
+ * lanes of one vector instead of eight chains. */
+static inline void joint_placements(const mbs_model *m, const double *q, double *scratch, double *liR, double *lip)
+{
+    int nb = m->nbodies;
+    double *ang = scratch, *sn = ang + nb, *cs = sn + nb;
+    for (int i = 0; i < nb; i++) ang[i] = m->bodies[i].nq == 1 ? q[m->bodies[i].idx_q] : 0;
+    sin_cos_n(ang, nb, sn, cs);
+    for (int i = 0; i < nb; i++) {
+        const mbs_body *b = &m->bodies[i];
+        if (b->type == MBS_JOINT_REVOLUTE) revolute_placement(b, sn[i], cs[i], liR + 9 * i, lip + 3 * i);
+        else joint_placement(b, q + b->idx_q, liR + 9 * i, lip + 3 * i);
     }
 }
 

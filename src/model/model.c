@@ -101,9 +101,11 @@ int mbs_model_add_joint(mbs_model *m, int parent, mbs_joint_type type, const cha
     b->nq = nq;
     b->nv = nv;
     memcpy(b->axis, ax, sizeof ax);
-    b->axis_id = -1;
-    for (int k = 0; k < 3; k++)
+    b->axis_id = b->axis_neg_id = -1;
+    for (int k = 0; k < 3; k++) {
         if (ax[k] == 1.0) b->axis_id = k;
+        if (ax[k] == -1.0) b->axis_neg_id = k;
+    }
     if (type == MBS_JOINT_PLANAR) {
         /* t1 is the unit vector most orthogonal to the normal among x, y, z after projection;
          * the choice makes a z normal give t1 = x, t2 = y, and a y normal t1 = z, t2 = x. */

@@ -16,6 +16,7 @@ typedef struct mbs_body {
     mbs_joint_type type;
     int idx_q, idx_v, nq, nv;
     int axis_id;                /* 0, 1, 2 when the axis is +x, +y, +z (fast paths), else -1 */
+    int axis_neg_id;            /* 0, 1, 2 when the axis is -x, -y, -z (a turn by -q about +x, ...), else -1 */
     double axis[3];             /* unit axis (revolute, prismatic) or plane normal (planar) */
     double plane[6];            /* planar: in-plane unit vectors t1, t2 with t1 x t2 = axis */
     double Rt[9], pt[3];        /* joint frame in the parent body frame (the tree transform) */
