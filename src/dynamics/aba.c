@@ -93,10 +93,11 @@ void mbsi_aba_passes(const mbs_model *m, mbs_data *d, const double *q, const dou
     double a0[6];
     gravity_motion(m, a0);
     /* pass 1: placements, velocities, bias accelerations c_i (kept in d->a) and bias forces */
+    joint_placements(m, q, d->tmp_6nb, d->liR, d->lip);
     for (int i = 0; i < m->nbodies; i++) {
         const mbs_body *b = &m->bodies[i];
-        double *R = d->liR + 9 * i, *p = d->lip + 3 * i, *IA = d->IA + 36 * i;
-        joint_placement(b, q + b->idx_q, R, p);
+        const double *R = d->liR + 9 * i, *p = d->lip + 3 * i;
+        double *IA = d->IA + 36 * i;
         inertia_matrix(b->mass, b->h, b->Io, IA);
         double *vi = d->v + 6 * i, *ci = d->a + 6 * i, *pA = d->f + 6 * i;
         if (!v) {

@@ -8,10 +8,10 @@ void mbs_forward_kinematics(const mbs_model *m, mbs_data *d, const double *q, co
                             const double *a)
 {
     static const double zero6[6] = {0, 0, 0, 0, 0, 0};
+    joint_placements(m, q, d->tmp_6nb, d->liR, d->lip);
     for (int i = 0; i < m->nbodies; i++) {
         const mbs_body *b = &m->bodies[i];
-        double *R = d->liR + 9 * i, *p = d->lip + 3 * i;
-        joint_placement(b, q + b->idx_q, R, p);
+        const double *R = d->liR + 9 * i, *p = d->lip + 3 * i;
         int par = b->parent;
         if (par < 0) {
             memcpy(d->oR + 9 * i, R, 9 * sizeof(double));

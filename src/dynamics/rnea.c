@@ -9,13 +9,13 @@ void mbs_rnea_fext(const mbs_model *m, mbs_data *d, const double *q, const doubl
 {
     double a0[6];
     gravity_motion(m, a0);
+    joint_placements(m, q, d->tmp_6nb, d->liR, d->lip);
     for (int i = 0; i < m->nbodies; i++) {
         const mbs_body *b = &m->bodies[i];
         const double *S = m->S + 6 * b->idx_v;
-        double *R = d->liR + 9 * i, *p = d->lip + 3 * i;
+        const double *R = d->liR + 9 * i, *p = d->lip + 3 * i;
         double *vi = d->v + 6 * i, *ai = d->a + 6 * i, *fi = d->f + 6 * i;
         int par = b->parent;
-        joint_placement(b, q + b->idx_q, R, p);
         double vJ[6], aJ[6], c[6], h[6], t[6];
         joint_motion(b, S, v + b->idx_v, vJ);
         joint_motion(b, S, a + b->idx_v, aJ);
