@@ -191,13 +191,23 @@ $(BUILD)/tools/bench_ess: tools/bench_ess.c tests/ess_systems.c tools/ess_mujoco
 	  tools/bench_ess.c tests/ess_systems.c $(if $(ESS_MUJOCO),tools/ess_mujoco.c) $(LIB) $(if $(ESS_MUJOCO),-lmujoco) $(LIBS) -o $@
 
 bench-ess: $(BUILD)/tools/bench_ess
-	$(BUILD)/tools/bench_ess
+	$(call bench_doc,$(BUILD)/tools/bench_ess,$(BUILD)/bench_ess)
 
 # bench-variational: figs. 2-4 of Lee et al. 2016 (issue 5), plots into docs/images when gnuplot
 # is installed (optional, not in deps); OpenBLAS on one thread so that Newton's LU is timed alone.
 .PHONY: bench-variational
 bench-variational: $(BUILD)/tools/bench_variational
 	$(call bench_doc,$(BUILD)/tools/bench_variational,$(BUILD)/bench_variational)
+
+# the SVI baseline (Johnson & Murphey 2009; tools/svi.c, a benchmark tool, never in libmbs), linked into
+# bench_variational and into its test, which counts allocations (tests/alloc_count.h)
+$(BUILD)/tools/bench_variational: tools/bench_variational.c tools/svi.c $(LIB) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(LDSAN) -DMBS_SOURCE_DIR='"$(CURDIR)"' $< tools/svi.c $(LIB) $(LIBS) -o $@
+$(BUILD)/tests/test_svi: tests/test_svi.c tools/svi.c $(TEST_COMMON) $(LIB) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(LDSAN) $(WRAP_ALLOC) -DMBS_SOURCE_DIR='"$(CURDIR)"' $< tools/svi.c $(TEST_COMMON) \
+	  $(LIB) $(TESTLIBS) $(LIBS) -o $@
 
 # bench-expo: section 6 of Hammoud et al. 2022 (issue 3) on the Solo scenarios and Romeo's walk: local error vs
 # real-time factor, largest stable step, time per step, error vs contact stiffness and damping, touch-downs
@@ -213,14 +223,14 @@ bench-expo: $(BUILD)/tools/bench_expo
 # when gnuplot is installed (optional, not in deps).
 .PHONY: bench-nmdp
 bench-nmdp: $(BUILD)/tools/bench_nmdp
-	OPENBLAS_NUM_THREADS=1 $(BUILD)/tools/bench_nmdp --data $(BUILD)/bench_nmdp
+	$(call bench_doc,$(BUILD)/tools/bench_nmdp,$(BUILD)/bench_nmdp)
 
 # bench-adaptive: section IV of Zapolsky and Drumwright 2015 (issue 13): steps before failure against
 # the step (fig. 3), the walker's largest energy-keeping step with Euler and RK4, explicit against
 # semi-implicit Euler's kinetic-energy error, the error-controlled trot (fig. 4), dissipation (fig. 5).
 .PHONY: bench-adaptive
 bench-adaptive: $(BUILD)/tools/bench_adaptive
-	OPENBLAS_NUM_THREADS=1 $(BUILD)/tools/bench_adaptive --data $(BUILD)/bench_adaptive
+	$(call bench_doc,$(BUILD)/tools/bench_adaptive,$(BUILD)/bench_adaptive)
 
 # bench-batch: batch rollouts (issue 15): system steps per second of N = 1 ... 4096 Solo systems
 # (expo, 2 ms) on 1 and 2 threads, and MuJoCo's mj_step on the same robot beside them when
@@ -232,7 +242,7 @@ $(BUILD)/tools/bench_batch: tools/bench_batch.c tools/batch_mujoco.c tools/batch
 	  tools/bench_batch.c $(if $(ESS_MUJOCO),tools/batch_mujoco.c) $(LIB) $(if $(ESS_MUJOCO),-lmujoco) $(LIBS) -o $@
 
 bench-batch: $(BUILD)/tools/bench_batch
-	OPENBLAS_NUM_THREADS=1 $(BUILD)/tools/bench_batch
+	$(call bench_doc,$(BUILD)/tools/bench_batch,$(BUILD)/bench_batch)
 
 # fuzz: libFuzzer targets for the two parsers (tools/fuzz_urdf.c, tools/fuzz_scenario.c), built
 # with clang under ASan + UBSan (leaks on) into build-fuzz/ and run one after the other (never two

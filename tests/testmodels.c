@@ -23,7 +23,7 @@ double tm_uniform(unsigned long long *seed, double lo, double hi)
 }
 
 /* A random rotation from a random unit quaternion. */
-static void random_rotation(unsigned long long *s, double R[9])
+void tm_random_rotation(unsigned long long *s, double R[9])
 {
     double q[4], n = 0;
     for (int k = 0; k < 4; k++) { q[k] = tm_uniform(s, -1, 1); n += q[k] * q[k]; }
@@ -32,6 +32,22 @@ static void random_rotation(unsigned long long *s, double R[9])
     R[0] = 1 - 2 * (y * y + z * z); R[3] = 2 * (x * y - z * w);     R[6] = 2 * (x * z + y * w);
     R[1] = 2 * (x * y + z * w);     R[4] = 1 - 2 * (x * x + z * z); R[7] = 2 * (y * z - x * w);
     R[2] = 2 * (x * z - y * w);     R[5] = 2 * (y * z + x * w);     R[8] = 1 - 2 * (x * x + y * y);
+}
+
+void tm_random_inertia(mbs_model *m, int b, unsigned long long *s, double com_range, double scale)
+{
+    double Rc[9], com[3], Ic[9], d[3];
+    tm_random_rotation(s, Rc);
+    for (int k = 0; k < 3; k++) { com[k] = tm_uniform(s, -com_range, com_range); d[k] = tm_uniform(s, 0.2, 1.0); }
+    /* principal moments from a positive mass distribution satisfy the triangle inequality */
+    double pm[3] = {d[1] + d[2], d[0] + d[2], d[0] + d[1]};
+    for (int c = 0; c < 3; c++)
+        for (int r = 0; r < 3; r++) {
+            double x = 0;
+            for (int k = 0; k < 3; k++) x += Rc[r + 3 * k] * pm[k] * scale * Rc[c + 3 * k];
+            Ic[r + 3 * c] = x;
+        }
+    mbs_model_add_inertia(m, b, tm_uniform(s, 0.5, 2.0), com, Ic, NULL);
 }
 
 mbs_model *tm_random_tree(int n, int floating, unsigned long long seed)
@@ -52,7 +68,7 @@ mbs_model *tm_random_tree(int n, int floating, unsigned long long seed)
         }
         par[i] = parent;
         double R[9], p[3], axis[3];
-        random_rotation(&s, R);
+        tm_random_rotation(&s, R);
         for (int k = 0; k < 3; k++) { p[k] = tm_uniform(&s, -0.5, 0.5); axis[k] = tm_uniform(&s, -1, 1); }
         mbs_joint_type t = MBS_JOINT_REVOLUTE;
         double r = tm_uniform(&s, 0, 1);
@@ -69,21 +85,10 @@ mbs_model *tm_random_tree(int n, int floating, unsigned long long seed)
         char name[32];
         snprintf(name, sizeof name, "joint%d", i);
         int b = mbs_model_add_joint(m, parent, t, name, R, p, axis, NULL);
-        double Rc[9], com[3], Ic[9], d[3];
-        random_rotation(&s, Rc);
-        for (int k = 0; k < 3; k++) { com[k] = tm_uniform(&s, -0.3, 0.3); d[k] = tm_uniform(&s, 0.2, 1.0); }
-        /* principal moments from a positive mass distribution satisfy the triangle inequality */
-        double pm[3] = {d[1] + d[2], d[0] + d[2], d[0] + d[1]};
-        for (int c = 0; c < 3; c++)
-            for (int rr = 0; rr < 3; rr++) {
-                double x = 0;
-                for (int k = 0; k < 3; k++) x += Rc[rr + 3 * k] * pm[k] * 0.05 * Rc[c + 3 * k];
-                Ic[rr + 3 * c] = x;
-            }
-        mbs_model_add_inertia(m, b, tm_uniform(&s, 0.5, 2.0), com, Ic, NULL);
+        tm_random_inertia(m, b, &s, 0.3, 0.05);
         snprintf(name, sizeof name, "body%d", i);
         double Rf[9], pf[3];
-        random_rotation(&s, Rf);
+        tm_random_rotation(&s, Rf);
         for (int k = 0; k < 3; k++) pf[k] = tm_uniform(&s, -0.2, 0.2);
         mbs_model_add_frame(m, name, b, Rf, pf, MBS_FRAME_OP, NULL);
     }

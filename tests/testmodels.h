@@ -8,6 +8,11 @@
 
 /* Deterministic uniform draw in [lo, hi). */
 double tm_uniform(unsigned long long *seed, double lo, double hi);
+/* A uniformly random rotation (column-major). */
+void tm_random_rotation(unsigned long long *seed, double R[9]);
+/* A valid random inertia for body b of m: mass in [0.5, 2), centre of mass in ±com_range, principal
+ * moments scale·(d_j + d_k), d in [0.2, 1), about random axes. */
+void tm_random_inertia(mbs_model *m, int b, unsigned long long *seed, double com_range, double scale);
 /* A random tree of n bodies built with the builder API: optional free-flyer root, then a
  * mix of revolute (aligned and oblique axes), prismatic and one planar joint, random
  * placements and valid random inertias; every body gets a frame named "body<i>". */

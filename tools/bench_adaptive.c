@@ -15,9 +15,13 @@
  * The robot's controller runs at the step (Δt) in a, c, e, as the paper's; its joint PD is then an
  * explicit servo sampled every Δt, which is what fails at large steps. In d the PD is the system's
  * joint impedance (feedback = impedance), which the adaptive stepper evaluates at every sub-step,
- * the trot's gait (feet targets) every 5 ms. Writes the data under build/bench_adaptive, the plots
+ * the trot's gait (feet targets) every 5 ms; beside it, the scenario as written with the adaptive
+ * stepper (2 ms, conservative advancement on), what `./sim scenarios/solo_trot.ini --set
+ * stepper.name=adaptive` runs. Writes the data under build/bench_adaptive, the plots
  * into docs/images/adaptive_*.png (tools/plot_adaptive.gp, when gnuplot is installed), and ends with
- * `key: value` lines.
+ * `key: value` lines. A full run (not --quick) also writes the tables of its section of
+ * docs/benchmarks.md into <data>/tables.md (tools/bench_doc.h), which tools/bench_doc.py puts into
+ * the document (make bench-adaptive does both).
  *   bench_adaptive [--quick] [--data DIR] [--images DIR]
  * --quick: 1 s horizons. Only the public API is used. */
 #include <math.h>
@@ -27,6 +31,7 @@
 
 #include "mbs.h"
 #include "tool.h"
+#include "bench_doc.h"
 
 #ifndef MBS_SOURCE_DIR
 #define MBS_SOURCE_DIR "."
@@ -271,31 +276,57 @@ static adaptive_run adaptive_trot(const char *controller, double nominal, double
     return a;
 }
 
+/* The scenario as written with the adaptive stepper (its defaults: conservative advancement on), the
+ * nominal step and the controller period the scenario's 2 ms: the mean accepted sub-step (s). */
+static double adaptive_as_written(double duration, long *substeps, int *stable)
+{
+    trot r;
+    const double h = 2e-3;
+    trot_open(&r, "adaptive", h, duration, NULL, 0);
+    long n = (long)ceil(duration / h - 1e-9), sub = 0;
+    *stable = 1;
+    for (long k = 0; k < n; k++) {
+        control(&r, k);
+        mbs_step_stats st;
+        if (mbs_stepper_step(r.st, h, &st) != MBS_OK) { *stable = 0; break; }
+        sub += st.substeps;
+    }
+    trot_close(&r);
+    *substeps = sub;
+    return sub ? (double)n * h / (double)sub : NAN;
+}
+
 int main(int argc, char **argv)
 {
     tool_single_thread_blas(argv);
-    int quick = 0;
-    const char *data = "build/bench_adaptive", *images = MBS_SOURCE_DIR "/docs/images";
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--quick") == 0) quick = 1;
-        else if (strcmp(argv[i], "--data") == 0 && i + 1 < argc) data = argv[++i];
-        else if (strcmp(argv[i], "--images") == 0 && i + 1 < argc) images = argv[++i];
-        else { fprintf(stderr, "usage: %s [--quick] [--data DIR] [--images DIR]\n", PROGRAM); return 2; }
-    }
-    if (tool_mkdir_p(data) != 0) { fprintf(stderr, "%s: cannot create %s\n", PROGRAM, data); return 1; }
+    tool_args args;
+    int status = tool_parse_args(argc, argv, PROGRAM, MBS_SOURCE_DIR, NULL, &args);
+    if (status) return status;
+    const int quick = args.quick;
+    const char *data = args.data, *images = args.images;
+    bench_doc doc;
+    bench_doc_open(&doc, data, "make bench-adaptive", !quick);
     const double T = quick ? 1.0 : 5.0;
-    char path[1200];
+    char path[4096];
+    double t_start = tool_now();
+    printf("# bench_adaptive: Zapolsky and Drumwright 2015, section IV, on scenarios/solo_trot.ini (rigid contact) and the "
+           "compass gait's swing%s\n", quick ? " (--quick: 1 s horizons)" : "");
+    printf("# run %s; %s\n", doc.stamp, doc.machine);
 
     /* a: steps before failure against the fixed step (fig. 3) */
     static const double steps_ms[] = {1, 1.5, 1.75, 2, 3, 4, 5, 6, 7, 8, 9, 10};
     const int nsteps = (int)(sizeof steps_ms / sizeof *steps_ms);
     const char *fixed[3] = {"rigid.advance=0", "run.max_velocity=1e9", "run.box=-1e9 -1e9 -1e9 1e9 1e9 1e9"};
+    long fail_steps[sizeof steps_ms / sizeof *steps_ms];
+    int fail_flag[sizeof steps_ms / sizeof *steps_ms];
     snprintf(path, sizeof path, "%s/failure.dat", data);
     FILE *f = fopen(path, "w");
     printf("a. fixed step (ms)  steps before failure (5 s of trot; '-': none)\n");
     for (int i = 0; i < nsteps; i++) {
         int failed;
         long k = steps_to_failure(fixed, 3, 1e-3 * steps_ms[i], T, 0, &failed);
+        fail_steps[i] = k;
+        fail_flag[i] = failed;
         printf("   %6.2f            %s%ld\n", steps_ms[i], failed ? "" : ">= ", k);
         fprintf(f, "%g %ld %d\n", steps_ms[i], k, failed);
     }
@@ -308,9 +339,13 @@ int main(int argc, char **argv)
     f = fopen(path, "w");
     printf("e. dissipation λ   steps before failure at 5 ms ('>=': none in %g s)\n", T);
     int first_ok = -1;
+    long diss_steps[sizeof lambdas / sizeof *lambdas];
+    int diss_flag[sizeof lambdas / sizeof *lambdas];
     for (int i = 0; i < nl; i++) {
         int failed;
         long k = steps_to_failure(fixed, 3, 5e-3, T, lambdas[i], &failed);
+        diss_steps[i] = k;
+        diss_flag[i] = failed;
         printf("   %4.2f              %s%ld\n", lambdas[i], failed ? "" : ">= ", k);
         fprintf(f, "%g %ld %d\n", lambdas[i], k, failed);
         if (!failed && first_ok < 0) first_ok = i;
@@ -333,6 +368,11 @@ int main(int argc, char **argv)
     printf("d. error-controlled trot (nominal 5 ms, h_min 0.5 ms, 0.25 %%): mean step %.3g ms (walking %.3g ms), "
            "standing (pd) %.3g ms; %ld sub-steps, %ld refused; %s\n", 1e3 * walk.mean_dt, 1e3 * walk.mean_dt_walk,
            1e3 * stand.mean_dt, walk.substeps, walk.rejected, walk.stable && stand.stable ? "stable" : "FAILED");
+    long aw_sub;
+    int aw_stable;
+    double aw_dt = adaptive_as_written(T, &aw_sub, &aw_stable);
+    printf("d. the scenario as written with stepper.name=adaptive (2 ms, conservative advancement on): mean sub-step %.3g ms; "
+           "%ld sub-steps; %s\n", 1e3 * aw_dt, aw_sub, aw_stable ? "stable" : "FAILED");
 
     /* b: the walker's swing phase, Euler against RK4 */
     mbs_model *sm = swing_model(0.0525);
@@ -341,6 +381,7 @@ int main(int argc, char **argv)
      * joint at twice that), the legs' rates 1.092867 and 0.376135 rad/s; a swing lasts a step,
      * 0.734461 s, after which the swing foot is back on the slope (checked below) */
     const double th = 0.271275;
+    double foot_z = NAN, foot_x = NAN;
     double q0[2] = {-th, 2 * th}, v0[2] = {1.092867, 0.376135 - 1.092867};
     double swing_T = 0.734461;
     {
@@ -352,6 +393,8 @@ int main(int argc, char **argv)
         const double *q = mbs_system_q(s);
         /* the swing foot: hip (sin θ1, cos θ1), then 1 m down the swing leg at θ1 + θ2 */
         double zf = cos(q[0]) - cos(q[0] + q[1]), xf = sin(q[0]) - sin(q[0] + q[1]);
+        foot_z = zf;
+        foot_x = xf;
         printf("b. the swing foot after the cycle's step time: %.2g m above the slope, %.4f m ahead of the stance foot "
                "(the cycle's step: 0.5359 m)\n", zf, xf);
         mbs_stepper_free(st);
@@ -372,6 +415,7 @@ int main(int argc, char **argv)
     if (!quick && system("command -v gnuplot >/dev/null 2>&1") == 0 && system(path) == 0)
         printf("plots: %s/adaptive_*.png\n", images);
 
+    printf("# total %.0f s\n", tool_now() - t_start);
     printf("walker_max_energy_step_euler_ms: %.4g\n", 1e3 * he);
     printf("walker_max_energy_step_rk4_ms: %.4g\n", 1e3 * hr);
     printf("walker_max_energy_step_symplectic_ms: %.4g\n", 1e3 * hs);
@@ -380,6 +424,61 @@ int main(int argc, char **argv)
     printf("adaptive_stand_mean_dt_ms: %.4g\n", 1e3 * stand.mean_dt);
     printf("ke_error_euler_pct: %.4g\n", pe);
     printf("ke_error_symplectic_pct: %.4g\n", ps);
+    printf("adaptive_trot_as_written_mean_dt_ms: %.4g\n", 1e3 * aw_dt);
     printf("dissipation_first_stable_lambda: %g\n", first_ok >= 0 ? lambdas[first_ok] : NAN);
+
+    /* the section's table: ours beside the paper's */
+    bench_doc_begin(&doc, "adaptive-paper");
+    bench_doc_printf(&doc, "| | paper (their robot, their machine) | ours (`make bench-adaptive`) |\n|---|---|---|\n");
+    /* a: no failure up to the step before the first failing one, then the steps of the rest */
+    int first_fail = -1;
+    for (int i = 0; i < nsteps && first_fail < 0; i++)
+        if (fail_flag[i]) first_fail = i;
+    bench_doc_printf(&doc, "| a. steps before failure, fixed step 1–10 ms (fig. 3) | failure from 1.75 ms, fewer steps as the step "
+                     "grows | ");
+    if (first_fail < 0) bench_doc_printf(&doc, "no failure in %g s at any step of the set", T);
+    else {
+        if (first_fail > 0) bench_doc_printf(&doc, "no failure in %g s up to %g ms; ", T, steps_ms[first_fail - 1]);
+        bench_doc_printf(&doc, "from %g ms", steps_ms[first_fail]);
+        for (int i = first_fail; i < nsteps; i++)
+            bench_doc_printf(&doc, "%s%s%ld", i == first_fail ? " " : ", ", fail_flag[i] ? "" : "≥ ", fail_steps[i]);
+        bench_doc_printf(&doc, " steps");
+    }
+    bench_doc_printf(&doc, " |\n");
+    bench_doc_printf(&doc, "| b. walker's largest step keeping the energy within 0.001 %% over a swing phase, Euler / RK4 | 3.5e-3 / 0.28 "
+                     "(their walker's nondimensional time, g = l = 1): 20× per function evaluation | %.3g ms / %.3g ms "
+                     "(`walker_max_energy_step_euler_ms`, `_rk4_ms`), nondimensional %.1e / %.3g: %.0f× per evaluation; "
+                     "semi-implicit Euler %.3g ms |\n", 1e3 * he, 1e3 * hr, he / unit, hr / unit, he > 0 ? hr / (4 * he) : NAN, 1e3 * hs);
+    bench_doc_printf(&doc, "| c. mean relative local kinetic-energy error at 1 ms, explicit / semi-implicit Euler | 0.774 %% / 1.390 %% | "
+                     "%.2g %% / %.2g %% (`ke_error_euler_pct`, `ke_error_symplectic_pct`) |\n", pe, ps);
+    bench_doc_printf(&doc, "| d. error-controlled trot, nominal 5 ms, h_min 0.5 ms, 0.25 %%: mean step standing / walking | 2.34 ms "
+                     "overall / 2.16 ms walking | standing (pd, %g s) %.3g ms (`adaptive_stand_mean_dt_ms`), the trot %.2g ms overall, "
+                     "%.2g ms walking (`adaptive_trot_mean_dt_ms`, `adaptive_trot_walking_mean_dt_ms`)%s; the scenario as written "
+                     "(2 ms, conservative advancement on) %.3g ms (`adaptive_trot_as_written_mean_dt_ms`)%s |\n", T,
+                     1e3 * stand.mean_dt, 1e3 * walk.mean_dt, 1e3 * walk.mean_dt_walk,
+                     walk.stable && stand.stable ? "" : " (a run FAILED)", 1e3 * aw_dt, aw_stable ? "" : " (FAILED)");
+    bench_doc_printf(&doc, "| e. dissipation at 5 ms (fig. 5) | more dissipation, more steps before failure | ");
+    {
+        /* the failing λ with their steps, then the first λ from which every run holds */
+        int from = nl;
+        while (from > 0 && !diss_flag[from - 1]) from--;
+        int any = 0;
+        for (int i = 0; i < from; i++) {
+            bench_doc_printf(&doc, "%sλ = %g: %s%ld steps", any ? ", " : "", lambdas[i], diss_flag[i] ? "" : "≥ ", diss_steps[i]);
+            any = 1;
+        }
+        if (from < nl) bench_doc_printf(&doc, "%sfrom λ = %g: no failure in %g s", any ? "; " : "", lambdas[from], T);
+    }
+    bench_doc_printf(&doc, " |\n");
+    bench_doc_printf(&doc, "\nOf the same run: b. after the cycle's step time the swing foot is %.2g m above the slope and %.4f m ahead "
+                     "of the stance foot (the cycle's step: 0.5359 m); per function evaluation RK4 is %.0f× faster than "
+                     "semi-implicit Euler. c. the mean errors are %.1e J (explicit) and %.1e J (semi-implicit) of a mean kinetic "
+                     "energy of %.3g J while walking. d. the error-controlled trot took %ld sub-steps and refused %ld.\n", foot_z,
+                     foot_x, hs > 0 ? hr / (4 * hs) : NAN, abs_e, abs_s, ke_s, walk.substeps, walk.rejected);
+    bench_doc_end(&doc, "adaptive-paper");
+    bench_doc_begin(&doc, "adaptive-output");
+    bench_doc_printf(&doc, "@@OUTPUT@@\n");
+    bench_doc_end_plain(&doc, "adaptive-output");
+    bench_doc_close(&doc);
     return 0;
 }

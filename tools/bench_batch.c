@@ -14,15 +14,20 @@
  * Ends with `key: value` lines: batch_n<N>_steps_per_s_<T>t for every N and T, then for the
  * largest N batch_steps_per_s_1t, batch_steps_per_s_2t, batch_speedup_2_threads, the same for the
  * time spent inside mbs_batch_step (batch_step_only_*: the library's part, without the caller's
- * serial reads and PD), and the mujoco_ figures when MuJoCo is there.
- * Usage: bench_batch [--quick] */
+ * serial reads and PD), and the mujoco_ figures when MuJoCo is there. A full run (not --quick) also
+ * writes the tables of its section of docs/benchmarks.md into <data>/tables.md (tools/bench_doc.h),
+ * which tools/bench_doc.py puts into the document (make bench-batch does both).
+ * Usage: bench_batch [--quick] [--data DIR] */
 #include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mbs.h"
 #include "tool.h"
+#include "bench_doc.h"
 #ifdef MBS_HAVE_MUJOCO
 #include "batch_mujoco.h"
 #endif
@@ -43,6 +48,21 @@ static const char *const feet[4] = {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"};
 static const char *const joints[12] = {"FL_HAA", "FL_HFE", "FL_KFE", "FR_HAA", "FR_HFE", "FR_KFE",
                                        "HL_HAA", "HL_HFE", "HL_KFE", "HR_HAA", "HR_HFE", "HR_KFE"};
 static const double posture[12] = {0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6};
+
+/* The key: value lines, printed together at the end and written into the keys block. */
+static bench_keys keys;
+#define key(...) bench_key(&keys, __VA_ARGS__)
+
+/* "134 386": a rate with a thin space between thousands, for the tables. */
+static const char *rate(char *buf, size_t n, double x)
+{
+    if (!isfinite(x)) { snprintf(buf, n, "n/a"); return buf; }
+    long v = lround(x);
+    if (v >= 1000000) snprintf(buf, n, "%ld %03ld %03ld", v / 1000000, v / 1000 % 1000, v % 1000);
+    else if (v >= 1000) snprintf(buf, n, "%ld %03ld", v / 1000, v % 1000);
+    else snprintf(buf, n, "%ld", v);
+    return buf;
+}
 
 typedef struct solo {
     const mbs_model *m;
@@ -180,6 +200,34 @@ static double loadavg(void)
     return l;
 }
 
+/* Whether both cores are ours: a CPU-bound loop run on two threads side by side against the same
+ * loop alone, the median of 3 such pairs; about 1 when both cores are free, about 2 when another
+ * program keeps one of them busy. */
+static void *spin(void *arg)
+{
+    volatile double x = 0;
+    for (long i = 0; i < 60000000L; i++) x += 1e-9;
+    *(double *)arg = x;
+    return NULL;
+}
+
+static double spin_ratio(void)
+{
+    double r[3];
+    for (int k = 0; k < 3; k++) {
+        double out[2], t[2];
+        for (int n = 1; n <= 2; n++) {
+            pthread_t th[2];
+            double t0 = tool_now();
+            for (int i = 0; i < n; i++) pthread_create(&th[i], NULL, spin, &out[i]);
+            for (int i = 0; i < n; i++) pthread_join(th[i], NULL);
+            t[n - 1] = tool_now() - t0;
+        }
+        r[k] = t[1] / t[0];
+    }
+    return tool_median(r, 3);
+}
+
 /* resident memory (bytes) */
 static double resident(void)
 {
@@ -195,7 +243,12 @@ static double resident(void)
 int main(int argc, char **argv)
 {
     tool_single_thread_blas(argv);
-    int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    tool_args args;
+    int status = tool_parse_args(argc, argv, "bench_batch", MBS_SOURCE_DIR, NULL, &args);
+    if (status) return status;
+    const int quick = args.quick;
+    bench_doc doc;
+    bench_doc_open(&doc, args.data, "make bench-batch", !quick);
     const double target = quick ? 2e4 : 1.5e5;   /* system steps per repetition */
     const int reps = quick ? 3 : 7;
     mbs_error err;
@@ -204,7 +257,10 @@ int main(int argc, char **argv)
     solo s;
     solo_init(&s, m, sizes[NSIZES - 1]);
     long online = sysconf(_SC_NPROCESSORS_ONLN);
-    double load0 = loadavg();
+    double load0 = loadavg(), t_start = tool_now(), spin0 = spin_ratio();
+    printf("# bench_batch: batch rollouts of N Solo-12 systems on 1 and 2 threads%s\n", quick ? " (--quick)" : "");
+    printf("# run %s; %s\n", doc.stamp, doc.machine);
+    printf("# a CPU-bound loop on two threads side by side takes %.2f x its time alone (1: both cores free)\n", spin0);
     printf("# Solo-12 standing under a joint PD (kp %g, kd %g), expo at %g s, ground K = 1e5 N/m, B = 300 N s/m\n",
            KP, KD, DT);
     printf("# system steps per second, best of %d repetitions of ~%.0f system steps; the configurations in turn\n",
@@ -215,9 +271,10 @@ int main(int argc, char **argv)
     enum { MBS1, MBS2, MJ1, MJ2, NRUN, STEP1 = NRUN, STEP2, NCONF };
     double sps[NSIZES][NCONF], med[NSIZES][NCONF], base_z = NAN, bytes = NAN;
     double mj_z = NAN, mj_bytes = NAN;
-    int mj_ncon = 0;
+    int mj_ncon = 0, steps_of[NSIZES];
     for (int k = 0; k < NSIZES; k++) {
         int n = sizes[k], nsteps = (int)fmax(10, ceil(target / n));
+        steps_of[k] = nsteps;
         double before = resident();
         rollout r[2];
         rollout_new(&r[0], &s, n, 1);
@@ -274,44 +331,118 @@ int main(int argc, char **argv)
         rollout_free(&r[1]);
     }
 
-    double load1 = loadavg();
+    double load1 = loadavg(), spin1 = spin_ratio();
     const int L = NSIZES - 1;
-    printf("online_processors: %ld\n", online);
-    printf("load_average_start: %.2f\n", load0);
-    printf("load_average_end: %.2f\n", load1);
-    printf("batch_stepper: expo\n");
-    printf("batch_dt_s: %g\n", DT);
+    printf("# after the run: a CPU-bound loop on two threads side by side takes %.2f x its time alone\n", spin1);
+    printf("# total %.0f s\n\n", tool_now() - t_start);
+    char b1[64], b2[64], b3[64], b4[64];
+    key("online_processors: %ld\n", online);
+    key("load_average_start: %.2f\n", load0);
+    key("load_average_end: %.2f\n", load1);
+    key("two_spinners_over_one_start: %.3f\n", spin0);
+    key("two_spinners_over_one_end: %.3f\n", spin1);
+    key("batch_stepper: expo\n");
+    key("batch_dt_s: %g\n", DT);
     for (int k = 0; k < NSIZES; k++)
-        for (int c = 0; c < 2; c++) printf("batch_n%d_steps_per_s_%dt: %.0f\n", sizes[k], c + 1, sps[k][MBS1 + c]);
-    printf("batch_n: %d\n", sizes[L]);
-    printf("batch_steps_per_s_1t: %.0f\n", sps[L][MBS1]);
-    printf("batch_steps_per_s_2t: %.0f\n", sps[L][MBS2]);
-    printf("batch_speedup_2_threads: %.3f\n", sps[L][MBS2] / sps[L][MBS1]);
-    printf("batch_speedup_2_threads_median: %.3f\n", med[L][MBS2] / med[L][MBS1]);
-    printf("batch_us_per_system_step_1t: %.3f\n", 1e6 / sps[L][MBS1]);
-    printf("batch_step_only_steps_per_s_1t: %.0f\n", sps[L][STEP1]);
-    printf("batch_step_only_steps_per_s_2t: %.0f\n", sps[L][STEP2]);
-    printf("batch_step_only_speedup_2_threads: %.3f\n", sps[L][STEP2] / sps[L][STEP1]);
-    printf("batch_bytes_per_system: %.0f\n", bytes);
-    printf("batch_base_z_end_m: %.4f\n", base_z);
+        for (int c = 0; c < 2; c++) key("batch_n%d_steps_per_s_%dt: %.0f\n", sizes[k], c + 1, sps[k][MBS1 + c]);
+    key("batch_n: %d\n", sizes[L]);
+    key("batch_steps_per_s_1t: %.0f\n", sps[L][MBS1]);
+    key("batch_steps_per_s_2t: %.0f\n", sps[L][MBS2]);
+    key("batch_speedup_2_threads: %.3f\n", sps[L][MBS2] / sps[L][MBS1]);
+    key("batch_speedup_2_threads_median: %.3f\n", med[L][MBS2] / med[L][MBS1]);
+    key("batch_us_per_system_step_1t: %.3f\n", 1e6 / sps[L][MBS1]);
+    key("batch_step_only_steps_per_s_1t: %.0f\n", sps[L][STEP1]);
+    key("batch_step_only_steps_per_s_2t: %.0f\n", sps[L][STEP2]);
+    key("batch_step_only_speedup_2_threads: %.3f\n", sps[L][STEP2] / sps[L][STEP1]);
+    key("batch_bytes_per_system: %.0f\n", bytes);
+    key("batch_base_z_end_m: %.4f\n", base_z);
 #ifdef MBS_HAVE_MUJOCO
-    printf("mujoco_version: %s\n", mjbatch_version());
+    key("mujoco_version: %s\n", mjbatch_version());
     for (int k = 0; k < NSIZES; k++)
-        for (int c = 0; c < 2; c++) printf("mujoco_n%d_steps_per_s_%dt: %.0f\n", sizes[k], c + 1, sps[k][MJ1 + c]);
-    printf("mujoco_steps_per_s_1t: %.0f\n", sps[L][MJ1]);
-    printf("mujoco_steps_per_s_2t: %.0f\n", sps[L][MJ2]);
-    printf("mujoco_speedup_2_threads: %.3f\n", sps[L][MJ2] / sps[L][MJ1]);
-    printf("mujoco_speedup_2_threads_median: %.3f\n", med[L][MJ2] / med[L][MJ1]);
-    printf("mujoco_us_per_system_step_1t: %.3f\n", 1e6 / sps[L][MJ1]);
-    printf("mujoco_data_bytes_per_system: %.0f\n", mj_bytes);
-    printf("mujoco_base_z_end_m: %.4f\n", mj_z);
-    printf("mujoco_contacts_end: %d\n", mj_ncon);
-    printf("batch_vs_mujoco_1t: %.3f\n", sps[L][MBS1] / sps[L][MJ1]);
-    printf("batch_vs_mujoco_2t: %.3f\n", sps[L][MBS2] / sps[L][MJ2]);
+        for (int c = 0; c < 2; c++) key("mujoco_n%d_steps_per_s_%dt: %.0f\n", sizes[k], c + 1, sps[k][MJ1 + c]);
+    key("mujoco_steps_per_s_1t: %.0f\n", sps[L][MJ1]);
+    key("mujoco_steps_per_s_2t: %.0f\n", sps[L][MJ2]);
+    key("mujoco_speedup_2_threads: %.3f\n", sps[L][MJ2] / sps[L][MJ1]);
+    key("mujoco_speedup_2_threads_median: %.3f\n", med[L][MJ2] / med[L][MJ1]);
+    key("mujoco_us_per_system_step_1t: %.3f\n", 1e6 / sps[L][MJ1]);
+    key("mujoco_data_bytes_per_system: %.0f\n", mj_bytes);
+    key("mujoco_base_z_end_m: %.4f\n", mj_z);
+    key("mujoco_contacts_end: %d\n", mj_ncon);
+    key("batch_vs_mujoco_1t: %.3f\n", sps[L][MBS1] / sps[L][MJ1]);
+    key("batch_vs_mujoco_2t: %.3f\n", sps[L][MBS2] / sps[L][MJ2]);
+    const int have_mj = 1;
 #else
     (void)mj_z; (void)mj_bytes; (void)mj_ncon;
-    printf("mujoco_steps_per_s_1t: n/a (install libmujoco-dev)\n");
+    key("mujoco_steps_per_s_1t: n/a (install libmujoco-dev)\n");
+    const int have_mj = 0;
 #endif
+    fputs(keys.text, stdout);
+
+    /* the section's tables */
+    bench_doc_begin(&doc, "batch-keys");
+    bench_doc_printf(&doc, "```\n%s```\n", keys.text);
+    bench_doc_end_plain(&doc, "batch-keys");
+
+    bench_doc_begin(&doc, "batch-table");
+    bench_doc_printf(&doc, "| N | steps per repetition | mbs 1t | mbs 2t | speed-up (median) | in `mbs_batch_step` | MuJoCo 1t | "
+                     "MuJoCo 2t | speed-up (median) | mbs / MuJoCo, 1t / 2t |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    for (int k = 0; k < NSIZES; k++) {
+        bench_doc_printf(&doc, "| %d | %d | %s | %s | %.3f (%.3f) | %.3f |", sizes[k], steps_of[k], rate(b1, sizeof b1, sps[k][MBS1]),
+                         rate(b2, sizeof b2, sps[k][MBS2]), sps[k][MBS2] / sps[k][MBS1], med[k][MBS2] / med[k][MBS1],
+                         sps[k][STEP2] / sps[k][STEP1]);
+        if (have_mj)
+            bench_doc_printf(&doc, " %s | %s | %.3f (%.3f) | %.3f / %.3f |\n", rate(b3, sizeof b3, sps[k][MJ1]),
+                             rate(b4, sizeof b4, sps[k][MJ2]), sps[k][MJ2] / sps[k][MJ1], med[k][MJ2] / med[k][MJ1],
+                             sps[k][MBS1] / sps[k][MJ1], sps[k][MBS2] / sps[k][MJ2]);
+        else
+            bench_doc_printf(&doc, " n/a | n/a | n/a | n/a |\n");
+    }
+    bench_doc_printf(&doc, "\nSystem steps per second, the best of %d repetitions (the speed-ups' medians of the repetitions in "
+                     "parentheses); \"in `mbs_batch_step`\" is the speed-up of the time spent inside the call alone "
+                     "(`batch_step_only_speedup_2_threads` at N = %d). Load average %.2f at the start, %.2f at the end, %ld CPUs "
+                     "online; a CPU-bound loop on two threads side by side took %.2f× its time alone before the run and %.2f× after "
+                     "it (`two_spinners_over_one_start`, `_end`: 1 when both cores are free, 2 when another program keeps one "
+                     "busy): %s\n", reps, sizes[L], load0, load1, online, spin0, spin1,
+                     fmax(spin0, spin1) < 1.15 ? "both cores were free, as far as these two checks see."
+                                               : "**the cores were shared with another program**, so the 2-thread figures of this "
+                                                 "run measure that sharing more than the library.");
+    bench_doc_end(&doc, "batch-table");
+
+    /* the figures the notes of the section quote */
+    const double sp = sps[L][MBS2] / sps[L][MBS1], spm = med[L][MBS2] / med[L][MBS1];
+    const double sp_step = sps[L][STEP2] / sps[L][STEP1];
+    double small_lo = INFINITY, small_hi = 0;   /* µs per system step, 1 thread, N <= 16 */
+    for (int k = 0; k < NSIZES; k++)
+        if (sizes[k] <= 16) {
+            small_lo = fmin(small_lo, 1e6 / sps[k][MBS1]);
+            small_hi = fmax(small_hi, 1e6 / sps[k][MBS1]);
+        }
+    bench_doc_begin(&doc, "batch-notes");
+    bench_doc_printf(&doc, "- goal, a 2-thread speed-up of at least 1.8 at N = %d: best of the repetitions %.3f (**%s**), their median "
+                     "%.3f (**%s**); inside `mbs_batch_step` %.3f, the difference (%+.1f %%) being the caller's serial part of a "
+                     "rollout step (reading q and v, the PD, setting τ);\n", sizes[L], sp, sp >= 1.8 ? "met" : "not met", spm,
+                     spm >= 1.8 ? "met" : "not met", sp_step, 100 * (sp - sp_step) / sp_step);
+    bench_doc_printf(&doc, "- N = 16: two threads give %.2f× (mbs)", sps[1][MBS2] / sps[1][MBS1]);
+    if (have_mj) bench_doc_printf(&doc, ", %.2f× (MuJoCo)", sps[1][MJ2] / sps[1][MJ1]);
+    bench_doc_printf(&doc, "; N = 256: %.2f× (mbs)", sps[2][MBS2] / sps[2][MBS1]);
+    if (have_mj) bench_doc_printf(&doc, ", %.2f× (MuJoCo)", sps[2][MJ2] / sps[2][MJ1]);
+    bench_doc_printf(&doc, "; mbs's 1-thread rate at N = 256: best %s, median %s steps/s;\n", rate(b1, sizeof b1, sps[2][MBS1]),
+                     rate(b2, sizeof b2, med[2][MBS1]));
+    bench_doc_printf(&doc, "- memory: a system takes %.0f kB (`batch_bytes_per_system`), %d systems %.0f MB; a system step costs "
+                     "%.1f µs on one thread at N = %d against %.1f–%.1f µs at N ≤ 16;\n", bytes / 1e3, sizes[L],
+                     bytes * sizes[L] / 1e6, 1e6 / sps[L][MBS1], sizes[L], small_lo, small_hi);
+    if (have_mj)
+        bench_doc_printf(&doc, "- beside MuJoCo: mbs at %.2f× MuJoCo's rate on one thread and %.2f× on two at N = %d, %.2f× for a "
+                         "single system; the robot stands at %.3f m in MuJoCo, %.3f m in mbs; an mjData is %.0f kB.\n",
+                         sps[L][MBS1] / sps[L][MJ1], sps[L][MBS2] / sps[L][MJ2], sizes[L], sps[0][MBS1] / sps[0][MJ1], mj_z, base_z,
+                         mj_bytes / 1e3);
+    else
+        bench_doc_printf(&doc, "- MuJoCo was not installed for this run (libmujoco-dev): no comparison.\n");
+    bench_doc_end(&doc, "batch-notes");
+    bench_doc_begin(&doc, "batch-output");
+    bench_doc_printf(&doc, "@@OUTPUT@@\n");
+    bench_doc_end_plain(&doc, "batch-output");
+    bench_doc_close(&doc);
     free(s.dq);
     mbs_model_free(m);
     return 0;

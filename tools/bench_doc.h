@@ -112,4 +112,21 @@ static inline void bench_doc_printf(bench_doc *d, const char *fmt, ...)
     va_end(ap);
 }
 
+/* The key: value lines of a run, collected as it goes and printed together at its end (and
+ * written into its keys block): bench_key(&keys, "name_unit: %g\n", x). */
+typedef struct bench_keys {
+    char text[32768];
+    size_t len;
+} bench_keys;
+
+static inline void bench_key(bench_keys *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static inline void bench_key(bench_keys *k, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(k->text + k->len, sizeof k->text - k->len, fmt, ap);
+    va_end(ap);
+    if (w > 0 && k->len + (size_t)w < sizeof k->text) k->len += (size_t)w;
+}
+
 #endif

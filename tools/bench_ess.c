@@ -7,8 +7,13 @@
  *      random starts and the marginal cost per contact, ours and MuJoCo's in the same run,
  *      and the sag Mg/K of a resting plate in both;
  *   4. Solo dropped onto the ground, the engine's ABA as the vector field.
- * Ends with `key: value` lines. Usage: bench_ess [--quick] */
+ * Ends with `key: value` lines. A full run (not --quick) also writes the tables of its section of
+ * docs/benchmarks.md into <data>/tables.md (tools/bench_doc.h), which tools/bench_doc.py puts into
+ * the document (make bench-ess does both).
+ *   bench_ess [--quick] [--data DIR]
+ * --quick: 24 plate starts instead of 120, fewer repetitions. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +21,7 @@
 
 #include "mbs.h"
 #include "tool.h"
+#include "bench_doc.h"
 #include "../tests/ess_systems.h"
 #ifdef MBS_HAVE_MUJOCO
 #include "ess_mujoco.h"
@@ -24,6 +30,21 @@
 #ifndef MBS_SOURCE_DIR
 #define MBS_SOURCE_DIR "."
 #endif
+
+/* The tables of docs/benchmarks.md this run writes (a full run only). */
+static bench_doc doc;
+
+/* The key: value lines, printed together at the end and written into the keys block. */
+static bench_keys keys;
+#define key(...) bench_key(&keys, __VA_ARGS__)
+
+/* x with printf format fmt, or "n/a" when it was not measured (no MuJoCo). */
+static const char *num(char *buf, size_t n, const char *fmt, double x)
+{
+    if (isnan(x)) snprintf(buf, n, "n/a");
+    else snprintf(buf, n, fmt, x);
+    return buf;
+}
 
 /* least-squares line y = a + b x */
 static void fit_line(const double *x, const double *y, int n, double *a, double *b)
@@ -224,9 +245,15 @@ static double plate_ours(mbs_ess *w, plate_sys *p, double z0, double th0, double
 int main(int argc, char **argv)
 {
     tool_single_thread_blas(argv);
-    int quick = argc > 1 && !strcmp(argv[1], "--quick");
+    tool_args args;
+    int status = tool_parse_args(argc, argv, "bench_ess", MBS_SOURCE_DIR, NULL, &args);
+    if (status) return status;
+    int quick = args.quick;
     mbs_error err;
+    char b1[64];
+    bench_doc_open(&doc, args.data, "make bench-ess", !quick);
     printf("# bench_ess: event-selected rapid integrator (Anderson & Revzen 2024)%s\n", quick ? " [--quick]" : "");
+    printf("# run %s; %s\n", doc.stamp, doc.machine);
 #ifdef MBS_HAVE_MUJOCO
     printf("# MuJoCo %s (libmujoco-dev)\n", essmj_version());
 #else
@@ -262,7 +289,28 @@ int main(int argc, char **argv)
     double p5 = dopri5_order();
     printf("# fitted order over eps in [1e-3, 3e-2]: %.3f (entry located), %.3f (listing 1: step end, rtol 1e-6, h <= 2 ms)\n",
            order, order_se);
+    /* listing 1's floor: its error at the smallest eps */
+    printf("# fitted order over the whole range: %.3f; listing 1's error at the smallest eps: %.3e; dopri5 alone: order %.3f\n",
+           order_all, rms_se[0], p5);
     mbs_ess_free(wa);
+    {
+        static const int cols[] = {0, 6, 11, 16, 22};   /* ε ≈ 1e-5, 1.3e-4, 1.2e-3, 1e-2, 0.13 */
+        const int nc = (int)(sizeof cols / sizeof *cols);
+        bench_doc_begin(&doc, "ess-order");
+        bench_doc_printf(&doc, "| ε |");
+        for (int c = 0; c < nc; c++) bench_doc_printf(&doc, " %.1e |", eps[cols[c]]);
+        bench_doc_printf(&doc, "\n|---|");
+        for (int c = 0; c < nc; c++) bench_doc_printf(&doc, "---|");
+        bench_doc_printf(&doc, "\n| RMS error, entry located (ours) |");
+        for (int c = 0; c < nc; c++) bench_doc_printf(&doc, " %.1e |", rms[cols[c]]);
+        bench_doc_printf(&doc, "\n| RMS error, listing 1 (step end, rtol 1e-6, steps ≤ 2 ms) |");
+        for (int c = 0; c < nc; c++) bench_doc_printf(&doc, " %.1e |", rms_se[cols[c]]);
+        bench_doc_printf(&doc, "\n\nFitted order over ε ∈ [1e-3, 3e-2]: **%.2f** with the entry located (%.2f over the whole "
+                         "range 1e-5 … 0.3), %.2f for listing 1's step end, whose error floors at %.1e at the smallest ε. "
+                         "dopri5 alone, fixed steps on ẍ = −x: order %.2f. The paper: 2.1.\n",
+                         order, order_all, order_se, rms_se[0], p5);
+        bench_doc_end(&doc, "ess-order");
+    }
 
     /* ---- 2. hopper calibration */
     hopper_exact_grid();
@@ -304,7 +352,8 @@ int main(int argc, char **argv)
         tim[r] = tool_now() - t0;
     }
     double ours_ms = 1e3 * tool_median(tim, reps);
-    const mbs_ess_stats *hs = mbs_ess_get_stats(wh);
+    const mbs_ess_stats hs_copy = *mbs_ess_get_stats(wh), *hs = &hs_copy;
+    double rms_paper_eps = hopper_rms(wh, 0.13);   /* the paper's ε' on our hopper */
     printf("\n## hopper (sec. 5.1): m = 1 kg, k = 1000 N/m, L0 = 1 m, from rest at z = 2 over 2 s; RMS of z at 1001 samples\n");
     printf("# MuJoCo: dt = 2 ms, semi-implicit Euler; ours: dopri5 steps <= 2 ms, dense output at MuJoCo's samples\n");
     printf("# ours at eps = %.6g: RMS %.6e, %ld steps, %ld rejected, %ld f, %ld h, %ld projections\n", eps_run, rms_ours,
@@ -312,6 +361,9 @@ int main(int argc, char **argv)
     printf("# MuJoCo resting hopper sag %.9f m, mg/k = %.9f m\n", sag_mj_hop, hop.mass * hop.g / hop.k);
     printf("# semi-implicit Euler at 2 ms (MuJoCo's integrator on this contact, written out): RMS %.6e, equal-RMS eps %.6g\n",
            rms_sie, eps_sie);
+    printf("# ours at the paper's eps' = 0.13: RMS %.6e\n", rms_paper_eps);
+    double free_rms, free_ms;
+    long free_steps;
     /* our error when the steps are left to the error control (no 2 ms cap) */
     {
         mbs_ess_system sys = {2, 2, hopper_f, hopper_h, hopper_dh, (void *)&hop};
@@ -325,10 +377,38 @@ int main(int argc, char **argv)
                 die("hopper", &err);
             tim[r] = tool_now() - t0;
         }
-        printf("# ours at the same eps without the 2 ms cap: RMS %.6e, %.4f ms, %ld steps\n", rms_z(hx, 2),
-               1e3 * tool_median(tim, reps), mbs_ess_get_stats(wh)->nsteps);
+        free_rms = rms_z(hx, 2);
+        free_ms = 1e3 * tool_median(tim, reps);
+        free_steps = mbs_ess_get_stats(wh)->nsteps;
+        printf("# ours at the same eps without the 2 ms cap: RMS %.6e, %.4f ms, %ld steps\n", free_rms, free_ms, free_steps);
     }
     mbs_ess_free(wh);
+    bench_doc_begin(&doc, "ess-hopper");
+    if (!isnan(rms_mj))
+        bench_doc_printf(&doc, "MuJoCo's resting sag is %.6f mm (mg/k = %.6f mm), and its RMS error (%.2e) is within %.1f %% of "
+                         "the written-out semi-implicit Euler hopper's (%.2e).\n\n", 1e3 * sag_mj_hop, 1e3 * hop.mass * hop.g / hop.k,
+                         rms_mj, 100 * fabs(rms_mj / rms_sie - 1), rms_sie);
+    else
+        bench_doc_printf(&doc, "MuJoCo was not installed for this run: ε′ is calibrated against the written-out semi-implicit "
+                         "Euler hopper (RMS %.2e).\n\n", rms_sie);
+    bench_doc_printf(&doc, "| | ε′ (equal RMS) | ours | MuJoCo | ours / MuJoCo |\n|---|---|---|---|---|\n"
+                     "| paper (Python, NumPy; MuJoCo through its Python bindings) | 0.13 | 10.25 ms | 2.44 ms | 4.2 × slower |\n");
+    if (!isnan(mj_ms))
+        bench_doc_printf(&doc, "| here (C, same machine, same run) | %.2g | %.3g ms | %.3g ms | %.1f × %s |\n", eps_run, ours_ms, mj_ms,
+                         mj_ms > ours_ms ? mj_ms / ours_ms : ours_ms / mj_ms, mj_ms > ours_ms ? "faster" : "slower");
+    else
+        bench_doc_printf(&doc, "| here (C, no MuJoCo: ε′ of the semi-implicit Euler hopper) | %.2g | %.3g ms | n/a | n/a |\n", eps_run,
+                         ours_ms);
+    bench_doc_printf(&doc, "\nOurs with the paper's dopri5 steps ≤ 2 ms: %ld steps, %ld field evaluations, %ld projections. Left to "
+                     "its error control at the same ε: %ld steps and %.3g ms for RMS %.2e", hs->nsteps, hs->nfev, hs->nprojections,
+                     free_steps, free_ms, free_rms);
+    if (!isnan(mj_ms)) bench_doc_printf(&doc, ", %.0f × faster than MuJoCo", mj_ms / free_ms);
+    bench_doc_printf(&doc, ". At the paper's ε′ = 0.13 ours has an RMS error of %.2g m.", rms_paper_eps);
+    if (!isnan(mj_ms))
+        bench_doc_printf(&doc, " Our C against the paper's Python: %.0f × faster for the integrator, %.1f × for MuJoCo (C API here, "
+                         "Python bindings there).", 10.25 / ours_ms, 2.44 / mj_ms);
+    bench_doc_printf(&doc, "\n");
+    bench_doc_end(&doc, "ess-hopper");
 
     /* ---- 3. plate on springs */
     static const int nsl[] = {2, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100};
@@ -394,10 +474,14 @@ int main(int argc, char **argv)
     printf("# median run time = a + b * springs: ours a = %.4f ms, b = %.3f us; MuJoCo a = %.4f ms, b = %.3f us\n", a_o,
            1e3 * b_o, a_m, 1e3 * b_m);
 
+    /* RMS of z, ours near-exact against MuJoCo, and ours' largest |theta|: 2, 10 and 100 springs */
+    double agree[3] = {NAN, NAN, NAN}, tilt_max[3] = {NAN, NAN, NAN};
 #ifdef MBS_HAVE_MUJOCO
+    static const int nagree[3] = {2, 10, 100};
     /* do the two models describe the same plate? one start, ours near-exact (eps 1e-4, tight
      * tolerances), against MuJoCo's 2 ms steps */
-    for (int ns = 10; ns <= 100; ns *= 10) {
+    for (int ia = 0; ia < 3; ia++) {
+        int ns = nagree[ia];
         plate_sys p;
         plate_setup(&p, ns, PLATE_KTOT, PLATE_BTOT);
         static double zm[HOP_N + 1], xo[6 * (HOP_N + 1)];
@@ -417,10 +501,15 @@ int main(int argc, char **argv)
         o.liveness_policy = MBS_ESS_LIVENESS_LOCATE;
         if (mbs_ess_init(wp, &sys, &o, 0, x0, &err) || mbs_ess_integrate(wp, HOP_T, hop_t, HOP_N + 1, xo, 6, &err))
             die("plate comparison", &err);
-        double sd = 0;
-        for (int k = 0; k <= HOP_N; k++) sd += (xo[6 * k + 1] - zm[k]) * (xo[6 * k + 1] - zm[k]);
-        printf("# one start (z0 2.5, theta0 0.07), %d springs: RMS of z, ours (eps 1e-4) - MuJoCo = %.3e m\n", ns,
-               sqrt(sd / (HOP_N + 1)));
+        double sd = 0, th = 0;
+        for (int k = 0; k <= HOP_N; k++) {
+            sd += (xo[6 * k + 1] - zm[k]) * (xo[6 * k + 1] - zm[k]);
+            th = fmax(th, fabs(xo[6 * k + 2]));
+        }
+        agree[ia] = sqrt(sd / (HOP_N + 1));
+        tilt_max[ia] = th;
+        printf("# one start (z0 2.5, theta0 0.07), %d springs: RMS of z, ours (eps 1e-4) - MuJoCo = %.3e m; ours' largest |theta| "
+               "%.3f rad\n", ns, agree[ia], th);
         mbs_ess_free(wp);
         essmj_free(mp);
     }
@@ -449,10 +538,36 @@ int main(int argc, char **argv)
         printf("# resting plate on 10 springs (bed 1000 N/m, 40 N s/m), 20 s: sag / (Mg/K) - 1 = %.3e ours, %.3e MuJoCo\n",
                sag_rel_ours, sag_rel_mj);
     }
+    bench_doc_begin(&doc, "ess-plate");
+    bench_doc_printf(&doc, "| springs |");
+    for (int j = 0; j < nns; j++) bench_doc_printf(&doc, " %d |", nsl[j]);
+    bench_doc_printf(&doc, "\n|---|");
+    for (int j = 0; j < nns; j++) bench_doc_printf(&doc, "---|");
+    bench_doc_printf(&doc, "\n| ours, median ms per trajectory |");
+    for (int j = 0; j < nns; j++) bench_doc_printf(&doc, " %.3f |", med_ours[j]);
+    bench_doc_printf(&doc, "\n| MuJoCo, median ms per trajectory |");
+    for (int j = 0; j < nns; j++) bench_doc_printf(&doc, " %s |", num(b1, sizeof b1, "%.3f", med_mj[j]));
+    bench_doc_printf(&doc, "\n| ours, events per trajectory |");
+    for (int j = 0; j < nns; j++) bench_doc_printf(&doc, " %.1f |", (double)ev_ours[j] / nic);
+    bench_doc_printf(&doc, "\n\nLeast-squares slope of the median against the number of springs (all %d counts), the marginal cost per "
+                     "contact: **%.1f µs ours, %s µs MuJoCo** per 2 s trajectory", nns, 1e3 * b_o, num(b1, sizeof b1, "%.1f", 1e3 * b_m));
+    if (!isnan(b_m))
+        bench_doc_printf(&doc, " (1000 MuJoCo steps: %.0f ns per contact per step); intercepts %.2f ms and %.2f ms; ours %.1f × lower",
+                         1e3 * b_m, a_o, a_m, b_m / b_o);
+    else
+        bench_doc_printf(&doc, "; intercept %.2f ms", a_o);
+    if (!isnan(agree[0]))
+        bench_doc_printf(&doc, ". One start (z0 2.5, θ0 0.07), ours near-exact (ε = 1e-4) against MuJoCo's 2 ms steps: RMS of z "
+                         "%.1e m (10 springs) and %.1e m (100 springs); with 2 springs %.1e m, the plate rocking to |θ| = %.2f rad "
+                         "(%.2f and %.2f rad with 10 and 100)", agree[1], agree[2], agree[0], tilt_max[0], tilt_max[1], tilt_max[2]);
+    bench_doc_printf(&doc, ". A resting plate on 10 springs sags by Mg/K to a relative %.1e (ours) and %s (MuJoCo).\n", sag_rel_ours,
+                     num(b1, sizeof b1, "%.1e", sag_rel_mj));
+    bench_doc_end(&doc, "ess-plate");
 
     /* ---- 4. Solo drop */
     double solo_ms = NAN;
-    long solo_steps = 0, solo_fev = 0;
+    long solo_steps = 0, solo_fev = 0, solo_rej = 0, solo_proj = 0;
+    double solo_z = NAN;
     int solo_ev = 0;
     {
         solo_sys s;
@@ -479,41 +594,53 @@ int main(int argc, char **argv)
         const mbs_ess_stats *st = mbs_ess_get_stats(ws);
         solo_steps = st->nsteps;
         solo_fev = st->nfev;
+        solo_rej = st->nrejected;
+        solo_proj = st->nprojections;
+        solo_z = mbs_ess_state(ws)[2];
         mbs_ess_events(ws, NULL, &solo_ev);
         printf("\n## Solo-12 dropped from 0.30 m (roll 0.04, pitch 0.03), 1 s, spring-damper feet (2000 N/m, 20 N s/m)\n");
-        printf("# %ld steps, %ld rejected, %ld f (ABA) evaluations, %d events, base height at 1 s %.4f m\n", st->nsteps,
-               st->nrejected, st->nfev, solo_ev, mbs_ess_state(ws)[2]);
+        printf("# %ld steps, %ld rejected, %ld f (ABA) evaluations, %d events, %ld projections, base height at 1 s %.4f m, "
+               "%.3f ms (median of %d)\n", st->nsteps, st->nrejected, st->nfev, solo_ev, solo_proj, solo_z, solo_ms, sr);
         mbs_ess_free(ws);
         solo_free(&s);
     }
     free(tim);
+    bench_doc_begin(&doc, "ess-solo");
+    bench_doc_printf(&doc, "1 s in **%.1f ms** (median of %d runs), %ld steps (%ld rejected), %ld ABA calls, %d events, %ld projections; "
+                     "base height at 1 s %.4f m.\n", solo_ms, quick ? 3 : 11, solo_steps, solo_rej, solo_fev, solo_ev, solo_proj,
+                     solo_z);
+    bench_doc_end(&doc, "ess-solo");
 
+    key("ess_order: %.3f\n", order);
+    key("ess_order_full_range: %.3f\n", order_all);
+    key("ess_order_listing1_step_end: %.3f\n", order_se);
+    key("dopri5_order: %.3f\n", p5);
+    key("hopper_rms_mujoco: %s\n", num(b1, sizeof b1, "%.6e", rms_mj));
+    key("hopper_eps_equal_rms: %s\n", num(b1, sizeof b1, "%.6f", eps_eq));
+    key("hopper_rms_semi_implicit_euler: %.6e\n", rms_sie);
+    key("hopper_eps_equal_rms_semi_implicit_euler: %.6f\n", eps_sie);
+    key("hopper_rms_ours: %.6e\n", rms_ours);
+    key("hopper_ours_ms: %.4f\n", ours_ms);
+    key("hopper_mujoco_ms: %s\n", num(b1, sizeof b1, "%.4f", mj_ms));
+    key("plate_cost_per_contact_ours_us: %.3f\n", 1e3 * b_o);
+    key("plate_cost_per_contact_mujoco_us: %s\n", num(b1, sizeof b1, "%.3f", 1e3 * b_m));
+    key("plate_median_ms_100_ours: %.4f\n", med_ours[nns - 1]);
+    key("plate_median_ms_100_mujoco: %s\n", num(b1, sizeof b1, "%.4f", med_mj[nns - 1]));
+    key("plate_sag_rel_err_ours: %.3e\n", sag_rel_ours);
+    key("plate_sag_rel_err_mujoco: %s\n", num(b1, sizeof b1, "%.3e", sag_rel_mj));
+    key("solo_drop_ms: %.3f\n", solo_ms);
+    key("solo_drop_steps: %ld\n", solo_steps);
+    key("solo_drop_aba_calls: %ld\n", solo_fev);
     printf("\n");
-    printf("ess_order: %.3f\n", order);
-    printf("ess_order_full_range: %.3f\n", order_all);
-    printf("ess_order_listing1_step_end: %.3f\n", order_se);
-    printf("dopri5_order: %.3f\n", p5);
-    if (isnan(rms_mj)) printf("hopper_rms_mujoco: n/a\n");
-    else printf("hopper_rms_mujoco: %.6e\n", rms_mj);
-    if (isnan(eps_eq)) printf("hopper_eps_equal_rms: n/a\n");
-    else printf("hopper_eps_equal_rms: %.6f\n", eps_eq);
-    printf("hopper_rms_semi_implicit_euler: %.6e\n", rms_sie);
-    printf("hopper_eps_equal_rms_semi_implicit_euler: %.6f\n", eps_sie);
-    printf("hopper_rms_ours: %.6e\n", rms_ours);
-    printf("hopper_ours_ms: %.4f\n", ours_ms);
-    if (isnan(mj_ms)) printf("hopper_mujoco_ms: n/a\n");
-    else printf("hopper_mujoco_ms: %.4f\n", mj_ms);
-    printf("plate_cost_per_contact_ours_us: %.3f\n", 1e3 * b_o);
-    if (isnan(b_m)) printf("plate_cost_per_contact_mujoco_us: n/a\n");
-    else printf("plate_cost_per_contact_mujoco_us: %.3f\n", 1e3 * b_m);
-    printf("plate_median_ms_100_ours: %.4f\n", med_ours[nns - 1]);
-    if (isnan(med_mj[nns - 1])) printf("plate_median_ms_100_mujoco: n/a\n");
-    else printf("plate_median_ms_100_mujoco: %.4f\n", med_mj[nns - 1]);
-    printf("plate_sag_rel_err_ours: %.3e\n", sag_rel_ours);
-    if (isnan(sag_rel_mj)) printf("plate_sag_rel_err_mujoco: n/a\n");
-    else printf("plate_sag_rel_err_mujoco: %.3e\n", sag_rel_mj);
-    printf("solo_drop_ms: %.3f\n", solo_ms);
-    printf("solo_drop_steps: %ld\n", solo_steps);
-    printf("solo_drop_aba_calls: %ld\n", solo_fev);
+    fputs(keys.text, stdout);
+    /* the key lines and the whole output (tools/bench_doc.py fills the latter from the output the
+     * Makefile tees into <data>/output.txt) */
+    bench_doc_begin(&doc, "ess-keys");
+    bench_doc_printf(&doc, "```\n%s```\n", keys.text);
+    bench_doc_end_plain(&doc, "ess-keys");
+    bench_doc_begin(&doc, "ess-output");
+    bench_doc_printf(&doc, "@@OUTPUT@@\n");
+    bench_doc_end_plain(&doc, "ess-output");
+    bench_doc_close(&doc);
     return 0;
 }

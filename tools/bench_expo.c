@@ -11,13 +11,21 @@
  *                  standing on 8 points; the standing Solo beside consim's recorded figures (same work);
  *   (f) touch-downs per contact point, tilt and peak force per scheme on the four tests (which
  *                  variants chatter);
- *   (g) expo's cost per step against the number of active contacts, 1 to 16 (Romeo standing).
+ *   (g) expo's cost per step against the number of active contacts, 1 to 16 (Romeo standing);
+ *   (h) touch-downs of the four tests in held-out variants, as shipped, without splitting, at 0.1 ms;
+ *   (i) fig. 5     force prediction (sec. 6.6): at the start of solo_squat with initial base velocities
+ *                  0 to −0.5 m/s, a foot's normal force from the contact-space linear system (11) with A
+ *                  and b frozen at the start (one expo step's assumption) against a fine simulation;
+ *   (j) fig. 6     a contact point's normal force over time in the trot and Romeo's walk as shipped and
+ *                  at ≈ 1/64 ms, per touch-down the contact velocity, the jump and b·v;
+ *   (k) app. A     implicit Euler on solo_squat at 10 ms: µs per step, Newton iterations, local error and
+ *                  a modelled breakdown of its step, beside expo on the same test.
  * Parts (a) to (d) run the Padé exponential (method pade), the paper's; (c) times the closed form too.
  * Writes the data under build/bench_expo and, when gnuplot is installed, the plots into
  * docs/images/expo_*.png (tools/plot_expo.gp); ends with `key: value` lines. A full run (not --quick)
  * also writes the tables of docs/benchmarks.md into <data>/tables.md (tools/bench_doc.h), which
  * tools/bench_doc.py puts into the document (make bench-expo does both).
- *   bench_expo [--quick] [--only abcdefgh] [--data DIR] [--images DIR]
+ *   bench_expo [--quick] [--only abcdefghijk] [--data DIR] [--images DIR]
  *
  * The local error of sec. 6.1, as the paper's code computes it (consim, test_accuracy_cpp.py with
  * RESET_STATE_ON_GROUND_TRUTH): a ground-truth run with the same stepper at ≈ 1/64 ms records,
@@ -33,7 +41,8 @@
  * travel and tilt close to a reference run), since an explicit scheme can stay bounded while
  * the robot no longer trots. Horizons: full durations for (a) and (b), 2 s for (d).
  * Only the public API is used (mbs_sim_run with its per-period callback to record, the stepper
- * API to replay), plus the step's internal LTDL row solve and the expm API for the breakdown. */
+ * API to replay), plus the step's internal LTDL row solve and the expm API for the breakdown and
+ * part (i)'s linear system, and implicit Euler's residual hook (the tests' too) for part (k). */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -50,6 +59,9 @@
 #include "bench_doc.h"
 #include "../src/dynamics/dynamics_internal.h"   /* mbsi_ltdl_solve_rows: the expo step's own solve (breakdown) */
 #include "../src/step/expm.h"       /* the matrix exponential the expo step calls (breakdown) */
+/* after the library headers: lapacke.h brings complex.h, whose macro I is no name here (part k's LU) */
+#include <lapacke.h>
+#undef I
 
 #ifndef MBS_SOURCE_DIR
 #define MBS_SOURCE_DIR "."
@@ -74,18 +86,9 @@ static double clock_overhead(void)
  * into the document). */
 static bench_doc doc;
 
-/* The key: value lines, printed together at the end. */
-static char keys[32768];
-static size_t keys_len;
-static void key(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void key(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(keys + keys_len, sizeof keys - keys_len, fmt, ap);
-    va_end(ap);
-    if (k > 0 && keys_len + (size_t)k < sizeof keys) keys_len += (size_t)k;
-}
+/* The key: value lines, printed together at the end and written into the keys block. */
+static bench_keys keys;
+#define key(...) bench_key(&keys, __VA_ARGS__)
 
 /* A number for a key line or a table: "inf" for a diverged measurement. */
 static const char *num(char *buf, size_t n, const char *fmt, double x)
@@ -1517,13 +1520,772 @@ static void part_h(int quick)
     key("expo_variants_total: %d\n", total);
 }
 
+/* ---------------------------------------------------------------- (i) force prediction (fig. 5) */
+
+/* The contact-space linear system (11) at the system's state, as one expo step takes it over the
+ * whole step: the active contacts as src/step/expo.c's stage 1 finds them (mbs_contact_forces with
+ * update, a just-released contact that still penetrates kept), then J, J̇v, Υ = J M⁻¹Jᵀ and
+ * p̈_free = J M⁻¹(τ − h) + J̇v (stage 2) from the same library calls in the same order, and from
+ * them A (eq. 11, each contact's K and B as 3x3 blocks in world axes), b = [ṗ0; p̈_free] (the
+ * anchor's velocity in b, as expo.c integrates the force law) and x(0) = [p − p0; ṗ − ṗ0]. With
+ * Z = [[A, b], [0, 0]], x(t) = [I 0] e^{tZ} [x(0); 1] (eq. 17) at any t from one exponential:
+ * A and b frozen at the start, the assumption of sec. 6.6. */
+typedef struct lds {
+    int na, act[MAXPTS];
+    int N;               /* 6 na + 1 */
+    double *Z, *z0;      /* N x N (column-major), N */
+    double *Kw, *Bw;     /* 9 per active contact */
+    double *tZ, *x;      /* N x N, N: scratch of lds_force */
+    mbs_expm_ws *ws;
+} lds;
+
+static void lds_build(mbs_system *s, lds *L)
+{
+    const mbs_model *m = s->model;
+    mbs_data *d = s->data;
+    const double *q = s->q, *v = s->v;
+    int nv = s->nv;
+    memset(L, 0, sizeof *L);
+    mbs_contact_forces(s, q, v, 1);
+    for (int i = 0; i < s->ncontacts && L->na < MAXPTS; i++) {
+        mbs_contact *c = &s->contacts[i];
+        if (!c->active && mbsi_contact_penetrates(s, c)) mbsi_contact_activate(c);
+        if (c->active) L->act[L->na++] = i;
+    }
+    int na = L->na, nc = 3 * na, n = 6 * na, N = n + 1, ld = nc + 1;
+    L->N = N;
+    double *M = xcalloc((size_t)nv * nv, sizeof(double)), *X = xcalloc((size_t)nv * ld, sizeof(double));
+    double *Jc = xcalloc((size_t)(nc ? nc : 1) * nv, sizeof(double)), *J6 = xcalloc(6 * (size_t)nv, sizeof(double));
+    double *h = xcalloc((size_t)nv, sizeof(double)), *zero = xcalloc((size_t)nv, sizeof(double));
+    double *ups = xcalloc((size_t)nc * nc + 1, sizeof(double)), *pdd = xcalloc((size_t)nc + 1, sizeof(double));
+    double *off = xcalloc((size_t)nc + 1, sizeof(double));
+    L->Kw = xcalloc(9 * (size_t)na + 1, sizeof(double));
+    L->Bw = xcalloc(9 * (size_t)na + 1, sizeof(double));
+    /* J̇v: the classical acceleration of each touching point with q̈ = 0 */
+    mbs_forward_kinematics(m, d, q, v, zero);
+    for (int a = 0; a < na; a++) {
+        const mbs_contact *c = &s->contacts[L->act[a]];
+        double R[9], pf[3], dp[3], acc[6], *o3 = off + 3 * a;
+        mbs_frame_placement(m, d, c->frame, R, pf);
+        for (int j = 0; j < 3; j++) dp[j] = c->p[j] - pf[j];
+        for (int j = 0; j < 3; j++) o3[j] = R[3 * j] * dp[0] + R[3 * j + 1] * dp[1] + R[3 * j + 2] * dp[2];
+        mbs_frame_classical_acceleration(m, d, c->frame, o3, MBS_LOCAL_WORLD_ALIGNED, acc);
+        memcpy(pdd + 3 * a, acc, 3 * sizeof(double));
+        world_gain(c->normal, c->material.k_normal, c->material.k_tangent, L->Kw + 9 * a);
+        world_gain(c->normal, c->material.b_normal, c->material.b_tangent, L->Bw + 9 * a);
+    }
+    mbs_compute_joint_jacobians(m, d, q);
+    for (int a = 0; a < na; a++) {
+        mbs_frame_jacobian(m, d, s->contacts[L->act[a]].frame, off + 3 * a, MBS_LOCAL_WORLD_ALIGNED, J6, 6);
+        for (int j = 0; j < nv; j++)
+            for (int r = 0; r < 3; r++) X[(size_t)ld * j + 3 * a + r] = Jc[3 * a + r + (size_t)nc * j] = J6[r + 6 * j];
+    }
+    /* M⁻¹[Jᵀ, τ − h] through the LTDL factor, Υ = J M⁻¹Jᵀ (eq. 9), p̈_free (eq. 10) */
+    mbs_crba(m, d, q, M);
+    mbs_ltdl(m, d, M);
+    mbs_nonlinear_effects(m, d, q, v, h);
+    for (int j = 0; j < nv; j++) X[(size_t)ld * j + nc] = s->tau[j] - h[j];
+    mbsi_ltdl_solve_rows(m, d, X, ld, 0);
+    for (int j = 0; j < nv; j++) {
+        const double *jk = Jc + (size_t)nc * j, *xk = X + (size_t)ld * j;
+        for (int cc = 0; cc < nc; cc++) {
+            double w = xk[cc], *u = ups + (size_t)nc * cc;
+            for (int r = 0; r < nc; r++) u[r] += jk[r] * w;
+        }
+        for (int r = 0; r < nc; r++) pdd[r] += jk[r] * xk[nc];
+    }
+    /* Z = [[0, I, ṗ0], [−ΥK, −ΥB, p̈_free], [0, 0, 0]], z0 = [Δp; Δṗ; 1] */
+    L->Z = xcalloc((size_t)N * N, sizeof(double));
+    L->z0 = xcalloc((size_t)N, sizeof(double));
+    L->tZ = xcalloc((size_t)N * N, sizeof(double));
+    L->x = xcalloc((size_t)N, sizeof(double));
+    double *Z = L->Z;
+    for (int k = 0; k < nc; k++) Z[k + (size_t)N * (nc + k)] = 1;
+    for (int b = 0; b < na; b++)
+        for (int j = 0; j < 3; j++) {
+            double *ck = Z + (size_t)N * (3 * b + j) + nc, *cb = Z + (size_t)N * (nc + 3 * b + j) + nc;
+            for (int l = 0; l < 3; l++) {
+                const double *u = ups + (size_t)nc * (3 * b + l);
+                double kk = -L->Kw[9 * b + l + 3 * j], bk = -L->Bw[9 * b + l + 3 * j];
+                for (int i = 0; i < nc; i++) { ck[i] += u[i] * kk; cb[i] += u[i] * bk; }
+            }
+        }
+    for (int a = 0; a < na; a++) {
+        const mbs_contact *c = &s->contacts[L->act[a]];
+        for (int k = 0; k < 3; k++) {
+            Z[3 * a + k + (size_t)N * n] = c->dp0[k];
+            L->z0[3 * a + k] = c->p[k] - c->p0[k];
+            L->z0[nc + 3 * a + k] = c->dp[k] - c->dp0[k];
+        }
+    }
+    for (int r = 0; r < nc; r++) Z[nc + r + (size_t)N * n] = pdd[r];
+    L->z0[n] = 1;
+    L->ws = mbsi_expm_ws_new(N);
+    free(M); free(X); free(Jc); free(J6); free(h); free(zero); free(ups); free(pdd); free(off);
+}
+
+static void lds_free(lds *L)
+{
+    free(L->Z); free(L->z0); free(L->Kw); free(L->Bw); free(L->tZ); free(L->x);
+    mbsi_expm_ws_free(L->ws);
+    memset(L, 0, sizeof *L);
+}
+
+/* The normal force (N) of every contact of s at time t of the frozen linear system:
+ * λ = D x(t), D = [−K −B] (eq. 12), along the contact's normal; 0 for a contact that was not active
+ * at the start (it is not in the system). */
+static void lds_force(const lds *L, const mbs_system *s, double t, double *fn)
+{
+    int N = L->N, nc = 3 * L->na;
+    for (int i = 0; i < s->ncontacts; i++) fn[i] = 0;
+    if (L->na == 0) return;
+    for (size_t k = 0; k < (size_t)N * N; k++) L->tZ[k] = t * L->Z[k];
+    if (mbsi_expm_apply(L->ws, N, L->tZ, N, 1, L->z0, N, L->x, N, MBS_EXPM_FULL, 1, NULL) != 0) {
+        fprintf(stderr, "bench_expo: the exponential of the linear system failed\n");
+        exit(1);
+    }
+    for (int a = 0; a < L->na; a++) {
+        const mbs_contact *c = &s->contacts[L->act[a]];
+        const double *K = L->Kw + 9 * a, *B = L->Bw + 9 * a, *xp = L->x + 3 * a, *xv = L->x + nc + 3 * a;
+        double f = 0;
+        for (int i = 0; i < 3; i++) {
+            double li = 0;
+            for (int k = 0; k < 3; k++) li -= K[i + 3 * k] * xp[k] + B[i + 3 * k] * xv[k];
+            f += li * c->normal[i];
+        }
+        fn[L->act[a]] = f;
+    }
+}
+
+/* The normal force of contact c as the stepper left it (its force along the normal; 0 when free). */
+static double contact_fn(const mbs_contact *c)
+{
+    if (!c->active) return 0;
+    return c->lambda[0] * c->normal[0] + c->lambda[1] * c->normal[1] + c->lambda[2] * c->normal[2];
+}
+
+/* Fig. 5: at the start of solo_squat, with the base given an initial vertical velocity, the
+ * normal force of each foot predicted over the horizon by the contact-space linear system (11)
+ * with A and b frozen at the start (what one expo step of that length assumes), against a fine
+ * simulation from the same state with the same torque (the controller's first, held for its 40 ms
+ * period as the scenario holds it): explicit Euler at 1/4096 ms, whose force after each step is the
+ * spring-damper's at the step's start (the instantaneous force), and explicit Euler at 1/1024 ms as
+ * a check of that reference. Sampled every 1/64 ms (the jump at t = 0 decays within a millisecond,
+ * between two samples 0.25 ms apart) over 40 ms; errors over the paper's 20 ms and over 40 ms. */
+enum { FP_NV = 4, FP_NS = 2560, FP_N20 = 1280, FP_SUB_EULER = 64, FP_SUB_CHECK = 16 };
+static const double FP_V0[FP_NV] = {0, -0.1, -0.3, -0.5};
+static const double FP_DT = 1e-3 / 64;
+
+static void part_i(const char *data, int quick)
+{
+    (void)quick;   /* a few seconds: the same in a quick run */
+    printf("\n## (i) force prediction of the frozen linear system (11) at the start of solo_squat (fig. 5)\n"
+           "#   reference: explicit Euler at %.4g ms (instantaneous spring-damper force); check: explicit Euler at %.4g ms; "
+           "samples every %.4g ms\n", FP_DT / FP_SUB_EULER * 1e3, FP_DT / FP_SUB_CHECK * 1e3, FP_DT * 1e3);
+    printf("#   %-8s %4s %9s %9s %10s %10s %10s %11s %10s %10s %10s %12s\n", "v0_m/s", "na", "f0_FL_N", "peak_FL_N",
+           "max_err_N", "max_err_%", "rms_err_%", "mean_err_%", "worst_%", "max40_%", "ref_chk_%", "err20/f(20)%");
+    static double ref[FP_NV][FP_NS + 1][MAXPTS], pred[FP_NV][FP_NS + 1][MAXPTS], chk[FP_NV][FP_NS + 1][MAXPTS];
+    double emax[FP_NV], erms[FP_NV], emean[FP_NV], eworst[FP_NV], emax40[FP_NV], echk[FP_NV], peak[FP_NV], f0[FP_NV];
+    double eend[FP_NV];   /* the error at 20 ms relative to the reference's force there (the weight it carries) */
+    int nas[FP_NV], nc = 0;
+    char fname[MBS_NAME_LEN] = "";
+    for (int iv = 0; iv < FP_NV; iv++) {
+        ovl o = {0};
+        ov_add(&o, "model.base_velocity=0 0 %.17g 0 0 0", FP_V0[iv]);
+        /* the initial state and the controller's first torque (one 40 ms period, one expo step) */
+        traj tr;
+        mbs_scenario *sc0 = load("solo_squat", &o);
+        double cdt = mbs_scenario_controller_dt(sc0);
+        mbs_scenario_free(sc0);
+        record("solo_squat", &o, "expo", cdt, cdt, &tr);
+        rig re, rx, rp;
+        rig_new(&re, "solo_squat", &o, "euler");
+        rig_new(&rx, "solo_squat", &o, "euler");
+        rig_new(&rp, "solo_squat", &o, "expo");
+        nc = re.sys->ncontacts;
+        if (nc > MAXPTS) nc = MAXPTS;
+        snprintf(fname, sizeof fname, "%s", re.sys->contacts[0].name);
+        restore(re.sys, &tr, 0);
+        restore(rx.sys, &tr, 0);
+        restore(rp.sys, &tr, 0);
+        lds L;
+        lds_build(rp.sys, &L);
+        nas[iv] = L.na;
+        double fn[MAXPTS];
+        for (int k = 0; k <= FP_NS; k++) {
+            lds_force(&L, rp.sys, k * FP_DT, fn);
+            for (int i = 0; i < nc; i++) pred[iv][k][i] = fn[i];
+            for (int j = 0; j < FP_SUB_EULER; j++) {
+                mbs_stepper_step(re.st, FP_DT / FP_SUB_EULER, NULL);
+                if (j == 0)
+                    for (int i = 0; i < nc; i++) ref[iv][k][i] = contact_fn(&re.sys->contacts[i]);
+            }
+            for (int j = 0; j < FP_SUB_CHECK; j++) {
+                mbs_stepper_step(rx.st, FP_DT / FP_SUB_CHECK, NULL);
+                if (j == 0)
+                    for (int i = 0; i < nc; i++) chk[iv][k][i] = contact_fn(&rx.sys->contacts[i]);
+            }
+        }
+        lds_free(&L);
+        rig_free(&re);
+        rig_free(&rx);
+        rig_free(&rp);
+        traj_free(&tr);
+        /* errors relative to the reference's peak, the first foot for the figure, every foot for the worst */
+        eworst[iv] = 0;
+        for (int i = 0; i < nc; i++) {
+            double pk = 0, mx = 0, ss = 0, sr = 0, sp = 0, mx40 = 0, mc = 0;
+            for (int k = 0; k <= FP_NS; k++) {
+                double e = fabs(pred[iv][k][i] - ref[iv][k][i]);
+                if (k <= FP_N20) {
+                    if (fabs(ref[iv][k][i]) > pk) pk = fabs(ref[iv][k][i]);
+                    if (e > mx) mx = e;
+                    ss += e * e;
+                    double w = k == 0 || k == FP_N20 ? 0.5 : 1;   /* trapezoid: the averages over 20 ms */
+                    sr += w * ref[iv][k][i];
+                    sp += w * pred[iv][k][i];
+                    if (fabs(chk[iv][k][i] - ref[iv][k][i]) > mc) mc = fabs(chk[iv][k][i] - ref[iv][k][i]);
+                }
+                if (e > mx40) mx40 = e;
+            }
+            double rel = pk > 0 ? mx / pk : NAN;
+            if (rel > eworst[iv]) eworst[iv] = rel;
+            if (i == 0) {
+                peak[iv] = pk;
+                f0[iv] = ref[iv][0][0];
+                emax[iv] = mx;
+                erms[iv] = sqrt(ss / (FP_N20 + 1)) / pk;
+                emean[iv] = fabs(sp - sr) / FP_N20 / pk;
+                emax40[iv] = mx40 / pk;
+                echk[iv] = mc / pk;
+                eend[iv] = fabs(pred[iv][FP_N20][0] - ref[iv][FP_N20][0]) / fabs(ref[iv][FP_N20][0]);
+            }
+        }
+        printf("#   %-8.3g %4d %9.2f %9.2f %10.3f %10.2f %10.2f %11.3f %10.2f %10.2f %10.3f %12.2f\n", FP_V0[iv], nas[iv],
+               f0[iv], peak[iv], emax[iv], 100 * emax[iv] / peak[iv], 100 * erms[iv], 100 * emean[iv], 100 * eworst[iv],
+               100 * emax40[iv], 100 * echk[iv], 100 * eend[iv]);
+        fflush(stdout);
+        char kv[16];
+        snprintf(kv, sizeof kv, "%02ld", lround(-FP_V0[iv] * 10));
+        key("expo_force_prediction_max_err_pct_v%s: %.3f\n", kv, 100 * emax[iv] / peak[iv]);
+        key("expo_force_prediction_rms_err_pct_v%s: %.3f\n", kv, 100 * erms[iv]);
+    }
+    FILE *f = tool_open_data("bench_expo", data, "force_prediction.dat");
+    if (f) {
+        fprintf(f, "# t_ms  normal force of %s (N): reference (explicit Euler 1/4096 ms), predicted by (11) frozen at t = 0, "
+                   "explicit Euler 1/1024 ms; one block per initial base velocity\n", fname);
+        for (int iv = 0; iv < FP_NV; iv++) {
+            fprintf(f, "%s\"v_z(0) = %g m/s\"\n", iv ? "\n\n" : "", FP_V0[iv]);
+            for (int k = 0; k <= FP_NS; k++)
+                fprintf(f, "%.4f %.6g %.6g %.6g\n", k * FP_DT * 1e3, ref[iv][k][0], pred[iv][k][0], chk[iv][k][0]);
+        }
+        fclose(f);
+    }
+    bench_doc_begin(&doc, "expo-prediction");
+    bench_doc_printf(&doc, "| initial base velocity v_z (m/s) | active contacts | %s force at t = 0 (N) | peak over 20 ms (N) | "
+                           "max error over 20 ms (N, %% of peak) | RMS error (%% of peak) | error of the 20 ms average (%% of peak) | "
+                           "error at 20 ms (%% of the force there) | "
+                           "worst foot, max error (%% of its peak) | max error over 40 ms (%% of peak) | reference check: "
+                           "Euler 1/1024 ms vs 1/4096 ms, max difference (%% of peak) |\n|---|---|---|---|---|---|---|---|---|---|---|\n", fname);
+    for (int iv = 0; iv < FP_NV; iv++)
+        bench_doc_printf(&doc, "| %g | %d | %.1f | %.1f | %.2f (%.2f %%) | %.2f | %.3f | %.1f | %.2f | %.2f | %.3f |\n", FP_V0[iv],
+                         nas[iv], f0[iv], peak[iv], emax[iv], 100 * emax[iv] / peak[iv], 100 * erms[iv], 100 * emean[iv],
+                         100 * eend[iv], 100 * eworst[iv], 100 * emax40[iv], 100 * echk[iv]);
+    bench_doc_end(&doc, "expo-prediction");
+}
+
+/* ---------------------------------------------------------------- (j) normal force at touch-down (fig. 6) */
+
+/* A touch-down of a contact point: free after one step, touching after the next. */
+typedef struct touchdown {
+    int point;
+    long step;      /* index of the step that found it touching */
+    double t;       /* that step's end (s) */
+    double vn;      /* the point's velocity along the normal when the step put it on its spring (m/s) */
+    double f0;      /* the spring-damper force then, −k_n nᵀΔp − b_n nᵀΔṗ (N) */
+    double f1;      /* the step's force as the stepper reports it (its average over the step) (N) */
+    double fpk;     /* the largest force the run reports in the 2 ms from the step on (N) */
+    double b;       /* the damping b_n of the material touched (N s/m) */
+} touchdown;
+
+enum { MAXTD = 128 };
+
+/* The normal force of every contact point after every step of a run of the scenario as shipped but
+ * for the step dt: a recorded run (the controller's torque per period), replayed period by period
+ * from its recorded states with a stepper of its own, every step sampled. The replay is the run:
+ * the largest difference to the recorded states is returned in replay_dev (0 when bitwise). */
+typedef struct force_trace {
+    long n;
+    int nc;
+    double *t, *f;    /* n; n x nc (the points of step i at f + nc i) */
+    int ntd;
+    touchdown td[MAXTD];
+    double replay_dev;
+    char name[MAXPTS][MBS_NAME_LEN];
+} force_trace;
+
+static void force_trace_run(const char *scen, double dt, force_trace *ft)
+{
+    memset(ft, 0, sizeof *ft);
+    mbs_scenario *sc0 = load(scen, NULL);
+    double cdt = mbs_scenario_controller_dt(sc0), dur = mbs_scenario_duration(sc0);
+    mbs_scenario_free(sc0);
+    traj tr;
+    record(scen, NULL, "expo", dt, dur, &tr);
+    if (tr.diverged) { fprintf(stderr, "bench_expo: %s at dt %g: %s\n", scen, dt, tr.reason); exit(1); }
+    ovl o = {0};
+    ov_add(&o, "stepper.dt=%.17g", dt);
+    rig r;
+    rig_new(&r, scen, &o, "expo");
+    mbs_system *s = r.sys;
+    long nsub = lround(cdt / dt);
+    int nc = s->ncontacts < MAXPTS ? s->ncontacts : MAXPTS;
+    ft->nc = nc;
+    ft->t = xcalloc((size_t)(tr.n * nsub + 1), sizeof(double));
+    ft->f = xcalloc((size_t)(tr.n * nsub + 1) * (size_t)nc, sizeof(double));
+    for (int i = 0; i < nc; i++) snprintf(ft->name[i], sizeof ft->name[i], "%s", s->contacts[i].name);
+    int was[MAXPTS];
+    for (long k = 0; k < tr.n; k++) {
+        restore(s, &tr, k);
+        for (long i = 0; i < nsub; i++) {
+            for (int p = 0; p < nc; p++) was[p] = s->contacts[p].active;
+            if (mbs_stepper_step(r.st, dt, NULL) != MBS_OK) { fprintf(stderr, "bench_expo: %s: step failed\n", scen); exit(1); }
+            s->t = (double)k * cdt + (double)(i + 1) * dt;
+            ft->t[ft->n] = s->t;
+            for (int p = 0; p < nc; p++) {
+                const mbs_contact *c = &s->contacts[p];
+                ft->f[(size_t)nc * ft->n + p] = contact_fn(c);
+                if (was[p] || !c->active || ft->ntd >= MAXTD) continue;
+                touchdown *td = &ft->td[ft->ntd++];
+                double dpn = 0, dvn = 0, vn = 0;
+                for (int j = 0; j < 3; j++) {
+                    dpn += (c->p[j] - c->p0[j]) * c->normal[j];
+                    dvn += (c->dp[j] - c->dp0[j]) * c->normal[j];
+                    vn += c->dp[j] * c->normal[j];
+                }
+                td->point = p;
+                td->step = ft->n;
+                td->t = s->t;
+                td->vn = vn;
+                td->b = c->material.b_normal;
+                td->f0 = -c->material.k_normal * dpn - c->material.b_normal * dvn;
+                td->f1 = ft->f[(size_t)nc * ft->n + p];
+            }
+            ft->n++;
+        }
+        for (int j = 0; j < s->nq; j++) ft->replay_dev = fmax(ft->replay_dev, fabs(s->q[j] - tr.q[(size_t)tr.nq * (k + 1) + j]));
+        for (int j = 0; j < s->nv; j++) ft->replay_dev = fmax(ft->replay_dev, fabs(s->v[j] - tr.v[(size_t)tr.nv * (k + 1) + j]));
+    }
+    for (int k = 0; k < ft->ntd; k++) {
+        touchdown *td = &ft->td[k];
+        td->fpk = 0;
+        for (long i = td->step; i < ft->n && ft->t[i] <= td->t + 2e-3 + 1e-12; i++)
+            td->fpk = fmax(td->fpk, ft->f[(size_t)nc * i + td->point]);
+    }
+    rig_free(&r);
+    traj_free(&tr);
+}
+
+static void force_trace_free(force_trace *ft)
+{
+    free(ft->t);
+    free(ft->f);
+    memset(ft, 0, sizeof *ft);
+}
+
+/* Fig. 6: the normal force of one contact point over time in the default trot and in Romeo's walk,
+ * as shipped (expo, closed form, touch-down splitting, at the scenario's step), beside the same
+ * scenario at ≈ 1/64 ms (the paper plots its ground truth's force, at that step): a linear
+ * spring-damper jumps at a touch-down to b_n times the velocity there (Δp is still zero). Per
+ * touch-down (trot: of the plotted foot in the window; Romeo: of every sole corner): that velocity,
+ * b_n |v_n|, the force when the step put the point on its spring (from its state), the step's
+ * reported force (its average over the step), and the fine run's velocity, jump and largest force
+ * in the 2 ms after (its steps' averages over 1/64 ms are the force to a few percent). */
+static void part_j(const char *data, int quick)
+{
+    printf("\n## (j) normal force of one contact point at touch-down: solo_trot and romeo_walk as shipped (fig. 6)\n");
+    static const struct { const char *scen; int ci, all; double w0, w1; } S[2] = {
+        {"solo_trot", 0, 0, 0.3, 1.8}, {"romeo_walk", 0, 1, 0, 5}};
+    bench_doc_begin(&doc, "expo-touchdown-force");
+    for (int c = 0; c < 2; c++) {
+        mbs_scenario *sc0 = load(S[c].scen, NULL);
+        double dt0 = mbs_scenario_dt(sc0), cdt = mbs_scenario_controller_dt(sc0);
+        mbs_scenario_free(sc0);
+        /* ≈ 1/64 ms, a step that divides the controller period (2 ms / 128, 40 ms / 2048) */
+        double dtf = cdt / (double)(1 << gt_level(cdt));
+        if (quick) dtf = cdt / (double)(1 << (gt_level(cdt) - 3));
+        force_trace sh, fi;
+        double t0 = tool_now();
+        force_trace_run(S[c].scen, dt0, &sh);
+        force_trace_run(S[c].scen, dtf, &fi);
+        int ci = S[c].ci;
+        printf("# %s, plotted point %d (%s): as shipped at %g ms (the replay's largest deviation from the run %.3g), "
+               "fine run at %.5g ms (%.3g); %.1f s\n", S[c].scen, ci, sh.name[ci], dt0 * 1e3, sh.replay_dev, dtf * 1e3,
+               fi.replay_dev, tool_now() - t0);
+        printf("#   %-10s %8s %8s %8s %9s %9s   fine: %8s %8s %8s %9s %9s\n", "point", "t_s", "v_n_m/s", "b|v_n|", "f_start_N",
+               "f_step_N", "t_s", "v_n_m/s", "b|v_n|", "f_start_N", "peak2ms_N");
+        char name[128];
+        snprintf(name, sizeof name, "normal_force_%s.dat", S[c].scen);
+        FILE *f = tool_open_data("bench_expo", data, name);
+        if (f) {
+            fprintf(f, "# t_s  normal force of %s (N); block 0: as shipped (dt %g ms, the step's average force), block 1: "
+                       "dt %.5g ms (every 4th step, every step in the 5 ms after a touch-down); block 2: its touch-downs as shipped (t, b|v_n|, force at the start of "
+                       "contact)\n", sh.name[ci], dt0 * 1e3, dtf * 1e3);
+            fprintf(f, "\"expo as shipped, %g ms (the step's average)\"\n", dt0 * 1e3);
+            for (long i = 0; i < sh.n; i++) fprintf(f, "%.6f %.6g\n", sh.t[i], sh.f[(size_t)sh.nc * i + ci]);
+            fprintf(f, "\n\n\"expo at %.3g ms\"\n", dtf * 1e3);
+            /* every 4th step, and every step in the 5 ms after a touch-down of the point (the jump) */
+            for (long i = 0, next = 0; i < fi.n; i++) {
+                int near = 0;
+                for (int k = 0; k < fi.ntd && !near; k++)
+                    near = fi.td[k].point == ci && fi.t[i] >= fi.td[k].t - 1e-4 && fi.t[i] <= fi.td[k].t + 5e-3;
+                if (near || i >= next) {
+                    fprintf(f, "%.6f %.6g\n", fi.t[i], fi.f[(size_t)fi.nc * i + ci]);
+                    next = i + 4;
+                }
+            }
+            fprintf(f, "\n\n\"b |v_n| at touch-down (as shipped)\"\n");
+            for (int k = 0; k < sh.ntd; k++)
+                if (sh.td[k].point == ci)
+                    fprintf(f, "%.6f %.6g %.6g\n", sh.td[k].t, sh.td[k].b * fabs(sh.td[k].vn), sh.td[k].f0);
+            fclose(f);
+        }
+        bench_doc_printf(&doc, "%s**%s** (`./sim scenarios/%s.ini`, expo at %g ms; fine run at %.3g ms), touch-downs in %g–%g s "
+                               "of %s\n\n| point | touch-down (s) | v_n at contact (m/s) | b·\\|v_n\\| (N) | force when put on its spring (N) | "
+                               "the step's force, its average over %g ms (N) | fine run: touch-down (s), v_n (m/s), b·\\|v_n\\| (N), force "
+                               "when put on its spring (N), largest force in the 2 ms after (N) |\n|---|---|---|---|---|---|---|\n",
+                         c ? "\n" : "", S[c].scen, S[c].scen, dt0 * 1e3, dtf * 1e3, S[c].w0, S[c].w1,
+                         S[c].all ? "every contact point" : sh.name[ci], dt0 * 1e3);
+        int nrow = 0;
+        double worst = 0;
+        for (int k = 0; k < sh.ntd; k++) {
+            const touchdown *a = &sh.td[k];
+            if (a->t < S[c].w0 || a->t > S[c].w1 || (!S[c].all && a->point != ci)) continue;
+            /* the fine run's touch-down of the same point nearest in time */
+            const touchdown *b = NULL;
+            for (int j = 0; j < fi.ntd; j++)
+                if (fi.td[j].point == a->point && (!b || fabs(fi.td[j].t - a->t) < fabs(b->t - a->t))) b = &fi.td[j];
+            char pn[MBS_NAME_LEN + 8];
+            snprintf(pn, sizeof pn, "%d %s", a->point, sh.name[a->point]);
+            printf("#   %-10s %8.4f %8.4f %8.2f %9.2f %9.2f   fine: %8.4f %8.4f %8.2f %9.2f %9.2f\n", pn, a->t,
+                   a->vn, a->b * fabs(a->vn), a->f0, a->f1, b ? b->t : NAN, b ? b->vn : NAN, b ? b->b * fabs(b->vn) : NAN,
+                   b ? b->f0 : NAN, b ? b->fpk : NAN);
+            bench_doc_printf(&doc, "| %d `%s` | %.3f | %.3f | %.1f | %.1f | %.1f |", a->point, sh.name[a->point], a->t, a->vn,
+                             a->b * fabs(a->vn), a->f0, a->f1);
+            if (b) bench_doc_printf(&doc, " %.4f, %.3f, %.1f, %.1f, %.1f |\n", b->t, b->vn, b->b * fabs(b->vn), b->f0, b->fpk);
+            else bench_doc_printf(&doc, " — |\n");
+            if (b && b->b * fabs(b->vn) > 1) worst = fmax(worst, fabs(b->f0 / (b->b * fabs(b->vn)) - 1));
+            nrow++;
+        }
+        if (!nrow) bench_doc_printf(&doc, "| (none in the window) | | | | | | |\n");
+        key("expo_touchdowns_%s_in_table: %d\n", S[c].scen, nrow);
+        key("expo_touchdown_fine_jump_over_bv_worst_dev_%s: %.3f\n", S[c].scen, worst);
+        force_trace_free(&sh);
+        force_trace_free(&fi);
+        fflush(stdout);
+    }
+    bench_doc_end(&doc, "expo-touchdown-force");
+}
+
+/* ---------------------------------------------------------------- (k) implicit Euler's cost (appendix A) */
+
+/* The stepper's test hook (src/step/implicit_euler.c, declared by tests/test_implicit_euler.c too): the
+ * residual r(x1) of eq. A1 for a step of dt from the system's state and, when N is not NULL, the
+ * row-scaled Newton matrix the stepper solves with and M(q1). */
+double mbsi_implicit_euler_residual(mbs_stepper *st, double dt, int clamped, const double *q1, const double *v1,
+                                   double *r, double *N, double *M);
+
+enum { IE_RES, IE_MAT, IE_RNEAD, IE_CONTD, IE_LU, IE_ABAD, IE_ABA, IE_NOP };
+
+/* The mean over a run of the time of one step, each step timed alone from its start state (the
+ * stepper's own run of the scenario at dt, replayed period by period) as the minimum of reps
+ * repetitions, the clock's cost taken off: on a shared machine a burst of load lengthens some
+ * repetitions of a step, rarely all, where a whole run's mean takes every burst in. µs; NAN when the
+ * run diverged. */
+static double step_min_mean(const char *scen, const ovl *o, const char *stepper, double dt, double horizon, int reps)
+{
+    traj tr;
+    record(scen, o, stepper, dt, horizon, &tr);
+    if (tr.diverged) { traj_free(&tr); return NAN; }
+    ovl o2;
+    ov_copy(&o2, o);
+    ov_add(&o2, "stepper.dt=%.17g", dt);
+    rig r;
+    rig_new(&r, scen, &o2, stepper);
+    mbs_system *s = r.sys;
+    int nq = s->nq, nv = s->nv, nc = s->ncontacts;
+    double *q0 = xcalloc((size_t)nq, sizeof(double)), *v0 = xcalloc((size_t)nv, sizeof(double));
+    mbs_contact *c0 = xcalloc((size_t)(nc ? nc : 1), sizeof(mbs_contact));
+    long nsub = lround(tr.cdt / dt), n = 0;
+    double clk = clock_overhead(), sum = 0;
+    for (long k = 0; k < tr.n; k++) {
+        restore(s, &tr, k);
+        for (long i = 0; i < nsub; i++) {
+            memcpy(q0, s->q, sizeof(double) * (size_t)nq);
+            memcpy(v0, s->v, sizeof(double) * (size_t)nv);
+            memcpy(c0, s->contacts, sizeof(mbs_contact) * (size_t)nc);
+            double best = INFINITY;
+            for (int rep = 0; rep < reps; rep++) {
+                memcpy(s->q, q0, sizeof(double) * (size_t)nq);
+                memcpy(s->v, v0, sizeof(double) * (size_t)nv);
+                memcpy(s->contacts, c0, sizeof(mbs_contact) * (size_t)nc);
+                double ta = tool_now();
+                mbs_stepper_step(r.st, dt, NULL);
+                best = fmin(best, tool_now() - ta - clk);
+            }
+            sum += best;   /* the state goes on from the last repetition's step */
+            n++;
+        }
+    }
+    free(q0); free(v0); free(c0);
+    rig_free(&r);
+    traj_free(&tr);
+    return n ? sum / (double)n * 1e6 : NAN;
+}
+
+/* Appendix A: solo_squat at δt = 10 ms with implicit_euler, as ./sim runs it (µs per step, Newton
+ * iterations per step), beside expo on the same test (as shipped, the closed form; Padé full and
+ * max_mat_mult 0, the paper's setting), the cases taking turns; the local error (sec. 6.1) of both at
+ * 10 ms, each against itself at 40/2048 ms (part a's ground truths); and where an implicit Euler step's
+ * time goes, modelled: the pieces of one Newton iteration timed alone at every step's start state
+ * (x1 = the step's solution) — the Newton matrix (RNEA derivatives, contact-model derivatives, the
+ * Lie-group Jacobians and their products: newton_matrix in src/step/implicit_euler.c), the LU solve
+ * of the 36x36 system, one residual (the unit of the line search) — times the step's iterations (one
+ * matrix and one solve per iteration at most); the rest of the step (warm start, line-search
+ * residuals, the release passes) by difference. */
+static void part_k(const char *data, int quick)
+{
+    (void)data;
+    printf("\n## (k) implicit Euler on solo_squat at 10 ms (appendix A), beside expo\n");
+    const double dt = 0.01;
+    enum { NK = 4 };
+    static const struct { const char *label, *md, *stepper, *set[3]; } C[NK] = {
+        {"implicit_euler 10 ms", "implicit_euler", "implicit_euler", {NULL}},
+        {"expo closed form 10 ms", "expo, as shipped (closed form)", "expo", {NULL}},
+        {"expo Pade full 10 ms", "expo, Padé full (`expo.method=pade`)", "expo", {"expo.method=pade", NULL}},
+        {"expo Pade mmm 0 10 ms", "expo, Padé max_mat_mult 0 (`expo.max_mat_mult=0`)", "expo", {"expo.method=pade", "expo.max_mat_mult=0", NULL}},
+    };
+    /* many short runs (implicit Euler's 4 s take 15 ms): a burst of load on the shared machine hits
+     * some of them, and the minimum beside the median tells how much */
+    int reps = quick ? 3 : 21;
+    double us[NK][32];
+    case_res R[NK];
+    for (int r = 0; r < reps; r++)
+        for (int c = 0; c < NK; c++) {
+            ovl o = {0};
+            ov_add(&o, "stepper.name=%s", C[c].stepper);
+            ov_add(&o, "stepper.dt=%g", dt);
+            for (int k = 0; k < 3 && C[c].set[k]; k++) ov_add(&o, "%s", C[c].set[k]);
+            run_case("solo_squat", &o, 1, &R[c]);
+            us[c][r] = R[c].us_med;
+        }
+    /* local error at 10 ms against each scheme's own ground truth, as part (a) */
+    mbs_scenario *sc0 = load("solo_squat", NULL);
+    double cdt = mbs_scenario_controller_dt(sc0), dur = mbs_scenario_duration(sc0);
+    mbs_scenario_free(sc0);
+    double horizon = cdt * (double)lround((quick ? 1.0 : dur) / cdt), gdt = cdt / (double)(1 << gt_level(cdt));
+    double lerr[NK];
+    for (int c = 0; c < NK; c++) lerr[c] = NAN;
+    {
+        traj gi, gx;
+        ovl of = {0};
+        ov_pade(&of, -1);
+        record("solo_squat", NULL, "implicit_euler", gdt, horizon, &gi);
+        record("solo_squat", &of, "expo", gdt, horizon, &gx);
+        replay_res rr;
+        if (!gi.diverged) { replay("solo_squat", NULL, "implicit_euler", dt, &gi, &rr, NULL); lerr[0] = rr.err_mean; }
+        if (!gx.diverged) {
+            replay("solo_squat", NULL, "expo", dt, &gx, &rr, NULL);
+            lerr[1] = rr.err_mean;
+            replay("solo_squat", &of, "expo", dt, &gx, &rr, NULL);
+            lerr[2] = rr.err_mean;
+            ovl o0 = {0};
+            ov_pade(&o0, 0);
+            replay("solo_squat", &o0, "expo", dt, &gx, &rr, NULL);
+            lerr[3] = rr.err_mean;
+        }
+        traj_free(&gi);
+        traj_free(&gx);
+    }
+    /* each step timed alone, min of repetitions, mean over the run */
+    double smin[NK];
+    for (int c = 0; c < NK; c++) {
+        ovl o = {0};
+        for (int k = 0; k < 3 && C[c].set[k]; k++) ov_add(&o, "%s", C[c].set[k]);
+        smin[c] = step_min_mean("solo_squat", &o, C[c].stepper, dt, horizon, quick ? 2 : 5);
+    }
+    printf("#   %-26s %10s %9s %9s %11s %11s %13s %12s %s\n", "case (./sim, 4 s)", "us_median", "us_min", "us_max",
+           "step_min_us", "iters/step", "nonconverged", "local_err", "status");
+    double med[NK];
+    for (int c = 0; c < NK; c++) {
+        double lo = us[c][0], hi = us[c][0];
+        for (int r = 1; r < reps; r++) { lo = fmin(lo, us[c][r]); hi = fmax(hi, us[c][r]); }
+        med[c] = tool_median(us[c], reps);
+        R[c].us_min = lo;
+        R[c].us_max = hi;
+        printf("#   %-26s %10.2f %9.2f %9.2f %11.2f %11.2f %6ld/%-6ld %12.4g %s\n", C[c].label, med[c], lo, hi, smin[c],
+               R[c].sum.mean_iterations, R[c].sum.nonconverged, R[c].sum.steps, lerr[c], status_word(&R[c].sum));
+    }
+
+    /* the breakdown over implicit Euler's own run at 10 ms */
+    traj tr;
+    record("solo_squat", NULL, "implicit_euler", dt, horizon, &tr);
+    ovl o = {0};
+    ov_add(&o, "stepper.dt=%g", dt);
+    rig r;
+    rig_new(&r, "solo_squat", &o, "implicit_euler");
+    mbs_system *s = r.sys;
+    const mbs_model *m = s->model;
+    int nq = s->nq, nv = s->nv, n2 = 2 * nv, nc = s->ncontacts;
+    double *q0 = xcalloc((size_t)nq, sizeof(double)), *v0 = xcalloc((size_t)nv, sizeof(double));
+    double *q1 = xcalloc((size_t)nq, sizeof(double)), *v1 = xcalloc((size_t)nv, sizeof(double));
+    double *a1 = xcalloc((size_t)nv, sizeof(double)), *res = xcalloc((size_t)n2, sizeof(double));
+    double *N = xcalloc((size_t)n2 * n2, sizeof(double)), *A = xcalloc((size_t)n2 * n2, sizeof(double));
+    double *Mm = xcalloc((size_t)nv * nv, sizeof(double)), *Gq = xcalloc((size_t)nv * nv, sizeof(double));
+    double *Gv = xcalloc((size_t)nv * nv, sizeof(double)), *rhs = xcalloc((size_t)n2, sizeof(double));
+    double *work = xcalloc(mbsi_contact_derivatives_work_size(nv) + 1, sizeof(double));
+    int *iwork = xcalloc((size_t)nv + 1, sizeof(int));
+    lapack_int *ipiv = xcalloc((size_t)n2 + 1, sizeof(lapack_int));
+    mbs_contact *c0 = xcalloc((size_t)(nc ? nc : 1), sizeof(mbs_contact));
+    long nsub = lround(cdt / dt), nst = 0;
+    int kreps = quick ? 2 : 5;
+    double clk = clock_overhead(), sum_step = 0, sum_it = 0, sum_op[IE_NOP] = {0};
+    for (long k = 0; k < tr.n; k++) {
+        restore(s, &tr, k);
+        for (long i = 0; i < nsub; i++) {
+            memcpy(q0, s->q, sizeof(double) * (size_t)nq);
+            memcpy(v0, s->v, sizeof(double) * (size_t)nv);
+            memcpy(c0, s->contacts, sizeof(mbs_contact) * (size_t)nc);
+            double best[IE_NOP + 1];
+            for (int j = 0; j <= IE_NOP; j++) best[j] = INFINITY;
+            int iters = 0;
+#define IE_RESET() (memcpy(s->q, q0, sizeof(double) * (size_t)nq), memcpy(s->v, v0, sizeof(double) * (size_t)nv), \
+                    memcpy(s->contacts, c0, sizeof(mbs_contact) * (size_t)nc))
+            for (int rep = 0; rep < kreps; rep++) {
+                double t[IE_NOP + 1], ta;
+                IE_RESET();
+                mbs_step_stats st;
+                memset(&st, 0, sizeof st);
+                ta = tool_now();
+                mbs_stepper_step(r.st, dt, &st);
+                t[IE_NOP] = tool_now() - ta;
+                iters = st.iterations;
+                memcpy(q1, s->q, sizeof(double) * (size_t)nq);
+                memcpy(v1, s->v, sizeof(double) * (size_t)nv);
+                /* one residual, and one residual with the Newton matrix, at x1 from the step's start */
+                IE_RESET();
+                ta = tool_now();
+                mbsi_implicit_euler_residual(r.st, dt, 1, q1, v1, res, NULL, NULL);
+                t[IE_RES] = tool_now() - ta;
+                IE_RESET();
+                ta = tool_now();
+                mbsi_implicit_euler_residual(r.st, dt, 1, q1, v1, res, N, Mm);
+                t[IE_MAT] = tool_now() - ta;   /* the residual and the matrix: the residual taken off below */
+                /* its pieces: the RNEA derivatives at q̈(x1), the contact model's */
+                IE_RESET();
+                mbs_system_dynamics(s, q1, v1, 0, a1);
+                ta = tool_now();
+                mbs_rnea_derivatives(m, s->data, q1, v1, a1, Gq, Gv, Mm);
+                t[IE_RNEAD] = tool_now() - ta;
+                mbs_contact_forces(s, q1, v1, 0);
+                ta = tool_now();
+                mbsi_contact_force_derivatives(s, q1, v1, 1, Gq, Gv, work, iwork);
+                t[IE_CONTD] = tool_now() - ta;
+                /* the solve: M r_v and the LU with partial pivoting of the 36x36 matrix, as newton_direction */
+                memcpy(A, N, sizeof(double) * (size_t)n2 * n2);
+                ta = tool_now();
+                memcpy(rhs, res, sizeof(double) * (size_t)nv);
+                for (int rr = 0; rr < nv; rr++) {
+                    double x = 0;
+                    for (int cc = 0; cc < nv; cc++) x += Mm[rr + (size_t)nv * cc] * res[nv + cc];
+                    rhs[nv + rr] = x;
+                }
+                LAPACKE_dgesv_work(LAPACK_COL_MAJOR, n2, 1, A, n2, ipiv, rhs, n2);
+                t[IE_LU] = tool_now() - ta;
+                /* for the paper's figures: ABA derivatives and ABA (28 and 8 µs there) */
+                ta = tool_now();
+                mbs_aba_derivatives(m, s->data, q1, v1, s->tau, a1, Gq, Gv, Mm);
+                t[IE_ABAD] = tool_now() - ta;
+                ta = tool_now();
+                mbs_aba(m, s->data, q1, v1, s->tau, a1);
+                t[IE_ABA] = tool_now() - ta;
+                for (int j = 0; j <= IE_NOP; j++) if (t[j] - clk < best[j]) best[j] = t[j] - clk;
+            }
+            best[IE_MAT] -= best[IE_RES];   /* each a minimum over the repetitions, then the difference */
+            /* on from the step's solution */
+            IE_RESET();
+            mbs_stepper_step(r.st, dt, NULL);
+#undef IE_RESET
+            sum_step += best[IE_NOP];
+            sum_it += iters;
+            for (int j = 0; j < IE_NOP; j++) sum_op[j] += iters * best[j];
+            nst++;
+        }
+    }
+    double T = sum_step / nst * 1e6, it = sum_it / nst, op[IE_NOP], unit[IE_NOP];
+    for (int j = 0; j < IE_NOP; j++) { op[j] = sum_op[j] / nst * 1e6; unit[j] = it > 0 ? op[j] / it : NAN; }
+    double mat = op[IE_MAT], lie = op[IE_MAT] - op[IE_RNEAD] - op[IE_CONTD], rest = T - mat - op[IE_LU];
+    printf("#   breakdown over the %ld steps of a recorded implicit_euler run at 10 ms (min of %d repetitions per step):\n"
+           "#     step %.2f us, %.2f Newton iterations; per iteration: Newton matrix %.2f us (RNEA derivatives %.2f, contact "
+           "derivatives %.2f, Lie-group Jacobians and products %.2f), LU solve %.2f us, one residual %.2f us\n"
+           "#     shares: Newton matrix %.0f%% (dynamics Jacobian %.0f%%: RNEA derivatives %.0f%%, contact %.0f%%; Lie group %.0f%%), "
+           "solve %.0f%%, rest (warm start, line-search residuals, release passes) %.0f%% = %.1f residuals' time\n"
+           "#     for the paper's figures: ABA derivatives %.2f us (paper 28), ABA %.2f us (paper 8)\n",
+           nst, kreps, T, it, unit[IE_MAT], unit[IE_RNEAD], unit[IE_CONTD], unit[IE_MAT] - unit[IE_RNEAD] - unit[IE_CONTD],
+           unit[IE_LU], unit[IE_RES], 100 * mat / T, 100 * (op[IE_RNEAD] + op[IE_CONTD]) / T, 100 * op[IE_RNEAD] / T,
+           100 * op[IE_CONTD] / T, 100 * lie / T, 100 * op[IE_LU] / T, 100 * rest / T, rest / unit[IE_RES], unit[IE_ABAD],
+           unit[IE_ABA]);
+    free(q0); free(v0); free(q1); free(v1); free(a1); free(res); free(N); free(A); free(Mm); free(Gq); free(Gv); free(rhs);
+    free(work); free(iwork); free(ipiv); free(c0);
+    rig_free(&r);
+    traj_free(&tr);
+
+    char e0[32], e1[32];
+    bench_doc_begin(&doc, "expo-implicit");
+    bench_doc_printf(&doc, "| solo_squat, δt = 10 ms, 4 s | µs per step: each step timed alone, min of %d, mean over the run | "
+                           "implicit_euler / this | `./sim`'s us_per_step, median of %d runs (min–max) | Newton iterations per step | "
+                           "non-converged steps | mean local error (sec. 6.1) |\n|---|---|---|---|---|---|---|\n", quick ? 2 : 5, reps);
+    for (int c = 0; c < NK; c++) {
+        char ratio[32];
+        if (c == 0) snprintf(ratio, sizeof ratio, "1");
+        else snprintf(ratio, sizeof ratio, "**%.1f×**", smin[0] / smin[c]);
+        bench_doc_printf(&doc, "| %s | %.2f | %s | %.2f (%.2f–%.2f) | %s | %ld of %ld | %s |\n", C[c].md, smin[c], ratio, med[c], R[c].us_min,
+                         R[c].us_max, c == 0 ? fmt2(e0, sizeof e0, R[c].sum.mean_iterations) : "—", R[c].sum.nonconverged,
+                         R[c].sum.steps, fmt2(e1, sizeof e1, lerr[c]));
+    }
+    bench_doc_printf(&doc, "| paper: Eul-imp (Expo) | 920 (≈ 92) | \"roughly 10 times\" | — | 8 | — | \"roughly the same\" |\n");
+    bench_doc_printf(&doc, "\n| where an implicit Euler step's time goes (modelled, see the text) | µs per step | share | paper's share |\n"
+                           "|---|---|---|---|\n");
+    bench_doc_printf(&doc, "| Newton matrix (\"prepare linear system\"), %.2f per iteration | %.2f | %.0f %% | 51 %% |\n", unit[IE_MAT], mat,
+                     100 * mat / T);
+    bench_doc_printf(&doc, "| — dynamics Jacobian: RNEA derivatives (%.2f) + contact model (%.2f) | %.2f | %.0f %% (%.0f + %.0f) | 29 %% "
+                           "(ABA derivatives 24 + contact 4) |\n", unit[IE_RNEAD], unit[IE_CONTD], op[IE_RNEAD] + op[IE_CONTD],
+                     100 * (op[IE_RNEAD] + op[IE_CONTD]) / T, 100 * op[IE_RNEAD] / T, 100 * op[IE_CONTD] / T);
+    bench_doc_printf(&doc, "| — Lie-group Jacobians and products, assembly | %.2f | %.0f %% | 21 %% |\n", lie, 100 * lie / T);
+    bench_doc_printf(&doc, "| solve (M r_v, LU with partial pivoting, 36×36), %.2f per iteration | %.2f | %.0f %% | 12 %% |\n",
+                     unit[IE_LU], op[IE_LU], 100 * op[IE_LU] / T);
+    bench_doc_printf(&doc, "| rest, by difference: warm start, line-search residuals (%.2f µs each, ≈ %.1f per step), release passes | "
+                           "%.2f | %.0f %% | line search 29 %%, other 8 %% |\n", unit[IE_RES], rest / unit[IE_RES], rest, 100 * rest / T);
+    bench_doc_printf(&doc, "| whole step (timed alone, min of %d, mean over %ld steps) | %.2f | 100 %% | (920 µs) |\n", kreps, nst, T);
+    bench_doc_printf(&doc, "\nFor the paper's unit costs on Solo: ABA derivatives %.2f µs here (paper 28 µs), ABA %.2f µs (paper 8 µs).\n",
+                     unit[IE_ABAD], unit[IE_ABA]);
+    bench_doc_end(&doc, "expo-implicit");
+    key("implicit_euler_squat_10ms_us_per_step: %.3f\n", smin[0]);
+    key("implicit_euler_squat_10ms_iterations_per_step: %.3f\n", R[0].sum.mean_iterations);
+    key("expo_squat_10ms_us_per_step: %.3f\n", smin[1]);
+    key("expo_mmm0_squat_10ms_us_per_step: %.3f\n", smin[3]);
+    key("implicit_euler_over_expo_squat_10ms: %.2f\n", smin[0] / smin[1]);
+    key("implicit_euler_squat_10ms_sim_us_per_step_median: %.3f\n", med[0]);
+    key("expo_squat_10ms_sim_us_per_step_median: %.3f\n", med[1]);
+}
+
 /* ---------------------------------------------------------------- main */
 
 int main(int argc, char **argv)
 {
     tool_single_thread_blas(argv);
     tool_args args;
-    int status = tool_parse_args(argc, argv, "bench_expo", MBS_SOURCE_DIR, "abcdefgh", &args);
+    int status = tool_parse_args(argc, argv, "bench_expo", MBS_SOURCE_DIR, "abcdefghijk", &args);
     if (status) return status;
     int quick = args.quick;
     const char *only = args.only, *data = args.data, *images = args.images;
@@ -1531,12 +2293,13 @@ int main(int argc, char **argv)
     /* the tables of docs/benchmarks.md: written by a full run only */
     bench_doc_open(&doc, data, "make bench-expo", !quick);
     printf("# bench_expo: Hammoud et al. 2022, section 6, on scenarios/solo_{squat,jump,trot}.ini and romeo_walk.ini "
-           "(parts a, b, f; c, d on solo_trot; e, g, h beyond the paper)%s\n",
+           "(parts a, b, f; c, d on solo_trot; i, k on solo_squat; j on solo_trot and romeo_walk; e, g, h beyond the paper)%s\n",
            quick ? " (--quick: short horizons, fewer repetitions)" : "");
     printf("# run %s; %s; parts %s\n", doc.stamp, doc.machine, only);
-    double tp[8] = {0};
-    static const char PARTS[] = "abcdefgh";
-    for (int p = 0; p < 8; p++) {
+    enum { NPARTS = 11 };
+    double tp[NPARTS] = {0};
+    static const char PARTS[] = "abcdefghijk";
+    for (int p = 0; p < NPARTS; p++) {
         if (!strchr(only, PARTS[p])) continue;
         double tpart = tool_now();
         switch (PARTS[p]) {
@@ -1548,25 +2311,29 @@ int main(int argc, char **argv)
         case 'f': part_f(quick); break;
         case 'g': part_g(data, quick); break;
         case 'h': part_h(quick); break;
+        case 'i': part_i(data, quick); break;
+        case 'j': part_j(data, quick); break;
+        case 'k': part_k(data, quick); break;
         }
         tp[p] = tool_now() - tpart;
     }
 
-    if (strchr(only, 'a') || strchr(only, 'd') || strchr(only, 'g')) {
-        char parts[64];
+    if (strchr(only, 'a') || strchr(only, 'd') || strchr(only, 'g') || strchr(only, 'i') || strchr(only, 'j')) {
+        char parts[64], produced[256];
         snprintf(parts, sizeof parts, "parts='%s'", only);
-        tool_plot(MBS_SOURCE_DIR, "plot_expo.gp", data, images, parts,
-                  "expo_{error_vs_rtf,error_vs_dt,stiffness_damping,cost_vs_contacts}.png");
+        snprintf(produced, sizeof produced, "expo_{error_vs_rtf,error_vs_dt,stiffness_damping,cost_vs_contacts%s%s}.png",
+                 strchr(only, 'i') ? ",fig5_force_prediction" : "", strchr(only, 'j') ? ",fig6_normal_force" : "");
+        tool_plot(MBS_SOURCE_DIR, "plot_expo.gp", data, images, parts, produced);
     }
     printf("# total %.0f s (", tool_now() - t0);
-    for (int p = 0, first = 1; p < 8; p++)
+    for (int p = 0, first = 1; p < NPARTS; p++)
         if (strchr(only, PARTS[p])) { printf("%s%c %.0f s", first ? "" : ", ", PARTS[p], tp[p]); first = 0; }
     printf(")\n\n");
-    fputs(keys, stdout);
+    fputs(keys.text, stdout);
     /* the key lines and the whole output (tools/bench_doc.py fills the latter from the output the
      * Makefile tees into <data>/output.txt) */
     bench_doc_begin(&doc, "expo-keys");
-    bench_doc_printf(&doc, "```\n%s```\n", keys);
+    bench_doc_printf(&doc, "```\n%s```\n", keys.text);
     bench_doc_end_plain(&doc, "expo-keys");
     bench_doc_begin(&doc, "expo-output");
     bench_doc_printf(&doc, "@@OUTPUT@@\n");

@@ -15,7 +15,9 @@
  * table I is taken over the step sizes whose run was stable, sampled every 50 ms (linear
  * interpolation between steps). Writes the data under build/bench_nmdp, the plots into
  * docs/images/nmdp_*.png (tools/plot_nmdp.gp, when gnuplot is installed), and ends with
- * `key: value` lines.
+ * `key: value` lines. A full run (not --quick) also writes the tables of its section of
+ * docs/benchmarks.md into <data>/tables.md (tools/bench_doc.h), which tools/bench_doc.py puts into
+ * the document (make bench-nmdp does both).
  *   bench_nmdp [--quick] [--data DIR] [--images DIR]
  * --quick: 2 s horizons and Δt in {10, 50} ms. Only the public API is used: the scenario and sim
  * give the system, and this program runs its own loop of controller and stepper, as an embedding
@@ -27,6 +29,7 @@
 
 #include "mbs.h"
 #include "tool.h"
+#include "bench_doc.h"
 
 #ifndef MBS_SOURCE_DIR
 #define MBS_SOURCE_DIR "."
@@ -44,7 +47,10 @@ typedef struct run {
     double *wall, *alpha;          /* per step: stepper time (s), smallest step fraction */
     int *iters;
     double rtf;                    /* simulated time over stepper time */
+    double rtf_ctrl;               /* simulated time over stepper and controller time */
     double mean_iters, min_alpha, max_tilt;
+    double max_pen;                /* deepest penetration of an active contact after a step (m) */
+    double max_flight;             /* longest stretch without an active contact after the start (s) */
 } run;
 
 static void run_free(run *r)
@@ -89,16 +95,18 @@ static run simulate(const char *file, const char *stepper, double dt, double dur
     r.y = calloc((size_t)n + 1, sizeof(double)); r.z = calloc((size_t)n + 1, sizeof(double));
     r.tilt = calloc((size_t)n + 1, sizeof(double)); r.wall = calloc((size_t)n + 1, sizeof(double));
     r.alpha = calloc((size_t)n + 1, sizeof(double)); r.iters = calloc((size_t)n + 1, sizeof(int));
-    double *tau = calloc((size_t)nv, sizeof(double)), stepping = 0;
+    double *tau = calloc((size_t)nv, sizeof(double)), stepping = 0, controlling = 0, flight = 0;
+    const int ncontacts = mbs_system_ncontacts(s);
     const double *q = mbs_system_q(s), *v = mbs_system_v(s);
     r.x[0] = q[0]; r.y[0] = q[1]; r.z[0] = q[2]; r.tilt[0] = tilt_deg(q + 3);
     r.stable = 1;
     r.min_alpha = 1;
     long it_sum = 0, k;
     for (k = 0; k < n; k++) {
-        double t = (double)k * dt;
+        double t = (double)k * dt, tc = tool_now();
         mbs_controller_compute(c, t, q, v, tau);
         mbs_system_set_tau(s, tau);
+        controlling += tool_now() - tc;
         mbs_step_stats stats;
         double t0 = tool_now();
         int rc = mbs_stepper_step(st, dt, &stats);
@@ -111,6 +119,15 @@ static run simulate(const char *file, const char *stepper, double dt, double dur
         r.t[k + 1] = (double)(k + 1) * dt;
         r.x[k + 1] = q[0]; r.y[k + 1] = q[1]; r.z[k + 1] = q[2]; r.tilt[k + 1] = tilt_deg(q + 3);
         r.max_tilt = fmax(r.max_tilt, r.tilt[k + 1]);
+        int touching = 0;
+        for (int i = 0; i < ncontacts; i++) {
+            mbs_contact_info ci;
+            if (mbs_system_contact(s, i, &ci) != MBS_OK || !ci.active) continue;
+            touching = 1;
+            r.max_pen = fmax(r.max_pen, ci.depth);
+        }
+        flight = touching ? 0 : flight + dt;
+        r.max_flight = fmax(r.max_flight, flight);
         double vmax = 0;
         for (int i = 0; i < nv; i++) vmax = fmax(vmax, fabs(v[i]));
         if (rc != MBS_OK) snprintf(r.why, sizeof r.why, "%.150s", mbs_stepper_last_error(st)->msg);
@@ -124,6 +141,7 @@ static run simulate(const char *file, const char *stepper, double dt, double dur
     r.n = k;
     r.t_end = (double)k * dt;
     r.rtf = stepping > 0 ? r.t_end / stepping : 0;
+    r.rtf_ctrl = stepping + controlling > 0 ? r.t_end / (stepping + controlling) : 0;
     r.mean_iters = k ? (double)it_sum / (double)k : 0;
     free(tau);
     mbs_controller_free(c);
@@ -180,12 +198,23 @@ static void write_series(const char *data, const char *name, const run *r)
     fclose(f);
 }
 
+/* A step fraction α = 2^-k as "1/2^k" (1 as "1"). */
+static const char *frac(char *buf, size_t n, double a)
+{
+    if (a >= 1) snprintf(buf, n, "1");
+    else if (a > 0 && fabs(1 / a - round(1 / a)) < 1e-9) snprintf(buf, n, "1/%.0f", 1 / a);
+    else snprintf(buf, n, "%.3g", a);
+    return buf;
+}
+
 int main(int argc, char **argv)
 {
     tool_single_thread_blas(argv);
     tool_args a;
     int rc = tool_parse_args(argc, argv, PROGRAM, MBS_SOURCE_DIR, NULL, &a);
     if (rc) return rc;
+    bench_doc doc;
+    bench_doc_open(&doc, a.data, "make bench-nmdp", !a.quick);
     static const double full[] = {0.005, 0.007, 0.010, 0.020, 0.030, 0.050}, quick[] = {0.010, 0.050};
     const double *dts = a.quick ? quick : full;
     const int ndt = a.quick ? 2 : 6;
@@ -193,9 +222,13 @@ int main(int argc, char **argv)
     const char *scen[2] = {"robosimian_jump.ini", "robosimian_walk.ini"}, *sname[2] = {"jump", "walk"};
     const char *steppers[4] = {"mdp", "nmdp", "expo", "implicit_euler"};
     static run R[4][2][MAXDT];
+    double t_start = tool_now();
     printf("# bench_nmdp: Pan and Hauser 2020, section VI, on scenarios/robosimian_{jump,walk}.ini, %g s each\n",
            duration);
-    printf("# stepper         scenario  dt_ms  status              max_tilt_deg  final_z_m  distance_x_m  outer_it/step  min_alpha       rtf\n");
+    printf("# run %s; %s\n", doc.stamp, doc.machine);
+    printf("# max_pen_mm: deepest penetration of a contact after a step; flight_s: longest stretch without a contact\n");
+    printf("# stepper         scenario  dt_ms  status              max_tilt_deg  final_z_m  distance_x_m  outer_it/step  min_alpha"
+           "       rtf  max_pen_mm  flight_s\n");
     for (int sp = 0; sp < 4; sp++)
         for (int sc = 0; sc < 2; sc++)
             for (int i = 0; i < ndt; i++) {
@@ -209,39 +242,53 @@ int main(int argc, char **argv)
                 char status[64];
                 if (r->stable) snprintf(status, sizeof status, "stable");
                 else snprintf(status, sizeof status, "failed at %.2f s", r->t_end);
-                printf("  %-15s %-8s %6g  %-18s %12.3g %10.4f %13.4f %14.3g %10.3g %9.4g%s%s\n", steppers[sp], sname[sc],
-                       1e3 * dts[i], status, r->max_tilt, r->z[r->n], r->x[r->n] - r->x[0],
-                       r->mean_iters, r->min_alpha, r->rtf, r->stable ? "" : "  ", r->stable ? "" : r->why);
+                printf("  %-15s %-8s %6g  %-18s %12.3g %10.4f %13.4f %14.3g %10.3g %9.4g %11.3g %9.3g%s%s\n", steppers[sp],
+                       sname[sc], 1e3 * dts[i], status, r->max_tilt, r->z[r->n], r->x[r->n] - r->x[0], r->mean_iters,
+                       r->min_alpha, r->rtf, 1e3 * r->max_pen, r->max_flight, r->stable ? "" : "  ", r->stable ? "" : r->why);
                 fflush(stdout);
             }
     /* table I and the largest stable step */
     printf("\n# table I: std. dev. across the stable dt at each instant, averaged over time (m)\n");
     printf("#   quantity                 %-12s %-12s %-12s %-12s   paper: NE-MDP NE-NMDP\n", "mdp", "nmdp", "expo", "implicit_euler");
     double std[4][2];
+    int used_n[4][2];
     for (int sc = 0; sc < 2; sc++) {
         printf("    %-24s", sc ? "robosimian walk distance" : "robosimian jump height");
         for (int sp = 0; sp < 4; sp++) {
             run *rs[MAXDT];
-            int used;
             for (int i = 0; i < ndt; i++) rs[i] = &R[sp][sc][i];
-            std[sp][sc] = spread(rs, ndt, sc, duration, &used);
+            std[sp][sc] = spread(rs, ndt, sc, duration, &used_n[sp][sc]);
             char cell[32];
-            snprintf(cell, sizeof cell, "%.3g (%d/%d)", std[sp][sc], used, ndt);
+            snprintf(cell, sizeof cell, "%.3g (%d/%d)", std[sp][sc], used_n[sp][sc], ndt);
             printf(" %-12s", cell);
         }
         printf("   %s\n", sc ? "0.72 0.10" : "0.26 0.02");
     }
-    double maxdt[4];
+    /* the largest dt of the set up to which a scenario is stable (every smaller one too), per
+     * scenario and for both */
+    double maxdt[4], maxdt_sc[4][2];
     for (int sp = 0; sp < 4; sp++) {
         maxdt[sp] = 0;
         for (int i = 0; i < ndt && R[sp][0][i].stable && R[sp][1][i].stable; i++) maxdt[sp] = dts[i];
+        for (int sc = 0; sc < 2; sc++) {
+            maxdt_sc[sp][sc] = 0;
+            for (int i = 0; i < ndt && R[sp][sc][i].stable; i++) maxdt_sc[sp][sc] = dts[i];
+        }
     }
     printf("\n# largest dt of the set up to which both scenarios are stable (ms): mdp %g, nmdp %g, expo %g, "
            "implicit_euler %g (paper: NE-MDP 7, NE-NMDP 50)\n", 1e3 * maxdt[0], 1e3 * maxdt[1], 1e3 * maxdt[2], 1e3 * maxdt[3]);
+    printf("# the same per scenario, jump / walk (ms): mdp %g / %g, nmdp %g / %g, expo %g / %g, implicit_euler %g / %g\n",
+           1e3 * maxdt_sc[0][0], 1e3 * maxdt_sc[0][1], 1e3 * maxdt_sc[1][0], 1e3 * maxdt_sc[1][1], 1e3 * maxdt_sc[2][0],
+           1e3 * maxdt_sc[2][1], 1e3 * maxdt_sc[3][0], 1e3 * maxdt_sc[3][1]);
     /* fig. 6: first against zeroth order at 50 ms */
     printf("\n# fig. 6: nmdp at 50 ms, first (order 1) against zeroth order (order 0); warm 0: Algorithm 1's w = 0 start\n");
-    printf("#   scenario order warm  status        mean_fps  median_fps  outer_it/step  max_outer_it  min_alpha\n");
+    printf("#   scenario order warm  status        mean_fps  median_fps  outer_it/step  max_outer_it  min_alpha  max_pen_mm"
+           "  rtf_with_controller\n");
     double rtf50 = INFINITY;
+    /* per scenario and variant (0: first order, 1: warm 0, 2: zeroth order): mean fps, mean outer
+     * iterations, smallest α, deepest penetration, real-time factor with the controller */
+    double fig_fps[2][3], fig_it[2][3], fig_alpha[2][3], fig_pen[2][3], fig_rtfc[2][3];
+    int fig_stable[2][3];
     static const char *const variant[3] = {NULL, "nmdp.warm=0", "nmdp.order=0"};
     for (int sc = 0; sc < 2; sc++)
         for (int k = 0; k < 3; k++) {
@@ -256,13 +303,20 @@ int main(int argc, char **argv)
             int maxit = 0;
             for (long i = 1; i <= r.n; i++) { fps[i - 1] = 1 / r.wall[i]; sumw += r.wall[i]; maxit = r.iters[i] > maxit ? r.iters[i] : maxit; }
             double med = tool_median(fps, r.n);
-            printf("    %-8s %5d %4d  %-12s %9.0f %11.0f %14.3g %13d %10.3g\n", sname[sc], order, warm, r.stable ? "stable" : "failed",
-                   r.n / sumw, med, r.mean_iters, maxit, r.min_alpha);
+            fig_fps[sc][k] = r.n / sumw;
+            fig_it[sc][k] = r.mean_iters;
+            fig_alpha[sc][k] = r.min_alpha;
+            fig_pen[sc][k] = r.max_pen;
+            fig_rtfc[sc][k] = r.rtf_ctrl;
+            fig_stable[sc][k] = r.stable;
+            printf("    %-8s %5d %4d  %-12s %9.0f %11.0f %14.3g %13d %10.3g %11.3g %20.4g\n", sname[sc], order, warm,
+                   r.stable ? "stable" : "failed", r.n / sumw, med, r.mean_iters, maxit, r.min_alpha, 1e3 * r.max_pen, r.rtf_ctrl);
             if (k == 0) rtf50 = fmin(rtf50, r.rtf);
             free(fps);
             run_free(&r);
         }
     tool_plot(MBS_SOURCE_DIR, "plot_nmdp.gp", a.data, a.images, "", "nmdp_{tilt,height,distance,fig6}.png");
+    printf("# total %.0f s\n", tool_now() - t_start);
     printf("\nnmdp_walk_dist_std: %.4g\n", std[1][1]);
     printf("nmdp_jump_height_std: %.4g\n", std[1][0]);
     printf("mdp_walk_dist_std: %.4g\n", std[0][1]);
@@ -270,6 +324,63 @@ int main(int argc, char **argv)
     printf("mdp_max_stable_dt: %g\n", maxdt[0]);
     printf("nmdp_max_stable_dt: %g\n", maxdt[1]);
     printf("nmdp_realtime_factor_50ms: %.4g\n", rtf50);
+
+    /* the section's tables (a full run only: the last dt of the set is then 50 ms) */
+    if (doc.f) {
+        char f1[32], f2[32], f3[32], f4[32];
+        const int last = ndt - 1;   /* 50 ms */
+        bench_doc_begin(&doc, "nmdp-paper");
+        bench_doc_printf(&doc, "| | paper (their machine) | ours |\n|---|---|---|\n");
+        bench_doc_printf(&doc, "| NE-MDP stable up to | 7 ms | %g ms (`mdp_max_stable_dt`)%s |\n", 1e3 * maxdt[0],
+                         maxdt[0] == dts[last] ? ", every step size of the set" : "");
+        bench_doc_printf(&doc, "| NE-NMDP stable up to | 50 ms | %g ms (`nmdp_max_stable_dt`)%s |\n", 1e3 * maxdt[1],
+                         maxdt[1] == dts[last] ? ", every step size of the set" : "");
+        bench_doc_printf(&doc, "| jump height spread, NE-MDP / NE-NMDP (m) | 0.26 / 0.02 | %.2g / %.2g |\n", std[0][0], std[1][0]);
+        bench_doc_printf(&doc, "| walk distance spread, NE-MDP / NE-NMDP (m) | 0.72 / 0.10 | %.2g / %.2g |\n", std[0][1], std[1][1]);
+        bench_doc_printf(&doc, "| outer iterations per step at 50 ms, first / zeroth order | fig. 6: zeroth order about 10× first | "
+                         "jump %.1f / %.1f, walk %.1f / %.1f (%.1f× and %.1f×) |\n", fig_it[0][0], fig_it[0][2], fig_it[1][0],
+                         fig_it[1][2], fig_it[0][2] / fig_it[0][0], fig_it[1][2] / fig_it[1][0]);
+        bench_doc_printf(&doc, "| smallest step fraction α at 50 ms, first / zeroth order | 1 / 0.5 (25 ms) | jump %s / %s, "
+                         "walk %s / %s |\n", frac(f1, sizeof f1, fig_alpha[0][0]), frac(f2, sizeof f2, fig_alpha[0][2]),
+                         frac(f3, sizeof f3, fig_alpha[1][0]), frac(f4, sizeof f4, fig_alpha[1][2]));
+        bench_doc_printf(&doc, "| nmdp real-time factor at 50 ms (stepper only, the slower scenario) | fig. 6a: frame rates | %.0f "
+                         "(`nmdp_realtime_factor_50ms`); stepper and controller (this program's loop): jump %.0f, walk %.0f |\n",
+                         rtf50, fig_rtfc[0][0], fig_rtfc[1][0]);
+        /* the figures the notes under the table quote */
+        double flight_lo = INFINITY, flight_hi = 0, pen_walk1 = 0;
+        for (int sp = 0; sp < 2; sp++)
+            for (int i = 0; i < ndt; i++)
+                if (R[sp][0][i].stable) {
+                    flight_lo = fmin(flight_lo, R[sp][0][i].max_flight);
+                    flight_hi = fmax(flight_hi, R[sp][0][i].max_flight);
+                }
+        for (int i = 0; i < ndt; i++) pen_walk1 = fmax(pen_walk1, R[1][1][i].max_pen);
+        double slow_lo = fmin(fig_fps[0][0] / fig_fps[0][2], fig_fps[1][0] / fig_fps[1][2]);
+        double slow_hi = fmax(fig_fps[0][0] / fig_fps[0][2], fig_fps[1][0] / fig_fps[1][2]);
+        bench_doc_printf(&doc, "\nFigures of the same run that the notes below quote:\n\n");
+        bench_doc_printf(&doc, "- deepest penetration of a foot at 50 ms: mdp %.1f cm on the jump and %.1f cm on the walk, nmdp "
+                         "%.1f mm and %.1f mm (the scenarios as written: nmdp at 50 ms);\n", 1e2 * R[0][0][last].max_pen,
+                         1e2 * R[0][1][last].max_pen, 1e3 * R[1][0][last].max_pen, 1e3 * R[1][1][last].max_pen);
+        bench_doc_printf(&doc, "- the jump's longest flight (no foot in contact), mdp and nmdp over the stable step sizes: "
+                         "%.2f–%.2f s;\n", flight_lo, flight_hi);
+        bench_doc_printf(&doc, "- nmdp at 50 ms with `warm = 0` (Algorithm 1's start): %.1f outer iterations per step on the jump "
+                         "instead of %.1f, %.1f on the walk instead of %.1f%s;\n", fig_it[0][1], fig_it[0][0], fig_it[1][1],
+                         fig_it[1][0], fig_stable[0][1] && fig_stable[1][1] ? " (both stable)" : " (not both stable)");
+        bench_doc_printf(&doc, "- zeroth order at 50 ms: α down to %s (jump) and %s (walk), %.0f–%.0f× slower per step than first "
+                         "order (mean frame rates);\n", frac(f1, sizeof f1, fig_alpha[0][2]), frac(f2, sizeof f2, fig_alpha[1][2]),
+                         slow_lo, slow_hi);
+        bench_doc_printf(&doc, "- largest step of the set up to which each scenario is stable, jump / walk (ms): mdp %g / %g, nmdp "
+                         "%g / %g, expo %g / %g, implicit_euler %g / %g;\n", 1e3 * maxdt_sc[0][0], 1e3 * maxdt_sc[0][1],
+                         1e3 * maxdt_sc[1][0], 1e3 * maxdt_sc[1][1], 1e3 * maxdt_sc[2][0], 1e3 * maxdt_sc[2][1],
+                         1e3 * maxdt_sc[3][0], 1e3 * maxdt_sc[3][1]);
+        bench_doc_printf(&doc, "- deepest penetration on the walk, first-order nmdp over the step sizes: %.1f mm; zeroth order at "
+                         "50 ms: %.1f mm.\n", 1e3 * pen_walk1, 1e3 * fig_pen[1][2]);
+        bench_doc_end(&doc, "nmdp-paper");
+        bench_doc_begin(&doc, "nmdp-output");
+        bench_doc_printf(&doc, "@@OUTPUT@@\n");
+        bench_doc_end_plain(&doc, "nmdp-output");
+    }
+    bench_doc_close(&doc);
     for (int sp = 0; sp < 4; sp++)
         for (int sc = 0; sc < 2; sc++)
             for (int i = 0; i < ndt; i++) run_free(&R[sp][sc][i]);

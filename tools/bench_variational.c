@@ -9,6 +9,11 @@
  *           The paper's text says it timed 10k frames, its code 1000 steps (numSteps = 1e+3, "10 sec"
  *           in its comment): fig. 3 runs 1000; the paper's 10k frames are run at 10 and 100 DOF
  *           (one state each) beside it;
+ *   fig. 3, SVI  the paper's other residual: Johnson and Murphey's scalable variational integrator
+ *           (tools/svi.c: midpoint Ld in generalized coordinates, O(n²) residual, O(n³) exact
+ *           Jacobian) with Newton and with RIQN's update, against DRNEA with the same two, at 10, 20,
+ *           50 and 100 DOF on fig. 3's states, tolerance and steps, and the cost of one residual and
+ *           one exact Jacobian of each;
  *   fig. 4  residual per iteration in one step from the zero configuration, and iterations per
  *           step over 1000 steps, on 50 links under gravity (tol 1e-8, IG3).
  * A full run (not --quick) also writes the tables of docs/benchmarks.md into <data>/tables.md
@@ -30,6 +35,7 @@
 #include "../src/contact/contact_internal.h"
 #include "tool.h"
 #include "bench_doc.h"
+#include "svi.h"
 
 #ifndef MBS_SOURCE_DIR
 #define MBS_SOURCE_DIR "."
@@ -132,10 +138,21 @@ typedef struct run_result {
     int nonconverged;
 } run_result;
 
-/* nsteps steps of the integrator from (q0, v0), as the stepper does them (begin, solve, shift);
- * returns the wall time and adds the iterations to *iters. */
+/* q is still a state: every coordinate finite */
+static int finite_state(const double *q, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (!isfinite(q[k])) return 0;
+    return 1;
+}
+
+/* nsteps steps of the integrator from (q0, v0), as the stepper does them (begin, solve, shift),
+ * up to the first step whose solve fails or leaves q not finite: the chain has whipped beyond what a
+ * 1 ms step resolves (at 80 and 100 links some of fig. 3's states do, after a few hundred steps, with
+ * every solver and both residuals), and the steps after it would time NaN arithmetic. Returns the
+ * wall time, adds the steps done to *done and their iterations to *iters. */
 static double run_steps(const mbs_model *m, mbs_data *d, mbs_vi *w, const mbs_vi_options *opt, double dt,
-                        const double *q0, const double *v0, int nsteps, long *iters, int *nonconverged)
+                        const double *q0, const double *v0, int nsteps, long *iters, int *nonconverged, long *done)
 {
     int nq = mbs_model_nq(m);
     double *qa = malloc(sizeof(double) * (size_t)nq), *qb = malloc(sizeof(double) * (size_t)nq);
@@ -146,15 +163,32 @@ static double run_steps(const mbs_model *m, mbs_data *d, mbs_vi *w, const mbs_vi
         mbs_vi_result res;
         if (k == 0) mbs_vi_begin_velocity(m, w, dt, qb, v0, NULL, NULL);
         else mbs_vi_begin(m, w, dt, dt, qa, qb, NULL, NULL);
-        mbs_vi_solve(m, d, w, opt, qc, &res);
+        if (mbs_vi_solve(m, d, w, opt, qc, &res) != MBS_OK || !finite_state(qc, nq)) break;
         *iters += res.iterations;
         *nonconverged += !res.converged;
+        ++*done;
         double *tmp = qa;
         qa = qb; qb = qc; qc = tmp;
     }
     double t = tool_now() - t0;
     free(qa); free(qb); free(qc);
     return t;
+}
+
+/* A solver's time per step (µs) and iterations per step over the states no solver diverged on
+ * (bad[k] = 0), from the per-state times, iterations and steps done of one repetition; over every
+ * state, each up to its divergence, when all diverged. */
+static void over_states(const double *ts, const long *its, const long *dns, const int *bad, int nseed, double *us,
+                        double *mean_it)
+{
+    int nok = 0;
+    for (int k = 0; k < nseed; k++) nok += !bad[k];
+    double t = 0;
+    long it = 0, dn = 0;
+    for (int k = 0; k < nseed; k++)
+        if (!nok || !bad[k]) { t += ts[k]; it += its[k]; dn += dns[k]; }
+    *us = t / (double)dn * 1e6;
+    if (mean_it) *mean_it = (double)it / (double)dn;
 }
 
 /* One RIQN iteration alone — DRNEA (Algorithm 2) and the ABI solve — at a fixed state: the
@@ -199,6 +233,64 @@ static double time_jacobian(const mbs_model *m, mbs_data *d, mbs_vi *w, const do
     }
     free(q1); free(e); free(J);
     return tool_median(t, 9);
+}
+
+/* ---------------------------------------------------------------- fig. 3 against SVI */
+
+/* nsteps SVI steps from (q0, v0), begun, shifted and stopped at divergence as run_steps does the
+ * engine's; returns the wall time, adds the steps done, their iterations and the steps that ended at
+ * the residual's rounding floor above tol. */
+static double run_svi(svi *sv, mbs_data *d, const svi_options *opt, double dt, const double *q0, const double *v0,
+                      int n, int nsteps, long *iters, int *nonconverged, long *done, long *at_floor)
+{
+    double *qa = malloc(sizeof(double) * (size_t)n), *qb = malloc(sizeof(double) * (size_t)n);
+    double *qc = malloc(sizeof(double) * (size_t)n);
+    double t0 = tool_now();
+    memcpy(qb, q0, sizeof(double) * (size_t)n);
+    for (int k = 0; k < nsteps; k++) {
+        svi_result res;
+        if (k == 0) svi_begin_velocity(sv, dt, qb, v0);
+        else svi_begin(sv, dt, qa, qb);
+        if (svi_solve(sv, d, opt, qc, &res) != MBS_OK || !finite_state(qc, n)) break;
+        *nonconverged += !res.converged;
+        *at_floor += res.converged && res.residual > opt->tol;
+        *iters += res.iterations;
+        ++*done;
+        double *tmp = qa;
+        qa = qb; qb = qc; qc = tmp;
+    }
+    double t = tool_now() - t0;
+    free(qa); free(qb); free(qc);
+    return t;
+}
+
+/* One residual and one exact Jacobian (with its residual) of each formulation at the root of a first
+ * step from (q0, v0): the medians over batches, in µs: [0] DRNEA (Algorithm 2), [1] SVI residual,
+ * [2] Algorithm 4, [3] SVI's Jacobian. */
+static void time_evaluations(const mbs_model *m, mbs_data *d, mbs_vi *w, svi *sv, const double *q0, const double *v0,
+                             double out[4])
+{
+    int n = mbs_model_nv(m);
+    double *q1 = malloc(sizeof(double) * (size_t)n), *e = malloc(sizeof(double) * (size_t)n);
+    double *J = malloc(sizeof(double) * (size_t)n * (size_t)n), t[4][7];
+    mbs_vi_result r;
+    mbs_vi_begin_velocity(m, w, 1e-3, q0, v0, NULL, NULL);
+    mbs_vi_solve(m, d, w, NULL, q1, &r);
+    svi_begin_velocity(sv, 1e-3, q0, v0);
+    const int reps[4] = {20000 / n + 10, 20000 / (n * n) + 10, 2000 / n + 5, 200000 / (n * n * n) + 3};
+    for (int b = 0; b < 7; b++)
+        for (int c = 0; c < 4; c++) {
+            double t0 = tool_now();
+            for (int k = 0; k < reps[c]; k++) switch (c) {
+                case 0: mbs_vi_residual(m, w, q1, e); break;
+                case 1: svi_residual(sv, q1, e); break;
+                case 2: mbs_vi_jacobian(m, w, q1, e, J, n); break;
+                default: svi_jacobian(sv, q1, e, J, n); break;
+                }
+            t[c][b] = (tool_now() - t0) / reps[c] * 1e6;
+        }
+    for (int c = 0; c < 4; c++) out[c] = tool_median(t[c], 7);
+    free(q1); free(e); free(J);
 }
 
 /* ---------------------------------------------------------------- main */
@@ -248,6 +340,8 @@ int main(int argc, char **argv)
     static const char *solver_names[NSOLVER] = {"riqn", "newton", "broyden", "tree_newton"};
     run_result tr[32][NSOLVER];
     double titer[32], tjac[32];
+    char diverged[64][80];
+    int ndiverged = 0, nbad[32] = {0};
     printf("# fig. 3: N-link roll pendulum without gravity, %d random states x %d steps of 1 ms, tol 1e-9 x DOF, at most 20 "
            "iterations, IG3;\n#   median us per step over repetitions (mean iterations), and us per RIQN iteration alone\n"
            "#  DOF %18s %18s %18s %18s %10s\n", NSEED, nsteps, "DRNEA+RIQN", "DRNEA+Newton", "DRNEA+Broyden",
@@ -264,29 +358,45 @@ int main(int argc, char **argv)
         titer[i] = time_iteration(m, d, w, q0, v0);
         tjac[i] = n == 10 || n == 100 ? time_jacobian(m, d, w, q0, v0) : 0;
         /* the solvers take turns within each repetition, so that a burst of load on the shared
-         * machine hits all of them; the median over repetitions */
+         * machine hits all of them; the median over repetitions. A state on which a solver diverges
+         * (the same state for all of them: the chain's dynamics at 1 ms, not the solver) is reported
+         * and left out of every solver's figures, and not run again. */
         const int reps = 3;
-        double t[NSOLVER][8];
-        long iters[NSOLVER] = {0};
-        int nonconv[NSOLVER] = {0};
-        for (int rep = 0; rep < reps; rep++)
+        double t[NSOLVER][8], ts[NSOLVER][NSEED], mean_it[NSOLVER];
+        long its[NSOLVER][NSEED], dns[NSOLVER][NSEED];
+        int ncs[NSOLVER][NSEED], bad[NSEED] = {0};
+        for (int rep = 0; rep < reps; rep++) {
             for (int s = 0; s < NSOLVER; s++) {
                 mbs_vi_options opt;
                 mbs_vi_default_options(&opt);
                 opt.solver = (mbs_vi_solver)s;
                 opt.tol = 1e-9 * n;
                 opt.max_iter = 20;
-                long it = 0;
-                int nc = 0;
-                double total = 0;
-                for (int k = 0; k < NSEED; k++) total += run_steps(m, d, w, &opt, 1e-3, q0 + n * k, v0 + n * k, nsteps, &it, &nc);
-                t[s][rep] = total / (NSEED * nsteps) * 1e6;
-                if (rep == 0) { iters[s] = it; nonconv[s] = nc; }
+                for (int k = 0; k < NSEED; k++) {
+                    if (rep > 0 && bad[k]) continue;
+                    long it = 0, dn = 0;
+                    int nc = 0;
+                    ts[s][k] = run_steps(m, d, w, &opt, 1e-3, q0 + n * k, v0 + n * k, nsteps, &it, &nc, &dn);
+                    if (rep > 0) continue;
+                    its[s][k] = it; dns[s][k] = dn; ncs[s][k] = nc;
+                    if (dn < nsteps) {
+                        bad[k] = 1;
+                        if (ndiverged < 64)
+                            snprintf(diverged[ndiverged], sizeof diverged[0], "%d DOF state %d %s at step %ld", n, k,
+                                     solver_names[s], dn + 1);
+                        ndiverged++;
+                    }
+                }
             }
+            for (int s = 0; s < NSOLVER; s++)
+                over_states(ts[s], its[s], dns[s], bad, NSEED, &t[s][rep], rep == 0 ? &mean_it[s] : NULL);
+        }
+        for (int k = 0; k < NSEED; k++) nbad[i] += bad[k];
         for (int s = 0; s < NSOLVER; s++) {
             tr[i][s].us_per_step = tool_median(t[s], reps);
-            tr[i][s].mean_iter = (double)iters[s] / (NSEED * nsteps);
-            tr[i][s].nonconverged = nonconv[s];
+            tr[i][s].mean_iter = mean_it[s];
+            tr[i][s].nonconverged = 0;
+            for (int k = 0; k < NSEED; k++) tr[i][s].nonconverged += bad[k] ? 0 : ncs[s][k];
             printf(" %10.2f (%4.2f)", tr[i][s].us_per_step, tr[i][s].mean_iter);
         }
         printf(" %10.3f\n", titer[i]);
@@ -296,6 +406,9 @@ int main(int argc, char **argv)
         mbs_data_free(d);
         mbs_model_free(m);
     }
+    printf("#   runs that diverged (a solve failed or q stopped being finite; their states are left out at that DOF): %d%s",
+           ndiverged, ndiverged ? ":" : "\n");
+    for (int k = 0; k < ndiverged && k < 64; k++) printf(" %s%s", diverged[k], k + 1 < ndiverged && k < 63 ? "," : "\n");
     f = tool_open_data("bench_variational", data, "performance.dat");
     if (f) {
         fprintf(f, "# DOF  us/step: RIQN Newton Broyden tree-Newton   mean iterations: RIQN Newton Broyden tree-Newton"
@@ -329,6 +442,129 @@ int main(int argc, char **argv)
         if (dofs[i] == 100) i100 = i;
     }
 
+    /* fig. 3 against SVI (the paper's "SVI" curves): the same chains, states, tolerance and steps, the
+     * two residuals under the same two root updates, taking turns within each repetition. SVI + Newton
+     * costs ~10 ms a step at 100 DOF, so 100 DOF runs once (3000 steps, ~30 s), 50 thrice, 10 and 20
+     * five times (they are short, and the machine's load shows most on short runs). */
+    static const int svi_dofs[] = {10, 20, 50, 100};
+    enum { NSVI = 4, NSVIS = 4 };
+    static const char *svi_names[NSVIS] = {"DRNEA+RIQN", "DRNEA+Newton", "SVI+RIQN", "SVI+Newton"};
+    double svi_us[NSVI][NSVIS], svi_it[NSVI][NSVIS], svi_eval[NSVI][4];
+    int svi_nc[NSVI][NSVIS];
+    long svi_done[NSVI][NSVIS], svi_floor[NSVI][NSVIS];
+    char svi_diverged[16][80];
+    int nsvi_diverged = 0;
+    printf("# fig. 3 against SVI (Johnson & Murphey 2009, tools/svi.c): %d random states x %d steps of 1 ms, tol 1e-9 x DOF, at "
+           "most 20 iterations, IG3;\n#   us per step (mean iterations; median of the repetitions), then us per evaluation: "
+           "residual DRNEA / SVI, exact Jacobian Algorithm 4 / SVI\n#  DOF", NSEED, nsteps);
+    for (int k = 0; k < NSVIS; k++) printf(" %18s", svi_names[k]);
+    printf(" %10s %10s %11s %11s\n", "res DRNEA", "res SVI", "jac Alg. 4", "jac SVI");
+    for (int i = 0; i < NSVI; i++) {
+        int n = svi_dofs[i];
+        mbs_model *m = pendulum(n, 0);
+        mbs_data *d = mbs_data_new(m);
+        mbs_vi *w = mbs_vi_new(m, NULL);
+        svi *sv = svi_new(m, NULL);
+        double *q0 = malloc(sizeof(double) * (size_t)n * NSEED), *v0 = malloc(sizeof(double) * (size_t)n * NSEED);
+        for (int k = 0; k < NSEED; k++)   /* fig. 3's states */
+            random_state(n, 1000 + 100 * (unsigned long long)k + (unsigned long long)n, q0 + n * k, v0 + n * k);
+        printf("  %4d", n);
+        fflush(stdout);
+        time_evaluations(m, d, w, sv, q0, v0, svi_eval[i]);
+        /* a short untimed run of each first: the first timed run after a new model otherwise reads high */
+        for (int c = 0; c < NSVIS; c++) {
+            long it = 0, dn = 0, fl = 0;
+            int nc = 0;
+            if (c < 2) {
+                mbs_vi_options opt;
+                mbs_vi_default_options(&opt);
+                opt.solver = c ? MBS_VI_NEWTON : MBS_VI_RIQN;
+                run_steps(m, d, w, &opt, 1e-3, q0, v0, 20, &it, &nc, &dn);
+            } else {
+                svi_options opt;
+                svi_default_options(&opt);
+                opt.solver = c == 3 ? SVI_NEWTON : SVI_RIQN;
+                run_svi(sv, d, &opt, 1e-3, q0, v0, n, 20, &it, &nc, &dn, &fl);
+            }
+        }
+        const int reps = quick || n > 50 ? 1 : n > 20 ? 3 : 5;
+        double t[NSVIS][5], ts[NSVIS][NSEED];
+        long its[NSVIS][NSEED], dns[NSVIS][NSEED], fls[NSVIS][NSEED];
+        int ncs[NSVIS][NSEED], bad[NSEED] = {0};
+        for (int rep = 0; rep < reps; rep++) {
+            for (int c = 0; c < NSVIS; c++)
+                for (int k = 0; k < NSEED; k++) {
+                    if (rep > 0 && bad[k]) continue;   /* as in fig. 3: a diverging state is left out */
+                    long it = 0, dn = 0, fl = 0;
+                    int nc = 0;
+                    if (c < 2) {
+                        mbs_vi_options opt;
+                        mbs_vi_default_options(&opt);
+                        opt.solver = c ? MBS_VI_NEWTON : MBS_VI_RIQN;
+                        opt.tol = 1e-9 * n;
+                        opt.max_iter = 20;
+                        ts[c][k] = run_steps(m, d, w, &opt, 1e-3, q0 + n * k, v0 + n * k, nsteps, &it, &nc, &dn);
+                    } else {
+                        svi_options opt;
+                        svi_default_options(&opt);
+                        opt.solver = c == 3 ? SVI_NEWTON : SVI_RIQN;
+                        opt.tol = 1e-9 * n;
+                        opt.max_iter = 20;
+                        ts[c][k] = run_svi(sv, d, &opt, 1e-3, q0 + n * k, v0 + n * k, n, nsteps, &it, &nc, &dn, &fl);
+                    }
+                    if (rep > 0) continue;
+                    its[c][k] = it; dns[c][k] = dn; fls[c][k] = fl; ncs[c][k] = nc;
+                    if (dn < nsteps) {
+                        bad[k] = 1;
+                        if (nsvi_diverged < 16)
+                            snprintf(svi_diverged[nsvi_diverged], sizeof svi_diverged[0], "%d DOF state %d %s at step %ld", n,
+                                     k, svi_names[c], dn + 1);
+                        nsvi_diverged++;
+                    }
+                }
+            for (int c = 0; c < NSVIS; c++)
+                over_states(ts[c], its[c], dns[c], bad, NSEED, &t[c][rep], rep == 0 ? &svi_it[i][c] : NULL);
+        }
+        for (int c = 0; c < NSVIS; c++) {
+            svi_nc[i][c] = 0;
+            svi_done[i][c] = svi_floor[i][c] = 0;
+            for (int k = 0; k < NSEED; k++)
+                if (!bad[k]) { svi_nc[i][c] += ncs[c][k]; svi_done[i][c] += dns[c][k]; svi_floor[i][c] += fls[c][k]; }
+        }
+        for (int c = 0; c < NSVIS; c++) {
+            svi_us[i][c] = tool_median(t[c], reps);
+            printf(" %10.2f (%4.2f)", svi_us[i][c], svi_it[i][c]);
+        }
+        printf(" %10.2f %10.2f %11.1f %11.1f\n", svi_eval[i][0], svi_eval[i][1], svi_eval[i][2], svi_eval[i][3]);
+        fflush(stdout);
+        free(q0); free(v0);
+        svi_free(sv);
+        mbs_vi_free(w);
+        mbs_data_free(d);
+        mbs_model_free(m);
+    }
+    printf("#   runs that diverged (their states left out at that DOF): %d%s", nsvi_diverged, nsvi_diverged ? ":" : "\n");
+    for (int k = 0; k < nsvi_diverged && k < 16; k++)
+        printf(" %s%s", svi_diverged[k], k + 1 < nsvi_diverged && k < 15 ? "," : "\n");
+    printf("#   per DOF, over the states kept: steps timed, steps that stopped above tolerance, and (SVI) steps that ended at "
+           "its residual's rounding floor above tolerance\n");
+    for (int i = 0; i < NSVI; i++) {
+        printf("#   %4d:", svi_dofs[i]);
+        for (int c = 0; c < NSVIS; c++) {
+            printf(" %s %ld, %d", svi_names[c], svi_done[i][c], svi_nc[i][c]);
+            if (c >= 2) printf(", %ld", svi_floor[i][c]);
+            printf("%s", c + 1 < NSVIS ? ";" : "\n");
+        }
+    }
+    f = tool_open_data("bench_variational", data, "svi.dat");
+    if (f) {
+        fprintf(f, "# DOF  us/step: SVI+Newton SVI+RIQN DRNEA+Newton DRNEA+RIQN   mean iterations: the same four\n");
+        for (int i = 0; i < NSVI; i++)
+            fprintf(f, "%d %.4f %.4f %.4f %.4f %.3f %.3f %.3f %.3f\n", svi_dofs[i], svi_us[i][3], svi_us[i][2], svi_us[i][1],
+                    svi_us[i][0], svi_it[i][3], svi_it[i][2], svi_it[i][1], svi_it[i][0]);
+        fclose(f);
+    }
+
     /* fig. 3 at the paper's length: its text times 10k frames (its code 1000 steps); at 10 and 100 DOF,
      * the first of the three states, RIQN, Newton and tree Newton, one run each */
     const int nlong = quick ? 2000 : 10000;
@@ -351,12 +587,12 @@ int main(int argc, char **argv)
             opt.solver = SOLV[k];
             opt.tol = 1e-9 * n;
             opt.max_iter = 20;
-            long it = 0;
+            long it = 0, dn = 0;
             int nc = 0;
-            double t = run_steps(m, d, w, &opt, 1e-3, q0, v0, nlong, &it, &nc);
-            long_us[i][k] = t / nlong * 1e6;
-            long_it[i][k] = (double)it / nlong;
-            printf(" %10.2f (%4.2f)", long_us[i][k], long_it[i][k]);
+            double t = run_steps(m, d, w, &opt, 1e-3, q0, v0, nlong, &it, &nc, &dn);
+            long_us[i][k] = t / (double)dn * 1e6;
+            long_it[i][k] = (double)it / (double)dn;
+            printf(" %10.2f (%4.2f)%s", long_us[i][k], long_it[i][k], dn < nlong ? " diverged" : "");
         }
         printf("\n");
         fflush(stdout);
@@ -472,11 +708,12 @@ int main(int argc, char **argv)
                 opt.solver = s ? MBS_VI_TREE_NEWTON : MBS_VI_RIQN;
                 opt.tol = 1e-8;
                 opt.max_iter = 50;
-                long it = 0;
+                long it = 0, dn = 0;
                 int nc = 0;
-                double t = run_steps(m, d, w, &opt, big_dts[i], q0, v0, n, &it, &nc);
-                big_us[i][s] = t / n * 1e6;
-                big_it[i][s] = (double)it / n;
+                double t = run_steps(m, d, w, &opt, big_dts[i], q0, v0, n, &it, &nc, &dn);
+                big_us[i][s] = t / (double)dn * 1e6;
+                big_it[i][s] = (double)it / (double)dn;
+                nc += (int)(n - dn);   /* a diverged run's remaining steps count as not converged */
                 printf("   %10.2f %10.2f %12d", big_us[i][s], big_it[i][s], nc);
             }
             printf("\n");
@@ -519,6 +756,17 @@ int main(int argc, char **argv)
         key("newton_over_tree_newton_100dof: %.2f\n", tr[i100][1].us_per_step / tr[i100][3].us_per_step);
         key("riqn_over_tree_newton_100dof: %.2f\n", tr[i100][3].us_per_step / tr[i100][0].us_per_step);
     }
+    for (int i = 0; i < NSVI; i++)
+        if (svi_dofs[i] == 10 || svi_dofs[i] == 100) {
+            int n = svi_dofs[i];
+            key("svi_newton_us_per_step_%ddof: %.2f\n", n, svi_us[i][3]);
+            key("svi_riqn_us_per_step_%ddof: %.2f\n", n, svi_us[i][2]);
+            key("svi_newton_over_drnea_newton_%ddof: %.2f\n", n, svi_us[i][3] / svi_us[i][1]);
+            key("svi_riqn_over_drnea_riqn_%ddof: %.2f\n", n, svi_us[i][2] / svi_us[i][0]);
+            key("svi_newton_over_drnea_riqn_%ddof: %.2f\n", n, svi_us[i][3] / svi_us[i][0]);
+            key("svi_residual_over_drnea_%ddof: %.2f\n", n, svi_eval[i][1] / svi_eval[i][0]);
+            key("svi_jacobian_over_algorithm4_%ddof: %.2f\n", n, svi_eval[i][3] / svi_eval[i][2]);
+        }
     for (int i = 0; i < NBIG; i++)
         if (big_dts[i] == 1e-2) {
             key("chain10_10ms_riqn_iterations: %.2f\n", big_it[i][0]);
@@ -550,6 +798,16 @@ int main(int argc, char **argv)
         bench_doc_printf(&doc, "| growth exponent of DRNEA + RIQN, 10 → 100 DOF | %.2f | %.2f (two points) | ~1 (fig. 3, no fit given) |\n",
                          expo[0], log(long_us[1][0] / long_us[0][0]) / log(10.0));
         bench_doc_printf(&doc, "| growth exponent of one RIQN iteration (DRNEA + ABI solve) | %.2f | — | — |\n", iter_expo);
+        {
+            char left[256] = "none";
+            size_t ll = 0;
+            for (int i = 0; i < ndofs; i++)
+                if (nbad[i] && ll < sizeof left - 40)
+                    ll += (size_t)snprintf(left + ll, sizeof left - ll, "%s%d of %d at %d DOF", ll ? ", " : "", nbad[i], NSEED,
+                                           dofs[i]);
+            bench_doc_printf(&doc, "| states left out (every solver diverged on them after a few hundred steps) | %s | — | — |\n",
+                             left);
+        }
         bench_doc_printf(&doc, "| growth exponent of DRNEA + tree Newton (ours, below), 10 → 100 DOF | %.2f | %.2f (two points) | — |\n",
                          expo[3], log(long_us[1][2] / long_us[0][2]) / log(10.0));
         bench_doc_printf(&doc, "| µs per step at 10 DOF: RIQN / Newton / tree Newton | %.1f / %.1f / %.1f | %.1f / %.1f / %.1f | — |\n",
@@ -560,6 +818,25 @@ int main(int argc, char **argv)
                          long_us[1][2]);
         bench_doc_end(&doc, "variational-fig3");
     }
+    bench_doc_begin(&doc, "variational-svi");
+    bench_doc_printf(&doc, "| DOF | SVI + Newton | SVI + RIQN | DRNEA + Newton | DRNEA + RIQN | SVI / DRNEA, Newton | SVI / DRNEA, RIQN "
+                           "| SVI + Newton / DRNEA + RIQN | paper, same root update |\n|---|---|---|---|---|---|---|---|---|\n");
+    for (int i = 0; i < NSVI; i++) {
+        int n = svi_dofs[i];
+        bench_doc_printf(&doc, "| %d | %.1f (%.2f) | %.1f (%.2f) | %.1f (%.2f) | %.1f (%.2f) | %.1f× | %.1f× | %.1f× | %s |\n", n,
+                         svi_us[i][3], svi_it[i][3], svi_us[i][2], svi_it[i][2], svi_us[i][1], svi_it[i][1], svi_us[i][0],
+                         svi_it[i][0], svi_us[i][3] / svi_us[i][1], svi_us[i][2] / svi_us[i][0], svi_us[i][3] / svi_us[i][0],
+                         n == 10 ? "15×" : n == 100 ? "32×" : "—");
+    }
+    bench_doc_printf(&doc, "\nµs per step (mean iterations per step); 3 states × %d steps, the median of 5 repetitions at 10 and 20 "
+                           "DOF, 3 at 50, one run at 100; %d run(s) diverged, their states left out for all four (the output names "
+                           "them). One evaluation at a first step's root, µs (median of 7 batches):\n\n"
+                           "| DOF | residual: DRNEA (Alg. 2) | residual: SVI | SVI / DRNEA | exact Jacobian: Alg. 4 | exact Jacobian: SVI "
+                           "| SVI / Alg. 4 |\n|---|---|---|---|---|---|---|\n", nsteps, nsvi_diverged);
+    for (int i = 0; i < NSVI; i++)
+        bench_doc_printf(&doc, "| %d | %.2f | %.2f | %.1f× | %.1f | %.1f | %.1f× |\n", svi_dofs[i], svi_eval[i][0], svi_eval[i][1],
+                         svi_eval[i][1] / svi_eval[i][0], svi_eval[i][2], svi_eval[i][3], svi_eval[i][3] / svi_eval[i][2]);
+    bench_doc_end(&doc, "variational-svi");
     bench_doc_begin(&doc, "variational-steps");
     bench_doc_printf(&doc, "| Δt | RIQN iterations/step | tree Newton iterations/step | RIQN µs/step | tree Newton µs/step |\n"
                            "|---|---|---|---|---|\n");
