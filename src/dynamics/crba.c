@@ -134,7 +134,8 @@ static void placements(const mbs_model *m, mbs_data *d, const double *q)
                 continue;
             } else {
                 double *jR = d->liR + 9 * i, *jp = d->lip + 3 * i;
-                joint_placement(b, q + b->idx_q, jR, jp);
+                if (b->type == MBS_JOINT_REVOLUTE) revolute_placement(b, sn[i], cs[i], jR, jp);
+                else joint_placement(b, q + b->idx_q, jR, jp);
                 se3_compose(P, pp, jR, jp, P, pp);
                 joint_world_columns(b, S, P, pp, Ji);
             }
