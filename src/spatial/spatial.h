@@ -12,10 +12,11 @@
 /* sin x and cos x together, inlined: a libm call costs about as much as the rest of a joint's
  * placement and cannot overlap with its neighbours'. Cody–Waite reduction by π/2 (the first
  * part of π/2 has 33 bits, so k·part is exact for |x| < 1e6), then fdlibm's kernel
- * polynomials on [−π/4, π/4]; within 1 ulp of libm. Larger |x| goes to libm. */
-static inline void sin_cos(double x, double *s, double *c)
+ * polynomials on [−π/4, π/4]; within 1 ulp of libm. Valid for |x| < 1e6 only: the callers
+ * below send larger |x| to libm. Branch-free (selects for the quadrant), so that a loop of
+ * them vectorises. */
+static inline void sin_cos_reduced(double x, double *s, double *c)
 {
-    if (!(fabs(x) < 1e6)) { *s = sin(x); *c = cos(x); return; }
     const double shift = 0x1.8p52;                      /* adding it rounds to an integer */
     double k = (x * 0.63661977236758134308 + shift) - shift;
     double r = (x - k * 1.57079632673412561417e+00) - k * 6.07710050650619224932e-11;
@@ -27,37 +28,27 @@ static inline void sin_cos(double x, double *s, double *c)
     double sr = r + r * z * sp;
     double hz = 0.5 * z, w = 1.0 - hz;
     double cr = w + (((1.0 - w) - hz) + z * cp);        /* 1 − z/2 + z·cp without losing the low bits */
-    int n = (int)k;                                     /* x = n π/2 + r: rotate (sr, cr) by n quarter turns */
+    long long n = (long long)k;                         /* x = n π/2 + r: rotate (sr, cr) by n quarter turns */
     double ss = (n & 1) ? cr : sr, cc = (n & 1) ? sr : cr;
     *s = (n & 2) ? -ss : ss;
     *c = ((n + 1) & 2) ? -cc : cc;
 }
 
-/* sin_cos of n angles at once, in a loop the compiler vectorises (the same reduction and
- * polynomials, with selects for the quadrant): CRBA's joints take their sines and cosines here
- * before the placements, eight lanes at a time with AVX-512, rather than one chain per joint.
- * An angle beyond 1e6 rad is redone by libm after the loop. */
+static inline void sin_cos(double x, double *s, double *c)
+{
+    if (!(fabs(x) < 1e6)) { *s = sin(x); *c = cos(x); return; }
+    sin_cos_reduced(x, s, c);
+}
+
+/* sin_cos of n angles at once, in a loop the compiler vectorises: the joints' sines and cosines
+ * are taken here before the placements, eight lanes at a time with AVX-512, rather than one
+ * chain per joint. An angle beyond 1e6 rad is redone by libm after the loop. */
 static inline void sin_cos_n(const double *restrict x, int n, double *restrict s, double *restrict c)
 {
     int big = 0;
     for (int i = 0; i < n; i++) {
-        const double shift = 0x1.8p52;
-        double xi = x[i];
-        double k = (xi * 0.63661977236758134308 + shift) - shift;
-        double r = (xi - k * 1.57079632673412561417e+00) - k * 6.07710050650619224932e-11;
-        double z = r * r;
-        double sp = -1.66666666666666324348e-01 + z * (8.33333333332248946124e-03 + z * (-1.98412698298579493134e-04
-                  + z * (2.75573137070700676789e-06 + z * (-2.50507602534068634195e-08 + z * 1.58969099521155010221e-10))));
-        double cp = z * (4.16666666666666019037e-02 + z * (-1.38888888888741095749e-03 + z * (2.48015872894767294178e-05
-                  + z * (-2.75573143513906633035e-07 + z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11)))));
-        double sr = r + r * z * sp;
-        double hz = 0.5 * z, w = 1.0 - hz;
-        double cr = w + (((1.0 - w) - hz) + z * cp);
-        long long q = (long long)k;
-        double ss = (q & 1) ? cr : sr, cc = (q & 1) ? sr : cr;
-        s[i] = (q & 2) ? -ss : ss;
-        c[i] = ((q + 1) & 2) ? -cc : cc;
-        big |= !(fabs(xi) < 1e6);
+        sin_cos_reduced(x[i], s + i, c + i);
+        big |= !(fabs(x[i]) < 1e6);
     }
     if (big)
         for (int i = 0; i < n; i++)
