@@ -599,6 +599,24 @@ static void part_b(void)
     bench_doc_end(&doc, "expo-stability");
 }
 
+/* The kinematics of an expo step with q̈ = 0 (as src/step/expo.c's contact_jacobians): each
+ * active touching point's offset in its frame into off (3 per point) and its classical
+ * acceleration J̇v into pdd (3 per point). */
+static void touching_points_drift(const mbs_model *m, mbs_data *d, const mbs_system *s, const double *q,
+                                  const double *v, const double *zero, const int *act, int na, double *off, double *pdd)
+{
+    mbs_forward_kinematics(m, d, q, v, zero);
+    for (int a = 0; a < na; a++) {
+        const mbs_contact *c = &s->contacts[act[a]];
+        double R[9], pf[3], dp[3], acc[6], *o3 = off + 3 * a;
+        mbs_frame_placement(m, d, c->frame, R, pf);
+        for (int j = 0; j < 3; j++) dp[j] = c->p[j] - pf[j];
+        for (int j = 0; j < 3; j++) o3[j] = R[3 * j] * dp[0] + R[3 * j + 1] * dp[1] + R[3 * j + 2] * dp[2];
+        mbs_frame_classical_acceleration(m, d, c->frame, o3, MBS_LOCAL_WORLD_ALIGNED, acc);
+        memcpy(pdd + 3 * a, acc, 3 * sizeof(double));
+    }
+}
+
 /* ---------------------------------------------------------------- (c) time per step, breakdown */
 
 /* out = k_n n nᵀ + k_t (1 − n nᵀ), as expo.c */
@@ -656,16 +674,7 @@ static void breakdown(const traj *gt, int reps, double mean[NOP], double med[NOP
             int nc = 3 * na, ld = nc + 1, n = 6 * na, N = n + 3;
             /* kinematics: placements, velocities, J̇v of the touching points */
             t0 = tool_now();
-            mbs_forward_kinematics(m, d, q, v, zero);
-            for (int a = 0; a < na; a++) {
-                const mbs_contact *c = &s->contacts[act[a]];
-                double R[9], pf[3], dp[3], acc[6], *o3 = off + 3 * a;
-                mbs_frame_placement(m, d, c->frame, R, pf);
-                for (int j = 0; j < 3; j++) dp[j] = c->p[j] - pf[j];
-                for (int j = 0; j < 3; j++) o3[j] = R[3 * j] * dp[0] + R[3 * j + 1] * dp[1] + R[3 * j + 2] * dp[2];
-                mbs_frame_classical_acceleration(m, d, c->frame, o3, MBS_LOCAL_WORLD_ALIGNED, acc);
-                memcpy(pdd + 3 * a, acc, 3 * sizeof(double));
-            }
+            touching_points_drift(m, d, s, q, v, zero, act, na, off, pdd);
             t1 = tool_now();
             t[OP_KIN] = t1 - t0;
             /* contact Jacobians */
@@ -1562,15 +1571,9 @@ static void lds_build(mbs_system *s, lds *L)
     L->Kw = xcalloc(9 * (size_t)na + 1, sizeof(double));
     L->Bw = xcalloc(9 * (size_t)na + 1, sizeof(double));
     /* J̇v: the classical acceleration of each touching point with q̈ = 0 */
-    mbs_forward_kinematics(m, d, q, v, zero);
+    touching_points_drift(m, d, s, q, v, zero, L->act, na, off, pdd);
     for (int a = 0; a < na; a++) {
         const mbs_contact *c = &s->contacts[L->act[a]];
-        double R[9], pf[3], dp[3], acc[6], *o3 = off + 3 * a;
-        mbs_frame_placement(m, d, c->frame, R, pf);
-        for (int j = 0; j < 3; j++) dp[j] = c->p[j] - pf[j];
-        for (int j = 0; j < 3; j++) o3[j] = R[3 * j] * dp[0] + R[3 * j + 1] * dp[1] + R[3 * j + 2] * dp[2];
-        mbs_frame_classical_acceleration(m, d, c->frame, o3, MBS_LOCAL_WORLD_ALIGNED, acc);
-        memcpy(pdd + 3 * a, acc, 3 * sizeof(double));
         world_gain(c->normal, c->material.k_normal, c->material.k_tangent, L->Kw + 9 * a);
         world_gain(c->normal, c->material.b_normal, c->material.b_tangent, L->Bw + 9 * a);
     }

@@ -58,15 +58,9 @@ static inline void sym_to_full(const double I[6], double Io[9])
 static int planar_axis(const mbs_body *b, double *sign)
 {
     static const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-    *sign = 1;
+    *sign = b->axis_id < 0 && b->axis_neg_id >= 0 ? -1 : 1;
     if (b->type != MBS_JOINT_REVOLUTE || memcmp(b->Rt, I, sizeof I) != 0) return -1;
-    if (b->axis_id >= 0) return b->axis_id;
-    for (int k = 0; k < 3; k++)
-        if (b->axis[k] == -1.0) {
-            *sign = -1;
-            return k;
-        }
-    return -1;
+    return b->axis_id >= 0 ? b->axis_id : b->axis_neg_id;
 }
 
 /* (P, pp) <- (P, pp) ∘ (plane rotation about axis a, pt): columns u, v of P turn, column a
@@ -97,10 +91,8 @@ static void placements(const mbs_model *m, mbs_data *d, const double *q)
     double *J = d->tmp_6nv;
     double P[9], pp[3];   /* the placement of the body last visited, i.e. a chain's parent */
     /* the sines and cosines of every one-coordinate joint first, all at once (d->tmp_6nb) */
-    int nb = m->nbodies;
-    double *ang = d->tmp_6nb, *sn = ang + nb, *cs = sn + nb;
-    for (int i = 0; i < nb; i++) ang[i] = m->bodies[i].nq == 1 ? q[m->bodies[i].idx_q] : 0;
-    sin_cos_n(ang, nb, sn, cs);
+    double *sn, *cs;
+    joint_sin_cos(m, q, d->tmp_6nb, &sn, &cs);
     for (int i = 0; i < m->nbodies; i++) {
         const mbs_body *b = &m->bodies[i];
         const double *S = m->S + 6 * b->idx_v;

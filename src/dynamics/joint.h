@@ -85,16 +85,26 @@ static inline void joint_placement(const mbs_body *b, const double *q, double R[
     }
 }
 
-/* Every body's placement in its parent into (liR, lip), the sines and cosines of all
- * one-coordinate joints taken first in one vectorised loop (sin_cos_n; scratch: 3 nb doubles):
+/* The sines and cosines of every body's joint coordinate (one-coordinate joints; 0 for the others)
+ * into *sn, *cs, all in one vectorised loop (sin_cos_n), carved from scratch (3 nb doubles).
+ * Every body's placement in its parent into (liR, lip) from them (joint_placements):
  * the joints' placements are independent, and the polynomials of eight joints then run in the
  * lanes of one vector instead of eight chains. */
+static inline void joint_sin_cos(const mbs_model *m, const double *q, double *scratch, double **sn, double **cs)
+{
+    int nb = m->nbodies;
+    double *ang = scratch;
+    *sn = ang + nb;
+    *cs = ang + 2 * nb;
+    for (int i = 0; i < nb; i++) ang[i] = m->bodies[i].nq == 1 ? q[m->bodies[i].idx_q] : 0;
+    sin_cos_n(ang, nb, *sn, *cs);
+}
+
 static inline void joint_placements(const mbs_model *m, const double *q, double *scratch, double *liR, double *lip)
 {
     int nb = m->nbodies;
-    double *ang = scratch, *sn = ang + nb, *cs = sn + nb;
-    for (int i = 0; i < nb; i++) ang[i] = m->bodies[i].nq == 1 ? q[m->bodies[i].idx_q] : 0;
-    sin_cos_n(ang, nb, sn, cs);
+    double *sn, *cs;
+    joint_sin_cos(m, q, scratch, &sn, &cs);
     for (int i = 0; i < nb; i++) {
         const mbs_body *b = &m->bodies[i];
         if (b->type == MBS_JOINT_REVOLUTE) revolute_placement(b, sn[i], cs[i], liR + 9 * i, lip + 3 * i);

@@ -578,10 +578,10 @@ static int exponential_step(mbs_stepper *st, int na, double h, int *exponentials
  * touched, left and touched again on alternate steps: 9 touch-downs per foot in 4 s where every
  * scheme at 0.1 ms counts 3. A sub-step at whose end a point that was free at its start
  * penetrates is therefore taken again, shortened to where the earliest such point reached the
- * surface and a hundredth of δt past it,
- * so that the point is found touching; the rest of the step follows with it on its spring. At
- * most SPLITS times per step: one more sub-step at each landing, none in between. The check
- * costs one forward kinematics per step. Where the point reached the surface: the gap's
+ * surface and a hundredth of δt past it, so that the point is found touching; the rest of the
+ * step follows with it on its spring. At most SPLITS times per step: one more sub-step at each
+ * landing, none in between. The check (one forward kinematics at the sub-step's end) runs only
+ * in steps where a free point is near the surface. Where the point reached the surface: the gap's
  * parabola through its value and rate at the start and its value at the end (exact for the
  * constant acceleration of a step of explicit Euler in flight). A line through the two values
  * does not do: a foot that the body's fall and the leg's gains pull down at 70 m/s² while it
@@ -593,7 +593,8 @@ static const double SPLIT_OVERSHOOT = 0.01;   /* of δt */
 /* The gaps of the free contacts and their rates (the point's velocity along the normal, from
  * the last mbs_contact_forces) into e->gap0, e->rate0; the number of them that could reach the
  * surface within h: a gap under what the point covers at its rate and REACH_ACCELERATION (only
- * those are checked after the sub-step; a swing foot high above the ground costs nothing). */
+ * those are checked after the sub-step; a swing foot high above the ground costs nothing). A
+ * point that lands faster than that bound allows is found at the next step, as with split = 0. */
 static const double REACH_ACCELERATION = 200;   /* m/s², 20 g */
 
 static int free_gaps(expo *e, const mbs_system *s, double h)
