@@ -809,17 +809,31 @@ typedef struct touch_count {
     mbs_system *sys;
     int was[MBS_SIM_MAX_CONTACTS];
     int calls;
-    long touchdowns;
+    long touchdowns, foot_touchdowns;
 } touch_count;
 
+/* A foot touches down when one of the points on its frame touches and none of them did. */
 static void touch_look(touch_count *tc)
 {
-    for (int i = 0; i < mbs_system_ncontacts(tc->sys); i++) {
+    int n = mbs_system_ncontacts(tc->sys), frame[MBS_SIM_MAX_CONTACTS], now[MBS_SIM_MAX_CONTACTS];
+    for (int i = 0; i < n; i++) {
         mbs_contact_info c;
         mbs_system_contact(tc->sys, i, &c);
-        if (tc->calls && c.active && !tc->was[i]) tc->touchdowns++;
-        tc->was[i] = c.active != 0;
+        frame[i] = c.frame;
+        now[i] = c.active != 0;
+        if (tc->calls && now[i] && !tc->was[i]) tc->touchdowns++;
     }
+    for (int i = 0; i < n; i++) {
+        int first = 1, was = 0, is = 0;
+        for (int j = 0; j < n; j++)
+            if (frame[j] == frame[i]) {
+                first &= j >= i;
+                was |= tc->was[j];
+                is |= now[j];
+            }
+        if (first && tc->calls && is && !was) tc->foot_touchdowns++;
+    }
+    memcpy(tc->was, now, sizeof(int) * (size_t)n);
     tc->calls++;
 }
 
@@ -841,7 +855,7 @@ static void test_touchdowns(void)
     mbs_sim *sim = mbs_sim_new(sc, &err);
     CHECK(sim != NULL, "solo_trot: %s", err.msg);
     if (sim) {
-        touch_count tc = {mbs_sim_system(sim), {0}, 0, 0};
+        touch_count tc = {mbs_sim_system(sim), {0}, 0, 0, 0};
         mbs_sim_set_control(sim, touch_control, &tc);
         mbs_sim_summary sum;
         CHECK(mbs_sim_run(sim, NULL, &sum, &err) == MBS_OK && !sum.diverged, "solo_trot: %s %s", err.msg, sum.reason);
@@ -849,11 +863,42 @@ static void test_touchdowns(void)
         CHECK(sum.touchdowns >= 8, "solo_trot: %ld touchdowns in 1 s of trot, expected at least 8", sum.touchdowns);
         CHECK(sum.touchdowns == tc.touchdowns, "solo_trot: the summary counts %ld touchdowns, the contacts' state %ld",
               sum.touchdowns, tc.touchdowns);
+        /* one point per foot: every point touch-down is a foot's */
+        CHECK(sum.foot_touchdowns == sum.touchdowns && tc.foot_touchdowns == tc.touchdowns,
+              "solo_trot: %ld foot touch-downs (recount %ld) for %ld point touch-downs", sum.foot_touchdowns,
+              tc.foot_touchdowns, sum.touchdowns);
         char buf[4096];
         mbs_sim_summary_format(&sum, buf, sizeof buf);
         char line[64];
         snprintf(line, sizeof line, "\nairborne_s: %.4g\ntouchdowns: %ld\n", sum.airborne_s, sum.touchdowns);
         CHECK(strstr(buf, line) != NULL, "summary lacks '%s' after airborne_s:\n%s", line + 1, buf);
+        snprintf(line, sizeof line, "\nfoot_touchdowns: %ld\n", sum.foot_touchdowns);
+        CHECK(strstr(buf, line) != NULL, "summary lacks '%s':\n%s", line + 1, buf);
+    }
+    mbs_sim_free(sim);
+    mbs_scenario_free(sc);
+
+    /* Romeo's soles have four points each: the corners touch down as the sole rocks, the feet
+     * only when they land (its controller at the step, 5 ms, so that the count after each step can
+     * be made from the contacts' state) */
+    const char *walk[] = {"controller.dt=0.005"};
+    sc = load(SCEN("romeo_walk.ini"), walk, 1, &err);
+    sim = sc ? mbs_sim_new(sc, &err) : NULL;
+    CHECK(sim != NULL, "romeo_walk: %s", err.msg);
+    if (sim) {
+        touch_count tc = {mbs_sim_system(sim), {0}, 0, 0, 0};
+        mbs_sim_set_control(sim, touch_control, &tc);
+        mbs_sim_summary sum;
+        CHECK(mbs_sim_run(sim, NULL, &sum, &err) == MBS_OK && !sum.diverged, "romeo_walk: %s %s", err.msg, sum.reason);
+        touch_look(&tc);
+        CHECK(sum.touchdowns == tc.touchdowns && sum.foot_touchdowns == tc.foot_touchdowns,
+              "romeo_walk: the summary counts %ld point and %ld foot touch-downs, the contacts' state %ld and %ld",
+              sum.touchdowns, sum.foot_touchdowns, tc.touchdowns, tc.foot_touchdowns);
+        /* two steps: each foot lands at least once, and a rocking sole adds corners, not feet */
+        CHECK(sum.foot_touchdowns >= 2 && sum.touchdowns > sum.foot_touchdowns,
+              "romeo_walk: %ld foot and %ld point touch-downs", sum.foot_touchdowns, sum.touchdowns);
+        printf("  romeo_walk, 5 ms controller: %ld point touch-downs, %ld foot touch-downs\n", sum.touchdowns,
+               sum.foot_touchdowns);
     }
     mbs_sim_free(sim);
     mbs_scenario_free(sc);

@@ -120,6 +120,9 @@ typedef struct mbs_sim_summary {
     double airborne_s;                /* time with no active contact (s) */
     long touchdowns;                  /* contact points going from free to touching after a step (a point
                                          touching in the initial state is none) */
+    long foot_touchdowns;             /* feet going from no point touching to one touching after a step, a
+                                         foot being the contact points on one frame (Romeo's four sole corners;
+                                         one point per foot: equal to touchdowns) */
     double energy_initial, energy_final;   /* kinetic + gravity's potential energy at the start and the
                                          end (J; the contact springs' energy is not counted) */
     long nonconverged;                /* steps whose solver reported non-convergence */

@@ -25,6 +25,7 @@ struct mbs_sim {
     void *user;
     int root;          /* MBS_ROOT_FIXED, _FREE or _PLANAR: the base's box and the summary's base figures */
     int *touching;     /* ncontacts: each contact's active flag after the last step, for touchdowns */
+    int *foot;         /* ncontacts: the first contact on the same frame (a foot's points share one) */
     mbs_data *energy;  /* the summary's energies, apart from the stepper's data */
     int nsub;          /* steps per controller period */
     int ran;
@@ -124,9 +125,15 @@ mbs_sim *mbs_sim_new(const mbs_scenario *sc, mbs_error *err)
         goto fail;
     }
     /* allocated here, so that a step allocates nothing */
-    sim->touching = calloc((size_t)sc->ncontacts + 1, sizeof *sim->touching);
+    sim->touching = calloc(2 * (size_t)sc->ncontacts + 1, sizeof *sim->touching);
     sim->energy = mbs_data_new(sc->model);
     if (!sim->touching || !sim->energy) { mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); goto fail; }
+    sim->foot = sim->touching + sc->ncontacts;
+    for (int c = 0; c < sim->sys->ncontacts; c++) {
+        int f = 0;
+        while (sim->sys->contacts[f].frame != sim->sys->contacts[c].frame) f++;
+        sim->foot[c] = f;
+    }
     sim->ctrl = make_controller(sc, sim->sys, err);
     if (!sim->ctrl) goto fail;
     sim->root = mbsi_root_kind(sc->model);
@@ -483,6 +490,17 @@ static void summary_step(mbs_sim *sim, double dt, mbs_sim_summary *out)
 {
     const mbs_system *s = sim->sys;
     int any = 0;
+    /* a foot (the points on one frame) touches down when one of its points touches and none did */
+    for (int f = 0; f < s->ncontacts; f++) {
+        if (sim->foot[f] != f) continue;
+        int was = 0, is = 0;
+        for (int c = f; c < s->ncontacts; c++)
+            if (sim->foot[c] == f) {
+                was |= sim->touching[c];
+                is |= s->contacts[c].active != 0;
+            }
+        out->foot_touchdowns += is && !was;
+    }
     for (int c = 0; c < s->ncontacts; c++) {
         const mbs_contact *ct = &s->contacts[c];
         int touching = ct->active != 0;
@@ -580,6 +598,7 @@ static void sim_state(mbs_sim *sim, run_state *r, mbs_sim_summary *out, mbsi_sta
     mbsi_state_doubles(s, "summary.max_tilt_deg", &out->max_tilt_deg, 1);
     mbsi_state_doubles(s, "summary.airborne_s", &out->airborne_s, 1);
     mbsi_state_bytes(s, "summary.touchdowns", &out->touchdowns, sizeof out->touchdowns);
+    mbsi_state_bytes(s, "summary.foot_touchdowns", &out->foot_touchdowns, sizeof out->foot_touchdowns);
     mbsi_state_doubles(s, "summary.energy_initial", &out->energy_initial, 1);
     mbsi_state_bytes(s, "summary.nonconverged", &out->nonconverged, sizeof out->nonconverged);
     mbsi_state_bytes(s, "summary.substeps", &out->substeps, sizeof out->substeps);
@@ -799,6 +818,7 @@ int mbs_sim_summary_format(const mbs_sim_summary *s, char *buf, size_t n)
     }
     mbsi_textf(&b, "airborne_s: %.4g\n", s->airborne_s);
     mbsi_textf(&b, "touchdowns: %ld\n", s->touchdowns);
+    mbsi_textf(&b, "foot_touchdowns: %ld\n", s->foot_touchdowns);
     mbsi_textf(&b, "energy_initial_J: %.6g\n", s->energy_initial);
     mbsi_textf(&b, "energy_final_J: %.6g\n", s->energy_final);
     mbsi_textf(&b, "energy_change_J: %.4g\n", s->energy_final - s->energy_initial);
