@@ -188,7 +188,10 @@ static inline void backward_pass(const mbs_model *m, mbs_data *d, const dtau_out
             double r1[6], r2[6];
             load_column(d->dFda, nv, row, r1);
             variation_tmul(Bc, Jr, r2);
-            for (int col = m->dof_parent[b->idx_v]; col >= 0; col = m->dof_parent[col]) {
+            const int *anc = m->dof_anc + m->dof_anc_at[b->idx_v];
+            const int nanc = m->dof_anc_at[b->idx_v + 1] - m->dof_anc_at[b->idx_v];
+            for (int t = 0; t < nanc; t++) {
+                int col = anc[t];
                 size_t e = row * rs + col * cs;
                 if (o->dq) o->dq[e] = sg * (sdot(r1, d->dAdq + 6 * col) + sdot(r2, d->dVdq + 6 * col));
                 if (o->dv) o->dv[e] = sg * (sdot(r1, d->dAdv + 6 * col) + sdot(r2, d->J + 6 * col));

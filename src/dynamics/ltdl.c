@@ -15,14 +15,16 @@ int mbs_ltdl(const mbs_model *m, mbs_data *d, const double *M)
 int mbsi_ltdl_in_place(const mbs_model *m, mbs_data *d)
 {
     int n = m->nv;
-    const int *lam = m->dof_parent;
     double *H = d->L;
     for (int k = n - 1; k >= 0; k--) {
         double Hkk = H[k + (size_t)n * k];
         if (!(Hkk > 0)) return MBS_ERR_MODEL;
-        for (int i = lam[k]; i >= 0; i = lam[i]) {
+        /* the ancestors of k, nearest first: those of its t-th are the ones after it */
+        const int *anc = m->dof_anc + m->dof_anc_at[k], na = m->dof_anc_at[k + 1] - m->dof_anc_at[k];
+        for (int t = 0; t < na; t++) {
+            int i = anc[t];
             double a = H[k + (size_t)n * i] / Hkk;
-            for (int j = i; j >= 0; j = lam[j]) H[i + (size_t)n * j] -= a * H[k + (size_t)n * j];
+            for (int u = t; u < na; u++) H[i + (size_t)n * anc[u]] -= a * H[k + (size_t)n * anc[u]];
             H[k + (size_t)n * i] = a;
         }
     }
@@ -36,17 +38,22 @@ int mbsi_ltdl_in_place(const mbs_model *m, mbs_data *d)
 void mbs_ltdl_solve(const mbs_model *m, const mbs_data *d, double *b, int nrhs, int ldb)
 {
     int n = m->nv;
-    const int *lam = m->dof_parent;
+    const int *at = m->dof_anc_at;
     const double *L = d->L;
     for (int c = 0; c < nrhs; c++) {
         double *x = b + (size_t)ldb * c;
         /* x ← L⁻ᵀ x: each dof, leaves first, pushes its value to its ancestors. */
-        for (int i = n - 1; i >= 0; i--)
-            for (int j = lam[i]; j >= 0; j = lam[j]) x[j] -= L[i + (size_t)n * j] * x[i];
+        for (int i = n - 1; i >= 0; i--) {
+            double xi = x[i];
+            for (int t = at[i]; t < at[i + 1]; t++) x[m->dof_anc[t]] -= L[i + (size_t)n * m->dof_anc[t]] * xi;
+        }
         for (int i = 0; i < n; i++) x[i] *= d->Dinv[i];
         /* x ← L⁻¹ x: each dof, root first, pulls from its ancestors. */
-        for (int i = 0; i < n; i++)
-            for (int j = lam[i]; j >= 0; j = lam[j]) x[i] -= L[i + (size_t)n * j] * x[j];
+        for (int i = 0; i < n; i++) {
+            double s = 0;
+            for (int t = at[i]; t < at[i + 1]; t++) s += L[i + (size_t)n * m->dof_anc[t]] * x[m->dof_anc[t]];
+            x[i] -= s;
+        }
     }
 }
 
@@ -62,11 +69,29 @@ static inline void row_sub1(double *x, double s, double l, const double *y, int 
 {
     for (int c = 0; c < n; c++) x[c] = s * x[c] - l * y[c];
 }
+static inline void row_sub8(double *x, double s, const double *l, const double *const *y, int n)
+{
+    const double *y0 = y[0], *y1 = y[1], *y2 = y[2], *y3 = y[3], *y4 = y[4], *y5 = y[5], *y6 = y[6], *y7 = y[7];
+    double l0 = l[0], l1 = l[1], l2 = l[2], l3 = l[3], l4 = l[4], l5 = l[5], l6 = l[6], l7 = l[7];
+    for (int c = 0; c < n; c++)
+        x[c] = s * x[c] - (((l0 * y0[c] + l1 * y1[c]) + (l2 * y2[c] + l3 * y3[c])) +
+                           ((l4 * y4[c] + l5 * y5[c]) + (l6 * y6[c] + l7 * y7[c])));
+}
+static inline void row_sub2(double *x, double s, const double *l, const double *y0, const double *y1, int n)
+{
+    double l0 = l[0], l1 = l[1];
+    for (int c = 0; c < n; c++) x[c] = s * x[c] - (l0 * y0[c] + l1 * y1[c]);
+}
 
 /* x -= Σ_k l[k] y_k over columns [c0, c1), the rows y_k = Y + k·ld (k < count) being consecutive */
 static void rows_pull(double *x, const double *l, const double *Y, size_t ld, int count, int c0, int c1)
 {
     int k = 0;
+    for (; k + 8 <= count; k += 8) {
+        const double *y = Y + ld * k + c0, *ys[8] = {y, y + ld, y + 2 * ld, y + 3 * ld, y + 4 * ld, y + 5 * ld,
+                                                     y + 6 * ld, y + 7 * ld};
+        row_sub8(x + c0, 1.0, l + k, ys, c1 - c0);
+    }
     for (; k + 4 <= count; k += 4) {
         const double *y = Y + ld * k + c0;
         row_sub4(x + c0, 1.0, l + k, y, y + ld, y + 2 * ld, y + 3 * ld, c1 - c0);
@@ -77,7 +102,6 @@ static void rows_pull(double *x, const double *l, const double *Y, size_t ld, in
 void mbsi_ltdl_solve_rows(const mbs_model *m, const mbs_data *d, double *X, int ncols, int nid)
 {
     int n = m->nv;
-    const int *lam = m->dof_parent;
     const double *L = d->L;
     const size_t ld = (size_t)ncols;
     for (int i = 0; i < n; i++) {
@@ -98,22 +122,29 @@ void mbsi_ltdl_solve_rows(const mbs_model *m, const mbs_data *d, double *X, int 
         rows_pull(xj, l, Y, ld, count, nid, ncols);
     }
     /* x ← L⁻¹ D⁻¹ x, root first: row i is scaled by D⁻¹ in its first pass and pulls from its
-     * ancestors, four at a time. M⁻¹ being symmetric, only its upper triangle is formed: row i
+     * ancestors, eight at a time. M⁻¹ being symmetric, only its upper triangle is formed: row i
      * from column i on, which needs the rows of its ancestors j < i from column i on only. */
     for (int i = 0; i < n; i++) {
         int c0 = nid ? i : 0, w = ncols - c0;
         double s = d->Dinv[i], *xi = X + ld * i + c0;
         const double *Xc = X + c0;
-        int j = lam[i];
-        if (j < 0)
+        const int *anc = m->dof_anc + m->dof_anc_at[i], nanc = m->dof_anc_at[i + 1] - m->dof_anc_at[i];
+        if (nanc == 0)
             for (int c = 0; c < w; c++) xi[c] *= s;
-        while (j >= 0) {
-            int j1 = lam[j], j2 = j1 >= 0 ? lam[j1] : -1, j3 = j2 >= 0 ? lam[j2] : -1;
-            if (j3 < 0) { row_sub1(xi, s, L[i + (size_t)n * j], Xc + ld * j, w); s = 1.0; j = j1; continue; }
-            double l4[4] = {L[i + (size_t)n * j], L[i + (size_t)n * j1], L[i + (size_t)n * j2], L[i + (size_t)n * j3]};
-            row_sub4(xi, s, l4, Xc + ld * j, Xc + ld * j1, Xc + ld * j2, Xc + ld * j3, w);
-            s = 1.0;
-            j = lam[j3];
+        for (int t = 0; t < nanc;) {
+            /* the next (up to) eight ancestors' coefficients and rows, pulled eight, four, two or
+             * one at a time */
+            double la[8];
+            const double *ya[8];
+            int na = 0, k = 0;
+            for (; t < nanc && na < 8; t++, na++) {
+                la[na] = L[i + (size_t)n * anc[t]];
+                ya[na] = Xc + ld * anc[t];
+            }
+            if (na == 8) row_sub8(xi, s, la, ya, w), k = 8, s = 1.0;
+            for (; k + 4 <= na; k += 4, s = 1.0) row_sub4(xi, s, la + k, ya[k], ya[k + 1], ya[k + 2], ya[k + 3], w);
+            for (; k + 2 <= na; k += 2, s = 1.0) row_sub2(xi, s, la + k, ya[k], ya[k + 1], w);
+            for (; k < na; k++, s = 1.0) row_sub1(xi, s, la[k], ya[k], w);
         }
     }
 }

@@ -31,6 +31,8 @@ void mbs_model_free(mbs_model *m)
     free(m->S);
     free(m->dof_body);
     free(m->dof_parent);
+    free(m->dof_anc);
+    free(m->dof_anc_at);
     free(m->lower);
     free(m->upper);
     free(m->vlimit);
@@ -321,6 +323,21 @@ int mbs_model_finalize(mbs_model *m, mbs_error *err)
             m->lower[b->idx_q + k] = b->lower[k];
             m->upper[b->idx_q + k] = b->upper[k];
         }
+    }
+    /* the ancestor lists: a dof's parent precedes it, so its list is its parent's after the parent */
+    m->dof_anc_at = calloc((size_t)nv + 1, sizeof(int));
+    if (!m->dof_anc_at) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < nv; k++) {
+        int p = m->dof_parent[k];
+        m->dof_anc_at[k + 1] = m->dof_anc_at[k] + (p < 0 ? 0 : 1 + m->dof_anc_at[p + 1] - m->dof_anc_at[p]);
+    }
+    m->dof_anc = calloc((size_t)(m->dof_anc_at[nv] ? m->dof_anc_at[nv] : 1), sizeof(int));
+    if (!m->dof_anc) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < nv; k++) {
+        int p = m->dof_parent[k], *a = m->dof_anc + m->dof_anc_at[k];
+        if (p < 0) continue;
+        a[0] = p;
+        memcpy(a + 1, m->dof_anc + m->dof_anc_at[p], sizeof(int) * (size_t)(m->dof_anc_at[p + 1] - m->dof_anc_at[p]));
     }
     m->finalized = 1;
     return MBS_OK;

@@ -50,6 +50,10 @@ struct mbs_model {
     double *S;                  /* 6 x nv motion subspace columns in body frames (constant) */
     int *dof_body;              /* body of each dof */
     int *dof_parent;            /* λ(k): the dof that precedes k towards the root, -1 at the root */
+    /* the ancestors of dof k, nearest first (λ(k), λ(λ(k)), ...): dof_anc[dof_anc_at[k] ..
+     * dof_anc_at[k + 1]). Loops over them then walk an array instead of a chain of dependent
+     * loads through dof_parent (the sparse factorisation and solves, the ABA derivatives). */
+    int *dof_anc, *dof_anc_at;
     double *lower, *upper;      /* nq */
     double *vlimit, *effort, *damping, *friction; /* nv */
 };
