@@ -12,17 +12,13 @@
 #include "testmodels.h"
 
 #include "alloc_count.h"
+#include "../tools/solo_stance.h"
 
 #define NSYS 8
 #define NSTEPS 200
 #define DT 2e-3
-#define FOOT_RADIUS 0.0191
 #define PI 3.14159265358979323846
 
-static const char *const feet[4] = {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"};
-static const char *const joints[12] = {"FL_HAA", "FL_HFE", "FL_KFE", "FR_HAA", "FR_HFE", "FR_KFE",
-                                       "HL_HAA", "HL_HFE", "HL_KFE", "HR_HAA", "HR_HFE", "HR_KFE"};
-static const double posture[12] = {0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6};
 
 typedef struct solo {
     const mbs_model *m;
@@ -30,30 +26,12 @@ typedef struct solo {
     double q0[19];        /* the standing posture on the ground, feet touching */
 } solo;
 
-/* The posture with the base raised so that the lowest foot sphere touches z = 0, from the frames'
- * placements (kinematics), and sunk by `sink`. */
+/* The stance of tools/solo_stance.h (the batch benchmark's): the posture with the base raised
+ * until the lowest foot sphere touches z = 0. */
 static int solo_init(solo *s, const mbs_model *m)
 {
     s->m = m;
-    if (mbs_model_nq(m) != 19 || mbs_model_nv(m) != 18) return -1;
-    mbs_neutral(m, s->q0);
-    for (int j = 0; j < 12; j++) {
-        int id = mbs_joint_id(m, joints[j]);
-        if (id < 0) return -1;
-        s->iq[j] = mbs_joint_idx_q(m, id);
-        s->iv[j] = mbs_joint_idx_v(m, id);
-        s->q0[s->iq[j]] = posture[j];
-    }
-    mbs_data *d = mbs_data_new(m);
-    double lowest = INFINITY;
-    for (int f = 0; f < 4; f++) {
-        double R[9], p[3];
-        mbs_compute_frame_placement(m, d, s->q0, mbs_frame_id(m, feet[f]), R, p);
-        lowest = fmin(lowest, p[2]);
-    }
-    mbs_data_free(d);
-    s->q0[2] = FOOT_RADIUS - lowest;
-    return 0;
+    return solo_stance(m, s->q0, s->iq, s->iv) ? -1 : 0;
 }
 
 /* System i: the ground of its own stiffness (proportional damping for even i, which expo steps in
@@ -67,7 +45,7 @@ static int setup(mbs_system *sys, int i, void *user, mbs_error *err)
     const double up[3] = {0, 0, 1};
     if (mbs_system_add_plane(sys, up, 0.0, &ground, err) != MBS_OK) return err ? err->code : MBS_ERR_ARG;
     for (int f = 0; f < 4; f++)
-        if (mbs_system_add_contact(sys, feet[f], NULL, FOOT_RADIUS, err) < 0) return err ? err->code : MBS_ERR_ARG;
+        if (mbs_system_add_contact(sys, solo_feet[f], NULL, SOLO_FOOT_RADIUS, err) < 0) return err ? err->code : MBS_ERR_ARG;
     double q[19], v[18] = {0};
     memcpy(q, s->q0, sizeof q);
     q[2] += 0.004 * (i % 3) - 9.81 * mbs_model_mass(s->m) / (4 * K);   /* dropped, or sunk to carry the weight */
@@ -90,7 +68,7 @@ static void controller(const solo *s, int i, double t, const double *q, const do
     for (int j = 0; j < 12; j++) {
         int leg = j / 3, diagonal = leg == 0 || leg == 3;
         double swing = i % 2 && j % 3 ? 0.25 * sin(2 * PI * 2.5 * t + (diagonal ? 0 : PI)) : 0;
-        tau[s->iv[j]] = kp * (posture[j] + swing - q[s->iq[j]]) - kd * v[s->iv[j]];
+        tau[s->iv[j]] = kp * (solo_posture[j] + swing - q[s->iq[j]]) - kd * v[s->iv[j]];
     }
 }
 

@@ -28,6 +28,7 @@
 #include "mbs.h"
 #include "tool.h"
 #include "bench_doc.h"
+#include "solo_stance.h"
 #ifdef MBS_HAVE_MUJOCO
 #include "batch_mujoco.h"
 #endif
@@ -39,15 +40,10 @@
 #define DT 2e-3
 #define KP 6.0
 #define KD 0.15
-#define FOOT_RADIUS 0.0191
 #define NSIZES 4
 #define MAXREPS 9
 
 static const int sizes[NSIZES] = {1, 16, 256, 4096};
-static const char *const feet[4] = {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"};
-static const char *const joints[12] = {"FL_HAA", "FL_HFE", "FL_KFE", "FR_HAA", "FR_HFE", "FR_KFE",
-                                       "HL_HAA", "HL_HFE", "HL_KFE", "HR_HAA", "HR_HFE", "HR_KFE"};
-static const double posture[12] = {0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6};
 
 /* The key: value lines, printed together at the end and written into the keys block. */
 static bench_keys keys;
@@ -82,23 +78,9 @@ static void die(const char *what, const char *msg)
 static void solo_init(solo *s, const mbs_model *m, int nmax)
 {
     s->m = m;
-    mbs_neutral(m, s->q0);
-    for (int j = 0; j < 12; j++) {
-        int id = mbs_joint_id(m, joints[j]);
-        if (id < 0) die(joints[j], "no such joint in solo12.urdf");
-        s->iq[j] = mbs_joint_idx_q(m, id);
-        s->iv[j] = mbs_joint_idx_v(m, id);
-        s->q0[s->iq[j]] = posture[j];
-    }
-    mbs_data *d = mbs_data_new(m);
-    double lowest = INFINITY;
-    for (int f = 0; f < 4; f++) {
-        double R[9], p[3];
-        mbs_compute_frame_placement(m, d, s->q0, mbs_frame_id(m, feet[f]), R, p);
-        lowest = fmin(lowest, p[2]);
-    }
-    mbs_data_free(d);
-    s->q0[2] = FOOT_RADIUS - lowest - 9.81 * mbs_model_mass(m) / (4 * 1e5);
+    const char *missing = solo_stance(m, s->q0, s->iq, s->iv);
+    if (missing) die(missing, "not in solo12.urdf");
+    s->q0[2] -= 9.81 * mbs_model_mass(m) / (4 * 1e5);
     s->dq = malloc(12 * (size_t)nmax * sizeof(double));
     unsigned long long seed = 12345;
     for (long k = 0; k < 12L * nmax; k++) {   /* xorshift: offsets in [-0.03, 0.03) rad */
@@ -118,7 +100,7 @@ static int setup(mbs_system *sys, int i, void *user, mbs_error *err)
     const double up[3] = {0, 0, 1};
     if (mbs_system_add_plane(sys, up, 0.0, &ground, err) != MBS_OK) return MBS_ERR_ARG;
     for (int f = 0; f < 4; f++)
-        if (mbs_system_add_contact(sys, feet[f], NULL, FOOT_RADIUS, err) < 0) return MBS_ERR_ARG;
+        if (mbs_system_add_contact(sys, solo_feet[f], NULL, SOLO_FOOT_RADIUS, err) < 0) return MBS_ERR_ARG;
     double q[19];
     memcpy(q, s->q0, sizeof q);
     for (int j = 0; j < 12; j++) q[s->iq[j]] += s->dq[j + 12 * i];
@@ -168,7 +150,7 @@ static double rollout_run(rollout *r, const solo *s, int nsteps, double *in_step
         for (int i = 0; i < n; i++) {
             const double *q = r->q + 19 * (size_t)i, *v = r->v + 18 * (size_t)i;
             double *tau = r->tau + 18 * (size_t)i;
-            for (int j = 0; j < 12; j++) tau[s->iv[j]] = KP * (posture[j] - q[s->iq[j]]) - KD * v[s->iv[j]];
+            for (int j = 0; j < 12; j++) tau[s->iv[j]] = KP * (solo_posture[j] - q[s->iq[j]]) - KD * v[s->iv[j]];
         }
         mbs_batch_set_tau(r->b, r->tau);
         double t1 = tool_now();
@@ -283,7 +265,7 @@ int main(int argc, char **argv)
         int on[NCONF] = {1, 1, 0, 0, 1, 1};
 #ifdef MBS_HAVE_MUJOCO
         char msg[1024];
-        mjbatch *mb = mjbatch_new(MBS_SOURCE_DIR "/urdf/solo12.urdf", n, s.q0[2], posture, s.dq, DT, KP, KD, msg,
+        mjbatch *mb = mjbatch_new(MBS_SOURCE_DIR "/urdf/solo12.urdf", n, s.q0[2], solo_posture, s.dq, DT, KP, KD, msg,
                                   sizeof msg);
         if (!mb) die("MuJoCo", msg);
         mjbatch_run(mb, 1, nsteps / 5 + 1);   /* warm up */
