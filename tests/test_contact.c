@@ -27,35 +27,13 @@ static mbs_system *box_on_incline(mbs_model **mo, double theta, double mu, doubl
     return s;
 }
 
-static int cone_ok(const mbs_system *s)
-{
-    for (int i = 0; i < s->ncontacts; i++) {
-        const mbs_contact *c = &s->contacts[i];
-        double ln = c->lambda[0] * c->normal[0] + c->lambda[1] * c->normal[1] + c->lambda[2] * c->normal[2];
-        double t2 = 0;
-        for (int k = 0; k < 3; k++) { double t = c->lambda[k] - ln * c->normal[k]; t2 += t * t; }
-        if (ln < 0 || sqrt(t2) > c->material.mu * ln * (1 + 1e-9) + 1e-12) return 0;
-    }
-    return 1;
-}
-
 static void run_incline(const char *stepper, double theta, double mu, double dt, double *accel, int *cone)
 {
     mbs_model *m;
     mbs_system *s = box_on_incline(&m, theta, mu, 1e5, 300);
     mbs_error err;
     mbs_stepper *st = mbs_stepper_new(stepper, s, NULL, 0, &err);
-    double down[3] = {0, -cos(theta), -sin(theta)}, w[3], v1 = 0, t1 = 0.3, t2 = 0.6;
-    *cone = 1;
-    int n = (int)lround(t2 / dt);
-    for (int k = 1; k <= n; k++) {
-        mbs_stepper_step(st, dt, NULL);
-        *cone &= cone_ok(s);
-        if (k == (int)lround(t1 / dt)) { tm_base_world_velocity(s, w); v1 = w[0] * down[0] + w[1] * down[1] + w[2] * down[2]; }
-    }
-    tm_base_world_velocity(s, w);
-    double v2 = w[0] * down[0] + w[1] * down[1] + w[2] * down[2];
-    *accel = (v2 - v1) / (t2 - t1);
+    *accel = tm_incline_acceleration(s, st, theta, dt, 1e-9, cone);
     mbs_stepper_free(st);
     mbs_system_free(s);
     mbs_model_free(m);

@@ -171,18 +171,6 @@ static void test_no_contact_is_euler(void)
     mbs_model_free(m);
 }
 
-static int cone_ok(const mbs_system *s)
-{
-    for (int i = 0; i < s->ncontacts; i++) {
-        const mbs_contact *c = &s->contacts[i];
-        double ln = c->lambda[0] * c->normal[0] + c->lambda[1] * c->normal[1] + c->lambda[2] * c->normal[2];
-        double t2 = 0;
-        for (int k = 0; k < 3; k++) { double t = c->lambda[k] - ln * c->normal[k]; t2 += t * t; }
-        if (ln < -1e-12 || sqrt(t2) > c->material.mu * ln * (1 + 1e-12) + 1e-12) return 0;
-    }
-    return 1;
-}
-
 /* Solo dropped 1 cm onto the ground at the paper's contact (K = 1e5, B = 300, μ = 1) and
  * δt = 2 ms (the paper's solo_trot step), its joints held by a soft PD: it comes to rest on
  * its four feet within a few µm of where a fine explicit Euler (δt = 50 µs) comes to rest
@@ -202,7 +190,7 @@ static void test_solo_standing(void)
         for (int i = 0; i < n; i++) {
             tm_solo_hold(m, s, 5, 0.1);
             mbs_stepper_step(st, dts[r], NULL);
-            cone &= cone_ok(s);
+            cone &= tm_forces_in_cones(s, 1e-12);
             for (int k = 0; k < s->nv; k++) finite &= isfinite(s->v[k]);
         }
         CHECK(cone, "%s: a force left its friction cone", names[r]);
@@ -289,7 +277,7 @@ static void test_sliding_box(void)
         int cone = 1, n = (int)lround(0.5 / dt);
         for (int i = 2; i <= n; i++) {
             mbs_stepper_step(st, dt, NULL);
-            cone &= cone_ok(s);
+            cone &= tm_forces_in_cones(s, 1e-12);
             double e1 = total_energy(s);
             gain = fmax(gain, e1 - e);
             e = e1;
@@ -320,19 +308,11 @@ static double incline_acceleration(double theta, double mu, double dt, const cha
     mbs_error err;
     mbs_option opt = {"split", split};
     mbs_stepper *st = mbs_stepper_new("expo", s, &opt, 1, &err);
-    double down[3] = {0, -cos(theta), -sin(theta)}, w[3], v1 = 0, t1 = 0.3, t2 = 0.6;
-    int n = (int)lround(t2 / dt);
-    *cone = 1;
-    for (int i = 1; i <= n; i++) {
-        mbs_stepper_step(st, dt, NULL);
-        *cone &= cone_ok(s);
-        if (i == (int)lround(t1 / dt)) { tm_base_world_velocity(s, w); v1 = w[0] * down[0] + w[1] * down[1] + w[2] * down[2]; }
-    }
-    tm_base_world_velocity(s, w);
+    double a = tm_incline_acceleration(s, st, theta, dt, 1e-12, cone);
     mbs_stepper_free(st);
     mbs_system_free(s);
     mbs_model_free(m);
-    return (w[0] * down[0] + w[1] * down[1] + w[2] * down[2] - v1) / (t2 - t1);
+    return a;
 }
 
 /* On an incline the box sticks when tan θ < μ — at 1 and 5 ms — and slides at

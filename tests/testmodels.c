@@ -175,3 +175,33 @@ void tm_base_world_velocity(mbs_system *s, double w[3])
     mbs_body_placement(s->model, s->data, 0, R, p);
     for (int r = 0; r < 3; r++) w[r] = R[r] * s->v[0] + R[r + 3] * s->v[1] + R[r + 6] * s->v[2];
 }
+
+int tm_forces_in_cones(const mbs_system *s, double tol)
+{
+    for (int i = 0; i < s->ncontacts; i++) {
+        const mbs_contact *c = &s->contacts[i];
+        double ln = c->lambda[0] * c->normal[0] + c->lambda[1] * c->normal[1] + c->lambda[2] * c->normal[2];
+        double t2 = 0;
+        for (int k = 0; k < 3; k++) { double t = c->lambda[k] - ln * c->normal[k]; t2 += t * t; }
+        if (ln < -1e-12 || sqrt(t2) > c->material.mu * ln * (1 + tol) + 1e-12) return 0;
+    }
+    return 1;
+}
+
+double tm_incline_acceleration(mbs_system *s, mbs_stepper *st, double theta, double dt, double tol, int *cone)
+{
+    const double down[3] = {0, -cos(theta), -sin(theta)}, t1 = 0.3, t2 = 0.6;
+    double w[3], v1 = 0;
+    int n = (int)lround(t2 / dt);
+    *cone = 1;
+    for (int k = 1; k <= n; k++) {
+        mbs_stepper_step(st, dt, NULL);
+        *cone &= tm_forces_in_cones(s, tol);
+        if (k == (int)lround(t1 / dt)) {
+            tm_base_world_velocity(s, w);
+            v1 = w[0] * down[0] + w[1] * down[1] + w[2] * down[2];
+        }
+    }
+    tm_base_world_velocity(s, w);
+    return (w[0] * down[0] + w[1] * down[1] + w[2] * down[2] - v1) / (t2 - t1);
+}

@@ -30,6 +30,13 @@ mbs_system *tm_solo_standing(const mbs_model *m, double height, double K, double
 void tm_solo_hold(const mbs_model *m, mbs_system *s, double kp, double kd);
 /* Linear velocity of body 0's origin in world axes (a free-flyer's v is in its own frame). */
 void tm_base_world_velocity(mbs_system *s, double w[3]);
+/* 1 when every contact force of s is in its friction cone, up to a relative tolerance tol (and
+ * an absolute 1e-12 N); the normal force may dip to -1e-12 N. */
+int tm_forces_in_cones(const mbs_system *s, double tol);
+/* A body sliding or resting on a plane tilted by theta about x (its normal (0, -sin, cos)): st
+ * steps s from its state by dt until t = 0.6 s; returns the acceleration of body 0 down the slope
+ * between 0.3 and 0.6 s; *cone = 0 when a force left its cone (tm_forces_in_cones, tol) after a step. */
+double tm_incline_acceleration(mbs_system *s, mbs_stepper *st, double theta, double dt, double tol, int *cone);
 /* Path to a file of the source tree. */
 const char *tm_path(const char *rel);
 

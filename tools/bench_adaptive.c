@@ -476,9 +476,7 @@ int main(int argc, char **argv)
                      "energy of %.3g J while walking. d. the error-controlled trot took %ld sub-steps and refused %ld.\n", foot_z,
                      foot_x, hs > 0 ? hr / (4 * hs) : NAN, abs_e, abs_s, ke_s, walk.substeps, walk.rejected);
     bench_doc_end(&doc, "adaptive-paper");
-    bench_doc_begin(&doc, "adaptive-output");
-    bench_doc_printf(&doc, "@@OUTPUT@@\n");
-    bench_doc_end_plain(&doc, "adaptive-output");
+    bench_doc_output(&doc, "adaptive");
     bench_doc_close(&doc);
     return 0;
 }

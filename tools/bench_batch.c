@@ -361,9 +361,7 @@ int main(int argc, char **argv)
     fputs(keys.text, stdout);
 
     /* the section's tables */
-    bench_doc_begin(&doc, "batch-keys");
-    bench_doc_printf(&doc, "```\n%s```\n", keys.text);
-    bench_doc_end_plain(&doc, "batch-keys");
+    bench_doc_keys(&doc, "batch", keys.text);
 
     bench_doc_begin(&doc, "batch-table");
     bench_doc_printf(&doc, "| N | steps per repetition | mbs 1t | mbs 2t | speed-up (median) | in `mbs_batch_step` | MuJoCo 1t | "
@@ -421,9 +419,7 @@ int main(int argc, char **argv)
     else
         bench_doc_printf(&doc, "- MuJoCo was not installed for this run (libmujoco-dev): no comparison.\n");
     bench_doc_end(&doc, "batch-notes");
-    bench_doc_begin(&doc, "batch-output");
-    bench_doc_printf(&doc, "@@OUTPUT@@\n");
-    bench_doc_end_plain(&doc, "batch-output");
+    bench_doc_output(&doc, "batch");
     bench_doc_close(&doc);
     free(s.dq);
     mbs_model_free(m);

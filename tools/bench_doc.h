@@ -112,6 +112,29 @@ static inline void bench_doc_printf(bench_doc *d, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Block <prefix>-keys: the run's key: value lines, as a code block. */
+static inline void bench_doc_keys(bench_doc *d, const char *prefix, const char *keys)
+{
+    if (!d->f) return;
+    char name[64];
+    snprintf(name, sizeof name, "%s-keys", prefix);
+    bench_doc_begin(d, name);
+    bench_doc_printf(d, "```\n%s```\n", keys);
+    bench_doc_end_plain(d, name);
+}
+
+/* Block <prefix>-output: its place holder, which tools/bench_doc.py replaces with the run's whole
+ * output (the Makefile tees it into <data>/output.txt). */
+static inline void bench_doc_output(bench_doc *d, const char *prefix)
+{
+    if (!d->f) return;
+    char name[64];
+    snprintf(name, sizeof name, "%s-output", prefix);
+    bench_doc_begin(d, name);
+    bench_doc_printf(d, "@@OUTPUT@@\n");
+    bench_doc_end_plain(d, name);
+}
+
 /* The key: value lines of a run, collected as it goes and printed together at its end (and
  * written into its keys block): bench_key(&keys, "name_unit: %g\n", x). */
 typedef struct bench_keys {

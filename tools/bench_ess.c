@@ -633,14 +633,9 @@ int main(int argc, char **argv)
     key("solo_drop_aba_calls: %ld\n", solo_fev);
     printf("\n");
     fputs(keys.text, stdout);
-    /* the key lines and the whole output (tools/bench_doc.py fills the latter from the output the
-     * Makefile tees into <data>/output.txt) */
-    bench_doc_begin(&doc, "ess-keys");
-    bench_doc_printf(&doc, "```\n%s```\n", keys.text);
-    bench_doc_end_plain(&doc, "ess-keys");
-    bench_doc_begin(&doc, "ess-output");
-    bench_doc_printf(&doc, "@@OUTPUT@@\n");
-    bench_doc_end_plain(&doc, "ess-output");
+    /* the key lines and the whole output */
+    bench_doc_keys(&doc, "ess", keys.text);
+    bench_doc_output(&doc, "ess");
     bench_doc_close(&doc);
     return 0;
 }

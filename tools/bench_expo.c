@@ -201,6 +201,35 @@ static void restore(mbs_system *s, const traj *tr, long k)
     s->t = (double)k * tr->cdt;
 }
 
+/* A system's state (q, v, contacts), kept to take one step again and again from the same start. */
+typedef struct start_state {
+    double *q, *v;
+    mbs_contact *c;
+} start_state;
+
+static void start_new(start_state *x, const mbs_system *s)
+{
+    x->q = xcalloc((size_t)s->nq, sizeof(double));
+    x->v = xcalloc((size_t)s->nv, sizeof(double));
+    x->c = xcalloc((size_t)(s->ncontacts ? s->ncontacts : 1), sizeof(mbs_contact));
+}
+static void start_keep(start_state *x, const mbs_system *s)
+{
+    memcpy(x->q, s->q, sizeof(double) * (size_t)s->nq);
+    memcpy(x->v, s->v, sizeof(double) * (size_t)s->nv);
+    memcpy(x->c, s->contacts, sizeof(mbs_contact) * (size_t)s->ncontacts);
+}
+static void start_put(const start_state *x, mbs_system *s)
+{
+    memcpy(s->q, x->q, sizeof(double) * (size_t)s->nq);
+    memcpy(s->v, x->v, sizeof(double) * (size_t)s->nv);
+    memcpy(s->contacts, x->c, sizeof(mbs_contact) * (size_t)s->ncontacts);
+}
+static void start_free(start_state *x)
+{
+    free(x->q); free(x->v); free(x->c);
+}
+
 typedef struct rec_ctx {
     traj *tr;
     const mbs_system *sys;
@@ -2032,22 +2061,17 @@ static double step_min_mean(const char *scen, const ovl *o, const char *stepper,
     rig r;
     rig_new(&r, scen, &o2, stepper);
     mbs_system *s = r.sys;
-    int nq = s->nq, nv = s->nv, nc = s->ncontacts;
-    double *q0 = xcalloc((size_t)nq, sizeof(double)), *v0 = xcalloc((size_t)nv, sizeof(double));
-    mbs_contact *c0 = xcalloc((size_t)(nc ? nc : 1), sizeof(mbs_contact));
+    start_state x0;
+    start_new(&x0, s);
     long nsub = lround(tr.cdt / dt), n = 0;
     double clk = clock_overhead(), sum = 0;
     for (long k = 0; k < tr.n; k++) {
         restore(s, &tr, k);
         for (long i = 0; i < nsub; i++) {
-            memcpy(q0, s->q, sizeof(double) * (size_t)nq);
-            memcpy(v0, s->v, sizeof(double) * (size_t)nv);
-            memcpy(c0, s->contacts, sizeof(mbs_contact) * (size_t)nc);
+            start_keep(&x0, s);
             double best = INFINITY;
             for (int rep = 0; rep < reps; rep++) {
-                memcpy(s->q, q0, sizeof(double) * (size_t)nq);
-                memcpy(s->v, v0, sizeof(double) * (size_t)nv);
-                memcpy(s->contacts, c0, sizeof(mbs_contact) * (size_t)nc);
+                start_put(&x0, s);
                 double ta = tool_now();
                 mbs_stepper_step(r.st, dt, NULL);
                 best = fmin(best, tool_now() - ta - clk);
@@ -2056,7 +2080,7 @@ static double step_min_mean(const char *scen, const ovl *o, const char *stepper,
             n++;
         }
     }
-    free(q0); free(v0); free(c0);
+    start_free(&x0);
     rig_free(&r);
     traj_free(&tr);
     return n ? sum / (double)n * 1e6 : NAN;
@@ -2155,8 +2179,9 @@ static void part_k(const char *data, int quick)
     rig_new(&r, "solo_squat", &o, "implicit_euler");
     mbs_system *s = r.sys;
     const mbs_model *m = s->model;
-    int nq = s->nq, nv = s->nv, n2 = 2 * nv, nc = s->ncontacts;
-    double *q0 = xcalloc((size_t)nq, sizeof(double)), *v0 = xcalloc((size_t)nv, sizeof(double));
+    int nq = s->nq, nv = s->nv, n2 = 2 * nv;
+    start_state x0;
+    start_new(&x0, s);
     double *q1 = xcalloc((size_t)nq, sizeof(double)), *v1 = xcalloc((size_t)nv, sizeof(double));
     double *a1 = xcalloc((size_t)nv, sizeof(double)), *res = xcalloc((size_t)n2, sizeof(double));
     double *N = xcalloc((size_t)n2 * n2, sizeof(double)), *A = xcalloc((size_t)n2 * n2, sizeof(double));
@@ -2165,24 +2190,19 @@ static void part_k(const char *data, int quick)
     double *work = xcalloc(mbsi_contact_derivatives_work_size(nv) + 1, sizeof(double));
     int *iwork = xcalloc((size_t)nv + 1, sizeof(int));
     lapack_int *ipiv = xcalloc((size_t)n2 + 1, sizeof(lapack_int));
-    mbs_contact *c0 = xcalloc((size_t)(nc ? nc : 1), sizeof(mbs_contact));
     long nsub = lround(cdt / dt), nst = 0;
     int kreps = quick ? 2 : 5;
     double clk = clock_overhead(), sum_step = 0, sum_it = 0, sum_op[IE_NOP] = {0};
     for (long k = 0; k < tr.n; k++) {
         restore(s, &tr, k);
         for (long i = 0; i < nsub; i++) {
-            memcpy(q0, s->q, sizeof(double) * (size_t)nq);
-            memcpy(v0, s->v, sizeof(double) * (size_t)nv);
-            memcpy(c0, s->contacts, sizeof(mbs_contact) * (size_t)nc);
+            start_keep(&x0, s);
             double best[IE_NOP + 1];
             for (int j = 0; j <= IE_NOP; j++) best[j] = INFINITY;
             int iters = 0;
-#define IE_RESET() (memcpy(s->q, q0, sizeof(double) * (size_t)nq), memcpy(s->v, v0, sizeof(double) * (size_t)nv), \
-                    memcpy(s->contacts, c0, sizeof(mbs_contact) * (size_t)nc))
             for (int rep = 0; rep < kreps; rep++) {
                 double t[IE_NOP + 1], ta;
-                IE_RESET();
+                start_put(&x0, s);
                 mbs_step_stats st;
                 memset(&st, 0, sizeof st);
                 ta = tool_now();
@@ -2192,16 +2212,16 @@ static void part_k(const char *data, int quick)
                 memcpy(q1, s->q, sizeof(double) * (size_t)nq);
                 memcpy(v1, s->v, sizeof(double) * (size_t)nv);
                 /* one residual, and one residual with the Newton matrix, at x1 from the step's start */
-                IE_RESET();
+                start_put(&x0, s);
                 ta = tool_now();
                 mbsi_implicit_euler_residual(r.st, dt, 1, q1, v1, res, NULL, NULL);
                 t[IE_RES] = tool_now() - ta;
-                IE_RESET();
+                start_put(&x0, s);
                 ta = tool_now();
                 mbsi_implicit_euler_residual(r.st, dt, 1, q1, v1, res, N, Mm);
                 t[IE_MAT] = tool_now() - ta;   /* the residual and the matrix: the residual taken off below */
                 /* its pieces: the RNEA derivatives at q̈(x1), the contact model's */
-                IE_RESET();
+                start_put(&x0, s);
                 mbs_system_dynamics(s, q1, v1, 0, a1);
                 ta = tool_now();
                 mbs_rnea_derivatives(m, s->data, q1, v1, a1, Gq, Gv, Mm);
@@ -2232,9 +2252,8 @@ static void part_k(const char *data, int quick)
             }
             best[IE_MAT] -= best[IE_RES];   /* each a minimum over the repetitions, then the difference */
             /* on from the step's solution */
-            IE_RESET();
+            start_put(&x0, s);
             mbs_stepper_step(r.st, dt, NULL);
-#undef IE_RESET
             sum_step += best[IE_NOP];
             sum_it += iters;
             for (int j = 0; j < IE_NOP; j++) sum_op[j] += iters * best[j];
@@ -2254,8 +2273,9 @@ static void part_k(const char *data, int quick)
            unit[IE_LU], unit[IE_RES], 100 * mat / T, 100 * (op[IE_RNEAD] + op[IE_CONTD]) / T, 100 * op[IE_RNEAD] / T,
            100 * op[IE_CONTD] / T, 100 * lie / T, 100 * op[IE_LU] / T, 100 * rest / T, rest / unit[IE_RES], unit[IE_ABAD],
            unit[IE_ABA]);
-    free(q0); free(v0); free(q1); free(v1); free(a1); free(res); free(N); free(A); free(Mm); free(Gq); free(Gv); free(rhs);
-    free(work); free(iwork); free(ipiv); free(c0);
+    start_free(&x0);
+    free(q1); free(v1); free(a1); free(res); free(N); free(A); free(Mm); free(Gq); free(Gv); free(rhs);
+    free(work); free(iwork); free(ipiv);
     rig_free(&r);
     traj_free(&tr);
 
@@ -2349,14 +2369,9 @@ int main(int argc, char **argv)
         if (strchr(only, PARTS[p])) { printf("%s%c %.0f s", first ? "" : ", ", PARTS[p], tp[p]); first = 0; }
     printf(")\n\n");
     fputs(keys.text, stdout);
-    /* the key lines and the whole output (tools/bench_doc.py fills the latter from the output the
-     * Makefile tees into <data>/output.txt) */
-    bench_doc_begin(&doc, "expo-keys");
-    bench_doc_printf(&doc, "```\n%s```\n", keys.text);
-    bench_doc_end_plain(&doc, "expo-keys");
-    bench_doc_begin(&doc, "expo-output");
-    bench_doc_printf(&doc, "@@OUTPUT@@\n");
-    bench_doc_end_plain(&doc, "expo-output");
+    /* the key lines and the whole output */
+    bench_doc_keys(&doc, "expo", keys.text);
+    bench_doc_output(&doc, "expo");
     bench_doc_close(&doc);
     return 0;
 }

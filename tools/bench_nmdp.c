@@ -376,9 +376,7 @@ int main(int argc, char **argv)
         bench_doc_printf(&doc, "- deepest penetration on the walk, first-order nmdp over the step sizes: %.1f mm; zeroth order at "
                          "50 ms: %.1f mm.\n", 1e3 * pen_walk1, 1e3 * fig_pen[1][2]);
         bench_doc_end(&doc, "nmdp-paper");
-        bench_doc_begin(&doc, "nmdp-output");
-        bench_doc_printf(&doc, "@@OUTPUT@@\n");
-        bench_doc_end_plain(&doc, "nmdp-output");
+        bench_doc_output(&doc, "nmdp");
     }
     bench_doc_close(&doc);
     for (int sp = 0; sp < 4; sp++)

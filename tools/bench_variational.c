@@ -146,26 +146,32 @@ static int finite_state(const double *q, int n)
     return 1;
 }
 
-/* nsteps steps of the integrator from (q0, v0), as the stepper does them (begin, solve, shift),
- * up to the first step whose solve fails or leaves q not finite: the chain has whipped beyond what a
- * 1 ms step resolves (at 80 and 100 links some of fig. 3's states do, after a few hundred steps, with
+/* One step of a variational integrator into qc, from qb with the velocity v0 (first) or from
+ * (qa, qb): MBS_OK or the solver's error, with its iterations, convergence and final residual. */
+typedef int (*vi_step)(void *ctx, int first, double dt, const double *qa, const double *qb, const double *v0,
+                       double *qc, int *iterations, int *converged, double *residual);
+
+/* nsteps steps of an integrator from (q0, v0) (begin, solve, shift, as the stepper does them), up to
+ * the first step whose solve fails or leaves q not finite: the chain has whipped beyond what a 1 ms
+ * step resolves (at 80 and 100 links some of fig. 3's states do, after a few hundred steps, with
  * every solver and both residuals), and the steps after it would time NaN arithmetic. Returns the
- * wall time, adds the steps done to *done and their iterations to *iters. */
-static double run_steps(const mbs_model *m, mbs_data *d, mbs_vi *w, const mbs_vi_options *opt, double dt,
-                        const double *q0, const double *v0, int nsteps, long *iters, int *nonconverged, long *done)
+ * wall time; adds the steps done to *done, their iterations to *iters, the ones that did not
+ * converge to *nonconverged and, unless at_floor is NULL, the ones that ended at the residual's
+ * rounding floor above tol to *at_floor. */
+static double run_chain(vi_step step, void *ctx, int nq, double tol, double dt, const double *q0, const double *v0,
+                        int nsteps, long *iters, int *nonconverged, long *done, long *at_floor)
 {
-    int nq = mbs_model_nq(m);
     double *qa = malloc(sizeof(double) * (size_t)nq), *qb = malloc(sizeof(double) * (size_t)nq);
     double *qc = malloc(sizeof(double) * (size_t)nq);
     double t0 = tool_now();
     memcpy(qb, q0, sizeof(double) * (size_t)nq);
     for (int k = 0; k < nsteps; k++) {
-        mbs_vi_result res;
-        if (k == 0) mbs_vi_begin_velocity(m, w, dt, qb, v0, NULL, NULL);
-        else mbs_vi_begin(m, w, dt, dt, qa, qb, NULL, NULL);
-        if (mbs_vi_solve(m, d, w, opt, qc, &res) != MBS_OK || !finite_state(qc, nq)) break;
-        *iters += res.iterations;
-        *nonconverged += !res.converged;
+        int it = 0, conv = 0;
+        double residual = 0;
+        if (step(ctx, k == 0, dt, qa, qb, v0, qc, &it, &conv, &residual) != MBS_OK || !finite_state(qc, nq)) break;
+        *iters += it;
+        *nonconverged += !conv;
+        if (at_floor) *at_floor += conv && residual > tol;
         ++*done;
         double *tmp = qa;
         qa = qb; qb = qc; qc = tmp;
@@ -173,6 +179,30 @@ static double run_steps(const mbs_model *m, mbs_data *d, mbs_vi *w, const mbs_vi
     double t = tool_now() - t0;
     free(qa); free(qb); free(qc);
     return t;
+}
+
+/* the engine's step: DRNEA (Algorithm 2) with the solver of opt */
+typedef struct engine_ctx { const mbs_model *m; mbs_data *d; mbs_vi *w; const mbs_vi_options *opt; } engine_ctx;
+static int engine_step(void *ctx, int first, double dt, const double *qa, const double *qb, const double *v0,
+                       double *qc, int *iterations, int *converged, double *residual)
+{
+    engine_ctx *c = ctx;
+    mbs_vi_result res = {0};
+    if (first) mbs_vi_begin_velocity(c->m, c->w, dt, qb, v0, NULL, NULL);
+    else mbs_vi_begin(c->m, c->w, dt, dt, qa, qb, NULL, NULL);
+    int rc = mbs_vi_solve(c->m, c->d, c->w, c->opt, qc, &res);
+    *iterations = res.iterations;
+    *converged = res.converged;
+    *residual = res.residual;
+    return rc;
+}
+
+/* nsteps steps of the engine's integrator (run_chain) */
+static double run_steps(const mbs_model *m, mbs_data *d, mbs_vi *w, const mbs_vi_options *opt, double dt,
+                        const double *q0, const double *v0, int nsteps, long *iters, int *nonconverged, long *done)
+{
+    engine_ctx c = {m, d, w, opt};
+    return run_chain(engine_step, &c, mbs_model_nq(m), opt->tol, dt, q0, v0, nsteps, iters, nonconverged, done, NULL);
 }
 
 /* A solver's time per step (µs) and iterations per step over the states no solver diverged on
@@ -237,31 +267,50 @@ static double time_jacobian(const mbs_model *m, mbs_data *d, mbs_vi *w, const do
 
 /* ---------------------------------------------------------------- fig. 3 against SVI */
 
-/* nsteps SVI steps from (q0, v0), begun, shifted and stopped at divergence as run_steps does the
- * engine's; returns the wall time, adds the steps done, their iterations and the steps that ended at
- * the residual's rounding floor above tol. */
+/* the SVI baseline's step (tools/svi.c) */
+typedef struct svi_ctx { svi *sv; mbs_data *d; const svi_options *opt; } svi_ctx;
+static int svi_step(void *ctx, int first, double dt, const double *qa, const double *qb, const double *v0, double *qc,
+                    int *iterations, int *converged, double *residual)
+{
+    svi_ctx *c = ctx;
+    svi_result res = {0};
+    if (first) svi_begin_velocity(c->sv, dt, qb, v0);
+    else svi_begin(c->sv, dt, qa, qb);
+    int rc = svi_solve(c->sv, c->d, c->opt, qc, &res);
+    *iterations = res.iterations;
+    *converged = res.converged;
+    *residual = res.residual;
+    return rc;
+}
+
+/* nsteps SVI steps (run_chain), the steps that ended at the residual's rounding floor above tol
+ * added to *at_floor */
 static double run_svi(svi *sv, mbs_data *d, const svi_options *opt, double dt, const double *q0, const double *v0,
                       int n, int nsteps, long *iters, int *nonconverged, long *done, long *at_floor)
 {
-    double *qa = malloc(sizeof(double) * (size_t)n), *qb = malloc(sizeof(double) * (size_t)n);
-    double *qc = malloc(sizeof(double) * (size_t)n);
-    double t0 = tool_now();
-    memcpy(qb, q0, sizeof(double) * (size_t)n);
-    for (int k = 0; k < nsteps; k++) {
-        svi_result res;
-        if (k == 0) svi_begin_velocity(sv, dt, qb, v0);
-        else svi_begin(sv, dt, qa, qb);
-        if (svi_solve(sv, d, opt, qc, &res) != MBS_OK || !finite_state(qc, n)) break;
-        *nonconverged += !res.converged;
-        *at_floor += res.converged && res.residual > opt->tol;
-        *iters += res.iterations;
-        ++*done;
-        double *tmp = qa;
-        qa = qb; qb = qc; qc = tmp;
+    svi_ctx c = {sv, d, opt};
+    return run_chain(svi_step, &c, n, opt->tol, dt, q0, v0, nsteps, iters, nonconverged, done, at_floor);
+}
+
+/* Case c of the comparison with SVI — 0 DRNEA+RIQN, 1 DRNEA+Newton, 2 SVI+RIQN, 3 SVI+Newton —, each
+ * to tol 1e-9 n with at most 20 iterations: nsteps steps at 1 ms from (q0, v0) (run_chain). */
+static double run_svi_case(int c, const mbs_model *m, mbs_data *d, mbs_vi *w, svi *sv, int n, const double *q0,
+                           const double *v0, int nsteps, long *iters, int *nonconverged, long *done, long *at_floor)
+{
+    if (c < 2) {
+        mbs_vi_options opt;
+        mbs_vi_default_options(&opt);
+        opt.solver = c ? MBS_VI_NEWTON : MBS_VI_RIQN;
+        opt.tol = 1e-9 * n;
+        opt.max_iter = 20;
+        return run_steps(m, d, w, &opt, 1e-3, q0, v0, nsteps, iters, nonconverged, done);
     }
-    double t = tool_now() - t0;
-    free(qa); free(qb); free(qc);
-    return t;
+    svi_options opt;
+    svi_default_options(&opt);
+    opt.solver = c == 3 ? SVI_NEWTON : SVI_RIQN;
+    opt.tol = 1e-9 * n;
+    opt.max_iter = 20;
+    return run_svi(sv, d, &opt, 1e-3, q0, v0, n, nsteps, iters, nonconverged, done, at_floor);
 }
 
 /* One residual and one exact Jacobian (with its residual) of each formulation at the root of a first
@@ -475,17 +524,7 @@ int main(int argc, char **argv)
         for (int c = 0; c < NSVIS; c++) {
             long it = 0, dn = 0, fl = 0;
             int nc = 0;
-            if (c < 2) {
-                mbs_vi_options opt;
-                mbs_vi_default_options(&opt);
-                opt.solver = c ? MBS_VI_NEWTON : MBS_VI_RIQN;
-                run_steps(m, d, w, &opt, 1e-3, q0, v0, 20, &it, &nc, &dn);
-            } else {
-                svi_options opt;
-                svi_default_options(&opt);
-                opt.solver = c == 3 ? SVI_NEWTON : SVI_RIQN;
-                run_svi(sv, d, &opt, 1e-3, q0, v0, n, 20, &it, &nc, &dn, &fl);
-            }
+            run_svi_case(c, m, d, w, sv, n, q0, v0, 20, &it, &nc, &dn, &fl);
         }
         const int reps = quick || n > 50 ? 1 : n > 20 ? 3 : 5;
         double t[NSVIS][5], ts[NSVIS][NSEED];
@@ -497,21 +536,7 @@ int main(int argc, char **argv)
                     if (rep > 0 && bad[k]) continue;   /* as in fig. 3: a diverging state is left out */
                     long it = 0, dn = 0, fl = 0;
                     int nc = 0;
-                    if (c < 2) {
-                        mbs_vi_options opt;
-                        mbs_vi_default_options(&opt);
-                        opt.solver = c ? MBS_VI_NEWTON : MBS_VI_RIQN;
-                        opt.tol = 1e-9 * n;
-                        opt.max_iter = 20;
-                        ts[c][k] = run_steps(m, d, w, &opt, 1e-3, q0 + n * k, v0 + n * k, nsteps, &it, &nc, &dn);
-                    } else {
-                        svi_options opt;
-                        svi_default_options(&opt);
-                        opt.solver = c == 3 ? SVI_NEWTON : SVI_RIQN;
-                        opt.tol = 1e-9 * n;
-                        opt.max_iter = 20;
-                        ts[c][k] = run_svi(sv, d, &opt, 1e-3, q0 + n * k, v0 + n * k, n, nsteps, &it, &nc, &dn, &fl);
-                    }
+                    ts[c][k] = run_svi_case(c, m, d, w, sv, n, q0 + n * k, v0 + n * k, nsteps, &it, &nc, &dn, &fl);
                     if (rep > 0) continue;
                     its[c][k] = it; dns[c][k] = dn; fls[c][k] = fl; ncs[c][k] = nc;
                     if (dn < nsteps) {
@@ -780,12 +805,8 @@ int main(int argc, char **argv)
     printf("# total %.0f s\n\n%s", tool_now() - t_start, keys);
 
     /* the tables of docs/benchmarks.md */
-    bench_doc_begin(&doc, "variational-keys");
-    bench_doc_printf(&doc, "```\n%s```\n", keys);
-    bench_doc_end_plain(&doc, "variational-keys");
-    bench_doc_begin(&doc, "variational-output");   /* tools/bench_doc.py puts the run's output here */
-    bench_doc_printf(&doc, "@@OUTPUT@@\n");
-    bench_doc_end_plain(&doc, "variational-output");
+    bench_doc_keys(&doc, "variational", keys);
+    bench_doc_output(&doc, "variational");
     if (i10 >= 0 && i100 >= 0) {
         bench_doc_begin(&doc, "variational-fig3");
         bench_doc_printf(&doc, "| | ours, %d steps (fig. 3 below) | ours, %d steps (one state) | paper |\n|---|---|---|---|\n", nsteps, nlong);
