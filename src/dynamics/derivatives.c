@@ -193,8 +193,9 @@ static inline void backward_pass(const mbs_model *m, mbs_data *d, const dtau_out
             for (int t = 0; t < nanc; t++) {
                 int col = anc[t];
                 size_t e = row * rs + col * cs;
-                if (o->dq) o->dq[e] = sg * (sdot(r1, d->dAdq + 6 * col) + sdot(r2, d->dVdq + 6 * col));
-                if (o->dv) o->dv[e] = sg * (sdot(r1, d->dAdv + 6 * col) + sdot(r2, d->J + 6 * col));
+                /* Bcᵀ S_j has no linear part (variation_tmul) */
+                if (o->dq) o->dq[e] = sg * (sdot(r1, d->dAdq + 6 * col) + v3_dot(r2 + 3, d->dVdq + 6 * col + 3));
+                if (o->dv) o->dv[e] = sg * (sdot(r1, d->dAdv + 6 * col) + v3_dot(r2 + 3, d->J + 6 * col + 3));
                 if (o->da) o->da[e] = sg * sdot(r1, d->J + 6 * col);
             }
         }
