@@ -1156,6 +1156,14 @@ static const char *status_word(const mbs_sim_summary *s)
     return s->diverged ? "diverged" : s->left_box ? "left_box" : "stable";
 }
 
+/* A run's touch-downs as parts h and l print them: "points (feet)", and how it ended if not stable */
+static void touchdown_cell(const mbs_sim_summary *s, char *buf, size_t n)
+{
+    if (s->diverged || s->left_box)
+        snprintf(buf, n, "%ld (%ld), %s at %.3g s", s->touchdowns, s->foot_touchdowns, status_word(s), s->diverged_t);
+    else snprintf(buf, n, "%ld (%ld)", s->touchdowns, s->foot_touchdowns);
+}
+
 /* "18/19/19/18" and the largest count */
 static long td_list(const td_count *td, char *buf, size_t n)
 {
@@ -1539,13 +1547,7 @@ static void part_h(int quick)
             run_case(SCEN[c], &o, 1, &run0);
             char st[3][64];
             const case_res *R[3] = {&ref, &run, &run0};
-            for (int k = 0; k < 3; k++) {
-                const mbs_sim_summary *s = &R[k]->sum;
-                if (s->diverged || s->left_box)
-                    snprintf(st[k], sizeof st[k], "%ld (%ld), %s at %.3g s", s->touchdowns, s->foot_touchdowns,
-                             status_word(s), s->diverged_t);
-                else snprintf(st[k], sizeof st[k], "%ld (%ld)", s->touchdowns, s->foot_touchdowns);
-            }
+            for (int k = 0; k < 3; k++) touchdown_cell(&R[k]->sum, st[k], sizeof st[k]);
             int sane = !run.sum.diverged && !run.sum.left_box, sane0 = !run0.sum.diverged && !run0.sum.left_box;
             int ok = sane && run.sum.touchdowns == ref.sum.touchdowns;
             int ok0 = sane0 && run0.sum.touchdowns == ref.sum.touchdowns;
@@ -1607,13 +1609,10 @@ static void part_l(int quick)
                 if (quick) ov_add(&o, "run.duration=3");
                 run_case("romeo_walk", &o, 1, &r[m]);
             }
-            char st[2][48], tl[2][16];
-            for (int m = 0; m < 2; m++) {
-                if (m == 1 && !with_ie) { snprintf(st[m], sizeof st[m], "-"); snprintf(tl[m], sizeof tl[m], "-"); continue; }
-                const mbs_sim_summary *sm = &r[m].sum;
-                if (sm->diverged || sm->left_box) snprintf(st[m], sizeof st[m], "%s at %.3g s", status_word(sm), sm->diverged_t);
-                else snprintf(st[m], sizeof st[m], "%ld (%ld)", sm->touchdowns, sm->foot_touchdowns);
-                snprintf(tl[m], sizeof tl[m], "%.2f", sm->max_tilt_deg);
+            char st[2][64] = {"-", "-"}, tl[2][16] = {"-", "-"};
+            for (int m = 0; m < 1 + with_ie; m++) {
+                touchdown_cell(&r[m].sum, st[m], sizeof st[m]);
+                snprintf(tl[m], sizeof tl[m], "%.2f", r[m].sum.max_tilt_deg);
             }
             printf("#   %-24s %8.2f %14s %9s %14s %9s\n", V[v] ? V[v] : "as shipped", DT[k] * 1e3, st[0], tl[0], st[1], tl[1]);
             bench_doc_printf(&doc, "| `%s` | %g | %s | %s | %s | %s |\n", V[v] ? V[v] : "as shipped", DT[k] * 1e3, st[0],
@@ -2376,7 +2375,9 @@ int main(int argc, char **argv)
 {
     tool_single_thread_blas(argv);
     tool_args args;
-    int status = tool_parse_args(argc, argv, "bench_expo", MBS_SOURCE_DIR, "abcdefghijkl", &args);
+    static const char PARTS[] = "abcdefghijkl";
+    enum { NPARTS = sizeof PARTS - 1 };
+    int status = tool_parse_args(argc, argv, "bench_expo", MBS_SOURCE_DIR, PARTS, &args);
     if (status) return status;
     int quick = args.quick;
     const char *only = args.only, *data = args.data, *images = args.images;
@@ -2387,9 +2388,7 @@ int main(int argc, char **argv)
            "(parts a, b, f; c, d on solo_trot; i, k on solo_squat; j on solo_trot and romeo_walk; e, g, h, l beyond the paper)%s\n",
            quick ? " (--quick: short horizons, fewer repetitions)" : "");
     printf("# run %s; %s; parts %s\n", doc.stamp, doc.machine, only);
-    enum { NPARTS = 12 };
     double tp[NPARTS] = {0};
-    static const char PARTS[] = "abcdefghijkl";
     for (int p = 0; p < NPARTS; p++) {
         if (!strchr(only, PARTS[p])) continue;
         double tpart = tool_now();
