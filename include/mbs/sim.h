@@ -118,9 +118,11 @@ typedef struct mbs_sim_summary {
     double base_z_min, base_z_max;    /* over the run, sampled every step (m) */
     double max_tilt_deg;              /* largest angle between the base z axis and the vertical (degrees) */
     double airborne_s;                /* time with no active contact (s) */
-    long touchdowns;                  /* contact points going from free to touching after a step (a point
-                                         touching in the initial state is none) */
-    long foot_touchdowns;             /* feet going from no point touching to one touching after a step, a
+    long touchdowns;                  /* contact points going from free to touching after a step, or between
+                                         the sub-steps of a scheme that splits its steps at contact events
+                                         (expo); a point touching in the initial state is none */
+    long foot_touchdowns;             /* feet going from no point touching to one touching, counted as
+                                         touchdowns, a
                                          foot being the contact points on one frame (Romeo's four sole corners;
                                          one point per foot: equal to touchdowns) */
     double energy_initial, energy_final;   /* kinetic + gravity's potential energy at the start and the

@@ -27,6 +27,7 @@ struct mbs_sim {
     int *touching;     /* ncontacts: each contact's active flag after the last step, for touchdowns */
     int *foot;         /* ncontacts: the first contact on the same frame (a foot's points share one) */
     mbs_data *energy;  /* the summary's energies, apart from the stepper's data */
+    mbs_sim_summary *counting;   /* during mbs_sim_run: the summary the substep callback counts into */
     int nsub;          /* steps per controller period */
     int ran;
 };
@@ -484,12 +485,10 @@ static int csv_close(csv_out *c, int keep, mbs_error *err)
     return MBS_OK;
 }
 
-/* The summary's figures of the state a step left: contacts, touchdowns, airborne time, base height
- * and tilt. */
-static void summary_step(mbs_sim *sim, double dt, mbs_sim_summary *out)
+/* Touch-downs of points and feet since the flags were last recorded, into out; the flags recorded. */
+static void count_touchdowns(mbs_sim *sim, mbs_sim_summary *out)
 {
     const mbs_system *s = sim->sys;
-    int any = 0;
     /* a foot (the points on one frame) touches down when one of its points touches and none did */
     for (int f = 0; f < s->ncontacts; f++) {
         if (sim->foot[f] != f) continue;
@@ -502,11 +501,31 @@ static void summary_step(mbs_sim *sim, double dt, mbs_sim_summary *out)
         out->foot_touchdowns += is && !was;
     }
     for (int c = 0; c < s->ncontacts; c++) {
-        const mbs_contact *ct = &s->contacts[c];
-        int touching = ct->active != 0;
+        int touching = s->contacts[c].active != 0;
         out->touchdowns += touching && !sim->touching[c];
         sim->touching[c] = touching;
-        if (!touching) continue;
+    }
+}
+
+/* The system's substep callback during a run: a scheme that splits its step shows the contacts
+ * between its sub-steps, so that a touch-down that begins and ends inside one step counts. */
+static void substep_touchdowns(void *user, const mbs_system *s)
+{
+    (void)s;
+    mbs_sim *sim = user;
+    if (sim->counting) count_touchdowns(sim, sim->counting);
+}
+
+/* The summary's figures of the state a step left: contacts, touchdowns, airborne time, base height
+ * and tilt. */
+static void summary_step(mbs_sim *sim, double dt, mbs_sim_summary *out)
+{
+    const mbs_system *s = sim->sys;
+    int any = 0;
+    count_touchdowns(sim, out);
+    for (int c = 0; c < s->ncontacts; c++) {
+        const mbs_contact *ct = &s->contacts[c];
+        if (!ct->active) continue;
         any = 1;
         double fn = sqrt(ct->lambda[0] * ct->lambda[0] + ct->lambda[1] * ct->lambda[1] + ct->lambda[2] * ct->lambda[2]);
         if (ct->depth > out->max_penetration) out->max_penetration = ct->depth;
@@ -704,6 +723,9 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
 
     double t_step = 0, t0 = now(), t = 0;
     int interrupted = 0;
+    sim->counting = out;
+    s->substep = substep_touchdowns;
+    s->substep_user = sim;
     for (long k = k0; k < nperiods && !out->diverged && !out->left_box; k++) {
         t = (double)k * cdt;
         r.k = k;
@@ -730,6 +752,8 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
     }
     out->wall_time_s = now() - t0;
     out->sim_time = s->t;
+    s->substep = NULL;
+    sim->counting = NULL;
     mbsi_state_free(&saved);
     if (rc != MBS_OK) {
         /* a checkpoint could not be written: the rows so far are kept */
