@@ -1966,7 +1966,7 @@ static void part_i(const char *data, int quick)
 typedef struct touchdown {
     int point;
     long step;      /* index of the step that found it touching */
-    double t;       /* that step's end (s) */
+    double t;       /* the (sub-)step's start at which it was found touching (s) */
     double vn;      /* the point's velocity along the normal when the step put it on its spring (m/s) */
     double f0;      /* the spring-damper force then, −k_n nᵀΔp − b_n nᵀΔṗ (N) */
     double f1;      /* the step's force as the stepper reports it (its average over the step) (N) */
@@ -1990,6 +1990,42 @@ typedef struct force_trace {
     char name[MAXPTS][MBS_NAME_LEN];
 } force_trace;
 
+/* The system's substep callback during force_trace_run: at the start of every step and of every
+ * sub-step of a split one, a point found touching that was free is a touch-down, recorded with its
+ * state there (the state a step leaves is that at the start of its last sub-step, which after a
+ * landing taken in sub-steps is no longer the touch-down). */
+typedef struct trace_ctx {
+    force_trace *ft;
+    int was[MAXPTS];
+    int first, nnew;   /* the first touch-down of the step under way, how many it has */
+} trace_ctx;
+
+static void trace_substep(void *user, const mbs_system *s)
+{
+    trace_ctx *x = user;
+    force_trace *ft = x->ft;
+    for (int p = 0; p < ft->nc; p++) {
+        const mbs_contact *c = &s->contacts[p];
+        int on = c->active != 0, was = x->was[p];
+        x->was[p] = on;
+        if (was || !on || ft->ntd >= MAXTD) continue;
+        touchdown *td = &ft->td[ft->ntd++];
+        double dpn = 0, dvn = 0, vn = 0;
+        for (int j = 0; j < 3; j++) {
+            dpn += (c->p[j] - c->p0[j]) * c->normal[j];
+            dvn += (c->dp[j] - c->dp0[j]) * c->normal[j];
+            vn += c->dp[j] * c->normal[j];
+        }
+        td->point = p;
+        td->step = ft->n;
+        td->t = s->t;
+        td->vn = vn;
+        td->b = c->material.b_normal;
+        td->f0 = -c->material.k_normal * dpn - c->material.b_normal * dvn;
+        x->nnew++;
+    }
+}
+
 static void force_trace_run(const char *scen, double dt, force_trace *ft)
 {
     memset(ft, 0, sizeof *ft);
@@ -2010,38 +2046,27 @@ static void force_trace_run(const char *scen, double dt, force_trace *ft)
     ft->t = xcalloc((size_t)(tr.n * nsub + 1), sizeof(double));
     ft->f = xcalloc((size_t)(tr.n * nsub + 1) * (size_t)nc, sizeof(double));
     for (int i = 0; i < nc; i++) snprintf(ft->name[i], sizeof ft->name[i], "%s", s->contacts[i].name);
-    int was[MAXPTS];
+    trace_ctx x = {ft, {0}, 0, 0};
+    s->substep = trace_substep;
+    s->substep_user = &x;
     for (long k = 0; k < tr.n; k++) {
         restore(s, &tr, k);
         for (long i = 0; i < nsub; i++) {
-            for (int p = 0; p < nc; p++) was[p] = s->contacts[p].active;
+            /* the flags as the last step left them (a restored period may start from other ones) */
+            for (int p = 0; p < nc; p++) x.was[p] = s->contacts[p].active;
+            x.first = ft->ntd;
+            x.nnew = 0;
             if (mbs_stepper_step(r.st, dt, NULL) != MBS_OK) { fprintf(stderr, "bench_expo: %s: step failed\n", scen); exit(1); }
             s->t = (double)k * cdt + (double)(i + 1) * dt;
             ft->t[ft->n] = s->t;
-            for (int p = 0; p < nc; p++) {
-                const mbs_contact *c = &s->contacts[p];
-                ft->f[(size_t)nc * ft->n + p] = contact_fn(c);
-                if (was[p] || !c->active || ft->ntd >= MAXTD) continue;
-                touchdown *td = &ft->td[ft->ntd++];
-                double dpn = 0, dvn = 0, vn = 0;
-                for (int j = 0; j < 3; j++) {
-                    dpn += (c->p[j] - c->p0[j]) * c->normal[j];
-                    dvn += (c->dp[j] - c->dp0[j]) * c->normal[j];
-                    vn += c->dp[j] * c->normal[j];
-                }
-                td->point = p;
-                td->step = ft->n;
-                td->t = s->t;
-                td->vn = vn;
-                td->b = c->material.b_normal;
-                td->f0 = -c->material.k_normal * dpn - c->material.b_normal * dvn;
-                td->f1 = ft->f[(size_t)nc * ft->n + p];
-            }
+            for (int p = 0; p < nc; p++) ft->f[(size_t)nc * ft->n + p] = contact_fn(&s->contacts[p]);
+            for (int j = x.first; j < x.first + x.nnew; j++) ft->td[j].f1 = ft->f[(size_t)nc * ft->n + ft->td[j].point];
             ft->n++;
         }
         for (int j = 0; j < s->nq; j++) ft->replay_dev = fmax(ft->replay_dev, fabs(s->q[j] - tr.q[(size_t)tr.nq * (k + 1) + j]));
         for (int j = 0; j < s->nv; j++) ft->replay_dev = fmax(ft->replay_dev, fabs(s->v[j] - tr.v[(size_t)tr.nv * (k + 1) + j]));
     }
+    s->substep = NULL;
     for (int k = 0; k < ft->ntd; k++) {
         touchdown *td = &ft->td[k];
         td->fpk = 0;
