@@ -589,8 +589,9 @@ static int exponential_step(mbs_stepper *st, int na, double h, int *exponentials
  * 10 ms step linearised once at the touch-down carried Solo's feet in solo_jump 0.12 mm out of the
  * ground where the 0.1 ms reference holds them in it, so that they landed a second time (the
  * summary counts that: it sees the contacts between sub-steps); 2 sub-steps did not remove that
- * bounce, 3 did. At most SPLITS touch-downs per step are split. The check (one forward kinematics at the sub-step's end) runs only
- * in steps where a free point is near the surface. Where the point reached the surface: the gap's
+ * bounce, 3 did. At most SPLITS touch-downs per step are split. The check (one forward
+ * kinematics at the sub-step's end) runs only in steps where a free point is near the surface.
+ * Where the point reached the surface: the gap's
  * parabola through its value and rate at the start and its value at the end (exact for the
  * constant acceleration of a step of explicit Euler in flight). A line through the two values
  * does not do: a foot that the body's fall and the leg's gains pull down at 70 m/s² while it
