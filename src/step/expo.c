@@ -688,7 +688,11 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
                 touches++;
                 /* the rest of the step in equal pieces of at most dt / landing_substeps */
                 double rest = left - h;
-                if (rest > 0) piece = rest / ceil(rest * e->landing_substeps / dt - 1e-9);
+                if (rest > 0) {
+                    /* at least one piece: a rest of a few roundings would make the count 0 (or −0) */
+                    double pieces = ceil(rest * e->landing_substeps / dt - 1e-9);
+                    piece = rest / (pieces < 1 ? 1 : pieces);
+                }
             }
         }
         s->t += h;
