@@ -1648,7 +1648,8 @@ static void part_h(int quick)
 /* ---------------------------------------------------------------- (l) Romeo's walk against its step */
 
 /* Is the reference of part h converged in its step? Romeo's walk, as shipped and in the two
- * variants whose foot count the 5 ms scheme misses, run with expo (as shipped, touch-down
+ * variants whose foot count the 5 ms scheme missed when touch-downs were counted after whole steps
+ * only, run with expo (as shipped, touch-down
  * splitting) at steps from 0.05 to 5 ms, and implicit Euler beside it: touch-downs of points and
  * feet, and the largest tilt of the base. A count that changes between 0.05, 0.1 and 0.2 ms is a
  * bounce at the edge of happening; a tilt that drifts with the step is an error of order δt. */

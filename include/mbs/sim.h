@@ -122,9 +122,8 @@ typedef struct mbs_sim_summary {
                                          the sub-steps of a scheme that splits its steps at contact events
                                          (expo); a point touching in the initial state is none */
     long foot_touchdowns;             /* feet going from no point touching to one touching, counted as
-                                         touchdowns, a
-                                         foot being the contact points on one frame (Romeo's four sole corners;
-                                         one point per foot: equal to touchdowns) */
+                                         touchdowns, a foot being the contact points on one frame (Romeo's four
+                                         sole corners; one point per foot: equal to touchdowns) */
     double energy_initial, energy_final;   /* kinetic + gravity's potential energy at the start and the
                                          end (J; the contact springs' energy is not counted) */
     long nonconverged;                /* steps whose solver reported non-convergence */

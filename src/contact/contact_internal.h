@@ -48,9 +48,9 @@ struct mbs_system {
     double *imp_kp, *imp_kd, *imp_qref, *imp_vref;   /* nv, nv, nq, nv */
     double *imp_tmp;              /* nv: the registry's copy of τ while it adds the impedance */
     void *block;                  /* the one allocation of the buffers above */
-    /* Called by a scheme that splits its step at contact events (expo) at the start of every
-     * sub-step after the first, with the contacts' flags there: the sim counts the touch-downs
-     * that begin and end inside one step. NULL: none. */
+    /* Called by a scheme that splits its step at contact events (expo) at the start of the step
+     * and of every sub-step, with the contacts' flags there: the sim counts the touch-downs that
+     * begin and end inside one step. NULL: none. */
     void (*substep)(void *user, const mbs_system *s);
     void *substep_user;
 };

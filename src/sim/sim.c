@@ -507,13 +507,14 @@ static void count_touchdowns(mbs_sim *sim, mbs_sim_summary *out)
     }
 }
 
-/* The system's substep callback during a run: a scheme that splits its step shows the contacts
- * between its sub-steps, so that a touch-down that begins and ends inside one step counts. */
+/* The system's substep callback, installed only while mbs_sim_run counts into sim->counting: a
+ * scheme that splits its step shows the contacts between its sub-steps, so that a touch-down that
+ * begins and ends inside one step counts. */
 static void substep_touchdowns(void *user, const mbs_system *s)
 {
     (void)s;
     mbs_sim *sim = user;
-    if (sim->counting) count_touchdowns(sim, sim->counting);
+    count_touchdowns(sim, sim->counting);
 }
 
 /* The summary's figures of the state a step left: contacts, touchdowns, airborne time, base height
