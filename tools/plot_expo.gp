@@ -15,8 +15,8 @@ set datafile missing "nan"   # what printf writes for NAN: a measurement that di
 set key at screen 0.865, 0.5 left center vertical box opaque font ",10" samplen 2 spacing 1.3
 
 # one colour and point type per stepper, in bench_expo.c's VARS order
-array col[7] = ["#d62728", "#ff7f0e", "#9467bd", "#1f77b4", "#17becf", "#2ca02c", "#000000"]
-array pts[7] = [7, 5, 9, 11, 13, 15, 4]
+array col[8] = ["#d62728", "#ff7f0e", "#9467bd", "#1f77b4", "#17becf", "#2ca02c", "#000000", "#8c564b"]
+array pts[8] = [7, 5, 9, 11, 13, 15, 4, 6]
 scen = "solo_squat solo_jump solo_trot romeo_walk"
 titles = "\"solo-squat (controller 40 ms)\" \"solo-jump (controller 10 ms)\" \"solo-trot (controller 2 ms)\" \"romeo-walk (controller 40 ms)\""
 
@@ -31,7 +31,7 @@ if (strstrt(parts, 'a') > 0) {
     do for [s=1:4] {
         set title word(titles, s)
         if (s == 1) { set key } else { unset key }
-        plot for [i=0:6] datadir.'/accuracy_'.word(scen, s).'.dat' index i u 2:3 w lp lw 2 pt pts[i+1] ps 1.1 lc rgb col[i+1] t columnheader(1)
+        plot for [i=0:7] datadir.'/accuracy_'.word(scen, s).'.dat' index i u 2:3 w lp lw 2 pt pts[i+1] ps 1.1 lc rgb col[i+1] t columnheader(1)
     }
     unset multiplot
 
@@ -43,7 +43,7 @@ if (strstrt(parts, 'a') > 0) {
     do for [s=1:4] {
         set title word(titles, s)
         if (s == 1) { set key } else { unset key }
-        plot for [i=0:6] datadir.'/accuracy_'.word(scen, s).'.dat' index i u 1:3 w lp lw 2 pt pts[i+1] ps 1.1 lc rgb col[i+1] t columnheader(1)
+        plot for [i=0:7] datadir.'/accuracy_'.word(scen, s).'.dat' index i u 1:3 w lp lw 2 pt pts[i+1] ps 1.1 lc rgb col[i+1] t columnheader(1)
     }
     unset multiplot
 }

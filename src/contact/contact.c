@@ -43,26 +43,41 @@ void mbsi_contact_point_world(const mbs_model *m, const mbs_data *d, const mbs_c
         for (int k = 0; k < 3; k++) p[k] -= c->radius * n[k];
 }
 
+/* The point of c's geometry nearest a solid of outward normal n, its centre ctr and frame
+ * rotation R given: the centre less the radius along n (a point, a sphere); for a rim, its point
+ * along n's part in the rim's plane, away from the solid (a rim lying flat touches along its whole
+ * circle: its centre). Returns 1 for a rim. */
+static int touch_point(const mbs_contact *c, const double R[9], const double ctr[3], const double n[3], double pt[3])
+{
+    double a[3];
+    m3_mulv(R, c->axis, a);
+    if (v3_dot(a, a) == 0) {
+        for (int k = 0; k < 3; k++) pt[k] = ctr[k] - c->radius * n[k];
+        return 0;
+    }
+    double an = v3_dot(a, n), u[3];
+    for (int k = 0; k < 3; k++) u[k] = n[k] - an * a[k];
+    double l = sqrt(v3_dot(u, u));
+    for (int k = 0; k < 3; k++) pt[k] = l > 1e-12 ? ctr[k] - c->radius * u[k] / l : ctr[k];
+    return 1;
+}
+
 int mbsi_contact_gap(const mbs_system *s, const mbs_contact *c, double *gap, double n[3], double pt[3], double ctr[3],
                      const mbs_material **mat)
 {
     double R[9], pf[3];
     mbsi_contact_point_world(s->model, s->data, c, NULL, ctr, R, pf);
     if (!mbs_environment_distance(&s->env, ctr, c->radius, gap, n, mat)) return 0;
-    double a[3];
-    m3_mulv(R, c->axis, a);
-    if (v3_dot(a, a) == 0) {
-        for (int k = 0; k < 3; k++) pt[k] = ctr[k] - c->radius * n[k];
-        return 1;
-    }
-    /* a rim: its point nearest the solid lies along the normal's part in the rim's plane, away
-     * from the solid; a rim lying flat on it touches along its whole circle, its centre's gap is
-     * then the rim's */
-    double an = v3_dot(a, n), u[3];
-    for (int k = 0; k < 3; k++) u[k] = n[k] - an * a[k];
-    double l = sqrt(v3_dot(u, u));
-    for (int k = 0; k < 3; k++) pt[k] = l > 1e-12 ? ctr[k] - c->radius * u[k] / l : ctr[k];
-    return mbs_environment_distance(&s->env, pt, 0, gap, n, mat);
+    /* a rim's gap is its touching point's */
+    return !touch_point(c, R, ctr, n, pt) || mbs_environment_distance(&s->env, pt, 0, gap, n, mat);
+}
+
+void mbsi_contact_touch_point(const mbs_system *s, const mbs_contact *c, const double n[3], double pt[3], double R[9],
+                              double pf[3])
+{
+    double ctr[3];
+    mbsi_contact_point_world(s->model, s->data, c, NULL, ctr, R, pf);
+    touch_point(c, R, ctr, n, pt);
 }
 
 int mbsi_contact_penetrates(const mbs_system *s, const mbs_contact *c)

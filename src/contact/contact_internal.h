@@ -78,6 +78,12 @@ void mbsi_contact_point_world(const mbs_model *m, const mbs_data *d, const mbs_c
 int mbsi_contact_gap(const mbs_system *s, const mbs_contact *c, double *gap, double n[3], double pt[3], double ctr[3],
                      const mbs_material **mat);
 
+/* The point of c's geometry nearest a solid whose outward normal is n (the touching point of
+ * mbsi_contact_gap, for a normal given) at the placements of the last kinematics in s->data, and
+ * the placement R, pf of c's frame (neither may be NULL). */
+void mbsi_contact_touch_point(const mbs_system *s, const mbs_contact *c, const double n[3], double pt[3], double R[9],
+                              double pf[3]);
+
 /* λ = −K (p − p0) − B (ṗ − ṗ0) (eq. 2) of a contact's current point and anchor, with
  * K = k_n n nᵀ + k_t (1 − n nᵀ) and B alike: no release, no cone. */
 void mbsi_contact_spring_force(const mbs_contact *c, double lambda[3]);
