@@ -397,13 +397,13 @@ typedef struct variant {
     int at_start;   /* expo: linearise = start, the paper's scheme (the default is midpoint) */
 } variant;
 static const variant VARS[NVAR] = {
-    {"euler", "euler (explicit)", "euler", -2, 0},
-    {"rk4", "rk4", "rk4", -2, 1},
-    {"implicit_euler", "implicit euler", "implicit_euler", -2, 2},
-    {"expo_mmm0", "expo mmm 0", "expo", 0, 3},
-    {"expo_mmm2", "expo mmm 2", "expo", 2, 3},
-    {"expo_mmm4", "expo mmm 4", "expo", 4, 3},
-    {"expo_full", "expo full (mmm -1)", "expo", -1, 3},
+    {"euler", "euler (explicit)", "euler", -2, 0, 0},
+    {"rk4", "rk4", "rk4", -2, 1, 0},
+    {"implicit_euler", "implicit euler", "implicit_euler", -2, 2, 0},
+    {"expo_mmm0", "expo mmm 0", "expo", 0, 3, 0},
+    {"expo_mmm2", "expo mmm 2", "expo", 2, 3, 0},
+    {"expo_mmm4", "expo mmm 4", "expo", 4, 3, 0},
+    {"expo_full", "expo full (mmm -1)", "expo", -1, 3, 0},
     {"expo_full_start", "expo full, at start", "expo", -1, 3, 1},
 };
 static const char *const GT_STEPPER[4] = {"euler", "rk4", "implicit_euler", "expo"};
