@@ -12,6 +12,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,33 +24,64 @@ typedef struct bench_doc {
     char machine[256];     /* CPU model, CPUs online, compiler */
 } bench_doc;
 
-/* "AMD EPYC, 2 CPUs, gcc 12.2.0": /proc/cpuinfo's model name, the CPUs online, the compiler. */
+/* The first processor's model name (or "unknown CPU"), family and model (-1 where not given),
+ * from /proc/cpuinfo. */
+static inline void bench_doc_cpu(char *name, size_t n, int *family, int *model)
+{
+    snprintf(name, n, "unknown CPU");
+    *family = *model = -1;
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[512];
+    /* the first processor's block: its fields up to the first blank line */
+    while (fgets(line, sizeof line, f) && line[0] != '\n') {
+        const char *c = strchr(line, ':');
+        if (!c) continue;
+        c++;
+        while (*c == ' ' || *c == '\t') c++;
+        if (strncmp(line, "model name", 10) == 0) {
+            snprintf(name, n, "%s", c);
+            name[strcspn(name, "\n")] = 0;
+        } else if (strncmp(line, "cpu family", 10) == 0) {
+            *family = atoi(c);
+        } else if (strncmp(line, "model", 5) == 0 && (line[5] == ' ' || line[5] == '\t')) {
+            *model = atoi(c);
+        }
+    }
+    fclose(f);
+}
+
+/* The machine class on which the peers' recorded figures were measured (peer_timings.md: AMD
+ * EPYC, family 26 model 2, Zen 5). A ratio of a live figure to a recorded one is a comparison of
+ * code only on that class: Zen 4 (family 25) machines of the same name run this code about a third
+ * slower. */
+enum { BENCH_PEER_FAMILY = 26, BENCH_PEER_MODEL = 2 };
+
+/* 1 when this machine is of the class the recorded peer figures were measured on. */
+static inline int bench_doc_on_peer_class(void)
+{
+    char name[160];
+    int family, model;
+    bench_doc_cpu(name, sizeof name, &family, &model);
+    return family == BENCH_PEER_FAMILY && model == BENCH_PEER_MODEL;
+}
+
+/* "AMD EPYC (family 26 model 2), 2 CPUs, gcc 12.2.0": the model name with the CPU family and model
+ * (a virtual machine's model name, "AMD EPYC", does not tell one generation from another), the
+ * CPUs online, the compiler. */
 static inline void bench_doc_machine(char *buf, size_t n)
 {
-    char model[160] = "unknown CPU";
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (f) {
-        char line[512];
-        while (fgets(line, sizeof line, f))
-            if (strncmp(line, "model name", 10) == 0) {
-                const char *c = strchr(line, ':');
-                if (c) {
-                    c++;
-                    while (*c == ' ' || *c == '\t') c++;
-                    snprintf(model, sizeof model, "%s", c);
-                    model[strcspn(model, "\n")] = 0;
-                }
-                break;
-            }
-        fclose(f);
-    }
+    char name[160], fam[48] = "";
+    int family, model;
+    bench_doc_cpu(name, sizeof name, &family, &model);
+    if (family >= 0 && model >= 0) snprintf(fam, sizeof fam, " (family %d model %d)", family, model);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 #ifdef __VERSION__
     const char *cc = "gcc " __VERSION__;
 #else
     const char *cc = "unknown compiler";
 #endif
-    snprintf(buf, n, "%s, %ld CPU%s, %s", model, ncpu, ncpu == 1 ? "" : "s", cc);
+    snprintf(buf, n, "%s%s, %ld CPU%s, %s", name, fam, ncpu, ncpu == 1 ? "" : "s", cc);
 }
 
 /* Opens <data>/tables.md when enabled (a full run); d->f stays NULL otherwise. The stamp and the

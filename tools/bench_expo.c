@@ -1292,10 +1292,14 @@ static void part_e(int quick)
                      R[5].us_med, CONSIM_MMM0_LO, CONSIM_MMM0_HI, CONSIM_MMM0_LO / R[5].us_med, CONSIM_MMM0_HI / R[5].us_med);
     bench_doc_printf(&doc, "\nconsim's figures are recorded constants (`tools/bench_expo.c`, from the project's "
                            "`tests/data/reference/peer_timings.md`): measured on %s on %s, three alternating runs; "
-                           "mbs's are live, from this run on the machine named below, the same machine class but not the "
-                           "same minute, so the ratios mix a live and a recorded figure. In the minute consim was timed, the "
-                           "same file records mbs (before the closed form) at 24.4–25.3 µs full and 9.8–9.9 µs with "
-                           "max_mat_mult 0.\n", CONSIM_WHEN, CONSIM_MACHINE);
+                           "mbs's are live, from this run on the machine named below, %s, so the ratios mix a live and a "
+                           "recorded figure. In the minute consim was timed, the same file records mbs (before the closed "
+                           "form) at 24.4–25.3 µs full and 9.8–9.9 µs with max_mat_mult 0.\n",
+                     CONSIM_WHEN, CONSIM_MACHINE,
+                     bench_doc_on_peer_class()
+                         ? "the same machine class but not the same minute"
+                         : "**not of that machine class** (another CPU family or model: the ratios compare machines as "
+                           "much as code, and understate mbs on a slower CPU)");
     bench_doc_end(&doc, "expo-consim");
 
     /* issue 17's bars */
@@ -1651,17 +1655,21 @@ static void part_h(int quick)
 
 /* ---------------------------------------------------------------- (l) Romeo's walk against its step */
 
-/* Is the reference of part h converged in its step? Romeo's walk, as shipped and in the two
- * variants whose foot count the 5 ms scheme missed when touch-downs were counted after whole steps
- * only, run with expo (as shipped, touch-down
- * splitting) at steps from 0.05 to 5 ms, and implicit Euler beside it: touch-downs of points and
+/* Is the reference of part h converged in its step? Romeo's walk, as shipped and in the four
+ * contact variants of part h, run with expo (as shipped: touch-down splitting, linearised at the
+ * midpoint) at steps from 0.05 to 5 ms, and implicit Euler beside it: touch-downs of points and
  * feet, and the largest tilt of the base. A count that changes between 0.05, 0.1 and 0.2 ms is a
  * bounce at the edge of happening; a tilt that drifts with the step is an error of order δt. */
 static void part_l(int quick)
 {
     printf("\n## (l) romeo_walk against the step: touch-downs and tilt, expo and implicit Euler\n");
-    enum { NV = 3, ND = 8 };
-    static const char *const V[NV] = {NULL, "contact.stiffness=5e4", "contact.friction=0.5"};
+    enum { NV = 6, ND = 8 };
+    static const char *const V[NV] = {NULL,
+                                      "contact.stiffness=5e4",
+                                      "contact.stiffness=2e5",
+                                      "contact.damping=150",
+                                      "contact.damping=600",
+                                      "contact.friction=0.5"};
     static const double DT[ND] = {5e-5, 1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 2.5e-3, 5e-3};
     bench_doc_begin(&doc, "expo-romeo-steps");
     bench_doc_printf(&doc, "| variant | step (ms) | expo: points (feet) | expo: largest tilt (°) | implicit Euler: points "
