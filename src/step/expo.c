@@ -75,7 +75,8 @@ static const mbs_option_spec expo_spec[] = {
      "1: a step at whose end a contact point that was free at its start penetrates is taken again, split where "
      "the point reached the surface, so that its spring starts at the touch-down; 0: contacts are found at the "
      "start of each step only, as in the paper (a landing point then starts on its spring as deep as a step of "
-     "flight took it)"},
+     "flight took it); the paper's scheme is split 0 with linearise start: with the midpoint, solo_jump at 10 ms "
+     "diverges without splitting"},
     {"landing_substeps", MBS_OPT_INT, "", 1, 64, 0, "4", NULL, offsetof(expo_options, landing_substeps),
      "with split: after a touch-down inside a step, the rest of the step is taken in equal sub-steps of at most "
      "dt / landing_substeps, each linearised again; 1: the rest of the step in one sub-step"},
