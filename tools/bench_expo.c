@@ -1655,7 +1655,7 @@ static void part_h(int quick)
 
 /* ---------------------------------------------------------------- (l) Romeo's walk against its step */
 
-/* Is the reference of part h converged in its step? Romeo's walk, as shipped and in the four
+/* Is the reference of part h converged in its step? Romeo's walk, as shipped and in the five
  * contact variants of part h, run with expo (as shipped: touch-down splitting, linearised at the
  * midpoint) at steps from 0.05 to 5 ms, and implicit Euler beside it: touch-downs of points and
  * feet, and the largest tilt of the base. A count that changes between 0.05, 0.1 and 0.2 ms is a
