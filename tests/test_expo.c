@@ -237,19 +237,28 @@ static void test_solo_standing(void)
 
 static const double corners[4][3] = {{0.2, 0.2, -0.05}, {-0.2, 0.2, -0.05}, {0.2, -0.2, -0.05}, {-0.2, -0.2, -0.05}};
 
+/* A 2 kg box on a free-flyer with its frame "box" at the centre of mass: inertia 2/12 * (a, a, c),
+ * a = w² + h² and c = 2 w² for a square base of side w and height h (m²). */
+static mbs_model *box_model(const char *name, double a, double c)
+{
+    mbs_error err;
+    mbs_model *m = mbs_model_new(name);
+    const double R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, o[3] = {0, 0, 0}, axis[3] = {0, 0, 1};
+    const double I[9] = {2.0 / 12 * a, 0, 0, 0, 2.0 / 12 * a, 0, 0, 0, 2.0 / 12 * c};
+    int b = mbs_model_add_joint(m, -1, MBS_JOINT_FREEFLYER, "root_joint", R, o, axis, &err);
+    mbs_model_add_inertia(m, b, 2.0, o, I, &err);
+    mbs_model_add_frame(m, "box", b, R, o, MBS_FRAME_OP, &err);
+    CHECK(mbs_model_finalize(m, &err) == MBS_OK, "%s: %s", name, err.msg);
+    return m;
+}
+
 /* A 2 kg box of 0.4 x 0.4 x 0.1 m (flat, so that friction cannot tip it) on a free-flyer, on a
  * plane through the origin tilted by θ about x, resting on its bottom face at the sag of its
  * weight. */
 static mbs_system *box(mbs_model **mo, double theta, double mu)
 {
     mbs_error err;
-    mbs_model *m = mbs_model_new("flat_box");
-    const double R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, o[3] = {0, 0, 0}, axis[3] = {0, 0, 1};
-    const double I[9] = {2.0 / 12 * 0.17, 0, 0, 0, 2.0 / 12 * 0.17, 0, 0, 0, 2.0 / 12 * 0.32};
-    int b = mbs_model_add_joint(m, -1, MBS_JOINT_FREEFLYER, "root_joint", R, o, axis, &err);
-    mbs_model_add_inertia(m, b, 2.0, o, I, &err);
-    mbs_model_add_frame(m, "box", b, R, o, MBS_FRAME_OP, &err);
-    CHECK(mbs_model_finalize(m, &err) == MBS_OK, "flat box: %s", err.msg);
+    mbs_model *m = box_model("flat_box", 0.17, 0.32);
     *mo = m;
     mbs_system *s = mbs_system_new(m, 4, &err);
     double n[3] = {0, -sin(theta), cos(theta)};
@@ -386,13 +395,7 @@ static void test_incline(void)
 static double tipping_tilt(double dt, const char *linearise)
 {
     mbs_error err;
-    mbs_model *m = mbs_model_new("tall_box");
-    const double R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, o[3] = {0, 0, 0}, axis[3] = {0, 0, 1};
-    const double I[9] = {2.0 / 12 * 0.17, 0, 0, 0, 2.0 / 12 * 0.17, 0, 0, 0, 2.0 / 12 * 0.02};
-    int b = mbs_model_add_joint(m, -1, MBS_JOINT_FREEFLYER, "root_joint", R, o, axis, &err);
-    mbs_model_add_inertia(m, b, 2.0, o, I, &err);
-    mbs_model_add_frame(m, "box", b, R, o, MBS_FRAME_OP, &err);
-    CHECK(mbs_model_finalize(m, &err) == MBS_OK, "tall box: %s", err.msg);
+    mbs_model *m = box_model("tall_box", 0.17, 0.02);
     mbs_system *s = mbs_system_new(m, 4, &err);
     const double n[3] = {0, 0, 1}, pts[4][3] = {{0.05, 0.05, -0.2}, {0.05, -0.05, -0.2}, {-0.05, 0.05, -0.2},
                                                 {-0.05, -0.05, -0.2}};
