@@ -260,7 +260,13 @@ static int init(mbs_stepper *st, mbs_error *err)
  * step with the exponential gave the same 4.24° at twice the cost. Evaluating only h at the
  * midpoint (M and J at the start) left the lean at 3.03°: it is the lever arms that matter.
  * tests/test_expo.c checks the order on a box tipping over one edge (the error falls 4 times per
- * halving of the step, twice at the start). */
+ * halving of the step, twice at the start).
+ * What it costs at the largest steps: the contact force acts through J at q + δt/2 v, so the
+ * step's map feeds the velocity back through δt/2 · ∂(Jᵀλ)/∂q, the contact's geometric
+ * stiffness, which is indefinite and, with a robot's weight on it, large: a velocity feedback
+ * that can act as negative damping. Robosimian (100 kg) at 50 ms steps diverges with it (bench-nmdp;
+ * stable with linearise = start on the jump), and with J taken at the start (M and h at the
+ * midpoint) it did not diverge, but leaned 3.03° again on Romeo. */
 static const double *linearisation_point(expo *e, mbs_system *s, double dt)
 {
     if (e->linearise == AT_START) return s->q;
