@@ -649,7 +649,7 @@ static int exponential_step(mbs_stepper *st, int na, double h, int *exponentials
  * ground where the 0.1 ms reference holds them in it, so that they landed a second time (the
  * summary counts that: it sees the contacts between sub-steps); 2 sub-steps did not remove that
  * bounce, 3 did. A point touching at the sub-step's start that had left the surface before the
- * touch-down moves the split to its lift-off (first_touch says why). At most SPLITS splits per
+ * touch-down moves the split to its lift-off (first_event says why). At most SPLITS splits per
  * step. The check (one forward
  * kinematics at the sub-step's end) runs only in steps where a free point is near the surface.
  * Where the point reached the surface: the gap's
@@ -677,7 +677,7 @@ static int free_gaps(expo *e, const mbs_system *s, double h)
         const mbs_contact *c = &s->contacts[i];
         e->gap0[i] = INFINITY;
         if (c->active) {
-            /* an active contact's gap is minus its depth (first_touch looks for its lift-off) */
+            /* an active contact's gap is minus its depth (first_event looks for its lift-off) */
             e->gap0[i] = -c->depth;
             e->rate0[i] = c->dp[0] * c->normal[0] + c->dp[1] * c->normal[1] + c->dp[2] * c->normal[2];
             continue;
@@ -712,7 +712,7 @@ static double parabola_root(double g0, double r, double g1)
  * events are taken in their order. Why: a foot whose last touching corner leaves and whose
  * other corner lands within one step was never seen in the air, where the reference sees it hop
  * (Romeo's walk with the stiffness doubled, at 5 ms: a 4.8 ms hop of the left sole at 1.68 s). */
-static double first_touch(expo *e, mbs_system *s, double h)
+static double first_event(expo *e, mbs_system *s, double h)
 {
     mbs_forward_kinematics(s->model, s->data, s->q, NULL, NULL);
     double f = 1;
@@ -758,7 +758,7 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
         }
         if (exponential_step(st, na, h, &exponentials) != MBS_OK) return MBS_ERR_MODEL;
         if (check) {
-            double f = first_touch(e, s, h), hs = f * h + SPLIT_OVERSHOOT * dt;
+            double f = first_event(e, s, h), hs = f * h + SPLIT_OVERSHOOT * dt;
             if (hs < h) {
                 /* again from the start of the sub-step, up to just past the touch-down */
                 memcpy(s->q, e->q0, (size_t)s->nq * sizeof(double));
