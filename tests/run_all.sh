@@ -1,6 +1,10 @@
 #!/bin/sh
 # Runs every test binary given; each prints "<name>: N passed, N failed" as its last line.
 # Sums them and ends with the total; fails when any test failed or any binary crashed.
+# OpenBLAS on one thread, as ./sim and the benchmarks run it (README; the matrices are small): its
+# idle threads otherwise spin in sched_yield, which under valgrind, where all threads share one
+# core, multiplied the memcheck run's time
+export OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}"
 pass=0; fail=0; crashed=""
 for t in "$@"; do
     # TEST_RUNNER: e.g. valgrind (make memcheck), for the C tests; a Python test runs as it is
