@@ -112,6 +112,53 @@ static void test_solvers_against_lapack(void)
     }
 }
 
+/* mbs_model_chain's trees (branching 2 and 3, floating or not): link k hangs from link (k−1)/b,
+ * the links are numbered depth-first as the algorithms require, and the tree-sparse LTDL solve,
+ * ABA and CRBA agree with LAPACK and RNEA on them as on the random trees; branching 0 and 1 are
+ * the same chain. */
+static void test_chain_trees(void)
+{
+    static const int br[4] = {2, 3, 2, 1};
+    for (int t = 0; t < 4; t++) {
+        mbs_error err = {0};
+        mbs_chain_options o = {0.2, 1.5, t == 2, 1, NULL, 0, 0, br[t]};
+        int n = 31;
+        mbs_model *m = mbs_model_chain(n, &o, &err);
+        CHECK(m != NULL, "branching %d: %s", br[t], err.msg);
+        if (!m) continue;
+        for (int k = 1; k < n; k++) {
+            char name[32], pname[32];
+            snprintf(name, sizeof name, "joint%d", k + 1);
+            snprintf(pname, sizeof pname, "joint%d", (k - 1) / br[t] + 1);
+            int j = mbs_joint_id(m, name);
+            CHECK(j >= 0 && mbs_joint_parent(m, j) == mbs_joint_id(m, pname), "branching %d: %s hangs from %d, not %s",
+                  br[t], name, j >= 0 ? mbs_joint_parent(m, j) : -2, pname);
+        }
+        mbs_data *d = mbs_data_new(m);
+        int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
+        double *q = calloc((size_t)nq, sizeof(double)), *v = calloc((size_t)nv, sizeof(double));
+        double *a = calloc((size_t)nv, sizeof(double)), *tau = calloc((size_t)nv, sizeof(double));
+        double *x = calloc((size_t)nv, sizeof(double)), *y = calloc((size_t)nv, sizeof(double));
+        double *M = calloc((size_t)nv * nv, sizeof(double)), *M2 = calloc((size_t)nv * nv, sizeof(double));
+        unsigned long long s = 11 + (unsigned long long)t;
+        tm_random_state(m, &s, q, v, a, tau);
+        mbs_aba(m, d, q, v, tau, x);
+        mbs_rnea(m, d, q, v, x, y);
+        CHECK_CLOSE(y, tau, nv, 1e-10, "tree: rnea(aba(tau)) = tau");
+        mbs_crba(m, d, q, M);
+        memcpy(M2, M, sizeof(double) * (size_t)nv * nv);
+        memcpy(x, tau, sizeof(double) * (size_t)nv);
+        memcpy(y, tau, sizeof(double) * (size_t)nv);
+        CHECK(LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', nv, 1, M2, nv, x, nv) == 0, "tree: dposv failed");
+        CHECK(mbs_ltdl(m, d, M) == MBS_OK, "tree: ltdl failed");
+        mbs_ltdl_solve(m, d, y, 1, nv);
+        CHECK_CLOSE(y, x, nv, 1e-9, "tree: LTDL solve = LAPACK solve");
+        free(q); free(v); free(a); free(tau); free(x); free(y); free(M); free(M2);
+        mbs_data_free(d);
+        mbs_model_free(m);
+    }
+}
+
 /* Σ_i J_iᵀ f_i for body forces given in body frames, through the world Jacobian columns. */
 static void jacobian_transpose_forces(ctx *c, const double *fext, double *out)
 {
@@ -350,6 +397,7 @@ int main(void)
     RUN(test_rnea_aba_identity);
     RUN(test_crba_columns);
     RUN(test_solvers_against_lapack);
+    RUN(test_chain_trees);
     RUN(test_external_forces);
     RUN(test_energy);
     RUN(test_frame_jacobians);

@@ -24,7 +24,7 @@
 static mbs_model *pendulum(int n, int gravity)
 {
     static const double In[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-    const mbs_chain_options opt = {1.5, 1.0, 0, 0, In, 1, 1};
+    const mbs_chain_options opt = {1.5, 1.0, 0, 0, In, 1, 1, 0};
     mbs_model *m = mbs_model_chain(n, &opt, NULL);
     if (m && !gravity) {
         const double g0[3] = {0, 0, 0};
@@ -505,7 +505,7 @@ static void test_bad_input(void)
 {
     mbs_error err;
     /* a floating base, and a planar joint: not J&M's generalized coordinates of 1-dof joints */
-    const mbs_chain_options fl = {0.5, 1.0, 1, 0, NULL, 0, 0};
+    const mbs_chain_options fl = {0.5, 1.0, 1, 0, NULL, 0, 0, 0};
     mbs_model *m = mbs_model_chain(3, &fl, NULL);
     svi *s = svi_new(m, &err);
     CHECK(s == NULL && err.code == MBS_ERR_ARG && strstr(err.msg, "root_joint"), "floating base: %s", err.msg);

@@ -109,7 +109,7 @@ static double norm2(const double *x, int n)
 static mbs_model *pendulum(int n)
 {
     static const double unit[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-    const mbs_chain_options opt = {1.5, 1.0, 0, 0, unit, 1, 1};
+    const mbs_chain_options opt = {1.5, 1.0, 0, 0, unit, 1, 1, 0};
     return mbs_model_chain(n, &opt, NULL);
 }
 
@@ -606,7 +606,7 @@ static void test_chain10_urdf(void)
  * step of the stepper's trajectory, to the rounding of q. */
 static void test_momentum_free_chain(void)
 {
-    mbs_chain_options o = {0.3, 1.0, 1, 1, NULL, 0, 0};
+    mbs_chain_options o = {0.3, 1.0, 1, 1, NULL, 0, 0, 0};
     mbs_model *m = mbs_model_chain(6, &o, NULL);
     double g0[3] = {0, 0, 0};
     mbs_model_set_gravity(m, g0);

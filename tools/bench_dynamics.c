@@ -1,11 +1,11 @@
 /* bench_dynamics.c — median µs per call of the Featherstone layer on Solo, Romeo, Robosimian
- * and on chains of 10 to 200 bodies. Same protocol as the Pinocchio figures in
+ * and on chains and binary trees of 10 to 200 bodies. Same protocol as the Pinocchio figures in
  * tests/data/reference/peer_timings.md: batches of 100 calls over 100 random states, the
  * median over batches. Ends with `key: value` lines, among them our speed-up over Pinocchio 3.7:
  * our figures are live (this run), Pinocchio's are recorded (read from peer_timings.md, which says
  * on which machine; its main table is undated, its same-minute table is of 2026-11-23), so each
  * speed-up is a live figure over a recorded one, and the output says so beside it. Writes
- * robots.dat and chains.dat into --data DIR and, when gnuplot is installed, docs/images/dynamics.png
+ * robots.dat, chains.dat and trees.dat into --data DIR and, when gnuplot is installed, docs/images/dynamics.png
  * (tools/plot_dynamics.gp). A full run (not --quick) also writes the tables of docs/benchmarks.md
  * into <data>/tables.md (tools/bench_doc.h), which tools/bench_doc.py puts into the document
  * (make bench-dynamics).
@@ -181,6 +181,54 @@ static void teardown(bench *b)
     mbs_data_free(b->d);
 }
 
+/* Every algorithm on mbs_model_chain's models of sizes[] links with the given branching (1: a
+ * chain, 2: a binary tree), fixed base: printed, into out, and as the block `name` of the tables.
+ * The derivatives, which fill nv x nv matrices, are left out (-1) above 100 bodies. */
+static void series(bench_doc *doc, const char *name, const char *title, int branching, const int *sizes, int ns, int nbatch,
+                   double out[][NALG])
+{
+    mbs_chain_options o = {0.1, 1.0, 0, 1, NULL, 0, 0, branching};
+    printf("\n# %s: us per call\n%-18s", title, "bodies");
+    for (int s = 0; s < ns; s++) printf(" %8d", sizes[s]);
+    printf("\n");
+    for (int s = 0; s < ns; s++) {
+        mbs_model *m = mbs_model_chain(sizes[s], &o, NULL);
+        bench b;
+        setup(&b, m);
+        for (int alg = 0; alg < NALG; alg++)
+            out[s][alg] = (alg == RNEA_D || alg == ABA_D) && sizes[s] > 100 ? -1 : median_us(&b, alg, nbatch / 3 + 1);
+        teardown(&b);
+        mbs_model_free(m);
+    }
+    bench_doc_begin(doc, name);
+    bench_doc_printf(doc, "```\n# %s: us per call (-1: not run)\n%-18s", title, "bodies");
+    for (int s = 0; s < ns; s++) bench_doc_printf(doc, " %8d", sizes[s]);
+    bench_doc_printf(doc, "\n");
+    for (int alg = 0; alg < NALG; alg++) {
+        printf("%-18s", alg_names[alg]);
+        bench_doc_printf(doc, "%-18s", alg_names[alg]);
+        for (int s = 0; s < ns; s++) {
+            printf(" %8.3f", out[s][alg]);
+            bench_doc_printf(doc, " %8.3f", out[s][alg]);
+        }
+        printf("\n");
+        bench_doc_printf(doc, "\n");
+    }
+    bench_doc_printf(doc, "```\n");
+    bench_doc_end(doc, name);
+}
+
+/* The least-squares slope of log(time) against log(bodies) of one algorithm's series. */
+static double growth_exponent(const int *sizes, int ns, double t[][NALG], int alg)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (int s = 0; s < ns; s++) {
+        double x = log((double)sizes[s]), y = log(t[s][alg]);
+        sx += x; sy += y; sxx += x * x; sxy += x * y;
+    }
+    return (ns * sxy - sx * sy) / (ns * sxx - sx * sx);
+}
+
 int main(int argc, char **argv)
 {
     tool_single_thread_blas(argv);
@@ -230,35 +278,10 @@ int main(int argc, char **argv)
     bench_doc_end(&doc, "dynamics-robots");
     static const int sizes[] = {10, 20, 50, 100, 200};
     enum { NS = sizeof sizes / sizeof *sizes };
-    double ch[NS][NALG];
-    printf("\n# chains (revolute, alternating y/x axes): us per call\n%-18s", "bodies");
-    for (int s = 0; s < NS; s++) printf(" %8d", sizes[s]);
-    printf("\n");
-    for (int s = 0; s < NS; s++) {
-        mbs_model *m = mbs_model_chain(sizes[s], NULL, NULL);
-        bench b;
-        setup(&b, m);
-        for (int alg = 0; alg < NALG; alg++)
-            ch[s][alg] = (alg == RNEA_D || alg == ABA_D) && sizes[s] > 100 ? -1 : median_us(&b, alg, nbatch / 3 + 1);
-        teardown(&b);
-        mbs_model_free(m);
-    }
-    bench_doc_begin(&doc, "dynamics-chains");
-    bench_doc_printf(&doc, "```\n# chains (revolute, alternating y/x axes): us per call (-1: not run)\n%-18s", "bodies");
-    for (int s = 0; s < NS; s++) bench_doc_printf(&doc, " %8d", sizes[s]);
-    bench_doc_printf(&doc, "\n");
-    for (int alg = 0; alg < NALG; alg++) {
-        printf("%-18s", alg_names[alg]);
-        bench_doc_printf(&doc, "%-18s", alg_names[alg]);
-        for (int s = 0; s < NS; s++) {
-            printf(" %8.3f", ch[s][alg]);
-            bench_doc_printf(&doc, " %8.3f", ch[s][alg]);
-        }
-        printf("\n");
-        bench_doc_printf(&doc, "\n");
-    }
-    bench_doc_printf(&doc, "```\n");
-    bench_doc_end(&doc, "dynamics-chains");
+    double ch[NS][NALG], tr[NS][NALG];
+    series(&doc, "dynamics-chains", "chains (revolute, alternating y/x axes)", 1, sizes, NS, nbatch, ch);
+    series(&doc, "dynamics-trees", "binary trees (revolute, link k on link (k-1)/2, depth-first numbering)", 2, sizes, NS,
+           nbatch, tr);
 
     /* Pinocchio: recorded figures; ours: live. The speed-up divides one by the other. */
     peer pin;
@@ -327,14 +350,15 @@ int main(int argc, char **argv)
     printf("# issue 17's goal, 2x Pinocchio on every algorithm and robot: %d of %d pairs at 2x or more against every record; "
            "lowest %s on %s, %.2fx\n", ncmp - below2, ncmp, worst_alg, worst_robot, worst);
 
-    FILE *fc = tool_open_data("bench_dynamics", data, "chains.dat");
-    if (fc) {
+    for (int t = 0; t < 2; t++) {
+        FILE *fc = tool_open_data("bench_dynamics", data, t ? "trees.dat" : "chains.dat");
+        if (!fc) continue;
         fprintf(fc, "# bodies");
         for (int alg = 0; alg < NALG; alg++) fprintf(fc, " %s", alg_names[alg]);
         fprintf(fc, "   (us per call; -1: not run)\n");
         for (int s = 0; s < NS; s++) {
             fprintf(fc, "%d", sizes[s]);
-            for (int alg = 0; alg < NALG; alg++) fprintf(fc, " %.4f", ch[s][alg]);
+            for (int alg = 0; alg < NALG; alg++) fprintf(fc, " %.4f", (t ? tr : ch)[s][alg]);
             fprintf(fc, "\n");
         }
         fclose(fc);
@@ -356,20 +380,21 @@ int main(int argc, char **argv)
         printf("chain%d_aba_us: %.3f\n", sizes[s], ch[s][ABA]);
         printf("chain%d_abi_us: %.3f\n", sizes[s], ch[s][ABI]);
     }
-    /* growth exponent: least-squares slope of log(time) against log(bodies) */
-    static const int linear_algs[] = {FK, RNEA, ABA, ABI};
+    for (int s = 0; s < NS; s++) {
+        printf("tree%d_crba_us: %.3f\n", sizes[s], tr[s][CRBA]);
+        printf("tree%d_ltdl_us: %.3f\n", sizes[s], tr[s][LTDL]);
+    }
+    /* growth exponents: fk, rnea, aba and abi are linear on both; CRBA and LTDL grow with the
+     * depth, n on a chain and ~log2 n on a binary tree */
+    static const int grown[] = {FK, RNEA, ABA, ABI, CRBA, LTDL};
     bench_doc_begin(&doc, "dynamics-growth");
     bench_doc_printf(&doc, "```\n");
-    for (int k = 0; k < 4; k++) {
-        double sx = 0, sy = 0, sxx = 0, sxy = 0;
-        for (int s = 0; s < NS; s++) {
-            double x = log((double)sizes[s]), y = log(ch[s][linear_algs[k]]);
-            sx += x; sy += y; sxx += x * x; sxy += x * y;
+    for (int t = 0; t < 2; t++)
+        for (int k = 0; k < 6; k++) {
+            double g = growth_exponent(sizes, NS, t ? tr : ch, grown[k]);
+            printf("%s_%s_growth_exponent: %.3f\n", t ? "tree" : "chain", alg_names[grown[k]], g);
+            bench_doc_printf(&doc, "%s_%s_growth_exponent: %.3f\n", t ? "tree" : "chain", alg_names[grown[k]], g);
         }
-        double g = (NS * sxy - sx * sy) / (NS * sxx - sx * sx);
-        printf("chain_%s_growth_exponent: %.3f\n", alg_names[linear_algs[k]], g);
-        bench_doc_printf(&doc, "chain_%s_growth_exponent: %.3f\n", alg_names[linear_algs[k]], g);
-    }
     bench_doc_printf(&doc, "```\n");
     bench_doc_end(&doc, "dynamics-growth");
     bench_doc_close(&doc);

@@ -57,7 +57,7 @@ static double uniform(unsigned long long *s, double lo, double hi)   /* splitmix
 static mbs_model *pendulum(int n, int gravity)
 {
     static const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-    const mbs_chain_options opt = {1.5, 1.0, 0, 0, I, 1, 1};   /* the paper's chain: 1.5 m, 1 kg, about x */
+    const mbs_chain_options opt = {1.5, 1.0, 0, 0, I, 1, 1, 0};   /* the paper's chain: 1.5 m, 1 kg, about x */
     mbs_model *m = mbs_model_chain(n, &opt, NULL);
     if (m && !gravity) {
         const double g0[3] = {0, 0, 0};

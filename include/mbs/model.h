@@ -111,7 +111,10 @@ int mbs_model_finalize(mbs_model *m, mbs_error *err);
 /* An n-link serial chain of revolute joints (a pendulum along -z, or +z with upward): links of
  * the given length and mass (uniform rods unless an inertia is given), joints about y (x with
  * axis_x; alternating when alternate_axes),
- * an optional free-flyer root body before the first joint, and a frame "tip" at the end. */
+ * an optional free-flyer root body before the first joint, and a frame "tip" at the end.
+ * With branching b >= 2 the links form a tree instead: link k > 0 hangs from link (k−1)/b (a
+ * complete b-ary tree, depth ~log_b n), its joint at the parent's end, the b children of one link
+ * spread along x by a quarter of the link length; "tip" is on the last link. */
 typedef struct mbs_chain_options {
     double link_length, link_mass;
     int floating;
@@ -119,6 +122,7 @@ typedef struct mbs_chain_options {
     const double *inertia;   /* 3x3 rotational inertia about each link's centre; NULL: a uniform rod */
     int axis_x;              /* 1: joints about x instead of y */
     int upward;              /* 1: links along +z instead of -z */
+    int branching;           /* 0 or 1: a chain; b >= 2: a b-ary tree of the n links */
 } mbs_chain_options;
 /* A chain of n links (opt NULL: 0.1 m, 1 kg, fixed base, alternating axes), finalized. */
 mbs_model *mbs_model_chain(int n, const mbs_chain_options *opt, mbs_error *err);
