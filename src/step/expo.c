@@ -107,7 +107,7 @@ typedef struct expo {
     double *V2, *X2;        /* (6c+3) x 2 */
     double *lam, *lam2;     /* 3c: the forces applied (eqs. 24, 26) */
     double *lb, *lb2;       /* 3c: the averages λ̄ (eq. 23), λ̄₂ (eq. 25) before the cone */
-    int *mode;              /* per active contact: STICK, SLIDE or SEPARATE over the step */
+    int *mode;              /* per active contact: STICK, SLIDE, SEPARATE or SLID_PULLING over the step */
     double *Rw;             /* 9 per contact: K^½ in world axes (the closed form) */
     double *dpv, *dvv, *v0v; /* 3c: Δp, Δṗ, ṗ0 of the active contacts (the closed form) */
     mbsi_modal modal;       /* the closed form's scratch (expo_modal.h) */
@@ -120,7 +120,9 @@ typedef struct expo {
     int nq, nc;
 } expo;
 
-enum { STICK = 0, SLIDE = 1, SEPARATE = 2 };
+/* SLID_PULLING: a contact whose first-pass average pulled, but mostly tangentially; it slides in
+ * the second pass and separates only if it still pulls there (classify says why). */
+enum { STICK = 0, SLIDE = 1, SEPARATE = 2, SLID_PULLING = 3 };
 
 static void fini(mbs_stepper *st)
 {
@@ -389,8 +391,24 @@ static int modal_averages(expo *e, const mbs_system *s, int na, double dt, doubl
                                e->lb2) != 0;
 }
 
+/* The normal force of c's spring and damper at the end of a step h if the point kept its normal
+ * velocity relative to the anchor: −(k_n (d_n + v_n h) + b_n v_n), d_n = nᵀΔp, v_n = nᵀΔṗ
+ * (> 0: it would still push). */
+static double normal_push_after(const mbs_contact *c, double h)
+{
+    const double *n = c->normal;
+    double dn = 0, vn = 0;
+    for (int k = 0; k < 3; k++) {
+        dn += (c->p[k] - c->p0[k]) * n[k];
+        vn += (c->dp[k] - c->dp0[k]) * n[k];
+    }
+    return -(c->material.k_normal * (dn + vn * h) + c->material.b_normal * vn);
+}
+
 /* After a first pass with every contact on its spring (the paper's eq. 11), a contact whose
- * average force λ̄ pulls is SEPARATE for the step (no force), and one whose λ̄ leaves the
+ * average force λ̄ pulls is SEPARATE for the step (no force) — or SLID_PULLING when the pull may
+ * come from its own unbounded tangential spring (separate_pulling says when and why) — and one
+ * whose λ̄ leaves the
  * cone SLIDEs: its force is λ = λ_n (n + μ f̂), f̂ the direction of the first pass's
  * tangential average, λ_n = −k_n nᵀΔp − b_n nᵀΔṗ its normal spring and damper — still
  * linear in x, so a second exponential integrates it exactly. Returns 1 when a second pass
@@ -406,7 +424,7 @@ static int modal_averages(expo *e, const mbs_system *s, int na, double dt, doubl
  * and the incline is within 0.1 %, 1.3 % and 1.9 % at 1, 2 and 5 ms. The second pass costs a
  * second exponential on the steps where a contact slips or separates (2 % of Solo's trotting
  * steps). */
-static int classify(expo *e, const mbs_system *s, int na)
+static int classify(expo *e, const mbs_system *s, int na, double h)
 {
     int redo = 0;
     for (int a = 0; a < na; a++) {
@@ -419,13 +437,14 @@ static int classify(expo *e, const mbs_system *s, int na)
         }
         lt = sqrt(lt);
         double *K = e->Kw + 9 * a, *B = e->Bw + 9 * a;
-        if (!(ln > 0)) {
+        double push = ln > 0 ? 0 : normal_push_after(c, h);
+        if (!(ln > 0) && !(push > 0 && lt > mu * push)) {
             e->mode[a] = SEPARATE;
             memset(K, 0, 9 * sizeof(double));
             memset(B, 0, 9 * sizeof(double));
             redo = 1;
         } else if (lt > mu * ln) {
-            e->mode[a] = SLIDE;
+            e->mode[a] = ln > 0 ? SLIDE : SLID_PULLING;
             double dir[3];
             for (int k = 0; k < 3; k++) dir[k] = n[k] + mu * t[k] / lt;
             for (int j = 0; j < 3; j++)
@@ -435,6 +454,39 @@ static int classify(expo *e, const mbs_system *s, int na)
                 }
             redo = 1;
         }
+    }
+    return redo;
+}
+
+/* After the second pass: a SLID_PULLING contact whose normal average still pulls, now that the
+ * friction on it and on the others is bounded, is SEPARATE (a third pass); one that pushes SLIDEs.
+ * Why: a contact sliding under a long step pulls in the first pass although it is pressed into the
+ * ground. Its anchor stays put over the step (eq. 28 moves it only between steps), so its
+ * tangential spring stretches by the whole slip v δt, far beyond the cone, and the moment of that
+ * force about the centre of mass lifts the contacts behind. A 2 kg box sliding down an incline
+ * (tan θ = 0.6, μ = 0.3) at 3 ms saw its uphill corners' first-pass normal average fall from 3.9 N
+ * to below zero as it gathered speed (0.2 m/s after 0.09 s, tangential averages of 20 N where the
+ * cone allows 1.2 N); taken as separating for whole steps, those corners sank unresisted and were
+ * pushed out hard at the next step, on alternate steps — the rocking that made the incline's
+ * acceleration 7.5 % off Coulomb's at 4 ms and 27-31 % at 8 ms (tests/test_expo.c test_incline).
+ * Only a contact whose own spring and damper would still push at the step's end (it is not
+ * leaving) and whose tangential average lies beyond the cone of that push is tried so: a foot
+ * pushing off or bouncing out keeps the separation decided at once. Returns 1 when a third pass is
+ * needed. */
+static int separate_pulling(expo *e, const mbs_system *s, int na)
+{
+    int redo = 0;
+    for (int a = 0; a < na; a++) {
+        if (e->mode[a] != SLID_PULLING) continue;
+        const double *l = e->lb + 3 * a, *n = s->contacts[e->act[a]].normal;
+        if (l[0] * n[0] + l[1] * n[1] + l[2] * n[2] > 0) {
+            e->mode[a] = SLIDE;
+            continue;
+        }
+        e->mode[a] = SEPARATE;
+        memset(e->Kw + 9 * a, 0, 9 * sizeof(double));
+        memset(e->Bw + 9 * a, 0, 9 * sizeof(double));
+        redo = 1;
     }
     return redo;
 }
@@ -543,7 +595,8 @@ static int contact_space_dynamics(expo *e, mbs_system *s, const double *q, int n
 
 /* The averages λ̄ (eq. 23) and λ̄₂ (eq. 25) into e->lb, e->lb2: a first pass with every
  * contact on its spring and damper (eq. 2), as the paper, and a second when a contact slides
- * or separates (classify says why); *passes = the exponentials computed. */
+ * or separates (classify says why), and a third when a contact slid because it pulled and pulls
+ * still (separate_pulling); *passes = the exponentials computed. */
 static int average_forces(expo *e, const mbs_system *s, int na, double dt, int *passes)
 {
     for (int a = 0; a < na; a++) {
@@ -558,12 +611,12 @@ static int average_forces(expo *e, const mbs_system *s, int na, double dt, int *
     int modal = beta >= 0 && (e->method == METHOD_MODAL || e->max_mat_mult == MBS_EXPM_FULL);
     if (modal ? modal_averages(e, s, na, dt, beta) : contact_averages(e, s, na, dt)) return MBS_ERR_MODEL;
     *passes = 1;
-    if (classify(e, s, na)) {
+    for (int pass = 2; pass <= 3 && (pass == 2 ? classify(e, s, na, dt) : separate_pulling(e, s, na)); pass++) {
         /* a sliding contact's force, λ_n (n + μ f̂), is no longer B = βK with K symmetric: Padé */
         int slide = 0;
-        for (int a = 0; a < na; a++) slide |= e->mode[a] == SLIDE;
+        for (int a = 0; a < na; a++) slide |= e->mode[a] == SLIDE || e->mode[a] == SLID_PULLING;
         if (modal && !slide ? modal_averages(e, s, na, dt, beta) : contact_averages(e, s, na, dt)) return MBS_ERR_MODEL;
-        *passes = 2;
+        *passes = pass;
     }
     return MBS_OK;
 }
