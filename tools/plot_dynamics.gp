@@ -17,7 +17,7 @@ set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
 set grid ytics
-set yrange [0:3]
+set yrange [0:3.6]
 set ylabel "Pinocchio time / our time"
 set xtics rotate by -30 left noenhanced
 set key top left horizontal
