@@ -1,5 +1,5 @@
 /* dynamics_internal.h — what the dynamics layer shares with the layers above beyond its public
- * header: the LTDL factorisation in place, and its solve for many right-hand sides stored as rows;
+ * header: the joint Jacobians from placements already computed, the LTDL factorisation in place, and its solve for many right-hand sides stored as rows;
  * the DRNEA workspace, its exact Jacobian (Algorithm 4) at the last evaluation, and that
  * Jacobian's O(n) elimination along the tree, for the variational integrator's root finders
  * (src/step/variational_solve.c). */
@@ -9,6 +9,11 @@
 #include "../model/model_internal.h"
 #include "mbs/dynamics.h"
 #include "mbs/liegroup.h"
+
+/* The world joint Jacobian columns (d->J) from the placements already in d: what
+ * mbs_compute_joint_jacobians does after its own forward kinematics, for a caller that has just
+ * run mbs_forward_kinematics at the same q (the exponential integrator, with velocities, for J̇v). */
+void mbsi_joint_jacobians_from_placements(const mbs_model *m, mbs_data *d);
 
 /* mbs_ltdl on the M already in d->L (column-major), of which only the entries (k, j), j = k or
  * j an ancestor of k (the lower triangle's tree entries), are read: the rest may hold anything. */

@@ -3,10 +3,16 @@
 #include "mbs/dynamics.h"
 #include "mbs/liegroup.h"
 #include "joint.h"
+#include "dynamics_internal.h"
 
 void mbs_compute_joint_jacobians(const mbs_model *m, mbs_data *d, const double *q)
 {
     mbs_forward_kinematics(m, d, q, NULL, NULL);
+    mbsi_joint_jacobians_from_placements(m, d);
+}
+
+void mbsi_joint_jacobians_from_placements(const mbs_model *m, mbs_data *d)
+{
     for (int i = 0; i < m->nbodies; i++) {
         const mbs_body *b = &m->bodies[i];
         for (int k = 0; k < b->nv; k++) {

@@ -548,7 +548,7 @@ static void contact_jacobians(expo *e, mbs_system *s, const double *q, int na)
     }
     /* J, and Jᵀ as the first 3·na columns of the row-major right-hand sides X */
     double *X = e->X, *Jc = e->Jc;
-    mbs_compute_joint_jacobians(m, d, q);
+    mbsi_joint_jacobians_from_placements(m, d);   /* the placements of the kinematics above, at q */
     for (int a = 0; a < na; a++) {
         const mbs_contact *c = &s->contacts[e->act[a]];
         mbs_frame_jacobian(m, d, c->frame, e->off + 3 * a, MBS_LOCAL_WORLD_ALIGNED, e->J6, 6);
