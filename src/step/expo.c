@@ -40,7 +40,8 @@
  * exponent matrix first, §5.3; default 1),
  * method (auto: the closed form where B = βK and max_mat_mult is full, Padé otherwise; pade;
  * modal: the closed form, refused for a material without proportional damping).
- * Statistics: iterations = exponentials computed in the step (0 without contact, 1 or 2). */
+ * Statistics: iterations = exponentials computed in the step (0 without contact, 1 to 3 per
+ * sub-step: average_forces says when more than one). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
