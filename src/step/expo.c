@@ -425,6 +425,14 @@ static double normal_push_after(const mbs_contact *c, double h)
  * and the incline is within 0.1 %, 1.3 % and 1.9 % at 1, 2 and 5 ms. The second pass costs a
  * second exponential on the steps where a contact slips or separates (2 % of Solo's trotting
  * steps). */
+/* Active contact a without force over the step: SEPARATE, no stiffness, no damping. */
+static void separate(expo *e, int a)
+{
+    e->mode[a] = SEPARATE;
+    memset(e->Kw + 9 * a, 0, 9 * sizeof(double));
+    memset(e->Bw + 9 * a, 0, 9 * sizeof(double));
+}
+
 static int classify(expo *e, const mbs_system *s, int na, double h)
 {
     int redo = 0;
@@ -440,9 +448,7 @@ static int classify(expo *e, const mbs_system *s, int na, double h)
         double *K = e->Kw + 9 * a, *B = e->Bw + 9 * a;
         double push = ln > 0 ? 0 : normal_push_after(c, h);
         if (!(ln > 0) && !(push > 0 && lt > mu * push)) {
-            e->mode[a] = SEPARATE;
-            memset(K, 0, 9 * sizeof(double));
-            memset(B, 0, 9 * sizeof(double));
+            separate(e, a);
             redo = 1;
         } else if (lt > mu * ln) {
             e->mode[a] = ln > 0 ? SLIDE : SLID_PULLING;
@@ -484,9 +490,7 @@ static int separate_pulling(expo *e, const mbs_system *s, int na)
             e->mode[a] = SLIDE;
             continue;
         }
-        e->mode[a] = SEPARATE;
-        memset(e->Kw + 9 * a, 0, 9 * sizeof(double));
-        memset(e->Bw + 9 * a, 0, 9 * sizeof(double));
+        separate(e, a);
         redo = 1;
     }
     return redo;
