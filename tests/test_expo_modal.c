@@ -69,6 +69,47 @@ static void test_divided_differences(void)
     }
 }
 
+/* (Q_k(λ) − 1/(k+1)!)/λ against the same 80-digit values (where the table's 17 digits leave
+ * enough of the difference: the bound grows as the difference shrinks), at λ = 0 against the
+ * derivative −hβ/(k+2)! − h²/(k+3)!, at λ = 1e-9 against it too (the next term is 1e-9 of it),
+ * and smooth through r = 2 (the switch from its series to the difference) and down to λ = 0. */
+static void test_divided_differences_excess(void)
+{
+    static const double inv_fact1[4] = {1.0, 0.5, 1.0 / 6, 1.0 / 24};
+    for (size_t c = 0; c < sizeof dd_cases / sizeof *dd_cases; c++) {
+        double lam = dd_cases[c].lam, beta = dd_cases[c].beta, h = dd_cases[c].h, Qt[4];
+        mbsi_modal_divided_differences_excess(lam, beta, h, Qt);
+        for (int k = 0; k < 4; k++) {
+            double fk2 = 1.0 / (k == 0 ? 2 : k == 1 ? 6 : k == 2 ? 24 : 120), fk3 = 1.0 / (k == 0 ? 6 : k == 1 ? 24 : k == 2 ? 120 : 720);
+            double deriv = -h * beta * fk2 - h * h * fk3, ref, tol;
+            if (lam < 1) {
+                ref = deriv;
+                tol = 1e-14 + 1e-8 * (lam > 0);
+            } else {
+                double diff = dd_cases[c].Q[k] - inv_fact1[k];
+                ref = diff / lam;
+                tol = 1e-13 + 3e-17 * inv_fact1[k] / fabs(diff);
+            }
+            double err = fabs(Qt[k] - ref) / fabs(ref);
+            CHECK(err <= tol, "%s (lambda %g): excess %d = %.17g, exact %.17g (relative error %.2e, bound %.1e)",
+                  dd_cases[c].what, lam, k, Qt[k], ref, err, tol);
+        }
+    }
+    /* the second difference of neighbours 1e-9 apart, through r = 2 (undamped, λ = 1e6 at 2 ms),
+     * and on a grid from λ = 0 to the critical damping of the paper's material, step 1e3 */
+    double worst = 0, Q[101][4];
+    for (int i = 0; i <= 100; i++) mbsi_modal_divided_differences_excess(1e6 * (1 + 1e-9 * (i - 50)), 0.0, 0.002, Q[i]);
+    for (int i = 1; i < 100; i++)
+        for (int k = 0; k < 4; k++) worst = fmax(worst, fabs(Q[i][k] - 0.5 * (Q[i - 1][k] + Q[i + 1][k])) / fabs(Q[i][k]));
+    CHECK(worst < 1e-14, "excess through r = 2: second difference %.2e between neighbours 1e-9 apart", worst);
+    worst = 0;
+    for (int i = 0; i <= 100; i++) mbsi_modal_divided_differences_excess(1e3 * i, 0.003, 0.002, Q[i]);
+    for (int i = 1; i < 100; i++)
+        for (int k = 0; k < 4; k++)
+            worst = fmax(worst, fabs(Q[i][k] - 0.5 * (Q[i - 1][k] + Q[i + 1][k])) / fabs(Q[i][k]));
+    CHECK(worst < 1e-4, "excess from lambda = 0: second difference %.2e on a grid of 1e3 (smooth: ~1e-5)", worst);
+}
+
 /* A random symmetric matrix's eigendecomposition: V orthonormal, A V = V diag(w), to rounding;
  * with a repeated eigenvalue and with a zero matrix. */
 static void test_symeig(void)
@@ -267,6 +308,62 @@ static void test_against_pade(void)
     printf("modal against Pade: largest relative difference %.2e (case %d)\n", worst, worst_case);
 }
 
+/* The factored form against the full one on Υ = B Bᵀ: random B of n = 3 to 24 rows and 1 to n
+ * columns (Romeo's two soles: 24 x 12), some contacts separated (their R block zero, as expo
+ * passes them), at the betas of test_against_pade; both on the same random state. */
+static void test_factored(void)
+{
+    unsigned long long seed = 5;
+    mbsi_modal w;
+    double worst = 0;
+    for (int c = 0; c < 40; c++) {
+        int na = 1 + c % 8, nc = 3 * na, m = c % 4 == 0 ? nc : c % 4 == 1 ? (nc + 1) / 2 : 1 + (int)tm_uniform(&seed, 0, nc - 1);
+        if (c == 39) { na = 8; nc = 24; m = 12; }
+        double h = c % 5 == 4 ? 1e-2 : 2e-3, kn = c % 2 ? 1e5 : 2e5, kt = c % 4 < 2 ? kn : 0.5 * kn;
+        mbs_carver cv = {NULL, 0};
+        mbsi_modal_layout(&cv, &w, nc);
+        void *blk = mbsi_carver_alloc(&cv);
+        mbsi_modal_layout(&cv, &w, nc);
+        double *Gf = calloc((size_t)nc * m, sizeof(double));
+        double *ups = calloc((size_t)nc * nc, sizeof(double)), *Rb = calloc(9 * (size_t)na, sizeof(double));
+        double *x[4], *out = calloc(4 * (size_t)nc, sizeof(double));
+        for (int k = 0; k < 4; k++) x[k] = calloc((size_t)nc, sizeof(double));
+        for (int i = 0; i < nc * m; i++) Gf[i] = tm_uniform(&seed, -1, 1) * sqrt(3.0 / m);
+        for (int j = 0; j < nc; j++)
+            for (int i = 0; i < nc; i++) {
+                double s = 0;
+                for (int k = 0; k < m; k++) s += Gf[i + nc * k] * Gf[j + nc * k];
+                ups[i + nc * j] = s;
+            }
+        for (int a = 0; a < na; a++) {
+            double n[3] = {tm_uniform(&seed, -0.3, 0.3), tm_uniform(&seed, -0.3, 0.3), 1}, nn = 0;
+            for (int k = 0; k < 3; k++) nn += n[k] * n[k];
+            for (int k = 0; k < 3; k++) n[k] /= sqrt(nn);
+            if (!(na > 2 && a == 1)) gain(n, sqrt(kn), sqrt(kt), Rb + 9 * a);   /* contact 1 separated */
+        }
+        for (int k = 0; k < 4; k++)
+            for (int i = 0; i < nc; i++) x[k][i] = tm_uniform(&seed, -1, 1) * (k == 0 ? 1e-3 : k == 3 ? 10 : 0.1);
+        const double betas[6] = {0, 1e-5, 3e-3, 1e-3, 0.2, 0.02};
+        for (int b = 0; b < 6; b++) {
+            double *lb = out, *lb2 = out + nc, *fb = out + 2 * nc, *fb2 = out + 3 * nc;
+            int r1 = mbsi_modal_averages(&w, nc, ups, Rb, betas[b], x[0], x[1], x[2], x[3], h, lb, lb2);
+            int r2 = mbsi_modal_averages_factored(&w, nc, m, Gf, nc, Rb, betas[b], x[0], x[1], x[2], x[3], h, fb, fb2);
+            CHECK(r1 == 0 && r2 == 0, "case %d beta %g: failed", c, betas[b]);
+            double e1 = rel_err(fb, lb, nc), e2 = rel_err(fb2, lb2, nc);
+            worst = fmax(worst, fmax(e1, e2));
+            CHECK(e1 < 1e-11 && e2 < 1e-11, "case %d (%d x %d, h %g, beta %g): factored off by %.2e, %.2e", c, nc, m, h,
+                  betas[b], e1, e2);
+        }
+        for (int k = 0; k < 4; k++) free(x[k]);
+        free(Gf);
+        free(ups);
+        free(Rb);
+        free(out);
+        free(blk);
+    }
+    printf("factored against full: largest relative difference %.2e\n", worst);
+}
+
 /* Solo dropped from 2 cm with a sideways and a spinning velocity, its joints driven: at every
  * step expo with the closed form and with the Padé exponential (both full accuracy) start from
  * the same state and end within 1e-9 of each other (relative to the largest coordinate) — one
@@ -312,6 +409,84 @@ static void test_solo_steps(void)
     mbs_system_free(a);
     mbs_system_free(b);
     mbs_model_free(m);
+}
+
+/* Romeo's soles: four corners on one frame are integrated through that frame's six rows (Υ of
+ * rank 12 for 24 rows, the factored closed form, the full Υ expanded for the Padé pass of a
+ * sliding corner); the same corners put two on l_sole and two on l_ankle (the same body, 6.84 cm
+ * above) keep three rows each. From the same state every step of the two ends within 1e-9 of
+ * each other, relative to the largest coordinate: Romeo dropped from 5 mm with a sideways and a
+ * spinning velocity, its joints limp (it folds down onto its soles over 0.5 s), both soles landing,
+ * rocking, sliding, letting go. */
+static void test_sole_rows(void)
+{
+    mbs_error err;
+    mbs_scenario *sc = mbs_scenario_load(tm_path("scenarios/romeo_walk.ini"), NULL, 0, &err);
+    if (!sc) { CHECK(0, "romeo_walk.ini: %s", err.msg); return; }
+    const mbs_model *m = mbs_scenario_model(sc);
+    const double corners[4][2] = {{0.10, 0.05}, {0.10, -0.05}, {-0.05, 0.05}, {-0.05, -0.05}}, up[3] = {0, 0, 1};
+    const char *frames[2][2] = {{"l_sole", "l_ankle"}, {"r_sole", "r_ankle"}};
+    mbs_system *sys[2];
+    mbs_stepper *st[2];
+    for (int k = 0; k < 2; k++) {
+        sys[k] = mbs_system_new(m, 8, &err);
+        CHECK(sys[k] != NULL, "system: %s", err.msg);
+        if (!sys[k]) return;
+        for (int f = 0; f < 2; f++)
+            for (int c = 0; c < 4; c++) {
+                /* k = 1: the back corners on the ankle's frame, 6.84 cm above the sole's */
+                int ankle = k == 1 && c >= 2;
+                double off[3] = {corners[c][0], corners[c][1], ankle ? -0.0684 : 0};
+                CHECK(mbs_system_add_contact(sys[k], frames[f][ankle], off, 0, &err) >= 0, "contact: %s", err.msg);
+            }
+        CHECK(mbs_system_add_plane(sys[k], up, 0, mbs_scenario_material(sc), &err) >= 0, "plane: %s", err.msg);
+        mbs_option o = {"max_mat_mult", "full"};
+        st[k] = mbs_stepper_new("expo", sys[k], &o, 1, &err);
+        CHECK(st[k] != NULL, "expo: %s", err.msg);
+        if (!st[k]) return;
+    }
+    mbs_system *a = sys[0], *b = sys[1];
+    const double *q0 = mbs_scenario_q0(sc);
+    memcpy(a->q, q0, sizeof(double) * (size_t)a->nq);
+    a->q[2] += 0.005;
+    a->v[1] = 0.3;
+    a->v[5] = 1.0;
+    double worst = 0;
+    int most = 0, slid = 0;
+    for (int i = 0; i < 100; i++) {
+        memcpy(b->q, a->q, sizeof(double) * (size_t)a->nq);
+        memcpy(b->v, a->v, sizeof(double) * (size_t)a->nv);
+        memcpy(b->tau, a->tau, sizeof(double) * (size_t)a->nv);
+        for (int c = 0; c < 8; c++) {
+            mbs_contact keep = b->contacts[c];
+            b->contacts[c] = a->contacts[c];
+            b->contacts[c].frame = keep.frame;
+            memcpy(b->contacts[c].offset, keep.offset, sizeof keep.offset);
+            if (keep.frame != a->contacts[c].frame) b->contacts[c].local[2] -= 0.0684;
+        }
+        b->t = a->t;
+        CHECK(mbs_stepper_step(st[0], 5e-3, NULL) == MBS_OK && mbs_stepper_step(st[1], 5e-3, NULL) == MBS_OK, "step %d failed", i);
+        int n = 0;
+        for (int c = 0; c < 8; c++) {
+            n += a->contacts[c].active;
+            slid += a->contacts[c].slipping;
+        }
+        most = n > most ? n : most;
+        double vs = 1, qs = 1;
+        for (int k = 0; k < a->nv; k++) vs = fmax(vs, fabs(b->v[k]));
+        for (int k = 0; k < a->nq; k++) qs = fmax(qs, fabs(b->q[k]));
+        for (int k = 0; k < a->nv; k++) worst = fmax(worst, fabs(a->v[k] - b->v[k]) / vs);
+        for (int k = 0; k < a->nq; k++) worst = fmax(worst, fabs(a->q[k] - b->q[k]) / qs);
+    }
+    CHECK(worst < 1e-9, "sole rows and point rows differ by %.2e after one step", worst);
+    CHECK(most == 8 && slid > 0, "the test lost its point: %d corners at most, %d slipping corner-steps", most, slid);
+    printf("Romeo's soles, frame rows against point rows: largest relative difference %.2e (%d slipping corner-steps)\n",
+           worst, slid);
+    for (int k = 0; k < 2; k++) {
+        mbs_stepper_free(st[k]);
+        mbs_system_free(sys[k]);
+    }
+    mbs_scenario_free(sc);
 }
 
 /* method: auto takes the closed form with the full exponential and proportional damping (the
@@ -369,9 +544,12 @@ static void test_method_option(void)
 int main(void)
 {
     RUN(test_divided_differences);
+    RUN(test_divided_differences_excess);
     RUN(test_symeig);
     RUN(test_against_pade);
+    RUN(test_factored);
     RUN(test_solo_steps);
+    RUN(test_sole_rows);
     RUN(test_method_option);
     return check_summary("test_expo_modal");
 }

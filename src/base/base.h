@@ -25,6 +25,11 @@ double mbsi_smooth_step(double x);
  * one; b becomes 0 when A is not even semi-definite. LAPACK, no allocation. */
 void mbsi_spd_solve(double *A, int n, double *b);
 
+/* A = L Lᵀ in place: the lower triangle of A (n x n, column-major, leading dimension lda)
+ * becomes L; the upper triangle is not read. Returns -1, or the first column whose pivot is not
+ * above `floor` (or not finite): A is not safely positive definite, and L is not complete. */
+int mbsi_cholesky(double *A, int n, int lda, double floor);
+
 /* A weighted least-squares task ‖J x − e‖² (weight w) added to a normal system: the lower
  * triangle of H (ncols x ncols, leading dimension ldH) += w Jᵀ J and g += w Jᵀ e, J being the
  * rows r0 .. r0 + nr − 1 of a column-major matrix of leading dimension ldJ. Columns of J that

@@ -19,6 +19,23 @@ void mbsi_spd_solve(double *A, int n, double *b)
         for (int i = 0; i < n; i++) b[i] = 0;
 }
 
+int mbsi_cholesky(double *A, int n, int lda, double floor)
+{
+    for (int j = 0; j < n; j++) {
+        double *aj = A + (size_t)lda * j, p = aj[j];
+        for (int k = 0; k < j; k++) p -= A[j + (size_t)lda * k] * A[j + (size_t)lda * k];
+        if (!(p > floor) || !isfinite(p)) return j;
+        double l = sqrt(p);
+        aj[j] = l;
+        for (int i = j + 1; i < n; i++) {
+            double s = aj[i];
+            for (int k = 0; k < j; k++) s -= A[i + (size_t)lda * k] * A[j + (size_t)lda * k];
+            aj[i] = s / l;
+        }
+    }
+    return -1;
+}
+
 void mbsi_add_task(double *H, int ldH, double *g, const double *J, int ldJ, int r0, int nr, int ncols, const double *e,
                    double weight)
 {

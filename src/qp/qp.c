@@ -131,19 +131,10 @@ static int factor(mbs_qp *qp, int n, const double *H)
     double *L = qp->R, *J = qp->J;
     double hmax = 0;
     for (int i = 0; i < n; i++) hmax = fmax(hmax, fabs(H[i + (size_t)n * i]));
-    double floor = n * DBL_EPSILON * hmax;
-    for (int j = 0; j < n; j++) {
-        double p = H[j + (size_t)n * j];
-        for (int k = 0; k < j; k++) p -= L[j + (size_t)n * k] * L[j + (size_t)n * k];
-        if (!(p > floor) || !isfinite(p)) return j;
-        double l = sqrt(p);
-        L[j + (size_t)n * j] = l;
-        for (int i = j + 1; i < n; i++) {
-            double s = H[i + (size_t)n * j];
-            for (int k = 0; k < j; k++) s -= L[i + (size_t)n * k] * L[j + (size_t)n * k];
-            L[i + (size_t)n * j] = s / l;
-        }
-    }
+    for (int j = 0; j < n; j++)
+        for (int i = j; i < n; i++) L[i + (size_t)n * j] = H[i + (size_t)n * j];
+    int bad = mbsi_cholesky(L, n, n, n * DBL_EPSILON * hmax);
+    if (bad >= 0) return bad;
     /* Lᵀ J = I column by column: J is upper triangular */
     memset(J, 0, (size_t)n * n * sizeof(double));
     for (int j = 0; j < n; j++) {

@@ -96,8 +96,19 @@ typedef struct expo {
     mbs_expm_ws *ws;
     int *act;               /* indices of the active contacts */
     double *M;              /* nv x nv mass matrix */
-    double *X;              /* nv x (3c+1), row-major: [Jᵀ, τ − h], then M⁻¹ times it */
-    double *Jc;             /* 3c x nv: J (column-major, leading dimension 3·active) */
+    double *X;              /* nv x (nr+1), row-major: [J_rᵀ, τ − h], then M⁻¹ times it */
+    double *Jc;             /* nr x nv: J_r (column-major, leading dimension nr) */
+    /* the rows J_r that J = G J_r is built from (contact_rows says why): nr of them, a contact's
+     * first at row[a], its frame's six (body[a] = 1) or its point's three */
+    int nr, grouped;        /* grouped: some contacts share their frame's rows (G is not I) */
+    int *row, *body;        /* per active contact */
+    double *rw;             /* 3 per contact: the point's offset from its frame's origin, world axes */
+    double *Gm;             /* 3c x nr: G (column-major), when grouped */
+    double *upsr;           /* nr x nr: Υ_r = J_r M⁻¹ J_rᵀ, when grouped (Υ = G Υ_r Gᵀ) */
+    double *Lr;             /* nr x nr: L, L Lᵀ = Υ_r (lower triangle), when grouped */
+    double *Bf;             /* 3c x nr: G L, when grouped: Υ = B Bᵀ for the closed form */
+    double *mu, *mu2;       /* nr: Gᵀ λ of the two forces; J_r v̇_f */
+    int ups_full, factor;   /* this step: Υ expanded into ups; Bf formed (1), or Υ_r not definite (-1) */
     double *dq, *zero;      /* nv */
     double *J6;             /* 6 x nv frame Jacobian */
     double *ups;            /* 3c x 3c: Υ */
@@ -144,6 +155,15 @@ static void layout(mbs_carver *c, expo *e)
     e->zero = mbsi_carve_doubles(c, nv);
     e->J6 = mbsi_carve_doubles(c, 6 * nv);
     e->ups = mbsi_carve_doubles(c, 9 * cs * cs);
+    e->row = mbsi_carve_ints(c, cs);
+    e->body = mbsi_carve_ints(c, cs);
+    e->rw = mbsi_carve_doubles(c, 3 * cs);
+    e->Gm = mbsi_carve_doubles(c, 9 * cs * cs);
+    e->upsr = mbsi_carve_doubles(c, 9 * cs * cs);
+    e->Lr = mbsi_carve_doubles(c, 9 * cs * cs);
+    e->Bf = mbsi_carve_doubles(c, 9 * cs * cs);
+    e->mu = mbsi_carve_doubles(c, 3 * cs);
+    e->mu2 = mbsi_carve_doubles(c, 3 * cs);
     e->Kw = mbsi_carve_doubles(c, 9 * cs);
     e->Bw = mbsi_carve_doubles(c, 9 * cs);
     e->off = mbsi_carve_doubles(c, 3 * cs);
@@ -300,6 +320,54 @@ static void world_gain(const double n[3], double kn, double kt, double out[9])
         for (int i = 0; i < 3; i++) out[i + 3 * j] = (kn - kt) * n[i] * n[j] + (i == j ? kt : 0);
 }
 
+/* Υ = G Υ_r Gᵀ into e->ups, once per step, for what needs it whole (the Padé path; the closed
+ * form when Υ_r is not safely definite). e->Ab, the Padé path's matrix, filled after this, is
+ * scratch for Υ_r Gᵀ. */
+static void expand_ups(expo *e, int na)
+{
+    if (e->ups_full) return;
+    int n = 3 * na, nr = e->nr;
+    double *T = e->Ab;   /* nr x n */
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < nr; i++) {
+            double t = 0;
+            for (int k = 0; k < nr; k++) t += e->upsr[i + (size_t)nr * k] * e->Gm[j + (size_t)n * k];
+            T[i + (size_t)nr * j] = t;
+        }
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) {
+            double u = 0;
+            for (int k = 0; k < nr; k++) u += e->Gm[i + (size_t)n * k] * T[k + (size_t)nr * j];
+            e->ups[i + (size_t)n * j] = u;
+        }
+    e->ups_full = 1;
+}
+
+/* B = G L with L Lᵀ = Υ_r into e->Bf, once per step, so that Υ = B Bᵀ (the closed form's
+ * factored path). Returns 0, or -1 when Υ_r is not safely positive definite (points of frames
+ * whose rows are dependent: the full Υ is used then). */
+static int factor_ups(expo *e, int na)
+{
+    if (e->factor) return e->factor > 0 ? 0 : -1;
+    int n = 3 * na, nr = e->nr;
+    double *L = e->Lr, dmax = 0;
+    for (int j = 0; j < nr; j++)
+        for (int i = j; i < nr; i++) L[i + (size_t)nr * j] = e->upsr[i + (size_t)nr * j];
+    for (int i = 0; i < nr; i++) dmax = fmax(dmax, L[i * (nr + 1)]);
+    if (mbsi_cholesky(L, nr, nr, nr * 0x1p-52 * dmax) >= 0) {
+        e->factor = -1;
+        return -1;
+    }
+    for (int j = 0; j < nr; j++)
+        for (int i = 0; i < n; i++) {
+            double b = 0;
+            for (int k = j; k < nr; k++) b += e->Gm[i + (size_t)n * k] * L[k + (size_t)nr * j];
+            e->Bf[i + (size_t)n * j] = b;
+        }
+    e->factor = 1;
+    return 0;
+}
+
 /* The contact-space linear system (11) over the step with the force law λ = −K Δp − B Δṗ of
  * the gains e->Kw, e->Bw (3x3 per contact, world axes, any matrices): x_int and x_int2 from
  * one matrix exponential, then the averages λ̄ and λ̄₂ into e->lb, e->lb2. */
@@ -319,6 +387,7 @@ static int contact_averages(expo *e, const mbs_system *s, int na, double dt)
      * the second pass (classify) applies Coulomb's μ λ_n. */
     int nc = 3 * na, n = 6 * na, N = n + 3;
     double *Ab = e->Ab;
+    expand_ups(e, na);
     memset(Ab, 0, (size_t)N * N * sizeof(double));
     for (int k = 0; k < nc; k++) Ab[k + (size_t)N * (nc + k)] = dt;
     for (int b = 0; b < na; b++) {
@@ -388,6 +457,10 @@ static int modal_averages(expo *e, const mbs_system *s, int na, double dt, doubl
             e->v0v[3 * a + k] = c->dp0[k];
         }
     }
+    if (e->grouped && factor_ups(e, na) == 0)
+        return mbsi_modal_averages_factored(&e->modal, 3 * na, e->nr, e->Bf, 3 * na, e->Rw, beta, e->dpv, e->dvv,
+                                            e->v0v, e->pdd, dt, e->lb, e->lb2) != 0;
+    expand_ups(e, na);
     return mbsi_modal_averages(&e->modal, 3 * na, e->ups, e->Rw, beta, e->dpv, e->dvv, e->v0v, e->pdd, dt, e->lb,
                                e->lb2) != 0;
 }
@@ -519,16 +592,89 @@ static int gather_active(expo *e, mbs_system *s)
     return na;
 }
 
-/* J (linear rows of each contact point, LOCAL_WORLD_ALIGNED) into e->Jc and, transposed, into
- * the first 3·na columns of the row-major right-hand sides e->X, and J̇v into e->pdd, at the
- * configuration q (linearisation_point) and the velocity s->v: the contact-space view of the
- * dynamics that Υ and p̈_free (eqs. 9-10) are built from. */
+/* The rows J_r that the contact Jacobian J = G J_r is built from. A point's velocity is its
+ * frame's linear velocity plus ω × r, r its offset from the frame's origin: three or more points
+ * on one frame (a sole's corners) move with that frame's six velocities, and their 3k rows are
+ * G (3k x 6) times the frame's six. The contact-space matrix Υ = G Υ_r Gᵀ then has rank 6 per such
+ * frame: Romeo standing on its eight sole corners has Υ of 24 x 24 and rank 12. M⁻¹ is applied
+ * to 12 columns instead of 24, and the closed form diagonalises a 12 x 12 matrix instead of a
+ * 24 x 24 one (mbsi_modal_averages_factored): Romeo's standing step measured 35 us before, on
+ * Zen 4. One or two points on a frame keep their own three rows each (G = I there); a model
+ * without such frames (Solo's four feet) runs exactly as without this. */
+static void contact_rows(expo *e, const mbs_system *s, int na)
+{
+    int nr = 0;
+    e->grouped = 0;
+    for (int a = 0; a < na; a++) {
+        int f = s->contacts[e->act[a]].frame, first = -1, count = 0;
+        for (int b = 0; b < na; b++)
+            if (s->contacts[e->act[b]].frame == f) {
+                if (first < 0) first = b;
+                count++;
+            }
+        e->body[a] = count >= 3;
+        if (!e->body[a]) {
+            e->row[a] = nr;
+            nr += 3;
+        } else if (first == a) {
+            e->row[a] = nr;
+            nr += 6;
+            e->grouped = 1;
+        } else {
+            e->row[a] = e->row[first];
+        }
+    }
+    e->nr = nr;
+    e->ups_full = !e->grouped;
+    e->factor = 0;
+}
+
+/* out = G_a x: contact a's point velocity (or acceleration) from the rows of x at its rows. */
+static void rows_to_point(const expo *e, int a, const double *x, double out[3])
+{
+    const double *r = e->rw + 3 * a, *v = x + e->row[a];
+    if (!e->body[a]) {
+        memcpy(out, v, 3 * sizeof(double));
+        return;
+    }
+    out[0] = v[0] + v[4] * r[2] - v[5] * r[1];
+    out[1] = v[1] + v[5] * r[0] - v[3] * r[2];
+    out[2] = v[2] + v[3] * r[1] - v[4] * r[0];
+}
+
+/* G (3·na x nr, column-major) into e->Gm: rows_to_point as a matrix, for the products with Υ_r. */
+static void form_g(expo *e, int na)
+{
+    int n = 3 * na, nr = e->nr;
+    memset(e->Gm, 0, (size_t)n * nr * sizeof(double));
+    for (int a = 0; a < na; a++) {
+        double *g = e->Gm + 3 * a + (size_t)n * e->row[a];
+        const double *r = e->rw + 3 * a;
+        for (int i = 0; i < 3; i++) g[i + (size_t)n * i] = 1;
+        if (!e->body[a]) continue;
+        /* the columns of ω: ω × r = −[r]× ω */
+        g += (size_t)n * 3;
+        g[1 + 0 * (size_t)n] = -r[2];
+        g[2 + 0 * (size_t)n] = r[1];
+        g[0 + 1 * (size_t)n] = r[2];
+        g[2 + 1 * (size_t)n] = -r[0];
+        g[0 + 2 * (size_t)n] = -r[1];
+        g[1 + 2 * (size_t)n] = r[0];
+    }
+}
+
+/* J_r (LOCAL_WORLD_ALIGNED: the linear rows of each point on its own, the six of each frame that
+ * carries three or more, contact_rows) into e->Jc and, transposed, into the first nr columns of
+ * the row-major right-hand sides e->X, and J̇v into e->pdd, at the configuration q
+ * (linearisation_point) and the velocity s->v: the contact-space view of the dynamics that Υ and
+ * p̈_free (eqs. 9-10) are built from. */
 static void contact_jacobians(expo *e, mbs_system *s, const double *q, int na)
 {
     const mbs_model *m = s->model;
     mbs_data *d = s->data;
-    int nv = s->nv, nc = 3 * na, ld = nc + 1;
+    int nv = s->nv;
     const double *v = s->v;
+    contact_rows(e, s, na);
     /* Kinematics with q̈ = 0: the classical acceleration of each contact point is then J̇v
      * (gravity is not in the kinematic accelerations). The contact point is the touching point,
      * a point of the body at this instant, and its offset in the frame Rᵀ(p − p_f): at the step's
@@ -539,7 +685,7 @@ static void contact_jacobians(expo *e, mbs_system *s, const double *q, int na)
     mbs_forward_kinematics(m, d, q, v, e->zero);
     for (int a = 0; a < na; a++) {
         const mbs_contact *c = &s->contacts[e->act[a]];
-        double R[9], pf[3], pt[3], dp[3], acc[6], *off = e->off + 3 * a;
+        double R[9], pf[3], pt[3], *dp = e->rw + 3 * a, acc[6], *off = e->off + 3 * a;
         if (q == s->q) {
             mbs_frame_placement(m, d, c->frame, R, pf);
             memcpy(pt, c->p, sizeof pt);
@@ -551,21 +697,26 @@ static void contact_jacobians(expo *e, mbs_system *s, const double *q, int na)
         mbs_frame_classical_acceleration(m, d, c->frame, off, MBS_LOCAL_WORLD_ALIGNED, acc);
         memcpy(e->pdd + 3 * a, acc, 3 * sizeof(double));   /* J̇v for now */
     }
-    /* J, and Jᵀ as the first 3·na columns of the row-major right-hand sides X */
+    /* J_r, and J_rᵀ as the first nr columns of the row-major right-hand sides X */
+    int nr = e->nr, ld = nr + 1;
     double *X = e->X, *Jc = e->Jc;
     mbsi_joint_jacobians_from_placements(m, d);   /* the placements of the kinematics above, at q */
     for (int a = 0; a < na; a++) {
         const mbs_contact *c = &s->contacts[e->act[a]];
-        mbs_frame_jacobian(m, d, c->frame, e->off + 3 * a, MBS_LOCAL_WORLD_ALIGNED, e->J6, 6);
+        int r0 = e->row[a], rows = e->body[a] ? 6 : 3, done = 0;
+        for (int b = 0; b < a && !done; b++) done = e->row[b] == r0;   /* the frame's rows are in */
+        if (done) continue;
+        mbs_frame_jacobian(m, d, c->frame, e->body[a] ? NULL : e->off + 3 * a, MBS_LOCAL_WORLD_ALIGNED, e->J6, 6);
         for (int k = 0; k < nv; k++)
-            for (int r = 0; r < 3; r++) X[(size_t)ld * k + 3 * a + r] = Jc[3 * a + r + (size_t)nc * k] = e->J6[r + 6 * k];
+            for (int r = 0; r < rows; r++) X[(size_t)ld * k + r0 + r] = Jc[r0 + r + (size_t)nr * k] = e->J6[r + 6 * k];
     }
+    if (e->grouped) form_g(e, na);
 }
 
-/* [M⁻¹Jᵀ, v̇_f = M⁻¹(τ − h)] in e->X, then Υ = J M⁻¹Jᵀ (eq. 9) in e->ups and p̈_free =
- * J v̇_f + J̇v (eq. 10) in e->pdd, at the configuration q and the velocity s->v: the matrix and
- * the drift of the contact-space system (11).
- * M⁻¹ through the tree-sparse factor M = LᵀDL (CRBA + LTDL), all 3·na + 1 right-hand sides
+/* [M⁻¹J_rᵀ, v̇_f = M⁻¹(τ − h)] in e->X, then Υ = J M⁻¹Jᵀ (eq. 9) in e->ups (or Υ_r in e->upsr,
+ * when grouped) and p̈_free = J v̇_f + J̇v (eq. 10) in e->pdd, at the configuration q and the
+ * velocity s->v: the matrix and the drift of the contact-space system (11).
+ * M⁻¹ through the tree-sparse factor M = LᵀDL (CRBA + LTDL), all nr + 1 right-hand sides
  * in one row-major sweep of the tree: measured several times faster than ABA + ABI (one
  * articulated-body sweep of 6x6 operations per column) and than column-by-column solves,
  * whose inner loops are chains of dependent loads. M⁻¹ itself is never formed. */
@@ -573,28 +724,35 @@ static int contact_space_dynamics(expo *e, mbs_system *s, const double *q, int n
 {
     const mbs_model *m = s->model;
     mbs_data *d = s->data;
-    int nv = s->nv, nc = 3 * na, ld = nc + 1;
-    double *X = e->X, *Jc = e->Jc;
+    int nv = s->nv, nr = e->nr, ld = nr + 1;
+    double *X = e->X, *Jc = e->Jc, *ur = e->grouped ? e->upsr : e->ups, *pacc = e->grouped ? e->mu2 : e->pdd;
     mbs_crba(m, d, q, e->M);
     if (mbs_ltdl(m, d, e->M) != MBS_OK) return MBS_ERR_MODEL;
     mbs_nonlinear_effects(m, d, q, s->v, e->dq);
-    for (int k = 0; k < nv; k++) X[(size_t)ld * k + nc] = s->tau[k] - e->dq[k];
-    mbsi_ltdl_solve_rows(m, d, X, ld, 0);   /* [M⁻¹Jᵀ, v̇_f = M⁻¹(τ − h)] */
-    /* Υ = J M⁻¹Jᵀ (eq. 9) and p̈_free = J v̇_f + J̇v (eq. 10). Υ is symmetric: its lower triangle
-     * is accumulated and mirrored, half the products (Romeo's 24 x 24 on 37 joints: 9 % of a step) */
-    memset(e->ups, 0, (size_t)nc * nc * sizeof(double));
+    for (int k = 0; k < nv; k++) X[(size_t)ld * k + nr] = s->tau[k] - e->dq[k];
+    mbsi_ltdl_solve_rows(m, d, X, ld, 0);   /* [M⁻¹J_rᵀ, v̇_f = M⁻¹(τ − h)] */
+    /* Υ_r = J_r M⁻¹J_rᵀ (eq. 9) and J_r v̇_f (in p̈_free = J v̇_f + J̇v, eq. 10). Υ_r is symmetric:
+     * its lower triangle is accumulated and mirrored, half the products */
+    memset(ur, 0, (size_t)nr * nr * sizeof(double));
+    if (e->grouped) memset(pacc, 0, (size_t)nr * sizeof(double));
     for (int k = 0; k < nv; k++) {
-        const double *jk = Jc + (size_t)nc * k, *xk = X + (size_t)ld * k;
-        for (int c = 0; c < nc; c++) {
-            double w = xk[c], *u = e->ups + (size_t)nc * c;
+        const double *jk = Jc + (size_t)nr * k, *xk = X + (size_t)ld * k;
+        for (int c = 0; c < nr; c++) {
+            double w = xk[c], *u = ur + (size_t)nr * c;
             if (w == 0) continue;
-            for (int r = c; r < nc; r++) u[r] += jk[r] * w;
+            for (int r = c; r < nr; r++) u[r] += jk[r] * w;
         }
-        double w = xk[nc];
-        for (int r = 0; r < nc; r++) e->pdd[r] += jk[r] * w;
+        double w = xk[nr];
+        for (int r = 0; r < nr; r++) pacc[r] += jk[r] * w;
     }
-    for (int c = 0; c < nc; c++)
-        for (int r = c + 1; r < nc; r++) e->ups[c + (size_t)nc * r] = e->ups[r + (size_t)nc * c];
+    for (int c = 0; c < nr; c++)
+        for (int r = c + 1; r < nr; r++) ur[c + (size_t)nr * r] = ur[r + (size_t)nr * c];
+    if (e->grouped)
+        for (int a = 0; a < na; a++) {
+            double t[3];
+            rows_to_point(e, a, pacc, t);
+            for (int k = 0; k < 3; k++) e->pdd[3 * a + k] += t[k];
+        }
     return MBS_OK;
 }
 
@@ -657,15 +815,29 @@ static void project_on_cones(expo *e, mbs_system *s, int na)
  * both averages were inside their cones). */
 static void advance_state(expo *e, mbs_system *s, int na, double dt)
 {
-    int nv = s->nv, nc = 3 * na, ld = nc + 1;
-    const double *X = e->X;
+    int nv = s->nv, nr = e->nr, ld = nr + 1;
+    const double *X = e->X, *l1 = e->lam, *l2 = e->lam2;
+    if (e->grouped) {
+        /* Jᵀλ = J_rᵀ Gᵀλ: the forces on a frame's points as the frame's force and moment */
+        memset(e->mu, 0, (size_t)nr * sizeof(double));
+        memset(e->mu2, 0, (size_t)nr * sizeof(double));
+        int n = 3 * na;
+        for (int j = 0; j < nr; j++)
+            for (int i = 0; i < n; i++) {
+                double g = e->Gm[i + (size_t)n * j];
+                e->mu[j] += g * e->lam[i];
+                e->mu2[j] += g * e->lam2[i];
+            }
+        l1 = e->mu;
+        l2 = e->mu2;
+    }
     /* eqs. 24 and 26: v̇ = v̇_f + M⁻¹Jᵀλ for each of the two forces */
     for (int k = 0; k < nv; k++) {
         const double *xk = X + (size_t)ld * k;
-        double a1 = xk[nc], a2 = xk[nc];
-        for (int r = 0; r < nc; r++) {
-            a1 += xk[r] * e->lam[r];
-            a2 += xk[r] * e->lam2[r];
+        double a1 = xk[nr], a2 = xk[nr];
+        for (int r = 0; r < nr; r++) {
+            a1 += xk[r] * l1[r];
+            a2 += xk[r] * l2[r];
         }
         e->dq[k] = dt * s->v[k] + 0.5 * dt * dt * a2;
         s->v[k] += dt * a1;

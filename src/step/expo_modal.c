@@ -41,6 +41,7 @@ void mbsi_modal_layout(mbs_carver *c, mbsi_modal *w, int nmax)
     w->e = mbsi_carve_doubles(c, n);
     w->Y = mbsi_carve_doubles(c, 8 * n);
     w->G = mbsi_carve_doubles(c, 4 * n);
+    w->C = mbsi_carve_doubles(c, n * n);
 }
 
 /* 1/n!, n = 0..39, each the double nearest to it */
@@ -159,6 +160,35 @@ void mbsi_modal_divided_differences(double lam, double beta, double h, double Q[
     for (int k = 0; k < 4; k++) Q[k] = fi[k] / om;
 }
 
+/* (Q_k(λ) − 1/(k+1)!) / λ. Where the Taylor form of mbsi_modal_divided_differences applies (r <= 2,
+ * which holds for every small λ), its series without its first terms: X^j = u_j I + v_j N with
+ * u₁ = −a, v₁ = 1 gives Q_k = 1/(k+1)! + Σ_{j>=2} v_j/(j+k)!, and every u_j, v_j from j = 2 on is
+ * λ times a polynomial in λ (a = λα, d² = λδ, α = hβ/2, δ = h²(λβ²/4 − 1)), so the recurrence
+ * runs on ū_j = u_j/λ, v̄_j = v_j/λ from ū₂ = λα² + δ, v̄₂ = −2α: no division by λ, and λ = 0
+ * gives the derivative. Elsewhere (r > 2, so that λh² > 4 or hβλ/2 > 1) Q_k(λ) differs from
+ * 1/(k+1)! by a sizeable fraction of it, and the difference divided by λ loses nothing. */
+void mbsi_modal_divided_differences_excess(double lam, double beta, double h, double Qt[4])
+{
+    double al = 0.5 * h * beta, a = al * lam, det = h * h * lam, delta = h * h * (0.25 * lam * beta * beta - 1),
+           d2 = lam * delta;
+    double r = d2 >= 0 ? fabs(a) + sqrt(d2) : sqrt(det);
+    if (r > 2) {
+        mbsi_modal_divided_differences(lam, beta, h, Qt);
+        for (int k = 0; k < 4; k++) Qt[k] = (Qt[k] - inv_fact[k + 1]) / lam;
+        return;
+    }
+    /* the size of the first terms, against which the series' tail is cut */
+    double u = lam * al * al + delta, v = -2 * al, q[4] = {0, 0, 0, 0}, size = fabs(al) + h * h;
+    for (int j = 2; j < 34; j++) {
+        for (int k = 0; k < 4; k++) q[k] += v * inv_fact[j + k];
+        double un = -a * u + d2 * v, vn = u - a * v;
+        u = un;
+        v = vn;
+        if (j >= 5 && (fabs(u) + fabs(v)) * inv_fact[j + 1] < 1e-22 * size) break;
+    }
+    memcpy(Qt, q, sizeof q);
+}
+
 /* out[3a..3a+2] = R_a x[3a..3a+2] for each contact a (R_a symmetric 3 x 3, column-major). */
 static void apply_blocks(int n, const double *R, const double *x, double *out)
 {
@@ -196,18 +226,45 @@ static void form_s(mbsi_modal *w, int n, const double *ups, const double *R)
         }
 }
 
-int mbsi_modal_averages(mbsi_modal *w, int n, const double *ups, const double *R, double beta, const double *dp,
-                        const double *dv, const double *v0, const double *acc, double h, double *lb, double *lb2)
+/* The four columns [R(Δp + βΔṗ), RΔṗ, R(ṗ0 + β p̈_free), R p̈_free] into Y (n each): the
+ * state and the drift in the variables of the module comment; x is n of scratch. */
+static void state_columns(int n, const double *R, double beta, const double *dp, const double *dv, const double *v0,
+                          const double *acc, double *x, double *Y)
 {
-    double *S = w->S, *Y = w->Y, *Z = w->Y + 4 * (size_t)n, *G = w->G, *F = w->G + 2 * (size_t)n, *x = w->T;
-    form_s(w, n, ups, R);
-    /* the columns [R(Δp + βΔṗ), RΔṗ, R(ṗ0 + β p̈_free), R p̈_free] in contact space */
     for (int k = 0; k < n; k++) x[k] = dp[k] + beta * dv[k];
     apply_blocks(n, R, x, Y);
     apply_blocks(n, R, dv, Y + n);
     for (int k = 0; k < n; k++) x[k] = v0[k] + beta * acc[k];
     apply_blocks(n, R, x, Y + 2 * n);
     apply_blocks(n, R, acc, Y + 3 * n);
+}
+
+/* A mode's ∫g and ∫∫g (module comment) from its g(0), u(0), c₁, c₂ in z and its scalars Q. */
+static void mode_integrals(const double Q[4], const double z[4], double h, double *g1, double *g2)
+{
+    const double h2 = h * h, h3 = h2 * h, h4 = h3 * h;
+    *g1 = h * Q[0] * z[0] + h2 * Q[1] * (z[1] + z[2]) + h3 * Q[2] * z[3];
+    *g2 = h2 * Q[1] * z[0] + h3 * Q[2] * (z[1] + z[2]) + h4 * Q[3] * z[3];
+}
+
+/* λ̄ = −R F₁ / h (eq. 23), λ̄₂ = −2 R F₂ / h² (eq. 25) from F = [F₁ F₂] (n x 2) in contact space. */
+static void averages_out(int n, const double *R, const double *F, double h, double *lb, double *lb2)
+{
+    apply_blocks(n, R, F, lb);
+    apply_blocks(n, R, F + n, lb2);
+    const double s1 = -1 / h, s2 = -2 / (h * h);
+    for (int k = 0; k < n; k++) {
+        lb[k] *= s1;
+        lb2[k] *= s2;
+    }
+}
+
+int mbsi_modal_averages(mbsi_modal *w, int n, const double *ups, const double *R, double beta, const double *dp,
+                        const double *dv, const double *v0, const double *acc, double h, double *lb, double *lb2)
+{
+    double *S = w->S, *Y = w->Y, *Z = w->Y + 4 * (size_t)n, *G = w->G, *F = w->G + 2 * (size_t)n;
+    form_s(w, n, ups, R);
+    state_columns(n, R, beta, dp, dv, v0, acc, w->T, Y);
     if (mbsi_symeig(n, S, w->w, w->e) != 0) return -1;
     /* Z = Vᵀ Y: each mode's g(0), u(0), c₁, c₂ */
     for (int i = 0; i < n; i++) {
@@ -219,15 +276,13 @@ int mbsi_modal_averages(mbsi_modal *w, int n, const double *ups, const double *R
         }
         for (int c = 0; c < 4; c++) Z[i + (size_t)n * c] = z[c];
     }
-    /* each mode's ∫g and ∫∫g (module comment) */
-    const double h2 = h * h, h3 = h2 * h, h4 = h3 * h;
+    /* each mode's ∫g and ∫∫g */
     for (int i = 0; i < n; i++) {
-        double Q[4], g0 = Z[i], u0 = Z[i + n], c1 = Z[i + 2 * n], c2 = Z[i + 3 * n];
+        double Q[4], z[4] = {Z[i], Z[i + n], Z[i + 2 * n], Z[i + 3 * n]};
         mbsi_modal_divided_differences(w->w[i], beta, h, Q);
-        G[i] = h * Q[0] * g0 + h2 * Q[1] * (u0 + c1) + h3 * Q[2] * c2;
-        G[i + n] = h2 * Q[1] * g0 + h3 * Q[2] * (u0 + c1) + h4 * Q[3] * c2;
+        mode_integrals(Q, z, h, &G[i], &G[i + n]);
     }
-    /* F = V G, back in contact space; λ̄ = −R F₁ / h (eq. 23), λ̄₂ = −2 R F₂ / h² (eq. 25) */
+    /* F = V G, back in contact space */
     memset(F, 0, 2 * (size_t)n * sizeof(double));
     for (int i = 0; i < n; i++) {
         const double *vi = S + (size_t)n * i;
@@ -237,12 +292,67 @@ int mbsi_modal_averages(mbsi_modal *w, int n, const double *ups, const double *R
             F[k + n] += vi[k] * g2;
         }
     }
-    apply_blocks(n, R, F, lb);
-    apply_blocks(n, R, F + n, lb2);
-    const double s1 = -1 / h, s2 = -2 / h2;
-    for (int k = 0; k < n; k++) {
-        lb[k] *= s1;
-        lb2[k] *= s2;
+    averages_out(n, R, F, h, lb, lb2);
+    return 0;
+}
+
+int mbsi_modal_averages_factored(mbsi_modal *w, int n, int m, const double *B, int ldb, const double *R, double beta,
+                                 const double *dp, const double *dv, const double *v0, const double *acc, double h,
+                                 double *lb, double *lb2)
+{
+    double *S = w->S, *Y = w->Y, *Z = w->Y + 4 * (size_t)n, *G = w->G, *F = w->G + 2 * (size_t)n, *H = w->T;
+    double *C = w->C;
+    const int ldc = n;
+    for (int j = 0; j < m; j++) apply_blocks(n, R, B + (size_t)ldb * j, C + (size_t)n * j);
+    state_columns(n, R, beta, dp, dv, v0, acc, w->T, Y);
+    /* CᵀC (lower triangle, mirrored) and Z = Cᵀ Y (m x 4) */
+    for (int j = 0; j < m; j++) {
+        const double *cj = C + (size_t)ldc * j;
+        for (int i = j; i < m; i++) {
+            const double *ci = C + (size_t)ldc * i;
+            double s = 0;
+            for (int k = 0; k < n; k++) s += ci[k] * cj[k];
+            S[i + (size_t)m * j] = S[j + (size_t)m * i] = s;
+        }
+        for (int c = 0; c < 4; c++) {
+            const double *y = Y + (size_t)n * c;
+            double s = 0;
+            for (int k = 0; k < n; k++) s += cj[k] * y[k];
+            Z[j + (size_t)m * c] = s;
+        }
     }
+    if (mbsi_symeig(m, S, w->w, w->e) != 0) return -1;
+    /* each mode of CᵀC: (A(λ) − A(0))/λ applied to its coordinates Wᵀ Cᵀ Y */
+    for (int i = 0; i < m; i++) {
+        const double *wi = S + (size_t)m * i;
+        double Qt[4], z[4] = {0, 0, 0, 0};
+        for (int c = 0; c < 4; c++)
+            for (int k = 0; k < m; k++) z[c] += wi[k] * Z[k + (size_t)m * c];
+        mbsi_modal_divided_differences_excess(w->w[i], beta, h, Qt);
+        mode_integrals(Qt, z, h, &G[i], &G[i + m]);
+    }
+    /* H = W G (m x 2) */
+    memset(H, 0, 2 * (size_t)m * sizeof(double));
+    for (int i = 0; i < m; i++) {
+        const double *wi = S + (size_t)m * i;
+        for (int k = 0; k < m; k++) {
+            H[k] += wi[k] * G[i];
+            H[k + m] += wi[k] * G[i + m];
+        }
+    }
+    /* F = Y A(0) + C H: A(0) is a mode's integrals at λ = 0, Q_k(0) = 1/(k+1)! */
+    static const double Q0[4] = {1.0, 0.5, 1.0 / 6, 1.0 / 24};
+    for (int k = 0; k < n; k++) {
+        double z[4] = {Y[k], Y[k + n], Y[k + 2 * n], Y[k + 3 * n]}, f1, f2;
+        mode_integrals(Q0, z, h, &f1, &f2);
+        for (int j = 0; j < m; j++) {
+            double c = C[k + (size_t)ldc * j];
+            f1 += c * H[j];
+            f2 += c * H[j + m];
+        }
+        F[k] = f1;
+        F[k + n] = f2;
+    }
+    averages_out(n, R, F, h, lb, lb2);
     return 0;
 }

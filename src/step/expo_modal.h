@@ -23,6 +23,7 @@ typedef struct mbsi_modal {
     double *e;      /* nmax: scratch of the eigensolver */
     double *Y;      /* 4 nmax: the initial state and the drift, in S's eigenbasis */
     double *G;      /* 2 nmax: the two integrals of each mode's force, then back in contact space */
+    double *C;      /* nmax²: C = R B (mbsi_modal_averages_factored) */
 } mbsi_modal;
 
 /* Carves w's buffers for nmax coordinates from c (run once counting, once on the block). */
@@ -34,6 +35,12 @@ void mbsi_modal_layout(mbs_carver *c, mbsi_modal *w, int nmax);
  * critically and over-damped, and λ = 0, each to a few units of rounding. */
 void mbsi_modal_divided_differences(double lam, double beta, double h, double Q[4]);
 
+/* (Q_k(λ) − Q_k(0)) / λ, k = 0..3, with Q_k as above and Q_k(0) = 1/(k+1)!: the part of a mode's
+ * integrals that its stiffness changes, per unit of its eigenvalue, to a few units of rounding
+ * at any λ >= 0 (at λ = 0 the derivative, −hβ/(k+2)! − h²/(k+3)!). mbsi_modal_averages_factored
+ * needs it, where a mode of small λ must not be divided by λ. */
+void mbsi_modal_divided_differences_excess(double lam, double beta, double h, double Qt[4]);
+
 /* The averages over a step h of the forces λ = −K Δp − B Δṗ, B = βK, of the contact-space
  * system (11) with the anchors' velocities ṗ0: d(Δp)/dt = Δṗ + ṗ0, d(Δṗ)/dt = −Υ(KΔp + BΔṗ) +
  * p̈_free (the form src/step/expo.c integrates). n = 3 x contacts; ups is Υ (n x n,
@@ -44,5 +51,20 @@ void mbsi_modal_divided_differences(double lam, double beta, double h, double Q[
  * or -1 when the eigendecomposition failed (a matrix that is not finite). */
 int mbsi_modal_averages(mbsi_modal *w, int n, const double *ups, const double *R, double beta, const double *dp,
                         const double *dv, const double *v0, const double *acc, double h, double *lb, double *lb2);
+
+/* The same averages when Υ is given as B Bᵀ with B n x m (column-major, leading dimension ldb,
+ * m <= the workspace's nmax): the eigenproblem is then that of CᵀC, C = R B, m x m, rather than
+ * that of S = R Υ R = C Cᵀ, n x n. Several contact points on one rigid body move with its six
+ * velocities: Romeo's four corners per sole give J = G J_b (G: each point's velocity from its
+ * sole's twist), so Υ = G Υ_b Gᵀ has rank 12 for 24 rows, and B = G L with L Lᵀ = Υ_b
+ * (src/step/expo.c). The modes of S outside C's range have λ = 0; with CᵀC = W Λ Wᵀ (S has the
+ * same nonzero λ, its eigenvectors C W Λ^-½ on them), any function of S acting on y is
+ *     f(S) y = f(0) y + C W diag((f(λ) − f(0)) / λ) Wᵀ Cᵀ y,
+ * whose middle factor is mbsi_modal_divided_differences_excess's: nothing is divided by a small
+ * λ. The same results as mbsi_modal_averages on Υ = B Bᵀ, to rounding; the other arguments and
+ * the return value are its. */
+int mbsi_modal_averages_factored(mbsi_modal *w, int n, int m, const double *B, int ldb, const double *R, double beta,
+                                 const double *dp, const double *dv, const double *v0, const double *acc, double h,
+                                 double *lb, double *lb2);
 
 #endif
