@@ -1,15 +1,19 @@
 /* rnea.c — recursive Newton–Euler inverse dynamics (Featherstone, RBDA table 5.1), in body frames. */
-#include "../model/model_internal.h"
-#include "mbs/dynamics.h"
-#include "mbs/liegroup.h"
+#include "dynamics_internal.h"
 #include "joint.h"
 
 void mbs_rnea_fext(const mbs_model *m, mbs_data *d, const double *q, const double *v,
                    const double *a, const double *fext, double *tau)
 {
+    joint_placements(m, q, d->tmp_6nb, d->liR, d->lip);
+    mbsi_rnea_from_placements(m, d, v, a, fext, tau);
+}
+
+void mbsi_rnea_from_placements(const mbs_model *m, mbs_data *d, const double *v, const double *a, const double *fext,
+                               double *tau)
+{
     double a0[6];
     gravity_motion(m, a0);
-    joint_placements(m, q, d->tmp_6nb, d->liR, d->lip);
     for (int i = 0; i < m->nbodies; i++) {
         const mbs_body *b = &m->bodies[i];
         const double *S = m->S + 6 * b->idx_v;

@@ -726,9 +726,12 @@ static int contact_space_dynamics(expo *e, mbs_system *s, const double *q, int n
     mbs_data *d = s->data;
     int nv = s->nv, nr = e->nr, ld = nr + 1;
     double *X = e->X, *Jc = e->Jc, *ur = e->grouped ? e->upsr : e->ups, *pacc = e->grouped ? e->mu2 : e->pdd;
+    /* h = C(q, v) v + g(q) by RNEA on the joint placements contact_jacobians' kinematics left at
+     * this q (before CRBA, which has placements of its own) */
+    memset(e->zero, 0, (size_t)nv * sizeof(double));
+    mbsi_rnea_from_placements(m, d, s->v, e->zero, NULL, e->dq);
     mbs_crba(m, d, q, e->M);
     if (mbs_ltdl(m, d, e->M) != MBS_OK) return MBS_ERR_MODEL;
-    mbs_nonlinear_effects(m, d, q, s->v, e->dq);
     for (int k = 0; k < nv; k++) X[(size_t)ld * k + nr] = s->tau[k] - e->dq[k];
     mbsi_ltdl_solve_rows(m, d, X, ld, 0);   /* [M⁻¹J_rᵀ, v̇_f = M⁻¹(τ − h)] */
     /* Υ_r = J_r M⁻¹J_rᵀ (eq. 9) and J_r v̇_f (in p̈_free = J v̇_f + J̇v, eq. 10). Υ_r is symmetric:
