@@ -213,6 +213,30 @@ static void pade_averages(int na, const double *ups, const double *Kb, double be
 }
 
 /* max |a − b| / max |b| */
+/* A random Delassus matrix Υ = G Gᵀ (nc x nc) from a random G of nc x rank: 1/mass of 0.1 to
+ * 10 kg along each coordinate, singular when rank < nc. */
+static void random_delassus(unsigned long long *seed, int nc, int rank, double *G, double *ups)
+{
+    for (int i = 0; i < nc * rank; i++) G[i] = tm_uniform(seed, -1, 1) * sqrt(3.0 / rank);
+    for (int j = 0; j < nc; j++)
+        for (int i = 0; i < nc; i++) {
+            double s = 0;
+            for (int k = 0; k < rank; k++) s += G[i + nc * k] * G[j + nc * k];
+            ups[i + nc * j] = s;
+        }
+}
+
+/* A random unit normal within about 17° of +z. */
+static void random_normal(unsigned long long *seed, double n[3])
+{
+    double m = 0;
+    n[0] = tm_uniform(seed, -0.3, 0.3);
+    n[1] = tm_uniform(seed, -0.3, 0.3);
+    n[2] = 1;
+    for (int k = 0; k < 3; k++) m += n[k] * n[k];
+    for (int k = 0; k < 3; k++) n[k] /= sqrt(m);
+}
+
 static double rel_err(const double *a, const double *b, int n)
 {
     double e = 0, s = 0;
@@ -246,18 +270,10 @@ static void test_against_pade(void)
         double *S = calloc((size_t)nc * nc, sizeof(double)), *ev = calloc((size_t)nc, sizeof(double));
         double *sc = calloc((size_t)nc, sizeof(double)), *x[4], *l1 = calloc(4 * (size_t)nc, sizeof(double));
         for (int k = 0; k < 4; k++) x[k] = calloc((size_t)nc, sizeof(double));
-        /* 1/mass of 0.1 to 10 kg along each coordinate */
-        for (int i = 0; i < nc * rank; i++) G[i] = tm_uniform(&seed, -1, 1) * sqrt(3.0 / rank);
-        for (int j = 0; j < nc; j++)
-            for (int i = 0; i < nc; i++) {
-                double s = 0;
-                for (int k = 0; k < rank; k++) s += G[i + nc * k] * G[j + nc * k];
-                ups[i + nc * j] = s;
-            }
+        random_delassus(&seed, nc, rank, G, ups);
         for (int a = 0; a < na; a++) {
-            double n[3] = {tm_uniform(&seed, -0.3, 0.3), tm_uniform(&seed, -0.3, 0.3), 1}, m = 0;
-            for (int k = 0; k < 3; k++) m += n[k] * n[k];
-            for (int k = 0; k < 3; k++) n[k] /= sqrt(m);
+            double n[3];
+            random_normal(&seed, n);
             gain(n, kn, kt, Kb + 9 * a);
             gain(n, sqrt(kn), sqrt(kt), Rb + 9 * a);
         }
@@ -328,17 +344,10 @@ static void test_factored(void)
         double *ups = calloc((size_t)nc * nc, sizeof(double)), *Rb = calloc(9 * (size_t)na, sizeof(double));
         double *x[4], *out = calloc(4 * (size_t)nc, sizeof(double));
         for (int k = 0; k < 4; k++) x[k] = calloc((size_t)nc, sizeof(double));
-        for (int i = 0; i < nc * m; i++) Gf[i] = tm_uniform(&seed, -1, 1) * sqrt(3.0 / m);
-        for (int j = 0; j < nc; j++)
-            for (int i = 0; i < nc; i++) {
-                double s = 0;
-                for (int k = 0; k < m; k++) s += Gf[i + nc * k] * Gf[j + nc * k];
-                ups[i + nc * j] = s;
-            }
+        random_delassus(&seed, nc, m, Gf, ups);
         for (int a = 0; a < na; a++) {
-            double n[3] = {tm_uniform(&seed, -0.3, 0.3), tm_uniform(&seed, -0.3, 0.3), 1}, nn = 0;
-            for (int k = 0; k < 3; k++) nn += n[k] * n[k];
-            for (int k = 0; k < 3; k++) n[k] /= sqrt(nn);
+            double n[3];
+            random_normal(&seed, n);
             if (!(na > 2 && a == 1)) gain(n, sqrt(kn), sqrt(kt), Rb + 9 * a);   /* contact 1 separated */
         }
         for (int k = 0; k < 4; k++)
@@ -411,6 +420,53 @@ static void test_solo_steps(void)
     mbs_model_free(m);
 }
 
+/* One step of st[0] on its system and of st[1] on the other, started from st[0]'s state: the same
+ * q, v, τ, time and contact states, each contact keeping its own frame and offset (its points, of
+ * radius 0, are under themselves: local = offset). Adds a's active and slipping contacts after the
+ * step to *active and *slipping; returns the largest difference of q and of v between the two,
+ * each relative to the largest |coordinate| (at least 1). */
+static double step_both(mbs_stepper *const st[2], mbs_system *a, mbs_system *b, double dt, int *active, int *slipping)
+{
+    memcpy(b->q, a->q, sizeof(double) * (size_t)a->nq);
+    memcpy(b->v, a->v, sizeof(double) * (size_t)a->nv);
+    memcpy(b->tau, a->tau, sizeof(double) * (size_t)a->nv);
+    for (int c = 0; c < a->ncontacts; c++) {
+        mbs_contact keep = b->contacts[c];
+        b->contacts[c] = a->contacts[c];
+        b->contacts[c].frame = keep.frame;
+        memcpy(b->contacts[c].offset, keep.offset, sizeof keep.offset);
+        memcpy(b->contacts[c].local, keep.offset, sizeof keep.offset);
+    }
+    b->t = a->t;
+    CHECK(mbs_stepper_step(st[0], dt, NULL) == MBS_OK && mbs_stepper_step(st[1], dt, NULL) == MBS_OK, "a step failed");
+    for (int c = 0; c < a->ncontacts; c++) {
+        *active += a->contacts[c].active;
+        *slipping += a->contacts[c].slipping;
+    }
+    double vs = 1, qs = 1, worst = 0;
+    for (int k = 0; k < a->nv; k++) vs = fmax(vs, fabs(b->v[k]));
+    for (int k = 0; k < a->nq; k++) qs = fmax(qs, fabs(b->q[k]));
+    for (int k = 0; k < a->nv; k++) worst = fmax(worst, fabs(a->v[k] - b->v[k]) / vs);
+    for (int k = 0; k < a->nq; k++) worst = fmax(worst, fabs(a->q[k] - b->q[k]) / qs);
+    return worst;
+}
+
+/* The verdict of a run of step_both: every step within 1e-9, and the run had all its `want`
+ * points down at once and some slipping; then the steppers and systems freed. */
+static void finish_pair(const char *what, double worst, int most, int want, int slid, mbs_stepper *st[2],
+                        mbs_system *sys[2])
+{
+    CHECK(worst < 1e-9, "%s: frame rows and point rows differ by %.2e after one step", what, worst);
+    CHECK(most == want && slid > 0, "%s: the test lost its point: %d points down at most, %d slipping point-steps", what,
+          most, slid);
+    printf("%s, frame rows against point rows: largest relative difference %.2e (%d slipping point-steps)\n", what,
+           worst, slid);
+    for (int k = 0; k < 2; k++) {
+        mbs_stepper_free(st[k]);
+        mbs_system_free(sys[k]);
+    }
+}
+
 /* Romeo's soles: four corners on one frame are integrated through that frame's six rows (Υ of
  * rank 12 for 24 rows, the factored closed form, the full Υ expanded for the Padé pass of a
  * sliding corner); the same corners put two on l_sole and two on l_ankle (the same body, 6.84 cm
@@ -454,38 +510,11 @@ static void test_sole_rows(void)
     double worst = 0;
     int most = 0, slid = 0;
     for (int i = 0; i < 100; i++) {
-        memcpy(b->q, a->q, sizeof(double) * (size_t)a->nq);
-        memcpy(b->v, a->v, sizeof(double) * (size_t)a->nv);
-        memcpy(b->tau, a->tau, sizeof(double) * (size_t)a->nv);
-        for (int c = 0; c < 8; c++) {
-            mbs_contact keep = b->contacts[c];
-            b->contacts[c] = a->contacts[c];
-            b->contacts[c].frame = keep.frame;
-            memcpy(b->contacts[c].offset, keep.offset, sizeof keep.offset);
-            if (keep.frame != a->contacts[c].frame) b->contacts[c].local[2] -= 0.0684;
-        }
-        b->t = a->t;
-        CHECK(mbs_stepper_step(st[0], 5e-3, NULL) == MBS_OK && mbs_stepper_step(st[1], 5e-3, NULL) == MBS_OK, "step %d failed", i);
         int n = 0;
-        for (int c = 0; c < 8; c++) {
-            n += a->contacts[c].active;
-            slid += a->contacts[c].slipping;
-        }
+        worst = fmax(worst, step_both(st, a, b, 5e-3, &n, &slid));
         most = n > most ? n : most;
-        double vs = 1, qs = 1;
-        for (int k = 0; k < a->nv; k++) vs = fmax(vs, fabs(b->v[k]));
-        for (int k = 0; k < a->nq; k++) qs = fmax(qs, fabs(b->q[k]));
-        for (int k = 0; k < a->nv; k++) worst = fmax(worst, fabs(a->v[k] - b->v[k]) / vs);
-        for (int k = 0; k < a->nq; k++) worst = fmax(worst, fabs(a->q[k] - b->q[k]) / qs);
     }
-    CHECK(worst < 1e-9, "sole rows and point rows differ by %.2e after one step", worst);
-    CHECK(most == 8 && slid > 0, "the test lost its point: %d corners at most, %d slipping corner-steps", most, slid);
-    printf("Romeo's soles, frame rows against point rows: largest relative difference %.2e (%d slipping corner-steps)\n",
-           worst, slid);
-    for (int k = 0; k < 2; k++) {
-        mbs_stepper_free(st[k]);
-        mbs_system_free(sys[k]);
-    }
+    finish_pair("Romeo's soles", worst, most, 8, slid, st, sys);
     mbs_scenario_free(sc);
 }
 
@@ -546,37 +575,11 @@ static void test_singular_frame_rows(void)
     for (int i = 0; i < 300; i++) {
         a->tau[0] = 2 * sin(0.05 * i);
         a->tau[1] = 1.5 * cos(0.07 * i);
-        memcpy(b->q, a->q, sizeof q0);
-        memcpy(b->v, a->v, sizeof q0);
-        memcpy(b->tau, a->tau, sizeof q0);
-        for (int c = 0; c < 3; c++) {
-            mbs_contact keep = b->contacts[c];
-            b->contacts[c] = a->contacts[c];
-            b->contacts[c].frame = keep.frame;
-            memcpy(b->contacts[c].offset, keep.offset, sizeof keep.offset);
-            memcpy(b->contacts[c].local, keep.offset, sizeof keep.offset);   /* points: the offset */
-        }
-        b->t = a->t;
-        CHECK(mbs_stepper_step(st[0], 2e-3, NULL) == MBS_OK && mbs_stepper_step(st[1], 2e-3, NULL) == MBS_OK, "step %d failed", i);
         int n = 0;
-        for (int c = 0; c < 3; c++) {
-            n += a->contacts[c].active;
-            slid += a->contacts[c].slipping;
-        }
+        worst = fmax(worst, step_both(st, a, b, 2e-3, &n, &slid));
         most = n > most ? n : most;
-        for (int k = 0; k < 2; k++) {
-            worst = fmax(worst, fabs(a->v[k] - b->v[k]) / fmax(1, fabs(b->v[k])));
-            worst = fmax(worst, fabs(a->q[k] - b->q[k]) / fmax(1, fabs(b->q[k])));
-        }
     }
-    CHECK(worst < 1e-9, "frame rows and point rows differ by %.2e after one step", worst);
-    CHECK(most == 3 && slid > 0, "the test lost its point: %d points at most, %d slipping point-steps", most, slid);
-    printf("arm's link, singular frame rows against point rows: largest relative difference %.2e (%d slipping point-steps)\n",
-           worst, slid);
-    for (int k = 0; k < 2; k++) {
-        mbs_stepper_free(st[k]);
-        mbs_system_free(sys[k]);
-    }
+    finish_pair("arm's link (singular frame rows)", worst, most, 3, slid, st, sys);
     mbs_data_free(d);
     mbs_model_free(m);
 }
