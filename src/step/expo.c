@@ -729,8 +729,7 @@ static int contact_space_dynamics(expo *e, mbs_system *s, const double *q, int n
     int nv = s->nv, nr = e->nr, ld = nr + 1;
     double *X = e->X, *Jc = e->Jc, *ur = e->grouped ? e->upsr : e->ups, *pacc = e->grouped ? e->mu2 : e->pdd;
     /* h = C(q, v) v + g(q) by RNEA on the joint placements contact_jacobians' kinematics left at
-     * this q (before CRBA, which has placements of its own) */
-    memset(e->zero, 0, (size_t)nv * sizeof(double));
+     * this q (before CRBA, which has placements of its own); e->zero, q̈ = 0, is never written */
     mbsi_rnea_from_placements(m, d, s->v, e->zero, NULL, e->dq);
     mbs_crba(m, d, q, e->M);
     if (mbs_ltdl(m, d, e->M) != MBS_OK) return MBS_ERR_MODEL;

@@ -341,7 +341,7 @@ int mbsi_modal_averages_factored(mbsi_modal *w, int n, int m, const double *B, i
         }
     }
     /* F = Y A(0) + C H: A(0) is a mode's integrals at λ = 0, Q_k(0) = 1/(k+1)! */
-    static const double Q0[4] = {1.0, 0.5, 1.0 / 6, 1.0 / 24};
+    const double *Q0 = inv_fact + 1;
     for (int k = 0; k < n; k++) {
         double z[4] = {Y[k], Y[k + n], Y[k + 2 * n], Y[k + 3 * n]}, f1, f2;
         mode_integrals(Q0, z, h, &f1, &f2);
