@@ -32,6 +32,11 @@ int mbsi_ltdl_in_place(const mbs_model *m, mbs_data *d);
  * triangle of M⁻¹ (row i from column i on; the entries left of the diagonal are not M⁻¹'s). */
 void mbsi_ltdl_solve_rows(const mbs_model *m, const mbs_data *d, double *X, int ncols, int nid);
 
+/* Its two halves, M⁻¹ = L⁻¹ D⁻¹ L⁻ᵀ: X ← L⁻ᵀ X (with the identity block set first), then
+ * X ← L⁻¹ D⁻¹ X. A product J M⁻¹ Jᵀ is Yᵀ D⁻¹ Y with Y = L⁻ᵀ Jᵀ, the first half alone. */
+void mbsi_ltdl_solve_rows_lt(const mbs_model *m, const mbs_data *d, double *X, int ncols, int nid);
+void mbsi_ltdl_solve_rows_dl(const mbs_model *m, const mbs_data *d, double *X, int ncols, int nid);
+
 /* ---- the exact DEL Jacobian eliminated along the tree (del_tree.c) ----
  * Algorithm 4 of Lee et al. (WAFR 2016) gives the Jacobian of the DRNEA residual as
  *   A = Σ_i L_iᵀ B_i R_i,

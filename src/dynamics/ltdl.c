@@ -99,7 +99,7 @@ static void rows_pull(double *x, const double *l, const double *Y, size_t ld, in
     for (; k < count; k++) row_sub1(x + c0, 1.0, l[k], Y + ld * k + c0, c1 - c0);
 }
 
-void mbsi_ltdl_solve_rows(const mbs_model *m, const mbs_data *d, double *X, int ncols, int nid)
+void mbsi_ltdl_solve_rows_lt(const mbs_model *m, const mbs_data *d, double *X, int ncols, int nid)
 {
     int n = m->nv;
     const double *L = d->L;
@@ -121,6 +121,13 @@ void mbsi_ltdl_solve_rows(const mbs_model *m, const mbs_data *d, double *X, int 
         if (nid) rows_pull(xj, l, Y, ld, count, j + 1, end);
         rows_pull(xj, l, Y, ld, count, nid, ncols);
     }
+}
+
+void mbsi_ltdl_solve_rows_dl(const mbs_model *m, const mbs_data *d, double *X, int ncols, int nid)
+{
+    int n = m->nv;
+    const double *L = d->L;
+    const size_t ld = (size_t)ncols;
     /* x ← L⁻¹ D⁻¹ x, root first: row i is scaled by D⁻¹ in its first pass and pulls from its
      * ancestors, eight at a time. M⁻¹ being symmetric, only its upper triangle is formed: row i
      * from column i on, which needs the rows of its ancestors j < i from column i on only. */
@@ -147,4 +154,10 @@ void mbsi_ltdl_solve_rows(const mbs_model *m, const mbs_data *d, double *X, int 
             for (; k < na; k++, s = 1.0) row_sub1(xi, s, la[k], ya[k], w);
         }
     }
+}
+
+void mbsi_ltdl_solve_rows(const mbs_model *m, const mbs_data *d, double *X, int ncols, int nid)
+{
+    mbsi_ltdl_solve_rows_lt(m, d, X, ncols, nid);
+    mbsi_ltdl_solve_rows_dl(m, d, X, ncols, nid);
 }

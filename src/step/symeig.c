@@ -16,8 +16,19 @@ static void tridiagonalize(int n, double *V, double *d, double *e)
 {
     for (int j = 0; j < n; j++) d[j] = AT(V, n, n - 1, j);
     for (int i = n - 1; i > 0; i--) {
-        double scale = 0, h = 0;
-        for (int k = 0; k < i; k++) scale += fabs(d[k]);
+        double scale = 1, h = 0;
+        for (int k = 0; k < i; k++) h += d[k] * d[k];
+        if (!(h > 0x1p-900 && h < 0x1p900)) {
+            scale = 0;
+            for (int k = 0; k < i; k++) scale += fabs(d[k]);
+            if (scale != 0) {
+                h = 0;
+                for (int k = 0; k < i; k++) {
+                    d[k] /= scale;
+                    h += d[k] * d[k];
+                }
+            }
+        }
         if (scale == 0) {
             /* the row is zero already: no reflection */
             e[i] = d[i - 1];
@@ -28,10 +39,6 @@ static void tridiagonalize(int n, double *V, double *d, double *e)
             }
         } else {
             /* scaling by the row's 1-norm keeps h = |u|² from overflowing or underflowing */
-            for (int k = 0; k < i; k++) {
-                d[k] /= scale;
-                h += d[k] * d[k];
-            }
             double f = d[i - 1], g = sqrt(h);
             if (f > 0) g = -g;
             e[i] = scale * g;
@@ -50,8 +57,9 @@ static void tridiagonalize(int n, double *V, double *d, double *e)
                 e[j] = g;
             }
             f = 0;
+            double hi = 1 / h;
             for (int j = 0; j < i; j++) {
-                e[j] /= h;
+                e[j] *= hi;
                 f += e[j] * d[j];
             }
             double hh = f / (h + h);
@@ -73,7 +81,8 @@ static void tridiagonalize(int n, double *V, double *d, double *e)
         AT(V, n, i, i) = 1;
         double h = d[i + 1];
         if (h != 0) {
-            for (int k = 0; k <= i; k++) d[k] = AT(V, n, k, i + 1) / h;
+            double hi = 1 / h;
+            for (int k = 0; k <= i; k++) d[k] = AT(V, n, k, i + 1) * hi;
             for (int j = 0; j <= i; j++) {
                 double g = 0;
                 for (int k = 0; k <= i; k++) g += AT(V, n, k, i + 1) * AT(V, n, k, j);
@@ -90,10 +99,11 @@ static void tridiagonalize(int n, double *V, double *d, double *e)
     e[0] = 0;
 }
 
-/* sqrt(a² + b²) without overflow for the sizes met here (|a| up to 1e100 alone). */
+/* sqrt(a² + b²): |a| when b is below 1e-100 |a| (the shift's p when e[l] is tiny, whose square
+ * would overflow); the squares do not overflow for entries up to 1e150. */
 static inline double norm2(double a, double b)
 {
-    return fabs(a) > 1e100 ? fabs(a) : sqrt(a * a + b * b);
+    return fabs(a) > 1e100 * fabs(b) ? fabs(a) : sqrt(a * a + b * b);
 }
 
 /* The tridiagonal (d, e) diagonalised by implicit QL steps with Wilkinson's shift (the
@@ -131,9 +141,12 @@ static int ql_implicit(int n, double *V, double *d, double *e)
                     h = c * p;
                     r = norm2(p, e[i]);
                     e[i + 1] = s * r;
+                    /* p = c d[i] − s g with c = p / r, s = e[i] / r: its numerator is formed
+                     * while r's square root is, one division after it instead of two steps */
+                    double pn = p * d[i] - e[i] * g;
                     s = e[i] / r;
                     c = p / r;
-                    p = c * d[i] - s * g;
+                    p = pn / r;
                     d[i + 1] = h + s * (c * g + s * d[i]);
                     double *a = V + (size_t)n * i, *b = V + (size_t)n * (i + 1);
                     for (int k = 0; k < n; k++) {
