@@ -111,21 +111,25 @@ static void test_divided_differences_excess(void)
 }
 
 /* A random symmetric matrix's eigendecomposition: V orthonormal, A V = V diag(w), to rounding;
- * with a repeated eigenvalue, with a zero matrix, and scaled by 1e-140 and 1e140 (|u|² of a
- * reflection would underflow or overflow: those rows take the rescaled path). */
+ * with a repeated eigenvalue, with a zero matrix, scaled by 1e-140 and 1e140 (|u|² of a
+ * reflection would underflow or overflow: those rows take the rescaled path), and graded from 1
+ * to 1e-264 (the QL sweep's scaled recurrence is brought back into range). */
 static void test_symeig(void)
 {
     unsigned long long seed = 3;
     static const int sizes[5] = {1, 2, 6, 12, 24};
     for (int t = 0; t < 5; t++)
-        for (int kind = 0; kind < 5; kind++) {
+        for (int kind = 0; kind < 6; kind++) {
             int n = sizes[t];
             double *A = calloc((size_t)n * n, sizeof(double)), *V = calloc((size_t)n * n, sizeof(double));
             double *w = calloc((size_t)n, sizeof(double)), *e = calloc((size_t)n, sizeof(double));
             for (int j = 0; j < n; j++)
                 for (int i = 0; i <= j; i++) {
-                    static const double size[5] = {1e5, 1e5, 0, 1e-140, 1e140};
+                    static const double size[6] = {1e5, 1e5, 0, 1e-140, 1e140, 1};
                     double x = tm_uniform(&seed, -1, 1) * size[kind];
+                    /* graded: row and column k scaled by 1e-12k, a QL sweep's rotations spanning
+                     * hundreds of orders of magnitude */
+                    if (kind == 5) x *= pow(1e-12, i + j);
                     A[i + n * j] = A[j + n * i] = x;
                 }
             if (kind == 1) /* a repeated eigenvalue: A = 2e5 I + a rank-one term */
@@ -135,6 +139,7 @@ static void test_symeig(void)
             CHECK(mbsi_symeig(n, V, w, e) == 0, "n %d kind %d: no convergence", n, kind);
             double res = 0, orth = 0, scale = 1;
             if (kind >= 3) scale = 0;
+            if (kind == 5) scale = 1;
             for (int i = 0; i < n * n; i++) scale = fmax(scale, fabs(A[i]));
             for (int j = 0; j < n; j++)
                 for (int i = 0; i < n; i++) {
