@@ -137,7 +137,7 @@ static int ql_implicit(int n, double *V, double *d, double *e)
                  * (c′ the last rotation's c). Scaled by W, the product of the sweep's r so far,
                  * P = p W obeys P ← d[i] P − e[i]² P′ and W² ← P² + e[i]² W² = (r W)²: two
                  * multiply-adds per rotation, where the bulge waited on a square root and a
-                 * division each (n = 12: the QL phase 2.5 -> 2.0 us). c = P / √Q, s = e[i] W / √Q
+                 * division each (the QL phase of a 12 x 12 matrix a fifth faster). c = P / √Q, s = e[i] W / √Q
                  * (Q = P² + e[i]² W²), r and p are ratios of these, computed beside the chain.
                  * The recurrence runs on d and e times k, a power of two near 1/tst1, so that P
                  * grows by a bounded factor per rotation; W² is brought back into
