@@ -5,6 +5,7 @@
 #include <lapacke.h>
 #include <stdlib.h>
 
+#include "../src/dynamics/dynamics_internal.h"
 #include "check.h"
 #include "testmodels.h"
 
@@ -106,6 +107,26 @@ static void test_solvers_against_lapack(void)
         CHECK_CLOSE(Y, X, nv * nrhs, 1e-9, "ABI solve = LAPACK solve");
         mbs_abi(c.m, c.d, c.q, B, Y);
         CHECK_CLOSE(Y, X, nv, 1e-9, "mbs_abi = LAPACK solve");
+        /* the row-major solve in its two halves, Y = L⁻ᵀB then L⁻¹D⁻¹Y, and the product
+         * Bᵀ M⁻¹ B = Yᵀ D⁻¹ Y of the first half alone */
+        double *R = calloc((size_t)nv * nrhs, sizeof(double)), *BtX = calloc(nrhs * nrhs, sizeof(double));
+        double *YDY = calloc(nrhs * nrhs, sizeof(double));
+        for (int i = 0; i < nv; i++)
+            for (int j = 0; j < nrhs; j++) R[nrhs * i + j] = B[i + (size_t)nv * j];
+        CHECK(mbs_ltdl(c.m, c.d, c.M) == MBS_OK, "ltdl failed");
+        mbsi_ltdl_solve_rows_lt(c.m, c.d, R, nrhs, 0);
+        for (int i = 0; i < nrhs; i++)
+            for (int j = 0; j < nrhs; j++)
+                for (int r = 0; r < nv; r++) {
+                    BtX[i + nrhs * j] += B[r + (size_t)nv * i] * X[r + (size_t)nv * j];
+                    YDY[i + nrhs * j] += R[nrhs * r + i] * c.d->Dinv[r] * R[nrhs * r + j];
+                }
+        CHECK_CLOSE(YDY, BtX, nrhs * nrhs, 1e-9, "Y^T D^-1 Y = B^T M^-1 B (Y = L^-T B)");
+        mbsi_ltdl_solve_rows_dl(c.m, c.d, R, nrhs, 0);
+        for (int i = 0; i < nv; i++)
+            for (int j = 0; j < nrhs; j++) Y[i + (size_t)nv * j] = R[nrhs * i + j];
+        CHECK_CLOSE(Y, X, nv * nrhs, 1e-9, "the two halves of the row-major solve = LAPACK solve");
+        free(R); free(BtX); free(YDY);
         /* ABA with zero velocity and gravity-free torque equals M⁻¹ (τ - g) */
         free(B); free(X); free(Y);
         drop(&c);
@@ -201,6 +222,11 @@ static void test_external_forces(void)
         mbs_rnea_fext(c.m, c.d, c.q, c.v, c.a, fext, c.y);
         for (int i = 0; i < c.nv; i++) c.y[i] += jt[i];
         CHECK_CLOSE(c.y, c.x, c.nv, 1e-10, "rnea_fext = rnea - J^T f");
+        /* RNEA's backward pass on the kinematics at (q, v, a) */
+        mbs_rnea_fext(c.m, c.d, c.q, c.v, c.a, fext, c.x);
+        mbs_forward_kinematics(c.m, c.d, c.q, c.v, c.a);
+        mbsi_rnea_from_kinematics(c.m, c.d, fext, c.y);
+        CHECK_CLOSE(c.y, c.x, c.nv, 1e-12, "rnea from the kinematics = rnea_fext");
         /* aba with fext = aba with τ + Jᵀ f */
         mbs_aba_fext(c.m, c.d, c.q, c.v, c.tau, fext, c.x);
         for (int i = 0; i < c.nv; i++) c.y[i] = c.tau[i] + jt[i];

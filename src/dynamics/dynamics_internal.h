@@ -15,12 +15,12 @@
  * run mbs_forward_kinematics at the same q (the exponential integrator, with velocities, for J̇v). */
 void mbsi_joint_jacobians_from_placements(const mbs_model *m, mbs_data *d);
 
-/* mbs_rnea_fext at the q of the joint placements already in d (d->liR, d->lip: what
- * mbs_forward_kinematics leaves there), without computing them again: the same operations, so
- * the same bits. For a caller that has just run the kinematics at that q (the exponential
- * integrator). */
-void mbsi_rnea_from_placements(const mbs_model *m, mbs_data *d, const double *v, const double *a, const double *fext,
-                               double *tau);
+/* RNEA's second half alone, on the kinematics mbs_forward_kinematics(m, d, q, v, a) left in d
+ * (placements, body velocities and accelerations): its forward pass is that kinematics' with the
+ * base accelerating at −g, which is added here to d->a (changed on return). The same τ as
+ * mbs_rnea_fext(q, v, a) to rounding, for a caller that needs the kinematics anyway (the
+ * exponential integrator's J̇v). */
+void mbsi_rnea_from_kinematics(const mbs_model *m, mbs_data *d, const double *fext, double *tau);
 
 /* mbs_ltdl on the M already in d->L (column-major), of which only the entries (k, j), j = k or
  * j an ancestor of k (the lower triangle's tree entries), are read: the rest may hold anything. */

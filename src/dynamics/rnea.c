@@ -2,14 +2,36 @@
 #include "dynamics_internal.h"
 #include "joint.h"
 
-void mbs_rnea_fext(const mbs_model *m, mbs_data *d, const double *q, const double *v,
-                   const double *a, const double *fext, double *tau)
+/* The backward pass from the body forces d->f: each joint's torque, each body's force added to
+ * its parent's (RBDA table 5.1, second loop). */
+static void backward(const mbs_model *m, mbs_data *d, double *tau)
 {
-    joint_placements(m, q, d->tmp_6nb, d->liR, d->lip);
-    mbsi_rnea_from_placements(m, d, v, a, fext, tau);
+    for (int i = m->nbodies - 1; i >= 0; i--) {
+        const mbs_body *b = &m->bodies[i];
+        const double *fi = d->f + 6 * i;
+        joint_force(b, m->S + 6 * b->idx_v, fi, tau + b->idx_v);
+        if (b->parent >= 0) {
+            double t[6], *fp = d->f + 6 * b->parent;
+            se3_act_force(d->liR + 9 * i, d->lip + 3 * i, fi, t);
+            for (int k = 0; k < 6; k++) fp[k] += t[k];
+        }
+    }
 }
 
-void mbsi_rnea_from_placements(const mbs_model *m, mbs_data *d, const double *v, const double *a, const double *fext,
+/* f = I a + v ×* I v − f_ext: the force body b needs for its acceleration a at velocity v. */
+static inline void body_force(const mbs_body *b, const double v[6], const double a[6], const double *fext, double f[6])
+{
+    double h[6], t[6];
+    inertia_mul(b->mass, b->h, b->Io, a, f);
+    inertia_mul(b->mass, b->h, b->Io, v, h);
+    force_cross(v, h, t);
+    for (int k = 0; k < 6; k++) f[k] += t[k];
+    if (fext)
+        for (int k = 0; k < 6; k++) f[k] -= fext[k];
+}
+
+/* Both passes on the joint placements already in d->liR, d->lip. */
+static void rnea_on_placements(const mbs_model *m, mbs_data *d, const double *v, const double *a, const double *fext,
                                double *tau)
 {
     double a0[6];
@@ -20,7 +42,7 @@ void mbsi_rnea_from_placements(const mbs_model *m, mbs_data *d, const double *v,
         const double *R = d->liR + 9 * i, *p = d->lip + 3 * i;
         double *vi = d->v + 6 * i, *ai = d->a + 6 * i, *fi = d->f + 6 * i;
         int par = b->parent;
-        double vJ[6], aJ[6], c[6], h[6], t[6];
+        double vJ[6], aJ[6], c[6];
         joint_motion(b, S, v + b->idx_v, vJ);
         joint_motion(b, S, a + b->idx_v, aJ);
         if (par < 0) {
@@ -33,24 +55,33 @@ void mbsi_rnea_from_placements(const mbs_model *m, mbs_data *d, const double *v,
         }
         motion_cross(vi, vJ, c);
         for (int k = 0; k < 6; k++) ai[k] += aJ[k] + c[k];
-        /* f_i = I a_i + v_i ×* I v_i - f_ext */
-        inertia_mul(b->mass, b->h, b->Io, ai, fi);
-        inertia_mul(b->mass, b->h, b->Io, vi, h);
-        force_cross(vi, h, t);
-        for (int k = 0; k < 6; k++) fi[k] += t[k];
-        if (fext)
-            for (int k = 0; k < 6; k++) fi[k] -= fext[6 * i + k];
+        body_force(b, vi, ai, fext ? fext + 6 * i : NULL, fi);
     }
-    for (int i = m->nbodies - 1; i >= 0; i--) {
+    backward(m, d, tau);
+}
+
+void mbs_rnea_fext(const mbs_model *m, mbs_data *d, const double *q, const double *v,
+                   const double *a, const double *fext, double *tau)
+{
+    joint_placements(m, q, d->tmp_6nb, d->liR, d->lip);
+    rnea_on_placements(m, d, v, a, fext, tau);
+}
+
+void mbsi_rnea_from_kinematics(const mbs_model *m, mbs_data *d, const double *fext, double *tau)
+{
+    double a0[6], g[3];
+    gravity_motion(m, a0);
+    for (int i = 0; i < m->nbodies; i++) {
         const mbs_body *b = &m->bodies[i];
-        const double *fi = d->f + 6 * i;
-        joint_force(b, m->S + 6 * b->idx_v, fi, tau + b->idx_v);
-        if (b->parent >= 0) {
-            double t[6], *fp = d->f + 6 * b->parent;
-            se3_act_force(d->liR + 9 * i, d->lip + 3 * i, fi, t);
-            for (int k = 0; k < 6; k++) fp[k] += t[k];
-        }
+        const double *vi = d->v + 6 * i;
+        double *ai = d->a + 6 * i;
+        /* the base's acceleration −g in body i's axes: a0 has no angular part, so moving it to
+         * the body's origin leaves its linear part as it is */
+        m3t_mulv(d->oR + 9 * i, a0, g);
+        for (int k = 0; k < 3; k++) ai[k] += g[k];
+        body_force(b, vi, ai, fext ? fext + 6 * i : NULL, d->f + 6 * i);
     }
+    backward(m, d, tau);
 }
 
 void mbs_rnea(const mbs_model *m, mbs_data *d, const double *q, const double *v, const double *a,

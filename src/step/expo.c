@@ -732,9 +732,9 @@ static int contact_space_dynamics(expo *e, mbs_system *s, const double *q, int n
     mbs_data *d = s->data;
     int nv = s->nv, nr = e->nr, ld = nr + 1;
     double *X = e->X, *ur = e->grouped ? e->upsr : e->ups, *pacc = e->grouped ? e->mu2 : e->pdd;
-    /* h = C(q, v) v + g(q) by RNEA on the joint placements contact_jacobians' kinematics left at
-     * this q (before CRBA, which has placements of its own); e->zero, q̈ = 0, is never written */
-    mbsi_rnea_from_placements(m, d, s->v, e->zero, NULL, e->dq);
+    /* h = C(q, v) v + g(q) by RNEA's backward pass on the kinematics contact_jacobians left at
+     * this q and v with q̈ = 0 (before CRBA, which has placements of its own) */
+    mbsi_rnea_from_kinematics(m, d, NULL, e->dq);
     mbs_crba(m, d, q, e->M);
     if (mbs_ltdl(m, d, e->M) != MBS_OK) return MBS_ERR_MODEL;
     for (int k = 0; k < nv; k++) X[(size_t)ld * k + nr] = s->tau[k] - e->dq[k];
