@@ -19,18 +19,19 @@ int mbsi_ltdl_in_place(const mbs_model *m, mbs_data *d)
     for (int k = n - 1; k >= 0; k--) {
         double Hkk = H[k + (size_t)n * k];
         if (!(Hkk > 0)) return MBS_ERR_MODEL;
+        /* one division per dof, not one per (dof, ancestor) pair: the divider, not the
+         * multiply-adds, bounded the factorisation of a floating base's dense 6 x 6 block */
+        double inv = 1.0 / Hkk;
+        d->D[k] = Hkk;
+        d->Dinv[k] = inv;
         /* the ancestors of k, nearest first: those of its t-th are the ones after it */
         const int *anc = m->dof_anc + m->dof_anc_at[k], na = m->dof_anc_at[k + 1] - m->dof_anc_at[k];
         for (int t = 0; t < na; t++) {
             int i = anc[t];
-            double a = H[k + (size_t)n * i] / Hkk;
+            double a = H[k + (size_t)n * i] * inv;
             for (int u = t; u < na; u++) H[i + (size_t)n * anc[u]] -= a * H[k + (size_t)n * anc[u]];
             H[k + (size_t)n * i] = a;
         }
-    }
-    for (int k = 0; k < n; k++) {
-        d->D[k] = H[k + (size_t)n * k];
-        d->Dinv[k] = 1.0 / d->D[k];
     }
     return MBS_OK;
 }
