@@ -1,7 +1,9 @@
 /* symeig.c — A = V diag(w) Vᵀ for a small symmetric A: Householder tridiagonalisation with the
  * reflections accumulated, then implicit QL with Wilkinson shifts whose plane rotations are
- * applied to the accumulated basis (the algorithm of EISPACK's tred2 and tql2). Column-major:
- * the innermost loops run down columns. See symeig.h for why it is written out. */
+ * applied to the accumulated basis (the method of EISPACK's tred2 and tql2, rearranged for
+ * short columns: full symmetric blocks in the reduction, the QL bulge through a recurrence
+ * without square roots). Column-major: the innermost loops run down columns. See symeig.h for
+ * why it is written out. */
 #include <math.h>
 #include <stddef.h>
 
@@ -11,92 +13,80 @@
 
 /* V ← the orthogonal Q of A = Q T Qᵀ, T tridiagonal with diagonal d and sub-diagonal e[1..n-1]
  * (e[0] = 0). Row i of the working matrix is annihilated left of its sub-diagonal by a
- * reflection, from the last row up; the reflections are then multiplied out into V. */
+ * reflection H = I − u uᵀ/h, from the last row up (the order of EISPACK's tred2, which suits
+ * the QL sweeps that follow), on the full symmetric leading block: its product with u and its
+ * rank-two update run down whole columns. u is kept in column i above the diagonal, h below it;
+ * Q = H_{n-1} ... H_2 is then multiplied out in place, leading block first. */
 static void tridiagonalize(int n, double *V, double *d, double *e)
 {
-    for (int j = 0; j < n; j++) d[j] = AT(V, n, n - 1, j);
-    for (int i = n - 1; i > 0; i--) {
-        double scale = 1, h = 0;
-        for (int k = 0; k < i; k++) h += d[k] * d[k];
-        if (!(h > 0x1p-900 && h < 0x1p900)) {
+    for (int i = n - 1; i >= 2; i--) {
+        double *u = V + (size_t)n * i;   /* row i left of the diagonal, by symmetry */
+        double sigma = 0;
+        for (int k = 0; k < i - 1; k++) sigma += u[k] * u[k];
+        double f = u[i - 1], scale = 1;
+        if (!(sigma + f * f > 0x1p-900 && sigma + f * f < 0x1p900)) {
+            /* |u|² would underflow or overflow: u scaled by its 1-norm (H does not change) */
             scale = 0;
-            for (int k = 0; k < i; k++) scale += fabs(d[k]);
+            for (int k = 0; k < i; k++) scale += fabs(u[k]);
             if (scale != 0) {
-                h = 0;
-                for (int k = 0; k < i; k++) {
-                    d[k] /= scale;
-                    h += d[k] * d[k];
-                }
+                sigma = 0;
+                for (int k = 0; k < i; k++) u[k] /= scale;
+                for (int k = 0; k < i - 1; k++) sigma += u[k] * u[k];
+                f = u[i - 1];
             }
         }
-        if (scale == 0) {
-            /* the row is zero already: no reflection */
-            e[i] = d[i - 1];
-            for (int j = 0; j < i; j++) {
-                d[j] = AT(V, n, i - 1, j);
-                AT(V, n, i, j) = 0;
-                AT(V, n, j, i) = 0;
-            }
-        } else {
-            /* scaling by the row's 1-norm keeps h = |u|² from overflowing or underflowing */
-            double f = d[i - 1], g = sqrt(h);
-            if (f > 0) g = -g;
-            e[i] = scale * g;
-            h -= f * g;
-            d[i - 1] = f - g;
-            for (int j = 0; j < i; j++) e[j] = 0;
-            /* p = A u / h, accumulated one column of the lower triangle at a time */
-            for (int j = 0; j < i; j++) {
-                f = d[j];
-                AT(V, n, j, i) = f;
-                g = e[j] + AT(V, n, j, j) * f;
-                for (int k = j + 1; k < i; k++) {
-                    g += AT(V, n, k, j) * d[k];
-                    e[k] += AT(V, n, k, j) * f;
-                }
-                e[j] = g;
-            }
-            f = 0;
-            double hi = 1 / h;
-            for (int j = 0; j < i; j++) {
-                e[j] *= hi;
-                f += e[j] * d[j];
-            }
-            double hh = f / (h + h);
-            for (int j = 0; j < i; j++) e[j] -= hh * d[j];
-            /* A ← A − u qᵀ − q uᵀ, q = p − (uᵀp / 2h) u */
-            for (int j = 0; j < i; j++) {
-                f = d[j];
-                g = e[j];
-                for (int k = j; k < i; k++) AT(V, n, k, j) -= f * e[k] + g * d[k];
-                d[j] = AT(V, n, i - 1, j);
-                AT(V, n, i, j) = 0;
-            }
+        if (sigma == 0) {
+            /* the row is zero left of its sub-diagonal already: no reflection */
+            e[i] = u[i - 1] * scale;
+            AT(V, n, i, i - 1) = 0;
+            for (int k = 0; k < i; k++) u[k] = 0;
+            continue;
         }
-        d[i] = h;
-    }
-    /* the reflections, multiplied out from the first */
-    for (int i = 0; i < n - 1; i++) {
-        AT(V, n, n - 1, i) = AT(V, n, i, i);
-        AT(V, n, i, i) = 1;
-        double h = d[i + 1];
-        if (h != 0) {
-            double hi = 1 / h;
-            for (int k = 0; k <= i; k++) d[k] = AT(V, n, k, i + 1) * hi;
-            for (int j = 0; j <= i; j++) {
-                double g = 0;
-                for (int k = 0; k <= i; k++) g += AT(V, n, k, i + 1) * AT(V, n, k, j);
-                for (int k = 0; k <= i; k++) AT(V, n, k, j) -= g * d[k];
-            }
+        double g = f > 0 ? -sqrt(sigma + f * f) : sqrt(sigma + f * f), h = sigma + f * f - f * g;
+        e[i] = scale * g;
+        u[i - 1] = f - g;
+        AT(V, n, i, i - 1) = h;
+        /* p = A u / h over the leading i x i block (in d), then q = p − (uᵀp / 2h) u */
+        double *p = d, ih = 1 / h, K = 0;
+        for (int r = 0; r < i; r++) p[r] = 0;
+        for (int c = 0; c < i; c++) {
+            const double *a = V + (size_t)n * c;
+            double uc = u[c] * ih;
+            for (int r = 0; r < i; r++) p[r] += a[r] * uc;
         }
-        for (int k = 0; k <= i; k++) AT(V, n, k, i + 1) = 0;
+        for (int r = 0; r < i; r++) K += u[r] * p[r];
+        K *= 0.5 * ih;
+        for (int r = 0; r < i; r++) p[r] -= K * u[r];
+        /* A ← A − u qᵀ − q uᵀ */
+        for (int c = 0; c < i; c++) {
+            double *a = V + (size_t)n * c, uc = u[c], qc = p[c];
+            for (int r = 0; r < i; r++) a[r] -= u[r] * qc + p[r] * uc;
+        }
     }
-    for (int j = 0; j < n; j++) {
-        d[j] = AT(V, n, n - 1, j);
-        AT(V, n, n - 1, j) = 0;
-    }
-    AT(V, n, n - 1, n - 1) = 1;
     e[0] = 0;
+    e[1] = n > 1 ? AT(V, n, 0, 1) : 0;
+    for (int k = 0; k < n; k++) d[k] = AT(V, n, k, k);
+    /* Q = H_{n-1} ... H_2, from H_2: H_i touches the leading i x i block only */
+    AT(V, n, 0, 0) = 1;
+    if (n > 1) {
+        AT(V, n, 1, 0) = AT(V, n, 0, 1) = 0;
+        AT(V, n, 1, 1) = 1;
+    }
+    for (int i = 2; i < n; i++) {
+        double *u = V + (size_t)n * i, h = AT(V, n, i, i - 1);
+        if (h != 0) {
+            double ih = 1 / h;
+            for (int c = 0; c < i; c++) {
+                double *q = V + (size_t)n * c, g = 0;
+                for (int r = 0; r < i; r++) g += u[r] * q[r];
+                g *= ih;
+                for (int r = 0; r < i; r++) q[r] -= g * u[r];
+            }
+        }
+        for (int c = 0; c < i; c++) AT(V, n, i, c) = 0;
+        for (int r = 0; r < i; r++) u[r] = 0;
+        AT(V, n, i, i) = 1;
+    }
 }
 
 /* sqrt(a² + b²): |a| when b is below 1e-100 |a| (the shift's p when e[l] is tiny, whose square
