@@ -99,6 +99,17 @@ static inline double norm2(double a, double b)
 /* The tridiagonal (d, e) diagonalised by implicit QL steps with Wilkinson's shift (the
  * eigenvalue of the leading 2 x 2 block nearer d[l]); each rotation is applied to V's columns.
  * An off-diagonal entry below eps times the largest |d| + |e| seen splits the matrix. */
+/* (a, b) ← (c a − s b, s a + c b): two distinct columns, so the loop vectorises without a
+ * runtime overlap check. */
+static inline void rotate(int n, double *restrict a, double *restrict b, double c, double s)
+{
+    for (int j = 0; j < n; j++) {
+        double t = b[j];
+        b[j] = s * a[j] + c * t;
+        a[j] = c * a[j] - s * t;
+    }
+}
+
 static int ql_implicit(int n, double *V, double *d, double *e)
 {
     for (int i = 1; i < n; i++) e[i - 1] = e[i];
@@ -149,12 +160,7 @@ static int ql_implicit(int n, double *V, double *d, double *e)
                     s = ei * W * iq;
                     c = P * iq;
                     d[i + 1] = h + s * (c * g + s * di);
-                    double *a = V + (size_t)n * i, *b = V + (size_t)n * (i + 1);
-                    for (int j = 0; j < n; j++) {
-                        double t = b[j];
-                        b[j] = s * a[j] + c * t;
-                        a[j] = c * a[j] - s * t;
-                    }
+                    rotate(n, V + (size_t)n * i, V + (size_t)n * (i + 1), c, s);
                     double Pm = k * di * P - ei * ei * Pn;
                     Pn = P;
                     P = Pm;
