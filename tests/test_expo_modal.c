@@ -112,24 +112,29 @@ static void test_divided_differences_excess(void)
 
 /* A random symmetric matrix's eigendecomposition: V orthonormal, A V = V diag(w), to rounding;
  * with a repeated eigenvalue, with a zero matrix, scaled by 1e-140 and 1e140 (|u|² of a
- * reflection would underflow or overflow: those rows take the rescaled path), and graded from 1
- * to 1e-264 (the QL sweep's scaled recurrence is brought back into range). */
+ * reflection would underflow or overflow: those rows take the rescaled path), graded (from 1 to
+ * 1e-264 down the diagonal, and from 1e-138 up to 1), and with its first rows zero. */
 static void test_symeig(void)
 {
     unsigned long long seed = 3;
     static const int sizes[5] = {1, 2, 6, 12, 24};
     for (int t = 0; t < 5; t++)
-        for (int kind = 0; kind < 6; kind++) {
+        for (int kind = 0; kind < 8; kind++) {
             int n = sizes[t];
             double *A = calloc((size_t)n * n, sizeof(double)), *V = calloc((size_t)n * n, sizeof(double));
             double *w = calloc((size_t)n, sizeof(double)), *e = calloc((size_t)n, sizeof(double));
             for (int j = 0; j < n; j++)
                 for (int i = 0; i <= j; i++) {
-                    static const double size[6] = {1e5, 1e5, 0, 1e-140, 1e140, 1};
+                    static const double size[8] = {1e5, 1e5, 0, 1e-140, 1e140, 1, 1, 1e6};
                     double x = tm_uniform(&seed, -1, 1) * size[kind];
-                    /* graded: row and column k scaled by 1e-12k, a QL sweep's rotations spanning
-                     * hundreds of orders of magnitude */
+                    /* graded: row and column k scaled by 1e-12k (kind 5) or 1e-3(n-1-k) (kind 6),
+                     * a QL sweep's rotations spanning hundreds of orders of magnitude; kind 7: the
+                     * first third of the rows and columns zero, as a separated contact's in the
+                     * closed form's second pass (the zero block ahead of the sweep's large entries
+                     * once made a rescaled variant of the sweep underflow) */
                     if (kind == 5) x *= pow(1e-12, i + j);
+                    if (kind == 6) x *= pow(1e-3, 2 * (n - 1) - i - j);
+                    if (kind == 7 && 3 * i < n) x = 0;
                     A[i + n * j] = A[j + n * i] = x;
                 }
             if (kind == 1) /* a repeated eigenvalue: A = 2e5 I + a rank-one term */
@@ -139,7 +144,7 @@ static void test_symeig(void)
             CHECK(mbsi_symeig(n, V, w, e) == 0, "n %d kind %d: no convergence", n, kind);
             double res = 0, orth = 0, scale = 1;
             if (kind >= 3) scale = 0;
-            if (kind == 5) scale = 1;
+            if (kind == 5 || kind == 6) scale = 1;
             for (int i = 0; i < n * n; i++) scale = fmax(scale, fabs(A[i]));
             for (int j = 0; j < n; j++)
                 for (int i = 0; i < n; i++) {

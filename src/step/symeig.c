@@ -1,9 +1,8 @@
 /* symeig.c — A = V diag(w) Vᵀ for a small symmetric A: Householder tridiagonalisation with the
  * reflections accumulated, then implicit QL with Wilkinson shifts whose plane rotations are
- * applied to the accumulated basis (the method of EISPACK's tred2 and tql2, rearranged for
- * short columns: full symmetric blocks in the reduction, the QL bulge through a recurrence
- * without square roots). Column-major: the innermost loops run down columns. See symeig.h for
- * why it is written out. */
+ * applied to the accumulated basis (the method of EISPACK's tred2 and tql2, the reduction
+ * rearranged for short columns: full symmetric blocks). Column-major: the innermost loops run
+ * down columns. See symeig.h for why it is written out. */
 #include <math.h>
 #include <stddef.h>
 
@@ -132,49 +131,24 @@ static int ql_implicit(int n, double *V, double *d, double *e)
                 double dl1 = d[l + 1], h = g - d[l];
                 for (int i = l + 2; i < n; i++) d[i] -= h;
                 f += h;
-                /* The sweep's rotations without a square root or a division in the chain that
-                 * carries one rotation to the next. With p the bulge entering rotation i,
-                 * r = |(p, e[i])|, c = p / r, s = e[i] / r, the next bulge is (p d[i] − e[i]² c′)/r
-                 * (c′ the last rotation's c). Scaled by W, the product of the sweep's r so far,
-                 * P = p W obeys P ← d[i] P − e[i]² P′ and W² ← P² + e[i]² W² = (r W)²: two
-                 * multiply-adds per rotation, where the bulge waited on a square root and a
-                 * division each (the QL phase of a 12 x 12 matrix a fifth faster). c = P / √Q, s = e[i] W / √Q
-                 * (Q = P² + e[i]² W²), r and p are ratios of these, computed beside the chain.
-                 * The recurrence runs on d and e times k, a power of two near 1/tst1, so that P
-                 * grows by a bounded factor per rotation; W² is brought back into
-                 * [2^-600, 2^600] with P, P′ and W when a sweep's product of r leaves it. */
-                int ex;
-                frexp(tst1, &ex);
-                const double k = ldexp(1, -ex), ik = ldexp(1, ex);
+                p = d[m];
                 double c = 1, c2 = 1, c3 = 1, el1 = e[l + 1], s = 0, s2 = 0;
-                double P = k * d[m], Pn = 1, W2 = 1, W = 1, iW = 1;
                 for (int i = m - 1; i >= l; i--) {
                     c3 = c2;
                     c2 = c;
                     s2 = s;
-                    double ei = k * e[i], di = d[i];
-                    double Q = P * P + ei * ei * W2, sq = sqrt(Q), iq = 1 / sq;
                     g = c * e[i];
-                    h = c * (P * iW) * ik;       /* c′ p */
-                    e[i + 1] = s * (sq * iW) * ik;   /* s′ r */
-                    s = ei * W * iq;
-                    c = P * iq;
-                    d[i + 1] = h + s * (c * g + s * di);
+                    h = c * p;
+                    r = norm2(p, e[i]);
+                    e[i + 1] = s * r;
+                    /* p = c d[i] − s g with c = p / r, s = e[i] / r: its numerator is formed
+                     * while r's square root is, one division after it instead of two steps */
+                    double pn = p * d[i] - e[i] * g;
+                    s = e[i] / r;
+                    c = p / r;
+                    p = pn / r;
+                    d[i + 1] = h + s * (c * g + s * d[i]);
                     rotate(n, V + (size_t)n * i, V + (size_t)n * (i + 1), c, s);
-                    double Pm = k * di * P - ei * ei * Pn;
-                    Pn = P;
-                    P = Pm;
-                    W2 = Q;
-                    W = sq;
-                    iW = iq;
-                    if (!(W2 < 0x1p600 && W2 > 0x1p-600)) {
-                        double sc = W2 > 1 ? 0x1p-300 : 0x1p300;
-                        P *= sc;
-                        Pn *= sc;
-                        W *= sc;
-                        iW /= sc;
-                        W2 *= sc * sc;
-                    }
                 }
                 p = -s * s2 * c3 * el1 * e[l] / dl1;
                 e[l] = s * p;
