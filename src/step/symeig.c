@@ -95,9 +95,6 @@ static inline double norm2(double a, double b)
     return fabs(a) > 1e100 * fabs(b) ? fabs(a) : sqrt(a * a + b * b);
 }
 
-/* The tridiagonal (d, e) diagonalised by implicit QL steps with Wilkinson's shift (the
- * eigenvalue of the leading 2 x 2 block nearer d[l]); each rotation is applied to V's columns.
- * An off-diagonal entry below eps times the largest |d| + |e| seen splits the matrix. */
 /* (a, b) ← (c a − s b, s a + c b): two distinct columns, so the loop vectorises without a
  * runtime overlap check. */
 static inline void rotate(int n, double *restrict a, double *restrict b, double c, double s)
@@ -109,6 +106,9 @@ static inline void rotate(int n, double *restrict a, double *restrict b, double 
     }
 }
 
+/* The tridiagonal (d, e) diagonalised by implicit QL steps with Wilkinson's shift (the
+ * eigenvalue of the leading 2 x 2 block nearer d[l]); each rotation is applied to V's columns.
+ * An off-diagonal entry below eps times the largest |d| + |e| seen splits the matrix. */
 static int ql_implicit(int n, double *V, double *d, double *e)
 {
     for (int i = 1; i < n; i++) e[i - 1] = e[i];
