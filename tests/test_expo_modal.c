@@ -110,6 +110,26 @@ static void test_divided_differences_excess(void)
     CHECK(worst < 1e-4, "excess from lambda = 0: second difference %.2e on a grid of 1e3 (smooth: ~1e-5)", worst);
 }
 
+/* How far V diag(w) Vᵀ is from A: the largest |A v_j − w_j v_j| over n max(floor, max |A|), and
+ * the largest entry of |VᵀV − I|. */
+static void decomposition_error(int n, const double *A, const double *V, const double *w, double floor, double *res,
+                                double *orth)
+{
+    double scale = floor;
+    for (int i = 0; i < n * n; i++) scale = fmax(scale, fabs(A[i]));
+    *res = *orth = 0;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) {
+            double av = 0, vv = 0;
+            for (int k = 0; k < n; k++) {
+                av += A[i + n * k] * V[k + n * j];
+                vv += V[k + n * i] * V[k + n * j];
+            }
+            *res = fmax(*res, fabs(av - w[j] * V[i + n * j]) / (n * scale));
+            *orth = fmax(*orth, fabs(vv - (i == j)));
+        }
+}
+
 /* A random symmetric matrix's eigendecomposition: V orthonormal, A V = V diag(w), to rounding;
  * with a repeated eigenvalue, with a zero matrix, scaled by 1e-140 and 1e140 (|u|² of a
  * reflection would underflow or overflow: those rows take the rescaled path), graded (from 1 to
@@ -142,20 +162,8 @@ static void test_symeig(void)
                     for (int i = 0; i < n; i++) A[i + n * j] = (i == j ? 2e5 : 0) + 1e4 * (i + 1) * (j + 1) / (double)(n * n);
             memcpy(V, A, (size_t)n * n * sizeof(double));
             CHECK(mbsi_symeig(n, V, w, e) == 0, "n %d kind %d: no convergence", n, kind);
-            double res = 0, orth = 0, scale = 1;
-            if (kind >= 3) scale = 0;
-            if (kind == 5 || kind == 6) scale = 1;
-            for (int i = 0; i < n * n; i++) scale = fmax(scale, fabs(A[i]));
-            for (int j = 0; j < n; j++)
-                for (int i = 0; i < n; i++) {
-                    double av = 0, vv = 0;
-                    for (int k = 0; k < n; k++) {
-                        av += A[i + n * k] * V[k + n * j];
-                        vv += V[k + n * i] * V[k + n * j];
-                    }
-                    res = fmax(res, fabs(av - w[j] * V[i + n * j]) / (n * scale));
-                    orth = fmax(orth, fabs(vv - (i == j)));
-                }
+            double res, orth;
+            decomposition_error(n, A, V, w, kind >= 3 && kind != 5 && kind != 6 ? 0 : 1, &res, &orth);
             CHECK(res < 1e-14 && orth < 1e-13, "n %d kind %d: residual %.2e, orthogonality %.2e", n, kind, res, orth);
             free(A);
             free(V);
@@ -165,6 +173,100 @@ static void test_symeig(void)
     double bad[4] = {1, NAN, NAN, 1}, V[4], w[2], e[2];
     memcpy(V, bad, sizeof V);
     CHECK(mbsi_symeig(2, V, w, e) != 0, "a NaN matrix decomposed");
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* mbsi_symeig_warm from the eigenvectors of a nearby matrix: A1 = A0 + δ |A0| E (E random
+ * symmetric, δ from 0 to 1e-4) for a random matrix, one with an eigenvalue repeated n − 1 times
+ * and one with its first rows zero, decomposed to the cold decomposition's accuracy with the
+ * same eigenvalues; 16 such steps of δ = 1e-9 in a row (expo_modal.c's chain before it restarts
+ * cold; rounding accumulates in V along it) keep V orthonormal to 1e-13; from a basis that is not
+ * near (the identity for a random matrix) it either refuses or is as accurate. */
+static void test_symeig_warm(void)
+{
+    unsigned long long seed = 11;
+    static const int sizes[4] = {2, 6, 12, 24};
+    static const double deltas[4] = {0, 1e-12, 1e-8, 1e-4};
+    for (int t = 0; t < 4; t++)
+        for (int kind = 0; kind < 3; kind++) {
+            int n = sizes[t];
+            size_t nn = (size_t)n * n;
+            double *A0 = calloc(nn, sizeof(double)), *A1 = calloc(nn, sizeof(double)), *V0 = calloc(nn, sizeof(double));
+            double *V = calloc(nn, sizeof(double)), *C = calloc(nn, sizeof(double)), *B = calloc(nn, sizeof(double));
+            double *w = calloc((size_t)n, sizeof(double)), *wc = calloc((size_t)n, sizeof(double));
+            double *e = calloc((size_t)n, sizeof(double)), amax = 0;
+            for (int j = 0; j < n; j++)
+                for (int i = 0; i <= j; i++) {
+                    double x = tm_uniform(&seed, -1, 1) * 1e6;
+                    if (kind == 1) x = (i == j ? 3e6 : 0) + 1e5 * (i + 1) * (j + 1) / (double)(n * n);
+                    if (kind == 2 && 3 * i < n) x = 0;
+                    A0[i + n * j] = A0[j + n * i] = x;
+                    amax = fmax(amax, fabs(x));
+                }
+            memcpy(V0, A0, nn * sizeof(double));
+            CHECK(mbsi_symeig(n, V0, w, e) == 0, "n %d kind %d: no cold decomposition", n, kind);
+            for (int d = 0; d < 4; d++) {
+                for (int j = 0; j < n; j++)
+                    for (int i = 0; i <= j; i++) {
+                        double x = A0[i + n * j] + (kind == 2 && 3 * i < n ? 0 : deltas[d] * amax * tm_uniform(&seed, -1, 1));
+                        A1[i + n * j] = A1[j + n * i] = x;
+                    }
+                memcpy(V, V0, nn * sizeof(double));
+                int rc = mbsi_symeig_warm(n, A1, V, w, B, e);
+                CHECK(rc == 0, "n %d kind %d delta %g: warm start refused", n, kind, deltas[d]);
+                double res, orth;
+                decomposition_error(n, A1, V, w, 0, &res, &orth);
+                CHECK(res < 1e-14 && orth < 1e-13, "n %d kind %d delta %g: residual %.2e, orthogonality %.2e", n, kind,
+                      deltas[d], res, orth);
+                /* the same eigenvalues as the cold decomposition (both sorted) */
+                memcpy(C, A1, nn * sizeof(double));
+                mbsi_symeig(n, C, wc, e);
+                qsort(w, (size_t)n, sizeof *w, by_value);
+                qsort(wc, (size_t)n, sizeof *wc, by_value);
+                double gap = 0;
+                for (int i = 0; i < n; i++) gap = fmax(gap, fabs(w[i] - wc[i]) / amax);
+                CHECK(gap < 1e-13 * n, "n %d kind %d delta %g: eigenvalues %.2e from the cold ones", n, kind, deltas[d], gap);
+            }
+            /* a chain of 16 small steps, each from the last one's eigenvectors */
+            memcpy(V, V0, nn * sizeof(double));
+            memcpy(A1, A0, nn * sizeof(double));
+            int refused = 0;
+            for (int step = 0; step < 16; step++) {
+                for (int j = 0; j < n; j++)
+                    for (int i = 0; i <= j; i++) {
+                        if (kind == 2 && 3 * i < n) continue;
+                        A1[i + n * j] += 1e-9 * amax * tm_uniform(&seed, -1, 1);
+                        A1[j + n * i] = A1[i + n * j];
+                    }
+                refused += mbsi_symeig_warm(n, A1, V, w, B, e) != 0;
+            }
+            double res, orth;
+            decomposition_error(n, A1, V, w, 0, &res, &orth);
+            CHECK(!refused && res < 1e-13 && orth < 1e-13, "n %d kind %d: after 16 warm steps residual %.2e, orthogonality %.2e",
+                  n, kind, res, orth);
+            /* not near: the identity as the start for a random matrix */
+            if (kind == 0) {
+                for (int i = 0; i < n * n; i++) V[i] = i % (n + 1) == 0;
+                if (mbsi_symeig_warm(n, A0, V, w, B, e) == 0) {
+                    decomposition_error(n, A0, V, w, 0, &res, &orth);
+                    CHECK(res < 1e-14 && orth < 1e-13, "n %d: from the identity residual %.2e, orthogonality %.2e", n, res, orth);
+                }
+            }
+            free(A0);
+            free(A1);
+            free(V0);
+            free(V);
+            free(C);
+            free(B);
+            free(w);
+            free(wc);
+            free(e);
+        }
 }
 
 /* out = k_n n nᵀ + k_t (1 − n nᵀ) */
@@ -312,7 +414,7 @@ static void test_against_pade(void)
             for (int i = 0; i < nc; i++) x[k][i] = tm_uniform(&seed, -1, 1) * (k == 0 ? 1e-3 : k == 3 ? 10 : 0.1);
         for (int b = 0; b < 9; b++) {
             double *lb = l1, *lb2 = l1 + nc, *pb = l1 + 2 * nc, *pb2 = l1 + 3 * nc;
-            int rc = mbsi_modal_averages(&w, nc, ups, Rb, betas[b], x[0], x[1], x[2], x[3], h, lb, lb2);
+            int rc = mbsi_modal_averages(&w, 0, nc, ups, Rb, betas[b], x[0], x[1], x[2], x[3], h, lb, lb2);
             CHECK(rc == 0, "case %d beta %g: modal failed", c, betas[b]);
             pade_averages(na, ups, Kb, betas[b], x[0], x[1], x[2], x[3], h, pb, pb2);
             double e1 = rel_err(lb, pb, nc), e2 = rel_err(lb2, pb2, nc);
@@ -368,8 +470,8 @@ static void test_factored(void)
         const double betas[6] = {0, 1e-5, 3e-3, 1e-3, 0.2, 0.02};
         for (int b = 0; b < 6; b++) {
             double *lb = out, *lb2 = out + nc, *fb = out + 2 * nc, *fb2 = out + 3 * nc;
-            int r1 = mbsi_modal_averages(&w, nc, ups, Rb, betas[b], x[0], x[1], x[2], x[3], h, lb, lb2);
-            int r2 = mbsi_modal_averages_factored(&w, nc, m, Gf, nc, Rb, betas[b], x[0], x[1], x[2], x[3], h, fb, fb2);
+            int r1 = mbsi_modal_averages(&w, 0, nc, ups, Rb, betas[b], x[0], x[1], x[2], x[3], h, lb, lb2);
+            int r2 = mbsi_modal_averages_factored(&w, 0, nc, m, Gf, nc, Rb, betas[b], x[0], x[1], x[2], x[3], h, fb, fb2);
             CHECK(r1 == 0 && r2 == 0, "case %d beta %g: failed", c, betas[b]);
             double e1 = rel_err(fb, lb, nc), e2 = rel_err(fb2, lb2, nc);
             worst = fmax(worst, fmax(e1, e2));
@@ -384,6 +486,76 @@ static void test_factored(void)
         free(blk);
     }
     printf("factored against full: largest relative difference %.2e\n", worst);
+}
+
+/* Warm starts (warm = 1): a Delassus matrix that drifts by 1e-9 of its size per call, 40 calls,
+ * full and factored (8 contacts, rank 12): the averages equal those of cold calls (warm = 0) to
+ * 1e-12, the warm start was taken (the workspace counts its chain down) and restarted cold
+ * after 16; a jump of 1e-3 in the matrix is decomposed cold. */
+static void test_warm_start(void)
+{
+    unsigned long long seed = 13;
+    for (int factored = 0; factored < 2; factored++) {
+        int na = factored ? 8 : 4, nc = 3 * na, m = factored ? 12 : nc;
+        mbsi_modal ww, wc;
+        mbs_carver cv = {NULL, 0}, cc = {NULL, 0};
+        mbsi_modal_layout(&cv, &ww, nc);
+        mbsi_modal_layout(&cc, &wc, nc);
+        void *bw = mbsi_carver_alloc(&cv), *bc = mbsi_carver_alloc(&cc);
+        mbsi_modal_layout(&cv, &ww, nc);
+        mbsi_modal_layout(&cc, &wc, nc);
+        double *G = calloc((size_t)nc * m, sizeof(double)), *G0 = calloc((size_t)nc * m, sizeof(double));
+        double *ups = calloc((size_t)nc * nc, sizeof(double)), *Rb = calloc(9 * (size_t)na, sizeof(double));
+        double *x[4], *out = calloc(4 * (size_t)nc, sizeof(double)), worst = 0;
+        for (int k = 0; k < 4; k++) x[k] = calloc((size_t)nc, sizeof(double));
+        random_delassus(&seed, nc, m, G0, ups);
+        for (int a = 0; a < na; a++) {
+            double n[3];
+            random_normal(&seed, n);
+            gain(n, sqrt(1e5), sqrt(1e5), Rb + 9 * a);
+        }
+        for (int k = 0; k < 4; k++)
+            for (int i = 0; i < nc; i++) x[k][i] = tm_uniform(&seed, -1, 1) * (k == 0 ? 1e-3 : k == 3 ? 10 : 0.1);
+        int warm_calls = 0, restarts = 0;
+        for (int call = 0; call < 40; call++) {
+            double drift = call == 30 ? 1e-3 : 1e-9;
+            for (int i = 0; i < nc * m; i++) G[i] = (G0[i] += drift * tm_uniform(&seed, -1, 1));
+            for (int j = 0; j < nc; j++)
+                for (int i = 0; i < nc; i++) {
+                    double u = 0;
+                    for (int k = 0; k < m; k++) u += G[i + nc * k] * G[j + nc * k];
+                    ups[i + nc * j] = u;
+                }
+            double *lw = out, *lw2 = out + nc, *lc = out + 2 * nc, *lc2 = out + 3 * nc;
+            int before = ww.warm_left, r1, r2;
+            if (factored) {
+                r1 = mbsi_modal_averages_factored(&ww, 1, nc, m, G, nc, Rb, 3e-3, x[0], x[1], x[2], x[3], 2e-3, lw, lw2);
+                r2 = mbsi_modal_averages_factored(&wc, 0, nc, m, G, nc, Rb, 3e-3, x[0], x[1], x[2], x[3], 2e-3, lc, lc2);
+            } else {
+                r1 = mbsi_modal_averages(&ww, 1, nc, ups, Rb, 3e-3, x[0], x[1], x[2], x[3], 2e-3, lw, lw2);
+                r2 = mbsi_modal_averages(&wc, 0, nc, ups, Rb, 3e-3, x[0], x[1], x[2], x[3], 2e-3, lc, lc2);
+            }
+            CHECK(r1 == 0 && r2 == 0, "factored %d call %d: failed", factored, call);
+            warm_calls += ww.warm_left == before - 1;
+            restarts += ww.warm_left == 16 && call > 0;
+            if (call == 30) CHECK(ww.warm_left == 16, "factored %d: a jump of 1e-3 started warm", factored);
+            worst = fmax(worst, fmax(rel_err(lw, lc, nc), rel_err(lw2, lc2, nc)));
+        }
+        CHECK(worst < 1e-12, "factored %d: warm against cold %.2e", factored, worst);
+        /* call 0 cold, 1-16 warm, 17 cold (the chain's end), 18-29 warm, 30 cold (the jump), 31-39 warm */
+        CHECK(warm_calls == 37 && restarts == 2, "factored %d: %d warm calls, %d restarts (want 37 and 2)", factored,
+              warm_calls, restarts);
+        printf("warm starts (%s): %d of 40 calls warm, against cold %.2e\n", factored ? "factored" : "full", warm_calls,
+               worst);
+        for (int k = 0; k < 4; k++) free(x[k]);
+        free(G);
+        free(G0);
+        free(ups);
+        free(Rb);
+        free(out);
+        free(bw);
+        free(bc);
+    }
 }
 
 /* Solo dropped from 2 cm with a sideways and a spinning velocity, its joints driven: at every
@@ -654,6 +826,8 @@ int main(void)
     RUN(test_divided_differences);
     RUN(test_divided_differences_excess);
     RUN(test_symeig);
+    RUN(test_symeig_warm);
+    RUN(test_warm_start);
     RUN(test_against_pade);
     RUN(test_factored);
     RUN(test_solo_steps);

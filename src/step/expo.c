@@ -444,7 +444,7 @@ static int contact_averages(expo *e, const mbs_system *s, int na, double dt)
 /* The averages λ̄ and λ̄₂ into e->lb, e->lb2 as contact_averages computes them, in closed form
  * (expo_modal.h) for B = βK: K^½ per contact in world axes (zero for a contact SEPARATE over the
  * step), the state Δp, Δṗ and the anchor velocities ṗ0 in contact space. */
-static int modal_averages(expo *e, const mbs_system *s, int na, double dt, double beta)
+static int modal_averages(expo *e, const mbs_system *s, int na, double dt, double beta, int warm)
 {
     for (int a = 0; a < na; a++) {
         const mbs_contact *c = &s->contacts[e->act[a]];
@@ -459,10 +459,10 @@ static int modal_averages(expo *e, const mbs_system *s, int na, double dt, doubl
         }
     }
     if (e->grouped && factor_ups(e, na) == 0)
-        return mbsi_modal_averages_factored(&e->modal, 3 * na, e->nr, e->Bf, 3 * na, e->Rw, beta, e->dpv, e->dvv,
+        return mbsi_modal_averages_factored(&e->modal, warm, 3 * na, e->nr, e->Bf, 3 * na, e->Rw, beta, e->dpv, e->dvv,
                                             e->v0v, e->pdd, dt, e->lb, e->lb2) != 0;
     expand_ups(e, na);
-    return mbsi_modal_averages(&e->modal, 3 * na, e->ups, e->Rw, beta, e->dpv, e->dvv, e->v0v, e->pdd, dt, e->lb,
+    return mbsi_modal_averages(&e->modal, warm, 3 * na, e->ups, e->Rw, beta, e->dpv, e->dvv, e->v0v, e->pdd, dt, e->lb,
                                e->lb2) != 0;
 }
 
@@ -750,7 +750,7 @@ static int contact_space_dynamics(expo *e, mbs_system *s, const double *q, int n
         for (int c = 0; c < nr; c++) {
             double w = dk * yk[c], *u = ur + (size_t)nr * c;
             if (w == 0) continue;
-            for (int r = c; r < nr; r++) u[r] += yk[r] * w;
+            for (int r = 0; r < nr; r++) u[r] += yk[r] * w;
         }
         double w = dk * yk[nr];
         for (int r = 0; r < nr; r++) pacc[r] += yk[r] * w;
@@ -782,13 +782,16 @@ static int average_forces(expo *e, const mbs_system *s, int na, double dt, int *
      * auto with the full exponential, which it reproduces to rounding at a fraction of the cost */
     double beta = e->method == METHOD_PADE ? -1 : proportional_beta(s, e->act, na);
     int modal = beta >= 0 && (e->method == METHOD_MODAL || e->max_mat_mult == MBS_EXPM_FULL);
-    if (modal ? modal_averages(e, s, na, dt, beta) : contact_averages(e, s, na, dt)) return MBS_ERR_MODEL;
+    /* the first pass's matrix is close to the previous step's while the contacts stay put: its
+     * eigenvectors start from that step's (expo_modal.c, warm starts) */
+    if (modal ? modal_averages(e, s, na, dt, beta, 1) : contact_averages(e, s, na, dt)) return MBS_ERR_MODEL;
     *passes = 1;
     for (int pass = 2; pass <= 3 && (pass == 2 ? classify(e, s, na, dt) : separate_pulling(e, s, na)); pass++) {
         /* a sliding contact's force, λ_n (n + μ f̂), is no longer B = βK with K symmetric: Padé */
         int slide = 0;
         for (int a = 0; a < na; a++) slide |= e->mode[a] == SLIDE || e->mode[a] == SLID_PULLING;
-        if (modal && !slide ? modal_averages(e, s, na, dt, beta) : contact_averages(e, s, na, dt)) return MBS_ERR_MODEL;
+        if (modal && !slide ? modal_averages(e, s, na, dt, beta, 0) : contact_averages(e, s, na, dt))
+            return MBS_ERR_MODEL;
         *passes = pass;
     }
     return MBS_OK;
@@ -1039,8 +1042,16 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     return MBS_OK;
 }
 
+/* Checkpoints: the closed form's warm start (the previous step's eigenvectors), so that a resumed
+ * run decomposes as the uninterrupted one did, to the bit; everything else is scratch. */
+static void state(mbs_stepper *st, mbsi_state *s)
+{
+    expo *e = st->impl;
+    mbsi_modal_state(&e->modal, s);
+}
+
 const mbs_stepper_type mbsi_stepper_expo = {
     {"expo", "exponential integrator (Hammoud et al. 2022): stiff viscoelastic contacts at 5-40 ms steps",
      &(const mbs_option_table){"expo", expo_spec, (int)(sizeof expo_spec / sizeof *expo_spec), NULL, 0, sizeof(expo_options)}},
-    init, step, fini, 0, 0, NULL,
+    init, step, fini, 0, 0, state,
 };

@@ -24,10 +24,17 @@ typedef struct mbsi_modal {
     double *Y;      /* 4 nmax: the initial state and the drift, in S's eigenbasis */
     double *G;      /* 2 nmax: the two integrals of each mode's force, then back in contact space */
     double *C;      /* nmax²: C = R B (mbsi_modal_averages_factored) */
+    /* the warm start (the calls with warm = 1): the last such matrix, its eigenvectors, its size
+     * (0: none yet) and how many more calls may start from it before a cold decomposition */
+    double *S0, *V0;   /* nmax² each */
+    int n0, warm_left;
 } mbsi_modal;
 
 /* Carves w's buffers for nmax coordinates from c (run once counting, once on the block). */
 void mbsi_modal_layout(mbs_carver *c, mbsi_modal *w, int nmax);
+
+/* Saves or loads the warm start (checkpoints: a resumed run takes the same decompositions). */
+void mbsi_modal_state(mbsi_modal *w, mbsi_state *s);
 
 /* The divided differences Q_k = φ_k[x₁, x₂], k = 0..3 (φ_0 = exp, φ_k(x) = Σ_j x^j/(j+k)!), at
  * the two eigenvalues x₁, x₂ of h [[−βλ, 1], [−λ, 0]]: the scalars of one mode's integrals.
@@ -48,8 +55,12 @@ void mbsi_modal_divided_differences_excess(double lam, double beta, double h, do
  * contact, the symmetric 3 x 3 square root K^½ of its stiffness (column-major; zero for a
  * contact without force); dp = Δp, dv = Δṗ, v0 = ṗ0 and acc = p̈_free are n each. Writes
  * lb = λ̄ = D x_int / h (eq. 23) and lb2 = λ̄₂ = 2 D x_int2 / h² (eq. 25), D = [−K −B]. Returns 0,
- * or -1 when the eigendecomposition failed (a matrix that is not finite). */
-int mbsi_modal_averages(mbsi_modal *w, int n, const double *ups, const double *R, double beta, const double *dp,
+ * or -1 when the eigendecomposition failed (a matrix that is not finite).
+ * warm = 1: the matrix is likely close to that of the last call with warm = 1 (the first pass of
+ * consecutive steps): when it is, its eigendecomposition starts from that call's eigenvectors
+ * (mbsi_symeig_warm), and this call's are kept for the next. The results agree with warm = 0 to
+ * rounding, not bitwise. */
+int mbsi_modal_averages(mbsi_modal *w, int warm, int n, const double *ups, const double *R, double beta, const double *dp,
                         const double *dv, const double *v0, const double *acc, double h, double *lb, double *lb2);
 
 /* The same averages when Υ is given as B Bᵀ with B n x m (column-major, leading dimension ldb,
@@ -63,7 +74,7 @@ int mbsi_modal_averages(mbsi_modal *w, int n, const double *ups, const double *R
  * whose middle factor is mbsi_modal_divided_differences_excess's: nothing is divided by a small
  * λ. The same results as mbsi_modal_averages on Υ = B Bᵀ, to rounding; the other arguments and
  * the return value are its. */
-int mbsi_modal_averages_factored(mbsi_modal *w, int n, int m, const double *B, int ldb, const double *R, double beta,
+int mbsi_modal_averages_factored(mbsi_modal *w, int warm, int n, int m, const double *B, int ldb, const double *R, double beta,
                                  const double *dp, const double *dv, const double *v0, const double *acc, double h,
                                  double *lb, double *lb2);
 

@@ -1,8 +1,9 @@
 /* symeig.c — A = V diag(w) Vᵀ for a small symmetric A: Householder tridiagonalisation with the
  * reflections accumulated, then implicit QL with Wilkinson shifts whose plane rotations are
  * applied to the accumulated basis (the method of EISPACK's tred2 and tql2, the reduction
- * rearranged for short columns: full symmetric blocks). Column-major: the innermost loops run
- * down columns. See symeig.h for why it is written out. */
+ * rearranged for short columns: full symmetric blocks); and, from the eigenvectors of a nearby
+ * matrix, cyclic Jacobi sweeps (mbsi_symeig_warm). Column-major: the innermost loops run down
+ * columns. See symeig.h for why it is written out. */
 #include <math.h>
 #include <stddef.h>
 
@@ -174,5 +175,86 @@ int mbsi_symeig(int n, double *V, double *w, double *e)
     /* a NaN compares false everywhere and can slip through the convergence tests */
     for (int i = 0; i < n; i++)
         if (!isfinite(w[i])) return -1;
+    return 0;
+}
+
+/* B = Vᵀ A V (both triangles) through t = A v_j, one column at a time. A is symmetric, so A v_j
+ * runs down A's columns (a[r] * x over r vectorises); B's lower triangle is formed and mirrored. */
+static void rotate_into_basis(int n, const double *restrict A, const double *restrict V, double *restrict B,
+                              double *restrict t)
+{
+    for (int j = 0; j < n; j++) {
+        const double *vj = V + (size_t)n * j;
+        for (int r = 0; r < n; r++) t[r] = 0;
+        for (int k = 0; k < n; k++) {
+            const double *a = A + (size_t)n * k, x = vj[k];
+            for (int r = 0; r < n; r++) t[r] += a[r] * x;
+        }
+        for (int i = j; i < n; i++) {
+            const double *vi = V + (size_t)n * i;
+            double s = 0;
+            for (int r = 0; r < n; r++) s += vi[r] * t[r];
+            AT(B, n, i, j) = AT(B, n, j, i) = s;
+        }
+    }
+}
+
+/* One Jacobi rotation of the pair (p, q): B ← Gᵀ B G, V ← V G, with G the identity but for
+ * G_pp = G_qq = c, G_pq = s = −G_qp, and t = s / c the smaller root of t² + 2θt − 1 = 0,
+ * θ = (b_qq − b_pp) / 2b_pq, which makes the new b_pq zero (Golub & Van Loan, sec. 8.5.2).
+ * B's columns p and q are turned, its rows p and q copied from them (B stays symmetric), and the
+ * 2 x 2 block set from b_pp − t b_pq, b_qq + t b_pq, 0. A pair whose b_pq is below 2⁻²⁸ of
+ * |b_qq − b_pp| has t below 2⁻²⁷, so that c = 1/√(1 + t²) rounds to 1: t = b_pq / (b_qq − b_pp)
+ * then, one division, the case of nearly every rotation from a nearby basis. */
+static void jacobi_rotate(int n, double *restrict B, double *restrict V, int p, int q)
+{
+    double bpp = AT(B, n, p, p), bqq = AT(B, n, q, q), bpq = AT(B, n, p, q), diff = bqq - bpp, t, c, s;
+    if (fabs(diff) > 0x1p28 * fabs(bpq)) {
+        t = bpq / diff;
+        c = 1;
+        s = t;
+    } else {
+        double th = diff / (2 * bpq);
+        t = (th >= 0 ? 1 : -1) / (fabs(th) + sqrt(th * th + 1));
+        c = 1 / sqrt(1 + t * t);
+        s = t * c;
+    }
+    rotate(n, B + (size_t)n * p, B + (size_t)n * q, c, s);
+    rotate(n, V + (size_t)n * p, V + (size_t)n * q, c, s);
+    for (int k = 0; k < n; k++) {
+        AT(B, n, p, k) = AT(B, n, k, p);
+        AT(B, n, q, k) = AT(B, n, k, q);
+    }
+    AT(B, n, p, p) = bpp - t * bpq;
+    AT(B, n, q, q) = bqq + t * bpq;
+    AT(B, n, p, q) = AT(B, n, q, p) = 0;
+}
+
+/* From a nearby basis the off-diagonal entries shrink quadratically, a sweep or two (a standing
+ * robot's: none in most steps, one in the rest); a start that needs more was not nearby */
+enum { WARM_SWEEPS = 6 };
+
+int mbsi_symeig_warm(int n, const double *A, double *V, double *w, double *B, double *t)
+{
+    if (n <= 0) return 0;
+    rotate_into_basis(n, A, V, B, t);
+    double bmax = 0;
+    for (int i = 0; i < n; i++) bmax = fmax(bmax, fabs(AT(B, n, i, i)));
+    if (!isfinite(bmax)) return -1;
+    /* B's entries carry the rounding of its two products, about n units of the largest: an
+     * off-diagonal entry below that is noise, and turning it away changes nothing that matters */
+    const double tol = n * 0x1p-52 * bmax;
+    for (int sweep = 0; sweep <= WARM_SWEEPS; sweep++) {
+        int turned = 0;
+        for (int p = 0; p < n - 1; p++)
+            for (int q = p + 1; q < n; q++)
+                if (fabs(AT(B, n, p, q)) > tol) {
+                    if (sweep == WARM_SWEEPS) return -1;
+                    jacobi_rotate(n, B, V, p, q);
+                    turned = 1;
+                }
+        if (!turned) break;
+    }
+    for (int i = 0; i < n; i++) w[i] = AT(B, n, i, i);
     return 0;
 }
