@@ -217,7 +217,7 @@ static void test_symeig_warm(void)
                         A1[i + n * j] = A1[j + n * i] = x;
                     }
                 memcpy(V, V0, nn * sizeof(double));
-                int rc = mbsi_symeig_warm(n, A1, V, w, B, e);
+                int rc = mbsi_symeig_warm(n, A1, V, w, B, C, e);
                 CHECK(rc == 0, "n %d kind %d delta %g: warm start refused", n, kind, deltas[d]);
                 double res, orth;
                 decomposition_error(n, A1, V, w, 0, &res, &orth);
@@ -243,7 +243,7 @@ static void test_symeig_warm(void)
                         A1[i + n * j] += 1e-9 * amax * tm_uniform(&seed, -1, 1);
                         A1[j + n * i] = A1[i + n * j];
                     }
-                refused += mbsi_symeig_warm(n, A1, V, w, B, e) != 0;
+                refused += mbsi_symeig_warm(n, A1, V, w, B, C, e) != 0;
             }
             double res, orth;
             decomposition_error(n, A1, V, w, 0, &res, &orth);
@@ -252,7 +252,7 @@ static void test_symeig_warm(void)
             /* not near: the identity as the start for a random matrix */
             if (kind == 0) {
                 for (int i = 0; i < n * n; i++) V[i] = i % (n + 1) == 0;
-                if (mbsi_symeig_warm(n, A0, V, w, B, e) == 0) {
+                if (mbsi_symeig_warm(n, A0, V, w, B, C, e) == 0) {
                     decomposition_error(n, A0, V, w, 0, &res, &orth);
                     CHECK(res < 1e-14 && orth < 1e-13, "n %d: from the identity residual %.2e, orthogonality %.2e", n, res, orth);
                 }

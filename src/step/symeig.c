@@ -178,25 +178,43 @@ int mbsi_symeig(int n, double *V, double *w, double *e)
     return 0;
 }
 
-/* B = Vᵀ A V (both triangles) through t = A v_j, one column at a time. A is symmetric, so A v_j
- * runs down A's columns (a[r] * x over r vectorises); B's lower triangle is formed and mirrored. */
-static void rotate_into_basis(int n, const double *restrict A, const double *restrict V, double *restrict B,
-                              double *restrict t)
+/* Rows from r0 on of y = M x (M n x n, column-major), w at a time while w fit: each block summed
+ * in registers over the columns, each row in the order of the columns as a dot product would
+ * add it. Returns the first row not done. */
+static inline int matvec_rows(int n, const double *restrict M, const double *restrict x, double *restrict y, int r0,
+                              int w)
 {
-    for (int j = 0; j < n; j++) {
-        const double *vj = V + (size_t)n * j;
-        for (int r = 0; r < n; r++) t[r] = 0;
-        for (int k = 0; k < n; k++) {
-            const double *a = A + (size_t)n * k, x = vj[k];
-            for (int r = 0; r < n; r++) t[r] += a[r] * x;
-        }
-        for (int i = j; i < n; i++) {
-            const double *vi = V + (size_t)n * i;
-            double s = 0;
-            for (int r = 0; r < n; r++) s += vi[r] * t[r];
-            AT(B, n, i, j) = AT(B, n, j, i) = s;
-        }
+    for (; r0 + w <= n; r0 += w) {
+        double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        for (int k = 0; k < n; k++)
+            for (int i = 0; i < w; i++) acc[i] += M[(size_t)n * k + r0 + i] * x[k];
+        for (int i = 0; i < w; i++) y[r0 + i] = acc[i];
     }
+    return r0;
+}
+
+/* y = M x, eight rows at a time, then four, then one: with one accumulator in memory, every
+ * column's update waited for the store of the one before. */
+static void matvec(int n, const double *restrict M, const double *restrict x, double *restrict y)
+{
+    int r0 = matvec_rows(n, M, x, y, 0, 8);
+    r0 = matvec_rows(n, M, x, y, r0, 4);
+    matvec_rows(n, M, x, y, r0, 1);
+}
+
+/* B = Vᵀ A V: column j is Vᵀ (A v_j), through Vᵀ stored (Vt), so that both products run down
+ * columns; the lower triangle is then mirrored onto the upper one (the two differ by rounding). */
+static void rotate_into_basis(int n, const double *restrict A, const double *restrict V, double *restrict B,
+                              double *restrict Vt, double *restrict t)
+{
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) AT(Vt, n, j, i) = AT(V, n, i, j);
+    for (int j = 0; j < n; j++) {
+        matvec(n, A, V + (size_t)n * j, t);
+        matvec(n, Vt, t, B + (size_t)n * j);
+    }
+    for (int j = 0; j < n; j++)
+        for (int i = j + 1; i < n; i++) AT(B, n, j, i) = AT(B, n, i, j);
 }
 
 /* One Jacobi rotation of the pair (p, q): B ← Gᵀ B G, V ← V G, with G the identity but for
@@ -234,10 +252,10 @@ static void jacobi_rotate(int n, double *restrict B, double *restrict V, int p, 
  * robot's: none in most steps, one in the rest); a start that needs more was not nearby */
 enum { WARM_SWEEPS = 6 };
 
-int mbsi_symeig_warm(int n, const double *A, double *V, double *w, double *B, double *t)
+int mbsi_symeig_warm(int n, const double *A, double *V, double *w, double *B, double *Vt, double *t)
 {
     if (n <= 0) return 0;
-    rotate_into_basis(n, A, V, B, t);
+    rotate_into_basis(n, A, V, B, Vt, t);
     double bmax = 0;
     for (int i = 0; i < n; i++) bmax = fmax(bmax, fabs(AT(B, n, i, i)));
     if (!isfinite(bmax)) return -1;
@@ -246,8 +264,8 @@ int mbsi_symeig_warm(int n, const double *A, double *V, double *w, double *B, do
     const double tol = n * 0x1p-52 * bmax;
     for (int sweep = 0; sweep <= WARM_SWEEPS; sweep++) {
         int turned = 0;
-        for (int p = 0; p < n - 1; p++)
-            for (int q = p + 1; q < n; q++)
+        for (int q = 1; q < n; q++)   /* column by column: the scan reads B contiguously */
+            for (int p = 0; p < q; p++)
                 if (fabs(AT(B, n, p, q)) > tol) {
                     if (sweep == WARM_SWEEPS) return -1;
                     jacobi_rotate(n, B, V, p, q);

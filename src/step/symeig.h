@@ -22,11 +22,11 @@ int mbsi_symeig(int n, double *V, double *w, double *e);
  * (the previous step's); B = Vᵀ A V is then diagonalised by cyclic Jacobi rotations (Golub & Van
  * Loan, sec. 8.5), each applied to V as well. Off-diagonal entries of B of the order of its
  * rounding (n units of the largest diagonal entry) are left, as the QL sweeps leave theirs.
- * B is n x n and t n doubles of scratch. Returns 0, or -1 when B still had larger
+ * B and Vt are n x n and t n doubles of scratch. Returns 0, or -1 when B still had larger
  * off-diagonal entries after six sweeps (the start was not near; V is then spoilt) or
  * is not finite. Each call multiplies V by rotations: rounding accumulates in its
  * orthogonality over a chain of calls, which the caller bounds (expo_modal.c restarts from
  * mbsi_symeig every WARM_CHAIN calls). */
-int mbsi_symeig_warm(int n, const double *A, double *V, double *w, double *B, double *t);
+int mbsi_symeig_warm(int n, const double *A, double *V, double *w, double *B, double *Vt, double *t);
 
 #endif
