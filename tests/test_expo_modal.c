@@ -558,6 +558,78 @@ static void test_warm_start(void)
     }
 }
 
+/* τ = −kp (q − q_ref) − kd v on the 12 joints (Solo's free-flyer: q has 7 base coordinates, v 6) */
+static void hold_joints(mbs_system *s, const double *qref)
+{
+    for (int k = 6; k < s->nv; k++) s->tau[k] = -20 * (s->q[k + 1] - qref[k + 1]) - 0.3 * s->v[k];
+}
+
+/* warm_start = 0: a stepper that has run for a while, set back to a state, steps from it to the
+ * same bits as a fresh one (no memory of its earlier decompositions); with warm_start = 1 the
+ * standing robot's steps start warm and end within rounding of that (1e-12), not on it. */
+static void test_warm_start_option(void)
+{
+    mbs_error err;
+    mbs_model *m = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), NULL, &err);
+    if (!m) { CHECK(0, "solo12: %s", err.msg); return; }
+    for (int warm = 0; warm < 2; warm++) {
+        mbs_system *a = tm_solo_standing(m, 0.0, 1e5, 300, 0.6), *b = tm_solo_standing(m, 0.0, 1e5, 300, 0.6);
+        mbs_option o[1] = {{"warm_start", warm ? "1" : "0"}};
+        mbs_stepper *sa = mbs_stepper_new("expo", a, o, 1, &err), *sb = mbs_stepper_new("expo", b, o, 1, &err);
+        CHECK(sa && sb, "expo: %s", err.msg);
+        if (!sa || !sb) return;
+        double *q0 = malloc(sizeof(double) * (size_t)a->nq), *v0 = malloc(sizeof(double) * (size_t)a->nv);
+        mbs_contact *c0 = malloc(sizeof(mbs_contact) * (size_t)a->ncontacts);
+        /* settle for 1 s on joint PD about the start (tau from the state, so that a and b, at
+         * the same state, get the same torques), then run a from there twice: after more steps,
+         * and as b does fresh */
+        double *qref = malloc(sizeof(double) * (size_t)a->nq);
+        memcpy(qref, a->q, sizeof(double) * (size_t)a->nq);
+        for (int i = 0; i < 500; i++) {
+            hold_joints(a, qref);
+            mbs_stepper_step(sa, 2e-3, NULL);
+        }
+        memcpy(q0, a->q, sizeof(double) * (size_t)a->nq);
+        memcpy(v0, a->v, sizeof(double) * (size_t)a->nv);
+        memcpy(c0, a->contacts, sizeof(mbs_contact) * (size_t)a->ncontacts);
+        for (int i = 0; i < 37; i++) {
+            hold_joints(a, qref);
+            mbs_stepper_step(sa, 2e-3, NULL);
+        }
+        memcpy(a->q, q0, sizeof(double) * (size_t)a->nq);
+        memcpy(a->v, v0, sizeof(double) * (size_t)a->nv);
+        memcpy(a->contacts, c0, sizeof(mbs_contact) * (size_t)a->ncontacts);
+        memcpy(b->q, q0, sizeof(double) * (size_t)a->nq);
+        memcpy(b->v, v0, sizeof(double) * (size_t)a->nv);
+        memcpy(b->contacts, c0, sizeof(mbs_contact) * (size_t)a->ncontacts);
+        for (int i = 0; i < 50; i++) {
+            hold_joints(a, qref);
+            hold_joints(b, qref);
+            mbs_stepper_step(sa, 2e-3, NULL);
+            mbs_stepper_step(sb, 2e-3, NULL);
+        }
+        int same = memcmp(a->q, b->q, sizeof(double) * (size_t)a->nq) == 0 &&
+                   memcmp(a->v, b->v, sizeof(double) * (size_t)a->nv) == 0;
+        double worst = 0;
+        for (int k = 0; k < a->nq; k++) worst = fmax(worst, fabs(a->q[k] - b->q[k]));
+        for (int k = 0; k < a->nv; k++) worst = fmax(worst, fabs(a->v[k] - b->v[k]));
+        if (!warm) CHECK(same, "warm_start 0: the reused stepper differs from a fresh one by %.2e", worst);
+        /* standing still (|v| ~ 1e-8 after the settling), the reused stepper started warm: it
+         * differs from the fresh one, by rounding (6e-14 when written) */
+        else CHECK(!same && worst < 1e-12, "warm_start 1: the reused stepper %s a fresh one (%.2e): the test lost its point",
+                   same ? "equals" : "is far from", worst);
+        free(q0);
+        free(v0);
+        free(c0);
+        free(qref);
+        mbs_stepper_free(sa);
+        mbs_stepper_free(sb);
+        mbs_system_free(a);
+        mbs_system_free(b);
+    }
+    mbs_model_free(m);
+}
+
 /* Solo dropped from 2 cm with a sideways and a spinning velocity, its joints driven: at every
  * step expo with the closed form and with the Padé exponential (both full accuracy) start from
  * the same state and end within 1e-9 of each other (relative to the largest coordinate) — one
@@ -828,6 +900,7 @@ int main(void)
     RUN(test_symeig);
     RUN(test_symeig_warm);
     RUN(test_warm_start);
+    RUN(test_warm_start_option);
     RUN(test_against_pade);
     RUN(test_factored);
     RUN(test_solo_steps);

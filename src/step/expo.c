@@ -40,7 +40,9 @@
  * complete algorithm, the default; 0..4: the reduced variants of §5.3), balance (1: balance the
  * exponent matrix first, §5.3; default 1),
  * method (auto: the closed form where B = βK and max_mat_mult is full, Padé otherwise; pade;
- * modal: the closed form, refused for a material without proportional damping).
+ * modal: the closed form, refused for a material without proportional damping), warm_start (1:
+ * the closed form's eigendecomposition from the previous step's eigenvectors when the matrix
+ * barely moved, expo_modal.c; default 1).
  * Statistics: iterations = exponentials computed in the step (0 without contact, 1 to 3 per
  * sub-step: average_forces says when more than one). */
 #include <math.h>
@@ -55,7 +57,7 @@
 #include "step_internal.h"
 
 typedef struct expo_options {
-    int max_mat_mult, balance, method, split, landing_substeps, linearise;
+    int max_mat_mult, balance, method, split, landing_substeps, linearise, warm_start;
 } expo_options;
 
 /* the values of the option `method`, in the order of its words */
@@ -89,10 +91,15 @@ static const mbs_option_spec expo_spec[] = {
      "evaluated: midpoint: at the configuration half a step ahead, q + dt/2 v, with the step's start velocity v "
      "(second order in how the dynamics depend on the configuration; one more forward kinematics and integrate "
      "per step); start: at the step's start, the paper's scheme (first order)"},
+    {"warm_start", MBS_OPT_BOOL, "", 0, 1, 0, "1", NULL, offsetof(expo_options, warm_start),
+     "1: the closed form's eigendecomposition starts from the previous step's eigenvectors when the contact-space "
+     "matrix moved by at most 1e-6 of its norm (a robot standing still; a few Jacobi rotations instead of a fresh "
+     "decomposition; the same results to rounding, which then depends on the run's earlier steps); 0: every step "
+     "decomposes afresh (the same bits from the same state whatever came before)"},
 };
 
 typedef struct expo {
-    int max_mat_mult, balance, method, split, landing_substeps, linearise;
+    int max_mat_mult, balance, method, split, landing_substeps, linearise, warm_start;
     int cmax, nv;
     mbs_expm_ws *ws;
     int *act;               /* indices of the active contacts */
@@ -257,6 +264,7 @@ static int init(mbs_stepper *st, mbs_error *err)
     e->split = o->split;
     e->landing_substeps = o->landing_substeps;
     e->linearise = o->linearise;
+    e->warm_start = o->warm_start;
     if (e->method == METHOD_MODAL && !environment_proportional(s)) {
         fini(st);
         return mbsi_fail(err, MBS_ERR_ARG,
@@ -784,7 +792,7 @@ static int average_forces(expo *e, const mbs_system *s, int na, double dt, int *
     int modal = beta >= 0 && (e->method == METHOD_MODAL || e->max_mat_mult == MBS_EXPM_FULL);
     /* the first pass's matrix is close to the previous step's while the contacts stay put: its
      * eigenvectors start from that step's (expo_modal.c, warm starts) */
-    if (modal ? modal_averages(e, s, na, dt, beta, 1) : contact_averages(e, s, na, dt)) return MBS_ERR_MODEL;
+    if (modal ? modal_averages(e, s, na, dt, beta, e->warm_start) : contact_averages(e, s, na, dt)) return MBS_ERR_MODEL;
     *passes = 1;
     for (int pass = 2; pass <= 3 && (pass == 2 ? classify(e, s, na, dt) : separate_pulling(e, s, na)); pass++) {
         /* a sliding contact's force, λ_n (n + μ f̂), is no longer B = βK with K symmetric: Padé */
