@@ -249,6 +249,13 @@ static void test_symeig_warm(void)
             decomposition_error(n, A1, V, w, 0, &res, &orth);
             CHECK(!refused && res < 1e-13 && orth < 1e-13, "n %d kind %d: after 16 warm steps residual %.2e, orthogonality %.2e",
                   n, kind, res, orth);
+            /* a NaN off the diagonal is refused */
+            if (kind == 0 && n > 2) {
+                memcpy(A1, A0, nn * sizeof(double));
+                A1[1] = A1[n] = NAN;
+                memcpy(V, V0, nn * sizeof(double));
+                CHECK(mbsi_symeig_warm(n, A1, V, w, B, C, e) != 0, "n %d: a NaN matrix decomposed warm", n);
+            }
             /* not near: the identity as the start for a random matrix */
             if (kind == 0) {
                 for (int i = 0; i < n * n; i++) V[i] = i % (n + 1) == 0;

@@ -266,13 +266,16 @@ int mbsi_symeig_warm(int n, const double *A, double *V, double *w, double *B, do
         int turned = 0;
         for (int q = 1; q < n; q++)   /* column by column: the scan reads B contiguously */
             for (int p = 0; p < q; p++)
-                if (fabs(AT(B, n, p, q)) > tol) {
+                if (!(fabs(AT(B, n, p, q)) <= tol)) {   /* a NaN is turned, and spreads to w */
                     if (sweep == WARM_SWEEPS) return -1;
                     jacobi_rotate(n, B, V, p, q);
                     turned = 1;
                 }
         if (!turned) break;
     }
-    for (int i = 0; i < n; i++) w[i] = AT(B, n, i, i);
+    for (int i = 0; i < n; i++) {
+        w[i] = AT(B, n, i, i);
+        if (!isfinite(w[i])) return -1;
+    }
     return 0;
 }
