@@ -138,7 +138,8 @@ static int run_one(const char *path, const char *const *sets, int n, const char 
     mbs_sim *sim = mbs_sim_new(sc, err);
     if (!sim) { mbs_scenario_free(sc); return -1; }
     stop_at st = {at};
-    mbs_sim_run_options opt = {csv, at > 0 ? stop : NULL, &st, "", ckpt, every, resume};
+    mbs_sim_run_options opt = {.csv = csv, .progress = at > 0 ? stop : NULL, .user = &st, .html = "", .checkpoint = ckpt,
+                               .checkpoint_every = every, .resume = resume};
     int rc = mbs_sim_run(sim, &opt, sum, err);
     mbs_sim_free(sim);
     mbs_scenario_free(sc);

@@ -144,7 +144,7 @@ static void test_scenarios(void)
         mbs_sim *sim = mbs_sim_new(sc, &err);
         CHECK(sim != NULL, "%s: %s", files[k], err.msg);
         if (sim) {
-            mbs_sim_run_options o = {"", count_period, NULL, NULL, NULL, 0, NULL};
+            mbs_sim_run_options o = {.csv = "", .progress = count_period};
             mbs_sim_summary sum;
             first_period = -1;
             CHECK(mbs_sim_run(sim, &o, &sum, &err) == MBS_OK, "%s: %s", files[k], err.msg);

@@ -246,7 +246,7 @@ static void test_passive_walker(void)
     L.last = 0;   /* the left foot stands at the origin at the start */
     mbs_sim_set_control(sim, log_steps, &L);
     mbs_sim_summary sum;
-    mbs_sim_run_options o = {"", NULL, NULL, NULL, NULL, 0, NULL};
+    mbs_sim_run_options o = {.csv = ""};
     CHECK(mbs_sim_run(sim, &o, &sum, &err) == MBS_OK && !sum.diverged, "run: %s", err.msg);
     printf("  passive walker, 12 s: %d real steps, %d other touchdowns, summary touchdowns %ld, base at x = %.3f, "
            "largest leg tilt %.1f deg\n", L.steps, L.bad, sum.touchdowns, sum.base_final[0], L.max_tilt * 180 / 3.14159265358979);

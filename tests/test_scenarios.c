@@ -405,7 +405,7 @@ static void test_csv_numbered_points(void)
     const char *sets[] = {"controller.type=pd", "run.duration=0.01"};
     mbs_scenario *sc = load(SCEN("romeo_walk_quasistatic.ini"), sets, 2, &err);
     if (!sc) return;
-    mbs_sim_run_options opt = {out, NULL, NULL, NULL, NULL, 0, NULL};
+    mbs_sim_run_options opt = {.csv = out};
     mbs_sim_summary sum;
     CHECK(run(sc, &opt, &sum, &err) == MBS_OK, "romeo csv: %s", err.msg);
     FILE *f = fopen(out, "r");
@@ -431,7 +431,7 @@ static void test_csv_and_summary(void)
     mbs_scenario *sc = load(SCEN("solo_trot.ini"), sets, 4, &err);
     if (!sc) return;
     csv_probe p = {out, tmp, 0, 0, 0, 0};
-    mbs_sim_run_options opt = {out, probe, &p, NULL, NULL, 0, NULL};
+    mbs_sim_run_options opt = {.csv = out, .progress = probe, .user = &p};
     mbs_sim_summary sum;
     int rc = run(sc, &opt, &sum, &err);
     CHECK(rc == MBS_OK && !sum.diverged, "run: %s %s", err.msg, sum.reason);
@@ -614,7 +614,7 @@ static int csv_run(const char *out, csv_probe *p, mbs_error *err)
 {
     mbs_scenario *sc = load(SCEN("solo_trot.ini"), CSV_SETS, 4, err);
     if (!sc) return -1;
-    mbs_sim_run_options opt = {out, p ? probe : NULL, p, NULL, NULL, 0, NULL};
+    mbs_sim_run_options opt = {.csv = out, .progress = p ? probe : NULL, .user = p};
     mbs_sim_summary sum;
     int rc = run(sc, &opt, &sum, err);
     CHECK(rc != MBS_OK || !sum.diverged, "csv run to '%s' diverged: %s", out, sum.reason);
@@ -1004,7 +1004,7 @@ static void test_planar_root(void)
     CHECK_CLOSE(sc->q0, q0, 4, 1e-15, "planar q0 = [z x cos sin]");
     char csv[300];
     snprintf(csv, sizeof csv, "%s/planar.csv", scratch());
-    mbs_sim_run_options opt = {csv, NULL, NULL, NULL, NULL, 0, NULL};
+    mbs_sim_run_options opt = {.csv = csv};
     mbs_sim_summary sum;
     if (run(sc, &opt, &sum, &err) == MBS_OK) {
         /* a free fall: x and the pitch stay, z drops g t² / 2 */

@@ -9,7 +9,8 @@
  * split its steps at touch-downs, a landing foot touched, left and touched again on alternate steps
  * (9 touch-downs per foot where 0.1 ms counts 3), and with the rest of a landing's step taken in one
  * sub-step (landing_substeps = 1) the feet leave the ground at the next step's start and land again
- * inside that step, which the summary must count (it sees the contacts between sub-steps). */
+ * inside that step, which the summary must count (it sees the contacts between sub-steps). And a
+ * run's contact events (mbs_sim_run_options.contact_event) are the ones its summary counts. */
 #include <stdlib.h>
 
 #include "check.h"
@@ -168,11 +169,84 @@ static void test_hop_inside_a_step(void)
     printf("romeo_walk, stiffness 2e5: %ld foot touch-downs (0.1 ms: %ld)\n", sum.foot_touchdowns, ref.foot_touchdowns);
 }
 
+/* The run's contact events (mbs_sim_run_options.contact_event) are what its summary counts: Romeo's
+ * walk at its 5 ms step, which expo splits at touch-downs and lift-offs. Every point's events
+ * alternate from its initial state, their times rise and stay within the run, the touch-downs among
+ * them add up to the summary's points and (a foot being the points on one frame) feet, and some
+ * fall between steps: the sub-steps' times, finer than a step. */
+enum { MAX_EVENTS = 512 };
+typedef struct event_log {
+    int n, overflow;
+    double t[MAX_EVENTS];
+    int contact[MAX_EVENTS], touching[MAX_EVENTS];
+} event_log;
+
+static void on_event(void *user, double t, int contact, int touching)
+{
+    event_log *log = user;
+    if (log->n == MAX_EVENTS) { log->overflow = 1; return; }
+    log->t[log->n] = t;
+    log->contact[log->n] = contact;
+    log->touching[log->n++] = touching;
+}
+
+static void test_contact_events(void)
+{
+    mbs_error err;
+    mbs_scenario *sc = mbs_scenario_load(SCEN("romeo_walk.ini"), NULL, 0, &err);
+    if (!sc) { CHECK(0, "romeo_walk.ini: %s", err.msg); return; }
+    mbs_sim *sim = mbs_sim_new(sc, &err);
+    if (!sim) { CHECK(0, "sim: %s", err.msg); mbs_scenario_free(sc); return; }
+    const mbs_system *s = mbs_sim_system(sim);
+    int n = mbs_system_ncontacts(s), touching[8], frame[8];
+    CHECK(n == 8, "%d contact points, not Romeo's eight sole corners", n);
+    for (int i = 0; i < n && i < 8; i++) {
+        mbs_contact_info info;
+        mbs_system_contact(s, i, &info);
+        touching[i] = info.active;
+        frame[i] = info.frame;
+    }
+    static event_log log;
+    log.n = log.overflow = 0;
+    mbs_sim_summary sum;
+    int rc = mbs_sim_run(sim, &(mbs_sim_run_options){.csv = "", .html = "", .user = &log, .contact_event = on_event}, &sum, &err);
+    CHECK(rc == MBS_OK && !sum.diverged, "romeo_walk: %s", rc == MBS_OK ? sum.reason : err.msg);
+    CHECK(!log.overflow, "more than %d contact events", MAX_EVENTS);
+    long points = 0, feet = 0;
+    int alternate = 1, rising = 1, between = 0;
+    for (int k = 0; k < log.n; k++) {
+        int c = log.contact[k];
+        if (c < 0 || c >= n) { CHECK(0, "event %d names contact %d of %d", k, c, n); break; }
+        alternate &= log.touching[k] == !touching[c];
+        rising &= log.t[k] > 0 && log.t[k] <= sum.sim_time + 1e-12 && (k == 0 || log.t[k] >= log.t[k - 1]);
+        /* a sub-step's end: not a whole number of steps */
+        double steps = log.t[k] / sum.dt;
+        between += fabs(steps - round(steps)) > 1e-6;
+        if (log.touching[k]) {
+            points++;
+            int foot_touching = 0;
+            for (int i = 0; i < n; i++) foot_touching |= frame[i] == frame[c] && touching[i];
+            feet += !foot_touching;
+        }
+        touching[c] = log.touching[k];
+    }
+    CHECK(alternate, "a contact's events do not alternate between touching and free");
+    CHECK(rising, "event times not rising within (0, %g] s", sum.sim_time);
+    CHECK(points == sum.touchdowns, "%ld touch-downs among the events, %ld in the summary", points, sum.touchdowns);
+    CHECK(feet == sum.foot_touchdowns, "%ld foot touch-downs among the events, %ld in the summary", feet, sum.foot_touchdowns);
+    CHECK(between > 0, "no event between steps: the sub-steps were not seen");
+    printf("romeo_walk: %d contact events, %ld point and %ld foot touch-downs (summary %ld, %ld), %d between steps\n", log.n,
+           points, feet, sum.touchdowns, sum.foot_touchdowns, between);
+    mbs_sim_free(sim);
+    mbs_scenario_free(sc);
+}
+
 int main(void)
 {
     RUN(test_default_trot);
     RUN(test_jump_landings);
     RUN(test_bounce_inside_a_step);
     RUN(test_hop_inside_a_step);
+    RUN(test_contact_events);
     return check_summary("test_trot");
 }

@@ -591,7 +591,7 @@ static void test_chain10_urdf(void)
     mbs_sim *sim = sc ? mbs_sim_new(sc, &err) : NULL;
     CHECK(!sc || sim != NULL, "chain10.ini: %s", err.msg);
     if (sim) {
-        mbs_sim_run_options ro = {"", NULL, NULL, NULL, NULL, 0, NULL};
+        mbs_sim_run_options ro = {.csv = ""};
         mbs_sim_summary sum;
         CHECK(mbs_sim_run(sim, &ro, &sum, &err) == MBS_OK, "chain10.ini: %s", err.msg);
         CHECK(!sum.diverged && sum.nonconverged == 0 && sum.steps == 2000 && strcmp(sum.stepper, "variational") == 0,

@@ -190,7 +190,8 @@ static int run(const char *path, const char **sets, int nsets, const char *csv, 
     }
     catch_signals();
     progress_state ps = {!quiet && isatty(2), 0};
-    mbs_sim_run_options opt = {csv, progress, &ps, html, ck->path, ck->every, ck->resume};
+    mbs_sim_run_options opt = {.csv = csv, .progress = progress, .user = &ps, .html = html, .checkpoint = ck->path,
+                               .checkpoint_every = ck->every, .resume = ck->resume};
     mbs_sim_summary sum;
     int rc = mbs_sim_run(sim, &opt, &sum, &err);
     if (ps.show) fprintf(stderr, "\r%60s\r", "");

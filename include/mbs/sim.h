@@ -80,6 +80,13 @@ void mbs_sim_set_control(mbs_sim *sim, mbs_control_callback cb, void *user);
  * filled (summary->interrupted) and mbs_sim_run returns MBS_ERR_INTERRUPTED. */
 typedef int (*mbs_sim_progress)(void *user, double t, double duration);
 
+/* Called when a contact point starts (touching = 1) or stops (0) touching: at the end of the step,
+ * or of the sub-step of a scheme that splits its steps at contact events (expo), that shows it, with
+ * the system's time there (s). These are the events the summary's touchdowns count (a point touching
+ * in the initial state is none); contact indexes mbs_system_contact. For a program that wants when
+ * each point landed and left, finer than the once-per-period state a control callback sees. */
+typedef void (*mbs_sim_contact_event)(void *user, double t, int contact, int touching);
+
 typedef struct mbs_sim_run_options {
     const char *csv;                  /* NULL: the scenario's [output] csv; "": none; "-": stdout */
     mbs_sim_progress progress;        /* may be NULL */
@@ -99,6 +106,7 @@ typedef struct mbs_sim_run_options {
      * wrote it would have, its CSV truncated to the checkpoint's length and appended to. A truncated,
      * corrupted or mismatched file is an MBS_ERR_IO naming the file and what is wrong. */
     const char *resume;
+    mbs_sim_contact_event contact_event;   /* may be NULL; called with user */
 } mbs_sim_run_options;
 
 typedef struct mbs_sim_summary {

@@ -68,7 +68,8 @@ class _UrdfOptions(C.Structure):
 
 class _RunOptions(C.Structure):
     _fields_ = [("csv", C.c_char_p), ("progress", _vp), ("user", _vp), ("html", C.c_char_p),
-                ("checkpoint", C.c_char_p), ("checkpoint_every", C.c_double), ("resume", C.c_char_p)]
+                ("checkpoint", C.c_char_p), ("checkpoint_every", C.c_double), ("resume", C.c_char_p),
+                ("contact_event", _vp)]
 
 
 def _fn(name, restype, *argtypes):

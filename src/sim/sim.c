@@ -28,6 +28,7 @@ struct mbs_sim {
     int *foot;         /* ncontacts: the first contact on the same frame (a foot's points share one) */
     mbs_data *energy;  /* the summary's energies, apart from the stepper's data */
     mbs_sim_summary *counting;   /* during mbs_sim_run: the summary the substep callback counts into */
+    const mbs_sim_run_options *opt;   /* during mbs_sim_run: the caller's options (contact_event) */
     int nsub;          /* steps per controller period */
     int ran;
 };
@@ -485,10 +486,12 @@ static int csv_close(csv_out *c, int keep, mbs_error *err)
     return MBS_OK;
 }
 
-/* Touch-downs of points and feet since the flags were last recorded, into out; the flags recorded. */
+/* Touch-downs of points and feet since the flags were last recorded, into out; the flags recorded,
+ * each change told to the caller's contact_event. */
 static void count_touchdowns(mbs_sim *sim, mbs_sim_summary *out)
 {
     const mbs_system *s = sim->sys;
+    const mbs_sim_run_options *opt = sim->opt;
     /* a foot (the points on one frame) touches down when one of its points touches and none did */
     for (int f = 0; f < s->ncontacts; f++) {
         if (sim->foot[f] != f) continue;
@@ -502,6 +505,7 @@ static void count_touchdowns(mbs_sim *sim, mbs_sim_summary *out)
     }
     for (int c = 0; c < s->ncontacts; c++) {
         int touching = s->contacts[c].active != 0;
+        if (opt && opt->contact_event && touching != sim->touching[c]) opt->contact_event(opt->user, s->t, c, touching);
         out->touchdowns += touching && !sim->touching[c];
         sim->touching[c] = touching;
     }
@@ -725,6 +729,7 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
     double t_step = 0, t0 = now(), t = 0;
     int interrupted = 0;
     sim->counting = out;
+    sim->opt = opt;
     s->substep = substep_touchdowns;
     s->substep_user = sim;
     for (long k = k0; k < nperiods && !out->diverged && !out->left_box; k++) {
@@ -755,6 +760,7 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
     out->sim_time = s->t;
     s->substep = NULL;
     sim->counting = NULL;
+    sim->opt = NULL;
     mbsi_state_free(&saved);
     if (rc != MBS_OK) {
         /* a checkpoint could not be written: the rows so far are kept */

@@ -219,7 +219,7 @@ int mbs_sweep_run(const mbs_sweep *sw, long i, mbs_sim_progress progress, void *
         mbs_scenario_free(sc);
         return err ? err->code : MBS_ERR_ARG;
     }
-    mbs_sim_run_options opt = {"", progress, user, "", NULL, 0, NULL};
+    mbs_sim_run_options opt = {.csv = "", .progress = progress, .user = user, .html = ""};
     mbs_sim_summary sum;
     int rc = mbs_sim_run(sim, &opt, &sum, err);
     mbs_sim_free(sim);
