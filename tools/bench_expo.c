@@ -1660,6 +1660,8 @@ static void part_h(int quick)
  * midpoint) at steps from 0.05 to 5 ms, and implicit Euler beside it: touch-downs of points and
  * feet, and the largest tilt of the base. A count that changes between 0.05, 0.1 and 0.2 ms is a
  * bounce at the edge of happening; a tilt that drifts with the step is an error of order δt. */
+static void romeo_corner_events(int quick);
+
 static void part_l(int quick)
 {
     printf("\n## (l) romeo_walk against the step: touch-downs and tilt, expo and implicit Euler\n");
@@ -1703,6 +1705,111 @@ static void part_l(int quick)
         }
     }
     bench_doc_end(&doc, "expo-romeo-steps");
+    romeo_corner_events(quick);
+}
+
+/* When does Romeo's right sole, with the damping at 150, roll from one corner to the next? Part l's
+ * table counts 4 foot touch-downs at some steps and 3 at others (and part h's reference, 0.1 ms,
+ * 3): after bouncing off its first landing (2.73-2.74 s) the sole lands again on one corner, and
+ * either a second corner lands while the first still touches (the sole rolls: 3) or the first leaves
+ * before the second lands (the sole is in the air for an instant and lands again: 4). The run's
+ * contact events (mbs_sim_run_options.contact_event) give the times, at sub-step resolution. */
+enum { MAX_SOLE_EVENTS = 256 };
+typedef struct sole_events {
+    mbs_sim *sim;
+    int n;
+    double t[MAX_SOLE_EVENTS], vz[MAX_SOLE_EVENTS];
+    double z[MAX_SOLE_EVENTS][MAXPTS];   /* every point's height at the event (m) */
+    int contact[MAX_SOLE_EVENTS], touching[MAX_SOLE_EVENTS];
+} sole_events;
+
+static void on_sole_event(void *user, double t, int contact, int touching)
+{
+    sole_events *e = user;
+    mbs_contact_info info;
+    if (e->n == MAX_SOLE_EVENTS || mbs_system_contact(mbs_sim_system(e->sim), contact, &info) != MBS_OK) return;
+    if (strcmp(info.name, "r_sole") != 0) return;
+    e->t[e->n] = t;
+    e->vz[e->n] = info.velocity[2];
+    const mbs_system *sys = mbs_sim_system(e->sim);
+    for (int i = 0; i < mbs_system_ncontacts(sys) && i < MAXPTS; i++)
+        e->z[e->n][i] = mbs_system_contact(sys, i, &info) == MBS_OK ? info.position[2] : NAN;
+    e->contact[e->n] = contact;
+    e->touching[e->n++] = touching;
+}
+
+/* "front right" for a sole corner at x > 0, y < 0 in the sole's frame */
+static const char *corner_name(mbs_sim *sim, int c)
+{
+    static const char *const names[4] = {"heel right", "heel left", "front right", "front left"};
+    mbs_contact_info info;
+    if (mbs_system_contact(mbs_sim_system(sim), c, &info) != MBS_OK) return "?";
+    return names[2 * (info.offset[0] > 0) + (info.offset[1] > 0)];
+}
+
+static void romeo_corner_events(int quick)
+{
+    static const double DT[] = {2e-5, 5e-5, 1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 2.5e-3, 5e-3};
+    const int ND = (int)(sizeof DT / sizeof *DT);
+    const double AFTER = 2.75;   /* s: after the first landing's bounce */
+    printf("\n#   romeo_walk, contact.damping=150: the right sole's landing after %.2f s, corner by corner\n", AFTER);
+    printf("#   %8s %-24s %-9s %-34s %-24s %6s\n", "dt_ms", "lands on", "next_z_mm", "next corner lands (vz)",
+           "first corner leaves", "feet");
+    bench_doc_begin(&doc, "expo-romeo-corners");
+    bench_doc_printf(&doc, "| step (ms) | the sole lands on | the next corner's height then (mm) | the next corner lands "
+                           "(its vertical speed) | the first corner leaves | first | foot touch-downs |\n"
+                           "|---|---|---|---|---|---|---|\n");
+    for (int k = 0; k < ND; k++) {
+        if (quick && DT[k] < 1e-4) continue;
+        ovl o = {0};
+        ov_add(&o, "contact.damping=150");
+        ov_add(&o, "stepper.dt=%.17g", DT[k]);
+        mbs_scenario *sc = load("romeo_walk", &o);
+        mbs_error err;
+        mbs_error_clear(&err);
+        mbs_sim *sim = mbs_sim_new(sc, &err);
+        if (!sim) { fprintf(stderr, "bench_expo: %s\n", err.msg); exit(1); }
+        static sole_events e;
+        memset(&e, 0, sizeof e);
+        e.sim = sim;
+        /* the sole's points touching in the initial state */
+        int touching[MAXPTS] = {0}, nc = mbs_system_ncontacts(mbs_sim_system(sim));
+        for (int i = 0; i < nc && i < MAXPTS; i++) {
+            mbs_contact_info info;
+            touching[i] = mbs_system_contact(mbs_sim_system(sim), i, &info) == MBS_OK && info.active &&
+                          strcmp(info.name, "r_sole") == 0;
+        }
+        mbs_sim_summary sum;
+        mbs_sim_run_options opt = {.csv = "", .html = "", .user = &e, .contact_event = on_sole_event};
+        if (mbs_sim_run(sim, &opt, &sum, &err) != MBS_OK) { fprintf(stderr, "bench_expo: %s\n", err.msg); exit(1); }
+        /* the landing: the first corner to touch after AFTER with none touching; then the first other
+         * corner's landing and the landing corner's lift-off */
+        int land = -1, next = -1, leave = -1;
+        for (int j = 0; j < e.n; j++) {
+            int any = 0;
+            for (int i = 0; i < nc && i < MAXPTS; i++) any |= touching[i];
+            if (land < 0 && e.t[j] > AFTER && e.touching[j] && !any) land = j;
+            else if (land >= 0 && next < 0 && e.touching[j] && e.contact[j] != e.contact[land]) next = j;
+            else if (land >= 0 && leave < 0 && !e.touching[j] && e.contact[j] == e.contact[land]) leave = j;
+            if (e.contact[j] < MAXPTS) touching[e.contact[j]] = e.touching[j];
+        }
+        char c1[64] = "-", c2[64] = "-", c3[64] = "-", hz[32] = "-";
+        const char *first = "-";
+        if (land >= 0) snprintf(c1, sizeof c1, "%s, %.4f s", corner_name(sim, e.contact[land]), e.t[land]);
+        if (next >= 0)
+            snprintf(c2, sizeof c2, "%s, %.4f s (%.0f mm/s)", corner_name(sim, e.contact[next]), e.t[next], -1e3 * e.vz[next]);
+        if (leave >= 0) snprintf(c3, sizeof c3, "%.4f s", e.t[leave]);
+        if (land >= 0 && next >= 0 && e.contact[next] < MAXPTS) snprintf(hz, sizeof hz, "%.3f", 1e3 * e.z[land][e.contact[next]]);
+        if (next >= 0 && leave >= 0) first = e.t[next] < e.t[leave] ? "the next lands (rolls)" : "the first leaves (in the air)";
+        printf("#   %8.2f %-24s %-9s %-34s %-24s %6ld\n", DT[k] * 1e3, c1, hz, c2, c3, sum.foot_touchdowns);
+        bench_doc_printf(&doc, "| %g | %s | %s | %s | %s | %s | %ld |\n", DT[k] * 1e3, c1, hz, c2, c3, first, sum.foot_touchdowns);
+        if (next >= 0 && leave >= 0 && k == 0) key("expo_romeo_d150_0p02ms_roll_margin_ms: %.2f\n", 1e3 * (e.t[leave] - e.t[next]));
+        if (next >= 0 && leave >= 0 && k == ND - 1) key("expo_romeo_d150_5ms_roll_margin_ms: %.2f\n", 1e3 * (e.t[leave] - e.t[next]));
+        fflush(stdout);
+        mbs_sim_free(sim);
+        mbs_scenario_free(sc);
+    }
+    bench_doc_end(&doc, "expo-romeo-corners");
 }
 
 /* ---------------------------------------------------------------- (i) force prediction (fig. 5) */
