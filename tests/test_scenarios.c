@@ -475,7 +475,7 @@ static void test_csv_and_summary(void)
     sc = load(SCEN("solo_trot.ini"), sets, 4, &err);
     if (!sc) return;
     csv_probe q = {out, tmp, 0, 0, 0, 10};
-    mbs_sim_run_options opt2 = {out, probe, &q, NULL, NULL, 0, NULL};
+    mbs_sim_run_options opt2 = {.csv = out, .progress = probe, .user = &q};
     rc = run(sc, &opt2, &sum, &err);
     CHECK(rc == MBS_ERR_INTERRUPTED && strstr(err.msg, "interrupted"), "interrupted run: rc %d, '%s'", rc, err.msg);
     CHECK(sum.interrupted && fabs(sum.sim_time - sum.diverged_t) < 1e-12 && sum.steps > 0, "interrupted run: summary %d at %g",
@@ -500,7 +500,7 @@ static void test_csv_and_summary(void)
     sc = load(SCEN("solo_trot.ini"), sets, 4, &err);
     if (!sc) return;
     csv_probe r = {out, tmp, 0, 0, 0, 0};
-    mbs_sim_run_options opt3 = {"/nonexistent_dir/x.csv", probe, &r, NULL, NULL, 0, NULL};
+    mbs_sim_run_options opt3 = {.csv = "/nonexistent_dir/x.csv", .progress = probe, .user = &r};
     mbs_sim_summary sum3;
     rc = run(sc, &opt3, &sum3, &err);
     CHECK(rc == MBS_ERR_IO && strstr(err.msg, "'/nonexistent_dir/x.csv'") && !strstr(err.msg, ".tmp") && r.calls == 0,

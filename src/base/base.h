@@ -22,7 +22,7 @@ double mbsi_smooth_step(double x);
 /* Solves the n x n symmetric positive semi-definite system A x = b in place (A overwritten;
  * column-major, leading dimension n). A ridge at round-off level of A's diagonal makes a
  * semi-definite A (dependent contact rows) definite without moving the solution of a regular
- * one; b becomes 0 when A is not even semi-definite. LAPACK, no allocation. */
+ * one; b becomes 0 when A is not even semi-definite. By mbsi_cholesky, no allocation. */
 void mbsi_spd_solve(double *A, int n, double *b);
 
 /* A = L Lᵀ in place: the lower triangle of A (n x n, column-major, leading dimension lda)

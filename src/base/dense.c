@@ -2,8 +2,6 @@
 #include <math.h>
 
 #include "base.h"
-/* lapacke.h last: it brings complex.h, whose macro I would rename an identifier above */
-#include <lapacke.h>
 
 double mbsi_smooth_step(double x)
 {
@@ -15,8 +13,23 @@ void mbsi_spd_solve(double *A, int n, double *b)
     double dmax = 0;
     for (int i = 0; i < n; i++) dmax = fmax(dmax, A[i * (n + 1)]);
     for (int i = 0; i < n; i++) A[i * (n + 1)] += 1e-12 * dmax + 1e-300;
-    if (n && LAPACKE_dposv_work(LAPACK_COL_MAJOR, 'L', n, 1, A, n, b, n) != 0)
+    /* by hand rather than LAPACK's dposv: the callers' systems are 6 x 6 to a few tens, where
+     * dposv's blocking, copies and buffer lookups cost more than the arithmetic */
+    if (mbsi_cholesky(A, n, n, 0) >= 0) {
         for (int i = 0; i < n; i++) b[i] = 0;
+        return;
+    }
+    for (int i = 0; i < n; i++) {   /* L y = b */
+        double s = b[i];
+        for (int k = 0; k < i; k++) s -= A[i + (size_t)n * k] * b[k];
+        b[i] = s / A[i + (size_t)n * i];
+    }
+    for (int i = n - 1; i >= 0; i--) {   /* Lᵀ x = y */
+        const double *li = A + (size_t)n * i;
+        double s = b[i];
+        for (int k = i + 1; k < n; k++) s -= li[k] * b[k];
+        b[i] = s / li[i];
+    }
 }
 
 int mbsi_cholesky(double *A, int n, int lda, double floor)

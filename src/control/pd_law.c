@@ -60,6 +60,7 @@
  * stays small, dt the stepper's step). */
 #include <stdlib.h>
 
+#include "../dynamics/dynamics_internal.h"
 #include "../spatial/spatial.h"
 #include "control_internal.h"
 
@@ -284,15 +285,22 @@ static void shift_cop(mbs_pd_law *l, const double *q, const double shift[2])
     for (int i = 0; i < 3; i++) l->b[3 + i] += f[i];
 }
 
-/* Carries the base rows of l->b on the stance contacts idx (ns of them) at configuration q: the
- * smallest forces λ that produce them (distribute), and their effect taken off the joint rows,
- * b_j −= Σ J_jᵀ λ. */
-static void stance_jacobians(mbs_pd_law *l, const double *q, const int *idx, int ns)
+/* l->b = rnea(q, v, a) and, for a floating base, the joint Jacobians at q (stance_jacobians):
+ * from one forward kinematics, which RNEA's backward pass and the Jacobians share, where mbs_rnea
+ * and mbs_compute_joint_jacobians placed every joint twice. */
+static void bias_and_jacobians(mbs_pd_law *l, const double *q, const double *v, const double *a)
+{
+    mbs_forward_kinematics(l->m, l->d, q, v, a);
+    mbsi_rnea_from_kinematics(l->m, l->d, NULL, l->b);
+    if (l->floating) mbsi_joint_jacobians_from_placements(l->m, l->d);
+}
+
+/* The linear rows of each stance contact's Jacobian at its touching point (world axes), into
+ * l->Jc, from the joint Jacobians bias_and_jacobians left in l->d. */
+static void stance_jacobians(mbs_pd_law *l, const int *idx, int ns)
 {
     const mbs_model *m = l->m;
     int nv = l->nv;
-    /* linear rows of each stance contact's Jacobian at its touching point (world axes) */
-    mbs_compute_joint_jacobians(m, l->d, q);
     for (int s = 0; s < ns; s++) {
         const mbs_contact *ct = &l->sys->contacts[idx[s]];
         double R[9], p[3], off[3];
@@ -306,10 +314,13 @@ static void stance_jacobians(mbs_pd_law *l, const double *q, const int *idx, int
     }
 }
 
-static void carry_base(mbs_pd_law *l, const double *q, const int *idx, int ns, int first)
+/* Carries the base rows of l->b on the stance contacts idx (ns of them), after
+ * bias_and_jacobians: the smallest forces λ that produce them (distribute), and their effect taken
+ * off the joint rows, b_j −= Σ J_jᵀ λ. */
+static void carry_base(mbs_pd_law *l, const int *idx, int ns, int first)
 {
     int nv = l->nv;
-    stance_jacobians(l, q, idx, ns);
+    stance_jacobians(l, idx, ns);
     double lam[MBS_CONTROL_MAX_CONTACTS][3];
     distribute(l, idx, ns, lam);
     for (int s = 0; s < ns; s++) {
@@ -321,17 +332,16 @@ static void carry_base(mbs_pd_law *l, const double *q, const int *idx, int ns, i
 
 void mbsi_pd_law_feedforward(mbs_pd_law *l, const double *q, const double *v, const double *cop_shift, double *tau)
 {
-    const mbs_model *m = l->m;
     int ff = l->opt.feedforward;
     if (ff == MBS_FF_NONE) return;
     int ns = 0, idx[MBS_CONTROL_MAX_CONTACTS];
     for (int i = 0; i < l->ncontacts; i++)
         if (l->stance[i]) idx[ns++] = i;
     if (l->floating && ns == 0) return;   /* free fall */
-    if (ff == MBS_FF_GRAVITY) mbs_rnea(m, l->d, q, l->zero, l->zero, l->b);
-    else mbs_rnea(m, l->d, q, v, l->ar, l->b);
+    if (ff == MBS_FF_GRAVITY) bias_and_jacobians(l, q, l->zero, l->zero);
+    else bias_and_jacobians(l, q, v, l->ar);
     if (l->floating && cop_shift) shift_cop(l, q, cop_shift);
-    if (l->floating) carry_base(l, q, idx, ns, 6);
+    if (l->floating) carry_base(l, idx, ns, 6);
     for (int k = 0; k < l->nact; k++) tau[l->av[k]] += l->b[l->av[k]];
 }
 
@@ -349,8 +359,8 @@ void mbsi_pd_law_finish(mbs_pd_law *l, const double *q, const double *v, double 
     /* b = C(q, v) v + g(q) − Σ J_iᵀ λ_i at the measured state: the stance contacts' forces λ,
      * by the feed-forward's rule (the smallest that carry the base's rows of b), are known
      * external forces of the prediction, not constraints */
-    mbs_rnea(m, l->d, q, v, l->zero, l->b);
-    if (l->floating && ns > 0) carry_base(l, q, idx, ns, 0);
+    bias_and_jacobians(l, q, v, l->zero);
+    if (l->floating && ns > 0) carry_base(l, idx, ns, 0);
     /* (M + h Kd + h² Kp) a = Sᵀτ − b over the whole of v, the base free (its rows of τ are
      * zero); M + a diagonal keeps the tree's sparsity, so the tree factorisation serves */
     mbs_crba(m, l->d, q, l->M);
