@@ -2,10 +2,12 @@
  * solutions found without it: the KKT conditions on random instances of assorted sizes and
  * scalings, a closed form, brute-force enumeration of the active sets of small instances,
  * warm starts on sequences of perturbed problems, the reported failures (infeasible, H not
- * positive definite, dependent equalities, bad sizes), and no allocation in a solve. */
+ * positive definite, dependent equalities, bad sizes), and no allocation in a solve. And the small
+ * dense solve beside it (mbsi_spd_solve) on definite, semi-definite and indefinite systems. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/base/base.h"
 #include "alloc_count.h"
 #include "check.h"
 #include "testmodels.h"
@@ -578,6 +580,56 @@ static void test_no_allocation(void)
     mbs_qp_free(qp);
 }
 
+/* mbsi_spd_solve, the small dense solve the controllers share (the 6 x 6 base-wrench system of the
+ * gait controllers, the task-space normal equations of the walk): A x = b on random positive
+ * definite systems of 1-40 rows; on a semi-definite one (dependent rows, two feet's contact rows)
+ * a solution for b in its range; b = 0 for an indefinite one. */
+static void test_spd_solve(void)
+{
+    enum { N = 40 };
+    static double A[N * N], A0[N * N], G[N * N], x[N], b[N];
+    srand(7);
+    double worst = 0;
+    for (int n = 1; n <= N; n += 3) {
+        for (int rank = n; rank >= n - 2 && rank >= 1; rank -= 2) {
+            /* A = G Gᵀ with G n x rank: rank < n is semi-definite */
+            for (int i = 0; i < n * rank; i++) G[i] = 2.0 * rand() / RAND_MAX - 1;
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j < n; j++) {
+                    double s = 0;
+                    for (int k = 0; k < rank; k++) s += G[i + n * k] * G[j + n * k];
+                    A0[i + n * j] = s;
+                }
+            /* b = A x0: in A's range */
+            for (int i = 0; i < n; i++) x[i] = 2.0 * rand() / RAND_MAX - 1;
+            double bmax = 0;
+            for (int i = 0; i < n; i++) {
+                b[i] = 0;
+                for (int j = 0; j < n; j++) b[i] += A0[i + n * j] * x[j];
+                bmax = fmax(bmax, fabs(b[i]));
+            }
+            memcpy(A, A0, sizeof(double) * n * n);
+            double rhs[N];
+            memcpy(rhs, b, sizeof(double) * n);
+            mbsi_spd_solve(A, n, rhs);
+            double res = 0;
+            for (int i = 0; i < n; i++) {
+                double r = -b[i];
+                for (int j = 0; j < n; j++) r += A0[i + n * j] * rhs[j];
+                res = fmax(res, fabs(r));
+            }
+            double tol = rank == n ? 1e-8 : 1e-6;
+            CHECK(res <= tol * bmax, "n = %d, rank %d: residual %.3g of |b| %.3g", n, rank, res, bmax);
+            if (rank == n) worst = fmax(worst, res / bmax);
+        }
+    }
+    /* indefinite: diag(1, -1) */
+    double D[4] = {1, 0, 0, -1}, y[2] = {1, 1};
+    mbsi_spd_solve(D, 2, y);
+    CHECK(y[0] == 0 && y[1] == 0, "indefinite: x = (%g, %g), not 0", y[0], y[1]);
+    printf("spd_solve: worst relative residual %.2e on positive definite systems of 1-%d rows\n", worst, N);
+}
+
 int main(void)
 {
     RUN(test_closed_form);
@@ -591,5 +643,6 @@ int main(void)
     RUN(test_dependent_equalities);
     RUN(test_bad_arguments);
     RUN(test_no_allocation);
+    RUN(test_spd_solve);
     return check_summary("test_qp");
 }
