@@ -153,7 +153,7 @@ memcheck:
 PY_PRELOAD := $(if $(LDSAN),$(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-file-name=libubsan.so))
 test: $(TEST_BIN) $(SIM) $(SHLIB) $(if $(HAVE_MPI),$(SIM_MPI)) check-layers example $(BUILD)/tools/walker_cycle
 	@MBS_SIM=$(SIM) MBS_LIBRARY=$(abspath $(BUILD))/libmbs.so MBS_PRELOAD="$(PY_PRELOAD)" \
-	  sh tests/run_all.sh $(TEST_BIN) tests/test_replay.py tests/test_sweep.py tests/test_python.py
+	  sh tests/run_all.sh $(TEST_BIN) tests/test_replay.py tests/test_sweep.py tests/test_events.py tests/test_python.py
 
 # sim-mpi: ./sim's sweeps over the ranks of an MPI job (tools/sim_mpi.c); built where Open MPI's
 # mpicc exists (apt-get install libopenmpi-dev openmpi-bin), never a dependency of libmbs

@@ -1,5 +1,6 @@
 /* sim.c — the command-line front end, a thin shell over the library:
- *   sim FILE.ini [--set section.key=value ...] [--csv OUT.csv] [--html OUT.html] [--quiet]   run a scenario
+ *   sim FILE.ini [--set section.key=value ...] [--csv OUT.csv] [--html OUT.html] [--events OUT.csv] [--quiet]
+ *                                                                                    run a scenario
  *            [--checkpoint PATH [--checkpoint-every SECONDS]] [--resume PATH]      save its state, continue it
  *   sim --info MODEL.urdf [--fixed] [--strict]                            inspect a model
  * Only this file prints: the summary as key: value lines on stdout (on stderr when the CSV goes to
@@ -24,7 +25,7 @@
 static int usage(FILE *out, int status)
 {
     fprintf(out,
-            "usage: sim FILE.ini [--set section.key=value ...] [--csv OUT.csv] [--html OUT.html] [--quiet]\n"
+            "usage: sim FILE.ini [--set section.key=value ...] [--csv OUT.csv] [--html OUT.html] [--events OUT.csv] [--quiet]\n"
             "       sim --checkpoint PATH [--checkpoint-every SECONDS] [--resume PATH] FILE.ini [--set ...] [--csv OUT.csv]\n"
             "       sim FILE.ini --sweep section.key=V1,V2,... [--sweep ...] [--set ...] [--jobs T] [--out sweep.csv]\n"
             "       sim --info MODEL.urdf [--fixed] [--strict]\n"
@@ -36,6 +37,9 @@ static int usage(FILE *out, int status)
             "            is written through; a directory or an unwritable path is refused before the run\n"
             "  --html    write a self-contained page that replays the run in 3D with plots (open it in a browser;\n"
             "            docs/replay.md); overrides [output] html\n"
+            "  --events  write each contact point's touch-downs and lift-offs to OUT.csv (t_s, point, event),\n"
+            "            at the time of the step or sub-step that shows them (points named as in --csv's\n"
+            "            columns); the touch-downs are the summary's. Not with --resume\n"
             "  --checkpoint PATH\n"
             "            write the run's complete state to PATH (PATH.tmp, renamed) when SIGINT or SIGTERM stops\n"
             "            it and, with --checkpoint-every SECONDS, every SECONDS of simulated time (at the end of a\n"
@@ -141,6 +145,8 @@ static void catch_signals(void)
 typedef struct progress_state {
     int show;
     double last;     /* wall clock of the last line drawn */
+    FILE *events;    /* --events: the contact events' CSV, or NULL */
+    const mbs_system *sys;
 } progress_state;
 
 static double wall(void)
@@ -166,14 +172,23 @@ static int progress(void *user, double t, double duration)
     return 0;
 }
 
+/* --events: one row per contact event, "t_s,point,event" (touchdown or liftoff) */
+static void write_event(void *user, double t, int contact, int touching)
+{
+    progress_state *p = user;
+    char name[MBS_NAME_LEN + 16];
+    mbs_system_contact_label(p->sys, contact, name, sizeof name);
+    fprintf(p->events, "%.6f,%s,%s\n", t, name, touching ? "touchdown" : "liftoff");
+}
+
 /* Checkpoints of a run: where to write them, how often (simulated s), what to resume from. */
 typedef struct ckpt_args {
     const char *path, *resume;
     double every;
 } ckpt_args;
 
-static int run(const char *path, const char **sets, int nsets, const char *csv, const char *html, int quiet,
-               const ckpt_args *ck)
+static int run(const char *path, const char **sets, int nsets, const char *csv, const char *html,
+               const char *events, int quiet, const ckpt_args *ck)
 {
     mbs_error err;
     mbs_scenario *sc = mbs_scenario_load(path, sets, nsets, &err);
@@ -188,14 +203,30 @@ static int run(const char *path, const char **sets, int nsets, const char *csv, 
         mbs_scenario_free(sc);
         return 1;
     }
+    progress_state ps = {!quiet && isatty(2), 0, NULL, mbs_sim_system(sim)};
+    if (events) {
+        ps.events = fopen(events, "w");
+        if (!ps.events) {
+            fprintf(stderr, "sim: cannot write the contact events '%s': %s\n", events, strerror(errno));
+            mbs_sim_free(sim);
+            mbs_scenario_free(sc);
+            return 1;
+        }
+        fputs("t_s,point,event\n", ps.events);
+    }
     catch_signals();
-    progress_state ps = {!quiet && isatty(2), 0};
     mbs_sim_run_options opt = {.csv = csv, .progress = progress, .user = &ps, .html = html, .checkpoint = ck->path,
-                               .checkpoint_every = ck->every, .resume = ck->resume};
+                               .checkpoint_every = ck->every, .resume = ck->resume,
+                               .contact_event = events ? write_event : NULL};
     mbs_sim_summary sum;
     int rc = mbs_sim_run(sim, &opt, &sum, &err);
     if (ps.show) fprintf(stderr, "\r%60s\r", "");
     int status;
+    /* both evaluated: the file is closed whatever ferror says */
+    if (ps.events && (ferror(ps.events) | fclose(ps.events)) && rc == MBS_OK) {
+        snprintf(err.msg, sizeof err.msg, "error writing the contact events '%s'", events);
+        rc = MBS_ERR_IO;
+    }
     if (rc != MBS_OK && rc != MBS_ERR_INTERRUPTED) {
         fprintf(stderr, "sim: %s\n", err.msg);
         status = 1;
@@ -328,7 +359,7 @@ static int sweep(const char *path, const char **sets, int nsets, const char **sw
 int main(int argc, char **argv)
 {
     tool_single_thread_blas(argv);
-    const char *model = NULL, *scenario = NULL, *csv = NULL, *html = NULL;
+    const char *model = NULL, *scenario = NULL, *csv = NULL, *html = NULL, *events = NULL;
     int fixed = 0, strict = 0, quiet = 0, nsets = 0;
     const char **sets = calloc((size_t)argc + 1, sizeof *sets), **sweeps = calloc((size_t)argc + 1, sizeof *sweeps);
     const char *out = NULL;
@@ -345,6 +376,7 @@ int main(int argc, char **argv)
         else if (strncmp(a, "--set=", 6) == 0) sets[nsets++] = a + 6;
         else if (strcmp(a, "--csv") == 0 && i + 1 < argc) csv = argv[++i];
         else if (strcmp(a, "--html") == 0 && i + 1 < argc) html = argv[++i];
+        else if (strcmp(a, "--events") == 0 && i + 1 < argc) events = argv[++i];
         else if (strcmp(a, "--checkpoint") == 0 && i + 1 < argc) ck.path = argv[++i];
         else if (strcmp(a, "--resume") == 0 && i + 1 < argc) ck.resume = argv[++i];
         else if (strcmp(a, "--checkpoint-every") == 0 && i + 1 < argc) {
@@ -379,17 +411,24 @@ int main(int argc, char **argv)
     if (status < 0) {
         int running = scenario && !model && !fixed && !strict;
         int checkpoints = ck.path || ck.resume || ck.every > 0;
-        if (model && !scenario && !nsets && !csv && !html && !nsweeps && !checkpoints) status = info(model, fixed, strict);
+        if (model && !scenario && !nsets && !csv && !html && !events && !nsweeps && !checkpoints) status = info(model, fixed, strict);
         else if (ck.every > 0 && !ck.path) {
             fprintf(stderr, "sim: --checkpoint-every needs --checkpoint PATH\n");
             status = usage(stderr, 2);
         }
-        else if (running && nsweeps && !csv && !html && !checkpoints) status = sweep(scenario, sets, nsets, sweeps, nsweeps, jobs, out, quiet);
-        else if (running && !nsweeps && !out && jobs == 1) status = run(scenario, sets, nsets, csv, html, quiet, &ck);
+        else if (events && ck.resume) {
+            /* the events before the checkpoint are in the first run's file, which a resumed run
+             * would have to cut where the checkpoint was taken, as it does the CSV */
+            fprintf(stderr, "sim: --events does not go with --resume: write the events of the whole run in one\n");
+            status = usage(stderr, 2);
+        }
+        else if (running && nsweeps && !csv && !html && !events && !checkpoints)
+            status = sweep(scenario, sets, nsets, sweeps, nsweeps, jobs, out, quiet);
+        else if (running && !nsweeps && !out && jobs == 1) status = run(scenario, sets, nsets, csv, html, events, quiet, &ck);
         else {
             /* say which combination is wrong before the whole usage */
             if (running && !nsweeps && (out || jobs != 1)) fprintf(stderr, "sim: --jobs and --out go with --sweep\n");
-            else if (running && nsweeps) fprintf(stderr, "sim: --sweep writes its own CSV (--out): no --csv, --html or checkpoints\n");
+            else if (running && nsweeps) fprintf(stderr, "sim: --sweep writes its own CSV (--out): no --csv, --html, --events or checkpoints\n");
             status = usage(stderr, 2);
         }
     }

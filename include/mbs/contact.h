@@ -121,6 +121,11 @@ void mbs_system_set_state(mbs_system *s, const double *q, const double *v, doubl
 int mbs_system_ncontacts(const mbs_system *s);
 /* Contact point i's state after the last step (or set_state) into out; MBS_ERR_ARG when i is out of range. */
 int mbs_system_contact(const mbs_system *s, int i, mbs_contact_info *out);
+/* Contact point i's label, as the trajectory CSV names its columns: the frame's name, with "_k"
+ * appended (k = 0, 1 ... in the order the points were added) when several points share it
+ * ("r_sole_1"). Writes at most n bytes to buf (NUL-terminated when n > 0) and returns the label's
+ * full length, as snprintf does; -1 when i is out of range. */
+int mbs_system_contact_label(const mbs_system *s, int i, char *buf, size_t n);
 /* The environment (planes and boxes) contacts are checked against. */
 const mbs_environment *mbs_system_environment(const mbs_system *s);
 

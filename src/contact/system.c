@@ -134,6 +134,20 @@ int mbs_system_contact(const mbs_system *s, int i, mbs_contact_info *out)
     return MBS_OK;
 }
 
+int mbs_system_contact_label(const mbs_system *s, int i, char *buf, size_t n)
+{
+    if (!s || i < 0 || i >= s->ncontacts) return -1;
+    /* the point's rank among those of the same name; none when its name is unique */
+    int rank = 0, same = 0;
+    for (int j = 0; j < s->ncontacts; j++)
+        if (strcmp(s->contacts[j].name, s->contacts[i].name) == 0) {
+            same++;
+            if (j < i) rank++;
+        }
+    if (same > 1) return snprintf(buf, n, "%s_%d", s->contacts[i].name, rank);
+    return snprintf(buf, n, "%s", s->contacts[i].name);
+}
+
 int mbs_system_add_contact(mbs_system *s, const char *frame, const double offset[3], double radius,
                            mbs_error *err)
 {

@@ -226,28 +226,14 @@ static void csv_names(FILE *f, const mbs_model *m, int what)
     }
 }
 
-/* Contact i's rank among the points of the same name (0, 1 ...), or -1 when its name is unique:
- * several points on one frame ([contact] points) would otherwise repeat a column name. */
-static int point_number(const mbs_system *s, int i)
-{
-    int rank = 0, same = 0;
-    for (int j = 0; j < s->ncontacts; j++)
-        if (strcmp(s->contacts[j].name, s->contacts[i].name) == 0) {
-            same++;
-            if (j < i) rank++;
-        }
-    return same > 1 ? rank : -1;
-}
-
 static void csv_header(FILE *f, const mbs_system *s)
 {
     fprintf(f, "t_s");
     for (int what = 0; what < 3; what++) csv_names(f, s->model, what);
     for (int i = 0; i < s->ncontacts; i++) {
-        const char *n = s->contacts[i].name;
-        int k = point_number(s, i);
-        if (k < 0) fprintf(f, ",%s_fx_N,%s_fy_N,%s_fz_N,%s_active", n, n, n, n);
-        else fprintf(f, ",%s_%d_fx_N,%s_%d_fy_N,%s_%d_fz_N,%s_%d_active", n, k, n, k, n, k, n, k);
+        char n[MBS_NAME_LEN + 16];
+        mbs_system_contact_label(s, i, n, sizeof n);
+        fprintf(f, ",%s_fx_N,%s_fy_N,%s_fz_N,%s_active", n, n, n, n);
     }
     fputc('\n', f);
 }
