@@ -6,6 +6,8 @@
 #ifndef MBS_CONTACT_H
 #define MBS_CONTACT_H
 
+#include <stddef.h>
+
 #include "model.h"
 
 #ifdef __cplusplus
