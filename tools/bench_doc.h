@@ -10,6 +10,7 @@
 #ifndef MBS_BENCH_DOC_H
 #define MBS_BENCH_DOC_H
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,12 +25,13 @@ typedef struct bench_doc {
     char machine[256];     /* CPU model, CPUs online, compiler */
 } bench_doc;
 
-/* The first processor's model name (or "unknown CPU"), family and model (-1 where not given),
- * from /proc/cpuinfo. */
-static inline void bench_doc_cpu(char *name, size_t n, int *family, int *model)
+/* The first processor's model name (or "unknown CPU"), family, model (-1 where not given) and
+ * clock in MHz (0 where not given), from /proc/cpuinfo. */
+static inline void bench_doc_cpu(char *name, size_t n, int *family, int *model, double *mhz)
 {
     snprintf(name, n, "unknown CPU");
     *family = *model = -1;
+    *mhz = 0;
     FILE *f = fopen("/proc/cpuinfo", "r");
     if (!f) return;
     char line[512];
@@ -46,35 +48,55 @@ static inline void bench_doc_cpu(char *name, size_t n, int *family, int *model)
             *family = atoi(c);
         } else if (strncmp(line, "model", 5) == 0 && (line[5] == ' ' || line[5] == '\t')) {
             *model = atoi(c);
+        } else if (strncmp(line, "cpu MHz", 7) == 0) {
+            *mhz = atof(c);
         }
     }
     fclose(f);
 }
 
 /* The machine class on which the peers' recorded figures were measured (peer_timings.md: AMD
- * EPYC, family 26 model 2, Zen 5). A ratio of a live figure to a recorded one is a comparison of
- * code only on that class: Zen 4 (family 25) machines of the same name run this code about a third
- * slower. */
+ * EPYC, family 26 model 2, Zen 5, at 2.6 GHz). A ratio of a live figure to a recorded one is a
+ * comparison of code only on that class and clock: Zen 4 (family 25) machines of the same name run
+ * this code about a third slower, and a family 26 model 2 machine whose /proc/cpuinfo gave 2096 MHz
+ * (2026-11-29) ran the dynamics of the code of 2026-11-25 (8e9529f) 1.3-1.45 times slower than the
+ * 2.6 GHz one had that day: the clock, and what else a virtual machine's host shares, counts. */
 enum { BENCH_PEER_FAMILY = 26, BENCH_PEER_MODEL = 2 };
+static const double BENCH_PEER_MHZ = 2600, BENCH_PEER_MHZ_TOLERANCE = 0.05;
 
-/* 1 when this machine is of the class the recorded peer figures were measured on. */
-static inline int bench_doc_on_peer_class(void)
+/* 0 when this machine is of the class and clock the recorded peer figures were measured on; else 1,
+ * with why (a phrase, e.g. "its clock is 2.10 GHz against the records' 2.6 GHz") in why. */
+static inline int bench_doc_peer_mismatch(char *why, size_t n)
 {
     char name[160];
     int family, model;
-    bench_doc_cpu(name, sizeof name, &family, &model);
-    return family == BENCH_PEER_FAMILY && model == BENCH_PEER_MODEL;
+    double mhz;
+    bench_doc_cpu(name, sizeof name, &family, &model, &mhz);
+    if (family != BENCH_PEER_FAMILY || model != BENCH_PEER_MODEL) {
+        snprintf(why, n, "its CPU is family %d model %d, the records' family %d model %d", family, model,
+                 BENCH_PEER_FAMILY, BENCH_PEER_MODEL);
+        return 1;
+    }
+    if (!(fabs(mhz - BENCH_PEER_MHZ) <= BENCH_PEER_MHZ_TOLERANCE * BENCH_PEER_MHZ)) {
+        snprintf(why, n, "its clock is %.2f GHz against the records' %.1f GHz", mhz / 1000, BENCH_PEER_MHZ / 1000);
+        return 1;
+    }
+    snprintf(why, n, "of the records' class and clock");
+    return 0;
 }
 
-/* "AMD EPYC (family 26 model 2), 2 CPUs, gcc 12.2.0": the model name with the CPU family and model
+/* "AMD EPYC (family 26 model 2, 2.10 GHz), 2 CPUs, gcc 12.2.0": the model name with the CPU family, model and clock
  * (a virtual machine's model name, "AMD EPYC", does not tell one generation from another), the
  * CPUs online, the compiler. */
 static inline void bench_doc_machine(char *buf, size_t n)
 {
-    char name[160], fam[48] = "";
+    char name[160], fam[64] = "";
     int family, model;
-    bench_doc_cpu(name, sizeof name, &family, &model);
-    if (family >= 0 && model >= 0) snprintf(fam, sizeof fam, " (family %d model %d)", family, model);
+    double mhz;
+    bench_doc_cpu(name, sizeof name, &family, &model, &mhz);
+    if (family >= 0 && model >= 0 && mhz > 0)
+        snprintf(fam, sizeof fam, " (family %d model %d, %.2f GHz)", family, model, mhz / 1000);
+    else if (family >= 0 && model >= 0) snprintf(fam, sizeof fam, " (family %d model %d)", family, model);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 #ifdef __VERSION__
     const char *cc = "gcc " __VERSION__;

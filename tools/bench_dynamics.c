@@ -291,11 +291,12 @@ int main(int argc, char **argv)
            "#   A: its main table, -O3 -march=native, median of 1000 batches of 100 calls; undated in the file\n"
            "#   B: its same-minute re-measurement of %s, same flags, median of 300 batches of 100 calls (rnea, crba, aba,\n"
            "#      ABA derivatives only)\n"
-           "# so every ratio below is a live figure over a recorded one, not two figures of the same minute\n%s",
-           doc.stamp, doc.machine, pin.machine, pin.date_b,
-           bench_doc_on_peer_class() ? ""
-                                     : "# THIS MACHINE IS NOT OF THE RECORDS' CLASS (CPU family/model differ): the ratios compare "
-                                       "machines as much as code\n");
+           "# so every ratio below is a live figure over a recorded one, not two figures of the same minute\n",
+           doc.stamp, doc.machine, pin.machine, pin.date_b);
+    char why[160];
+    int other_machine = bench_doc_peer_mismatch(why, sizeof why);
+    if (other_machine)
+        printf("# THIS MACHINE IS NOT THE RECORDS' (%s): the ratios compare machines as much as code\n", why);
     printf("%-18s", "algorithm");
     for (int r = 0; r < 3; r++) printf(" %26s", robots[r]);
     printf("\n%-18s", "");
@@ -335,17 +336,17 @@ int main(int argc, char **argv)
         bench_doc_printf(&doc, "\n");
     }
     if (fr) fclose(fr);
+    char tail[320] = "";
+    if (other_machine)
+        snprintf(tail, sizeof tail, " **This run's machine is not the records'** (%s): the ratios compare machines as much as code.",
+                 why);
     bench_doc_printf(&doc, "\nEach cell: ours (live, this run) / Pinocchio's recorded µs per call (table A of `peer_timings.md`: "
                            "undated, median of 1000 batches) and the speed-up; \"B\": Pinocchio's same-minute re-measurement of %s "
                            "(median of 300 batches) and the speed-up over it. Pinocchio's figures were measured on %s; ours on the "
                            "machine named below. Every ratio divides a recorded figure by a live one. Against issue 17's goal of "
                            "2× on every algorithm and robot: %d of %d pairs (algorithm, robot) reach 2× against every record (A, and B "
                            "where it has the algorithm); the lowest is %s on %s, %.2f×.%s\n", pin.date_b, pin.machine, ncmp - below2, ncmp,
-                     worst_alg, worst_robot, worst,
-                     bench_doc_on_peer_class()
-                         ? ""
-                         : " **This run's machine is not of the class the records were measured on** (its CPU family or "
-                           "model differs): the ratios compare machines as much as code.");
+                     worst_alg, worst_robot, worst, tail);
     bench_doc_end(&doc, "dynamics-pinocchio");
     printf("# issue 17's goal, 2x Pinocchio on every algorithm and robot: %d of %d pairs at 2x or more against every record; "
            "lowest %s on %s, %.2fx\n", ncmp - below2, ncmp, worst_alg, worst_robot, worst);

@@ -1290,16 +1290,17 @@ static void part_e(int quick)
                      CONSIM_FULL_HI / R[4].us_med);
     bench_doc_printf(&doc, "| max_mat_mult 0 on both: mbs `--set expo.max_mat_mult=0` | %.2f | %.1f–%.1f | %.2f–%.2f× |\n",
                      R[5].us_med, CONSIM_MMM0_LO, CONSIM_MMM0_HI, CONSIM_MMM0_LO / R[5].us_med, CONSIM_MMM0_HI / R[5].us_med);
+    char why[160], consim_machine[320];
+    if (bench_doc_peer_mismatch(why, sizeof why))
+        snprintf(consim_machine, sizeof consim_machine, "**not that machine** (%s: the ratios compare machines as much as "
+                 "code, and understate mbs on a slower CPU)", why);
+    else snprintf(consim_machine, sizeof consim_machine, "the same machine class and clock but not the same minute");
     bench_doc_printf(&doc, "\nconsim's figures are recorded constants (`tools/bench_expo.c`, from the project's "
                            "`tests/data/reference/peer_timings.md`): measured on %s on %s, three alternating runs; "
                            "mbs's are live, from this run on the machine named below, %s, so the ratios mix a live and a "
                            "recorded figure. In the minute consim was timed, the same file records mbs (before the closed "
                            "form) at 24.4–25.3 µs full and 9.8–9.9 µs with max_mat_mult 0.\n",
-                     CONSIM_WHEN, CONSIM_MACHINE,
-                     bench_doc_on_peer_class()
-                         ? "the same machine class but not the same minute"
-                         : "**not of that machine class** (another CPU family or model: the ratios compare machines as "
-                           "much as code, and understate mbs on a slower CPU)");
+                     CONSIM_WHEN, CONSIM_MACHINE, consim_machine);
     bench_doc_end(&doc, "expo-consim");
 
     /* issue 17's bars */
