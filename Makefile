@@ -170,7 +170,16 @@ $(SIM_MPI): tools/sim_mpi.c $(LIB) $(HEADERS)
 replay-screenshot: $(SIM)
 	MBS_SIM=$(SIM) MBS_REPLAY_SHOT=docs/images/replay_trot.png /usr/bin/python3 tests/test_replay.py
 
-bench: bench-dynamics bench-ess bench-variational bench-expo bench-nmdp bench-adaptive bench-batch
+# bench rewrites every table and figure of docs/benchmarks.md, so it needs what draws the figures
+# (gnuplot) and the peer whose columns the ESS and batch tables hold (MuJoCo): without them it
+# stops before running anything, where a bench-NAME target alone runs and says what it skipped.
+bench:
+	@missing=""; command -v gnuplot >/dev/null 2>&1 || missing=" gnuplot-nox"; \
+	[ -n "$(ESS_MUJOCO)" ] || missing="$$missing libmujoco-dev"; \
+	if [ -n "$$missing" ]; then echo "make bench rewrites every table and figure of docs/benchmarks.md: it needs" \
+	  "gnuplot (the figures) and MuJoCo (the ESS and batch tables' peer); apt-get install -y$$missing," \
+	  "or run one bench-NAME target alone" >&2; exit 1; fi
+	$(MAKE) bench-dynamics bench-ess bench-variational bench-expo bench-nmdp bench-adaptive bench-batch
 
 # bench_doc: runs a benchmark ($(1)) with its data in $(2), its output teed into $(2)/output.txt, then
 # puts the tables its full run wrote ($(2)/tables.md) into docs/benchmarks.md (tools/bench_doc.py)

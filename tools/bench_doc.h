@@ -106,6 +106,22 @@ static inline void bench_doc_machine(char *buf, size_t n)
     snprintf(buf, n, "%s%s, %ld CPU%s, %s", name, fam, ncpu, ncpu == 1 ? "" : "s", cc);
 }
 
+/* 1 when the benchmark including this was built with MuJoCo, its peer (MBS_HAVE_MUJOCO). Without
+ * it MuJoCo's columns print as n/a, so a full run (not quick) says that it leaves the document's
+ * tables, those of a run with MuJoCo, as they are; the caller then opens no tables. */
+static inline int bench_doc_with_mujoco(int quick)
+{
+#ifdef MBS_HAVE_MUJOCO
+    (void)quick;
+    return 1;
+#else
+    if (!quick)
+        printf("# MuJoCo not built in: the tables of docs/benchmarks.md are not rewritten (apt-get install "
+               "libmujoco-dev, then run this again)\n");
+    return 0;
+#endif
+}
+
 /* Opens <data>/tables.md when enabled (a full run); d->f stays NULL otherwise. The stamp and the
  * machine are filled either way, for the run's header line. */
 static inline void bench_doc_open(bench_doc *d, const char *data, const char *command, int enabled)
