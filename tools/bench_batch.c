@@ -230,7 +230,7 @@ int main(int argc, char **argv)
     if (status) return status;
     const int quick = args.quick;
     bench_doc doc;
-    bench_doc_open(&doc, args.data, "make bench-batch", !quick && bench_doc_with_mujoco(quick));
+    bench_doc_open(&doc, args.data, "make bench-batch", !quick && bench_doc_with_mujoco());
     const double target = quick ? 2e4 : 1.5e5;   /* system steps per repetition */
     const int reps = quick ? 3 : 7;
     mbs_error err;

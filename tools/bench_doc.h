@@ -107,17 +107,15 @@ static inline void bench_doc_machine(char *buf, size_t n)
 }
 
 /* 1 when the benchmark including this was built with MuJoCo, its peer (MBS_HAVE_MUJOCO). Without
- * it MuJoCo's columns print as n/a, so a full run (not quick) says that it leaves the document's
- * tables, those of a run with MuJoCo, as they are; the caller then opens no tables. */
-static inline int bench_doc_with_mujoco(int quick)
+ * it MuJoCo's columns print as n/a, so it says that the document's tables, those of a run with
+ * MuJoCo, are left as they are, and the caller (a full run) opens no tables. */
+static inline int bench_doc_with_mujoco(void)
 {
 #ifdef MBS_HAVE_MUJOCO
-    (void)quick;
     return 1;
 #else
-    if (!quick)
-        printf("# MuJoCo not built in: the tables of docs/benchmarks.md are not rewritten (apt-get install "
-               "libmujoco-dev, then run this again)\n");
+    printf("# MuJoCo not built in: the tables of docs/benchmarks.md are not rewritten (apt-get install "
+           "libmujoco-dev, then run this again)\n");
     return 0;
 #endif
 }

@@ -251,7 +251,7 @@ int main(int argc, char **argv)
     int quick = args.quick;
     mbs_error err;
     char b1[64];
-    bench_doc_open(&doc, args.data, "make bench-ess", !quick && bench_doc_with_mujoco(quick));
+    bench_doc_open(&doc, args.data, "make bench-ess", !quick && bench_doc_with_mujoco());
     printf("# bench_ess: event-selected rapid integrator (Anderson & Revzen 2024)%s\n", quick ? " [--quick]" : "");
     printf("# run %s; %s\n", doc.stamp, doc.machine);
 #ifdef MBS_HAVE_MUJOCO
