@@ -103,7 +103,6 @@ typedef struct expo {
     int cmax, nv;
     mbs_expm_ws *ws;
     int *act;               /* indices of the active contacts */
-    double *M;              /* nv x nv mass matrix */
     double *X;              /* nv x (nr+1), row-major: [J_rᵀ, τ − h], then L⁻ᵀ times it (M = Lᵀ D L) */
     double *acc;            /* nv x 2, row-major: v̇ under the two forces (advance_state) */
     /* the rows J_r that J = G J_r is built from (contact_rows says why): nr of them, a contact's
@@ -156,7 +155,6 @@ static void fini(mbs_stepper *st)
 static void layout(mbs_carver *c, expo *e)
 {
     size_t nv = (size_t)e->nv, cs = (size_t)e->cmax, N = 6 * cs + 3;
-    e->M = mbsi_carve_doubles(c, nv * nv);
     e->X = mbsi_carve_doubles(c, nv * (3 * cs + 1));
     e->acc = mbsi_carve_doubles(c, 2 * nv);
     e->dq = mbsi_carve_doubles(c, nv);
@@ -743,8 +741,9 @@ static int contact_space_dynamics(expo *e, mbs_system *s, const double *q, int n
     /* h = C(q, v) v + g(q) by RNEA's backward pass on the kinematics contact_jacobians left at
      * this q and v with q̈ = 0 (before CRBA, which has placements of its own) */
     mbsi_rnea_from_kinematics(m, d, NULL, e->dq);
-    mbs_crba(m, d, q, e->M);
-    if (mbs_ltdl(m, d, e->M) != MBS_OK) return MBS_ERR_MODEL;
+    /* M straight into the factor's storage, factored in place */
+    mbs_crba(m, d, q, d->L);
+    if (mbsi_ltdl_in_place(m, d) != MBS_OK) return MBS_ERR_MODEL;
     for (int k = 0; k < nv; k++) X[(size_t)ld * k + nr] = s->tau[k] - e->dq[k];
     mbsi_ltdl_solve_rows_lt(m, d, X, ld, 0);   /* Y = L⁻ᵀ[J_rᵀ, τ − h] */
     /* Υ_r = Yᵀ D⁻¹ Y (eq. 9) and J_r v̇_f = Y_Jᵀ D⁻¹ Y_τ (in p̈_free, eq. 10). Υ_r is symmetric:
