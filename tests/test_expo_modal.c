@@ -133,19 +133,22 @@ static void decomposition_error(int n, const double *A, const double *V, const d
 /* A random symmetric matrix's eigendecomposition: V orthonormal, A V = V diag(w), to rounding;
  * with a repeated eigenvalue, with a zero matrix, scaled by 1e-140 and 1e140 (|u|² of a
  * reflection would underflow or overflow: those rows take the rescaled path), graded (from 1 to
- * 1e-264 down the diagonal, and from 1e-138 up to 1), and with its first rows zero. */
+ * 1e-264 down the diagonal, and from 1e-138 up to 1), with its first rows zero, and (kind 8) a
+ * rank-n/2 C Cᵀ with every third row zero scaled by 1e-145, whose QL sweeps once lost V's
+ * orthogonality (1e-4 to 1e-1) in squares that left the range of doubles (at 1e-150 they did not
+ * converge): the sweeps now run on the tridiagonal matrix scaled to norm ~1. */
 static void test_symeig(void)
 {
     unsigned long long seed = 3;
     static const int sizes[5] = {1, 2, 6, 12, 24};
     for (int t = 0; t < 5; t++)
-        for (int kind = 0; kind < 8; kind++) {
+        for (int kind = 0; kind < 9; kind++) {
             int n = sizes[t];
             double *A = calloc((size_t)n * n, sizeof(double)), *V = calloc((size_t)n * n, sizeof(double));
             double *w = calloc((size_t)n, sizeof(double)), *e = calloc((size_t)n, sizeof(double));
             for (int j = 0; j < n; j++)
                 for (int i = 0; i <= j; i++) {
-                    static const double size[8] = {1e5, 1e5, 0, 1e-140, 1e140, 1, 1, 1e6};
+                    static const double size[9] = {1e5, 1e5, 0, 1e-140, 1e140, 1, 1, 1e6, 0};
                     double x = tm_uniform(&seed, -1, 1) * size[kind];
                     /* graded: row and column k scaled by 1e-12k (kind 5) or 1e-3(n-1-k) (kind 6),
                      * a QL sweep's rotations spanning hundreds of orders of magnitude (the sweep's
@@ -158,6 +161,19 @@ static void test_symeig(void)
                     if (kind == 7 && 3 * i < n) x = 0;
                     A[i + n * j] = A[j + n * i] = x;
                 }
+            if (kind == 8) {
+                int r = n / 2;
+                double *C = calloc((size_t)n * (size_t)(r > 0 ? r : 1), sizeof(double));
+                for (int k = 0; k < r; k++)
+                    for (int i = 0; i < n; i++) C[i + n * k] = i % 3 == 0 ? 0 : tm_uniform(&seed, -1, 1);
+                for (int j = 0; j < n; j++)
+                    for (int i = 0; i < n; i++) {
+                        double x = 0;
+                        for (int k = 0; k < r; k++) x += C[i + n * k] * C[j + n * k];
+                        A[i + n * j] = 1e-145 * x;
+                    }
+                free(C);
+            }
             if (kind == 1) /* a repeated eigenvalue: A = 2e5 I + a rank-one term */
                 for (int j = 0; j < n; j++)
                     for (int i = 0; i < n; i++) A[i + n * j] = (i == j ? 2e5 : 0) + 1e4 * (i + 1) * (j + 1) / (double)(n * n);
