@@ -133,6 +133,38 @@ static void test_solvers_against_lapack(void)
     }
 }
 
+/* mbs_minverse: the whole M⁻¹ against LAPACK's inverse of CRBA's M (dpotrf + dpotri), exactly
+ * symmetric, and equal to the ∂q̈/∂τ of the ABA derivatives, on the random trees (floating and
+ * fixed bases, 1 to 31 bodies); a singular M is refused (test_urdf.c, test_massless_subtree). */
+static void test_minverse(void)
+{
+    for (int k = 0; k < NTREES; k++) {
+        ctx c = make(k);
+        int nv = c.nv;
+        double *Minv = calloc((size_t)nv * nv, sizeof(double)), *D3 = calloc((size_t)nv * nv, sizeof(double));
+        CHECK(mbs_minverse(c.m, c.d, c.q, Minv) == MBS_OK, "tree %d: minverse failed", k);
+        mbs_crba(c.m, c.d, c.q, c.M2);
+        CHECK(LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', nv, c.M2, nv) == 0 &&
+                  LAPACKE_dpotri(LAPACK_COL_MAJOR, 'L', nv, c.M2, nv) == 0, "tree %d: LAPACK inverse failed", k);
+        for (int j = 0; j < nv; j++)
+            for (int i = 0; i < j; i++) c.M2[i + (size_t)nv * j] = c.M2[j + (size_t)nv * i];
+        double scale = 0, err = 0, asym = 0;
+        for (int i = 0; i < nv * nv; i++) scale = fmax(scale, fabs(c.M2[i]));
+        for (int i = 0; i < nv * nv; i++) err = fmax(err, fabs(Minv[i] - c.M2[i]) / scale);
+        for (int i = 0; i < nv; i++)
+            for (int j = 0; j < nv; j++) asym = fmax(asym, fabs(Minv[i + nv * j] - Minv[j + nv * i]));
+        CHECK(err < 1e-11, "tree %d (nv %d): M^-1 %.2e from LAPACK's", k, nv, err);
+        CHECK(asym == 0, "tree %d: M^-1 not exactly symmetric (%g)", k, asym);
+        mbs_aba_derivatives(c.m, c.d, c.q, c.v, c.tau, c.x, NULL, NULL, D3);
+        err = 0;
+        for (int i = 0; i < nv * nv; i++) err = fmax(err, fabs(Minv[i] - D3[i]) / scale);
+        CHECK(err < 1e-12, "tree %d: M^-1 %.2e from the ABA derivatives' d(ddq)/d(tau)", k, err);
+        free(Minv);
+        free(D3);
+        drop(&c);
+    }
+}
+
 /* mbs_model_chain's trees (branching 2 and 3, floating or not): link k hangs from link (k−1)/b,
  * the links are numbered depth-first as the algorithms require, and the tree-sparse LTDL solve,
  * ABA and CRBA agree with LAPACK and RNEA on them as on the random trees; branching 0 and 1 are
@@ -423,6 +455,7 @@ int main(void)
     RUN(test_rnea_aba_identity);
     RUN(test_crba_columns);
     RUN(test_solvers_against_lapack);
+    RUN(test_minverse);
     RUN(test_chain_trees);
     RUN(test_external_forces);
     RUN(test_energy);

@@ -42,6 +42,7 @@ static void exercise(mbs_model *m)
     mbs_abi_factor(m, d, q);
     mbs_abi_solve(m, d, M, nv, nv);
     mbs_abi(m, d, q, a, out);
+    mbs_minverse(m, d, q, M);
     mbs_kinetic_energy(m, d, q, v);
     mbs_potential_energy(m, d, q);
     mbs_center_of_mass(m, d, q, v, c, vc);

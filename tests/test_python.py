@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The Python package (python/mbs, ctypes over libmbs.so, Debian's numpy): the dynamics identities
-on Solo (rnea(aba(q, v, τ)) = τ to 1e-9, M from crba, aba_derivatives' M⁻¹, integrate/difference),
+on Solo (rnea(aba(q, v, τ)) = τ to 1e-9, M from crba, aba_derivatives' M⁻¹ and minverse's, integrate/difference),
 simulate() against ./sim's own run, a Simulator stepped with a controller written in Python, and
 errors raised with the library's message. MBS_LIBRARY names the libmbs.so to load, MBS_SIM the
 ./sim to compare with; MBS_PRELOAD (sanitizer builds) the runtimes to preload.
@@ -49,6 +49,7 @@ def main():
         worst[1] = max(worst[1], np.abs(M @ a + m.rnea(q, v, np.zeros(m.nv)) - tau).max())
         ddq, dq, dv, minv = m.aba_derivatives(q, v, tau)
         worst[2] = max(worst[2], np.abs(minv @ M - np.eye(m.nv)).max() + np.abs(ddq - a).max())
+        worst[2] = max(worst[2], np.abs(m.minverse(q) - minv).max())
         # ∂ddq/∂v by central differences (C order: row i is ddq_i)
         h, k = 1e-6, 7
         e = np.zeros(m.nv)
@@ -57,7 +58,7 @@ def main():
         worst[3] = max(worst[3], np.abs(dv[:, k] - fd).max() / max(1.0, np.abs(fd).max()))
     check(worst[0] < 1e-9, "rnea(aba(q, v, tau)) - tau: %.3g" % worst[0])
     check(worst[1] < 1e-9, "M a + h - tau: %.3g" % worst[1])
-    check(worst[2] < 1e-8, "aba_derivatives: M^-1 M - I and ddq: %.3g" % worst[2])
+    check(worst[2] < 1e-8, "aba_derivatives: M^-1 M - I and ddq, minverse: %.3g" % worst[2])
     check(worst[3] < 1e-5, "d ddq / dv column against finite differences: %.3g" % worst[3])
     q0, v = m.random_configuration(), rng.standard_normal(m.nv)
     check(np.abs(m.difference(q0, m.integrate(q0, v)) - v).max() < 1e-9, "difference(q, integrate(q, v)) != v")

@@ -416,6 +416,8 @@ static void test_massless_subtree(void)
         mbs_crba(m, d, q, M);
         CHECK(nv == 7 && M[6 + 7 * 6] == 0, "massless %d: M(j, j) = %g", k, M[6 + 7 * 6]);
         CHECK(mbs_ltdl(m, d, M) == MBS_ERR_MODEL, "massless %d: the singular M factorised", k);
+        M[0] = -7;
+        CHECK(mbs_minverse(m, d, q, M) == MBS_ERR_MODEL && M[0] == -7, "massless %d: the singular M inverted", k);
         mbs_data_free(d);
         mbs_model_free(m);
     }

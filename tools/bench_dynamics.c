@@ -35,8 +35,8 @@ typedef struct bench {
     double *out, *M, *D1, *D2, *D3;
 } bench;
 
-enum { FK, JAC, RNEA, CRBA, ABA, ABI, LTDL, RNEA_D, ABA_D, INTEGRATE, DIFFERENCE, NALG };
-static const char *alg_names[NALG] = {"fk", "jacobians", "rnea", "crba", "aba", "abi", "ltdl",
+enum { FK, JAC, RNEA, CRBA, ABA, ABI, MINV, LTDL, RNEA_D, ABA_D, INTEGRATE, DIFFERENCE, NALG };
+static const char *alg_names[NALG] = {"fk", "jacobians", "rnea", "crba", "aba", "abi", "minverse", "ltdl",
                                       "rnea_derivatives", "aba_derivatives", "integrate", "difference"};
 
 static void call(bench *b, int alg, int s)
@@ -50,6 +50,7 @@ static void call(bench *b, int alg, int s)
     case CRBA: mbs_crba(b->m, b->d, q, b->M); break;
     case ABA: mbs_aba(b->m, b->d, q, v, tau, b->out); break;
     case ABI: mbs_abi(b->m, b->d, q, tau, b->out); break;
+    case MINV: mbs_minverse(b->m, b->d, q, b->D3); break;
     case LTDL: /* factor the M of the previous CRBA call and solve one right-hand side */
         mbs_ltdl(b->m, b->d, b->M);
         memcpy(b->out, tau, sizeof(double) * (size_t)b->nv);
@@ -123,7 +124,7 @@ static void read_pinocchio(const char *path, peer *p)
 {
     static const struct { const char *label; int alg; } rows[] = {
         {"forwardKinematics", FK}, {"computeJointJacobians", JAC}, {"rnea", RNEA}, {"crba", CRBA},
-        {"aba", ABA}, {"computeRNEADerivatives", RNEA_D}, {"computeABADerivatives", ABA_D},
+        {"aba", ABA}, {"computeMinverse", MINV}, {"computeRNEADerivatives", RNEA_D}, {"computeABADerivatives", ABA_D},
         {"integrate", INTEGRATE}, {"difference", DIFFERENCE}};
     for (int r = 0; r < 3; r++)
         for (int a = 0; a < NALG; a++) p->a[r][a] = p->b[r][a] = NAN;
@@ -196,7 +197,8 @@ static void series(bench_doc *doc, const char *name, const char *title, int bran
         bench b;
         setup(&b, m);
         for (int alg = 0; alg < NALG; alg++)
-            out[s][alg] = (alg == RNEA_D || alg == ABA_D) && sizes[s] > 100 ? -1 : median_us(&b, alg, nbatch / 3 + 1);
+            out[s][alg] = (alg == RNEA_D || alg == ABA_D || alg == MINV) && sizes[s] > 100 ? -1
+                                                                                    : median_us(&b, alg, nbatch / 3 + 1);
         teardown(&b);
         mbs_model_free(m);
     }

@@ -44,9 +44,9 @@ plot datadir.'/chains.dat' u 1:(ok($2)) w lp lw 2 t "fk", \
      '' u 1:(ok($4)) w lp lw 2 t "rnea", \
      '' u 1:(ok($6)) w lp lw 2 t "aba", \
      '' u 1:(ok($5)) w lp lw 2 lc rgb "#d62728" t "crba, chain (fills n x n)", \
-     '' u 1:(ok($9)) w lp lw 2 t "rnea derivatives", \
-     '' u 1:(ok($8)) w lp lw 2 lc rgb "#8c564b" t "ltdl, chain", \
-     datadir.'/trees.dat' u 1:(ok($8)) w lp lw 2 dt 2 lc rgb "#8c564b" t "ltdl, tree", \
+     '' u 1:(ok($10)) w lp lw 2 t "rnea derivatives", \
+     '' u 1:(ok($9)) w lp lw 2 lc rgb "#8c564b" t "ltdl, chain", \
+     datadir.'/trees.dat' u 1:(ok($9)) w lp lw 2 dt 2 lc rgb "#8c564b" t "ltdl, tree", \
      '' u 1:(ok($5)) w lp lw 2 dt 2 lc rgb "#d62728" t "crba, tree", \
      '' u 1:(0.02 * $1) w l dt 2 lc rgb "#555555" t "slope 1"
 unset multiplot

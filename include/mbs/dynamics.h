@@ -99,6 +99,11 @@ void mbs_abi_factor(const mbs_model *m, mbs_data *d, const double *q);
 void mbs_abi_solve(const mbs_model *m, mbs_data *d, double *x, int ncols, int ldx);
 /* Both in one call: y = M⁻¹ x for one vector. */
 void mbs_abi(const mbs_model *m, mbs_data *d, const double *q, const double *x, double *y);
+/* M⁻¹ at q, whole (nv x nv, column-major, leading dimension nv, both triangles; Pinocchio's
+ * computeMinverse), through CRBA and the tree-sparse factor of M. Returns MBS_OK, or
+ * MBS_ERR_MODEL when M is not positive definite (a moving subtree without mass or inertia;
+ * Minv is then left as it was). Overwrites the factor of mbs_ltdl in d. */
+int  mbs_minverse(const mbs_model *m, mbs_data *d, const double *q, double *Minv);
 
 /* ---- energies and centre of mass ---- */
 double mbs_kinetic_energy(const mbs_model *m, mbs_data *d, const double *q, const double *v);

@@ -98,6 +98,7 @@ _difference = _fn("mbs_difference", None, _vp, _dp, _dp, _dp)
 _rnea = _fn("mbs_rnea", None, _vp, _vp, _dp, _dp, _dp, _dp)
 _aba = _fn("mbs_aba", None, _vp, _vp, _dp, _dp, _dp, _dp)
 _crba = _fn("mbs_crba", None, _vp, _vp, _dp, _dp)
+_minverse = _fn("mbs_minverse", C.c_int, _vp, _vp, _dp, _dp)
 _aba_derivatives = _fn("mbs_aba_derivatives", None, _vp, _vp, _dp, _dp, _dp, _dp, _dp, _dp, _dp)
 _frame_placement = _fn("mbs_compute_frame_placement", None, _vp, _vp, _dp, C.c_int, _dp, _dp)
 _scenario_load = _fn("mbs_scenario_load", _vp, C.c_char_p, C.POINTER(C.c_char_p), C.c_int, C.POINTER(_ErrorRecord))
@@ -219,6 +220,14 @@ class Model:
         M = np.empty((self.nv, self.nv))
         _crba(self._m, self._d, _ptr(q), _ptr(M))
         return M.T.copy()   # column-major from the library; symmetric anyway
+
+    def minverse(self, q):
+        """M(q)⁻¹, whole (nv x nv); raises Error when M is singular (a massless moving subtree)."""
+        q = _vec(q, self.nq, "q")
+        Minv = np.empty((self.nv, self.nv))
+        if _minverse(self._m, self._d, _ptr(q), _ptr(Minv)) != 0:
+            raise Error("mass matrix not positive definite at this q (a moving subtree without mass or inertia?)")
+        return Minv   # symmetric: column- and row-major alike
 
     def aba_derivatives(self, q, v, tau):
         """(ddq, ∂ddq/∂q, ∂ddq/∂v, ∂ddq/∂τ = M⁻¹); ∂/∂q in the tangent space at q."""
