@@ -152,7 +152,7 @@ static void test_symeig(void)
                     double x = tm_uniform(&seed, -1, 1) * size[kind];
                     /* graded: row and column k scaled by 1e-12k (kind 5) or 1e-3(n-1-k) (kind 6),
                      * a QL sweep's rotations spanning hundreds of orders of magnitude (the sweep's
-                     * P and rho leave [2^-64, 2^64] and are rescaled, some hundred times); kind 7: the
+                     * P and rho leave [2^-64, 2^64] and are rescaled); kind 7: the
                      * first third of the rows and columns zero, as a separated contact's in the
                      * closed form's second pass (the zero block ahead of the sweep's large entries
                      * once made a rescaled variant of the sweep underflow) */

@@ -317,9 +317,7 @@ void mbs_aba_derivatives(const mbs_model *m, mbs_data *d, const double *q, const
     backward_pass(m, d, &o, 1);
     mbsi_ltdl_solve_rows(m, d, X, (int)ncols, (int)nid);
     /* M⁻¹ comes as its upper triangle, which is mirrored */
-    if (dddq_dtau)
-        for (int i = 0; i < nv; i++)
-            for (int c = i; c < nv; c++) dddq_dtau[i + (size_t)nv * c] = dddq_dtau[c + (size_t)nv * i] = X[ncols * i + c];
+    if (dddq_dtau) mbsi_ltdl_minv_out(nv, X, (int)ncols, dddq_dtau);
     for (int k = 1; k < 3; k++) {
         if (!out[k]) continue;
         double *O = out[k];

@@ -31,6 +31,9 @@ int mbsi_ltdl_in_place(const mbs_model *m, mbs_data *d);
  * The first nid columns (0 or nv) are the identity, set here: they come out as the upper
  * triangle of M⁻¹ (row i from column i on; the entries left of the diagonal are not M⁻¹'s). */
 void mbsi_ltdl_solve_rows(const mbs_model *m, const mbs_data *d, double *X, int ncols, int nid);
+/* The identity block of mbsi_ltdl_solve_rows (its first nv columns, rows of X with leading
+ * dimension ncols), M⁻¹'s upper triangle, into Minv (nv x nv, column-major), both triangles. */
+void mbsi_ltdl_minv_out(int nv, const double *X, int ncols, double *Minv);
 
 /* Its two halves, M⁻¹ = L⁻¹ D⁻¹ L⁻ᵀ: X ← L⁻ᵀ X (with the identity block set first), then
  * X ← L⁻¹ D⁻¹ X. A product J M⁻¹ Jᵀ is Yᵀ D⁻¹ Y with Y = L⁻ᵀ Jᵀ, the first half alone. */

@@ -162,3 +162,11 @@ void mbsi_ltdl_solve_rows(const mbs_model *m, const mbs_data *d, double *X, int 
     mbsi_ltdl_solve_rows_lt(m, d, X, ncols, nid);
     mbsi_ltdl_solve_rows_dl(m, d, X, ncols, nid);
 }
+
+void mbsi_ltdl_minv_out(int nv, const double *X, int ncols, double *Minv)
+{
+    for (int i = 0; i < nv; i++) {
+        const double *x = X + (size_t)ncols * i;
+        for (int c = i; c < nv; c++) Minv[i + (size_t)nv * c] = Minv[c + (size_t)nv * i] = x[c];
+    }
+}

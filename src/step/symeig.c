@@ -119,9 +119,9 @@ static inline void rotate(int n, double *restrict a, double *restrict b, double 
  * rotations and the new d and e need, no longer feed the next rotation, so their roots and
  * divisions overlap. The last rotation's outputs that the next QL step starts from (d[l],
  * d[l+1], e[l]) take s² and cs from ρ'² without its root. Same values as tql2's to rounding;
- * `./sim scenarios/solo_trot.ini`: the 6 x 6 to 12 x 12 decompositions of its 2500 steps took
- * 1.47 instead of 2.08 us per step (recorded matrices, min of 20 replays, by hand on a 2.10 GHz
- * Zen 5). P and ρ grow or
+ * `./sim scenarios/solo_trot.ini` (its 6 x 6 to 12 x 12 decompositions), `us_per_step`, medians
+ * of 9 runs alternating with the binary before: 7.55 against 7.19 us (2.10 GHz Zen 5). P and ρ
+ * grow or
  * shrink like the product of the r's: the matrix is scaled by a power of two to norm ~1 first
  * (exact, undone on the eigenvalues), and P, P_prev, ρ are rescaled together, by a power of
  * two, should ρ² still leave [2⁻⁶⁴, 2⁶⁴] (the ratios are unchanged). */
