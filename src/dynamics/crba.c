@@ -275,25 +275,28 @@ enum { CRBA_LONG_ROW = 16 };
 /* M column by column: zeros, then the rows of the descendants M(c, r) = J_rᵀ F_c, each value
  * stored at once into its mirror M(r, c) too (copying the column afterwards would read back its
  * fresh vector stores and stall). The first nfilled columns are already complete (F written into
- * M); their mirrors, the rows of a free-flyer root whose J is the identity, are components of F. */
-static void fill_mass_matrix(const mbs_model *m, const mbs_data *d, const double *F, int nfilled, double *M)
+ * M); their mirrors, the rows of a free-flyer root whose J is the identity, are components of F.
+ * With tree_lower, only the descendants' rows are written: no zeros, no mirrors. */
+static void fill_mass_matrix(const mbs_model *m, const mbs_data *d, const double *F, int nfilled, int tree_lower,
+                             double *M)
 {
     int nv = m->nv;
     const double *J = d->tmp_6nv;
-    memset(M + (size_t)nv * nfilled, 0, (size_t)nv * (size_t)(nv - nfilled) * sizeof(double));
+    if (!tree_lower) memset(M + (size_t)nv * nfilled, 0, (size_t)nv * (size_t)(nv - nfilled) * sizeof(double));
     for (int r = nfilled; r < nv; r++) {
-        const mbs_body *b = &m->bodies[m->dof_body[r]];
-        int c1 = b->idx_v + b->nv_subtree;
+        int c1 = m->dof_end[r];
         double *Mr = M + (size_t)nv * r;
         const double *Jr = J + 6 * r;
-        for (int k = 0; k < nfilled; k++) Mr[k] = F[k * nv + r];
-        if (c1 - r > CRBA_LONG_ROW) {
+        if (tree_lower || c1 - r > CRBA_LONG_ROW) {
             for (int c = r; c < c1; c++)
                 Mr[c] = Jr[0] * F[c] + Jr[1] * F[nv + c] + Jr[2] * F[2 * nv + c]
                       + Jr[3] * F[3 * nv + c] + Jr[4] * F[4 * nv + c] + Jr[5] * F[5 * nv + c];
+            if (tree_lower) continue;
+            for (int k = 0; k < nfilled; k++) Mr[k] = F[k * nv + r];
             for (int c = r + 1; c < c1; c++) M[r + (size_t)nv * c] = Mr[c];
             continue;
         }
+        for (int k = 0; k < nfilled; k++) Mr[k] = F[k * nv + r];
         for (int c = r; c < c1; c++) {
             double x = Jr[0] * F[c] + Jr[1] * F[nv + c] + Jr[2] * F[2 * nv + c]
                      + Jr[3] * F[3 * nv + c] + Jr[4] * F[4 * nv + c] + Jr[5] * F[5 * nv + c];
@@ -303,7 +306,7 @@ static void fill_mass_matrix(const mbs_model *m, const mbs_data *d, const double
     }
 }
 
-void mbs_crba(const mbs_model *m, mbs_data *d, const double *q, double *M)
+static void crba(const mbs_model *m, mbs_data *d, const double *q, int tree_lower, double *M)
 {
     /* under a free-flyer root spanning the model, component k of F is column k of M: F is
      * written there and those six columns are complete */
@@ -312,5 +315,9 @@ void mbs_crba(const mbs_model *m, mbs_data *d, const double *q, double *M)
     double *F = direct ? M : d->F;
     placements(m, d, q);
     composite_forces(m, d, F);
-    fill_mass_matrix(m, d, F, direct ? 6 : 0, M);
+    fill_mass_matrix(m, d, F, direct ? 6 : 0, tree_lower, M);
 }
+
+void mbs_crba(const mbs_model *m, mbs_data *d, const double *q, double *M) { crba(m, d, q, 0, M); }
+
+void mbsi_crba_tree_lower(const mbs_model *m, mbs_data *d, const double *q, double *M) { crba(m, d, q, 1, M); }

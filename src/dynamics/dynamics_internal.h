@@ -22,6 +22,11 @@ void mbsi_joint_jacobians_from_placements(const mbs_model *m, mbs_data *d);
  * exponential integrator's J̇v). */
 void mbsi_rnea_from_kinematics(const mbs_model *m, mbs_data *d, const double *fext, double *tau);
 
+/* mbs_crba writing only what mbsi_ltdl_in_place reads: the entries (k, j), j = k or j an
+ * ancestor of k, of M's lower triangle; the rest of M is left as it was. The factorisation in
+ * place then does without the zeros and the mirrored upper triangle. */
+void mbsi_crba_tree_lower(const mbs_model *m, mbs_data *d, const double *q, double *M);
+
 /* mbs_ltdl on the M already in d->L (column-major), of which only the entries (k, j), j = k or
  * j an ancestor of k (the lower triangle's tree entries), are read: the rest may hold anything. */
 int mbsi_ltdl_in_place(const mbs_model *m, mbs_data *d);

@@ -60,17 +60,17 @@ void mbs_ltdl_solve(const mbs_model *m, const mbs_data *d, double *b, int nrhs, 
 
 /* x = s x − (l0 y0 + l1 y1 + l2 y2 + l3 y3) over n entries: four rows per pass over x, so that x
  * is loaded and stored once for four products (s scales by D⁻¹ in the same pass, else is 1) */
-static inline void row_sub4(double *x, double s, const double *l, const double *y0, const double *y1,
+static inline void row_sub4(double *restrict x, double s, const double *l, const double *y0, const double *y1,
                             const double *y2, const double *y3, int n)
 {
     double l0 = l[0], l1 = l[1], l2 = l[2], l3 = l[3];
     for (int c = 0; c < n; c++) x[c] = s * x[c] - ((l0 * y0[c] + l1 * y1[c]) + (l2 * y2[c] + l3 * y3[c]));
 }
-static inline void row_sub1(double *x, double s, double l, const double *y, int n)
+static inline void row_sub1(double *restrict x, double s, double l, const double *y, int n)
 {
     for (int c = 0; c < n; c++) x[c] = s * x[c] - l * y[c];
 }
-static inline void row_sub8(double *x, double s, const double *l, const double *const *y, int n)
+static inline void row_sub8(double *restrict x, double s, const double *l, const double *const *y, int n)
 {
     const double *y0 = y[0], *y1 = y[1], *y2 = y[2], *y3 = y[3], *y4 = y[4], *y5 = y[5], *y6 = y[6], *y7 = y[7];
     double l0 = l[0], l1 = l[1], l2 = l[2], l3 = l[3], l4 = l[4], l5 = l[5], l6 = l[6], l7 = l[7];
@@ -78,26 +78,45 @@ static inline void row_sub8(double *x, double s, const double *l, const double *
         x[c] = s * x[c] - (((l0 * y0[c] + l1 * y1[c]) + (l2 * y2[c] + l3 * y3[c])) +
                            ((l4 * y4[c] + l5 * y5[c]) + (l6 * y6[c] + l7 * y7[c])));
 }
-static inline void row_sub2(double *x, double s, const double *l, const double *y0, const double *y1, int n)
+static inline void row_sub2(double *restrict x, double s, const double *l, const double *y0, const double *y1, int n)
 {
     double l0 = l[0], l1 = l[1];
     for (int c = 0; c < n; c++) x[c] = s * x[c] - (l0 * y0[c] + l1 * y1[c]);
 }
 
-/* x -= Σ_k l[k] y_k over columns [c0, c1), the rows y_k = Y + k·ld (k < count) being consecutive */
-static void rows_pull(double *x, const double *l, const double *Y, size_t ld, int count, int c0, int c1)
+/* The columns [lo, hi) of rows k .. k + g − 1 (dofs) that a pull touches: [c0, c1), or in the
+ * identity block (end = the dofs' subtree ends), where row k of L⁻ᵀ is non-zero only on k's
+ * subtree [k, end_k), the union of the g rows' subtrees. Consecutive dofs are a chain (nested
+ * subtrees) or a leaf before a sibling, so that union holds few zeros. */
+static inline void pull_span(const int *end, int k, int g, int c0, int c1, int *lo, int *hi)
 {
-    int k = 0;
-    for (; k + 8 <= count; k += 8) {
-        const double *y = Y + ld * k + c0, *ys[8] = {y, y + ld, y + 2 * ld, y + 3 * ld, y + 4 * ld, y + 5 * ld,
+    *lo = c0, *hi = c1;
+    if (!end) return;
+    *lo = k, *hi = k + 1;
+    for (int r = k; r < k + g; r++) *hi = end[r] > *hi ? end[r] : *hi;
+}
+
+/* x -= Σ_r l[r] y_r, the rows y_r = Y + r·ld (r < count) of dofs k0 + r being consecutive, eight,
+ * four or one at a time, over the columns pull_span gives */
+static void rows_pull(double *x, const double *l, const double *Y, size_t ld, int count, int k0, int c0, int c1,
+                      const int *end)
+{
+    int r = 0, lo, hi;
+    for (; r + 8 <= count; r += 8) {
+        pull_span(end, k0 + r, 8, c0, c1, &lo, &hi);
+        const double *y = Y + ld * r + lo, *ys[8] = {y, y + ld, y + 2 * ld, y + 3 * ld, y + 4 * ld, y + 5 * ld,
                                                      y + 6 * ld, y + 7 * ld};
-        row_sub8(x + c0, 1.0, l + k, ys, c1 - c0);
+        row_sub8(x + lo, 1.0, l + r, ys, hi - lo);
     }
-    for (; k + 4 <= count; k += 4) {
-        const double *y = Y + ld * k + c0;
-        row_sub4(x + c0, 1.0, l + k, y, y + ld, y + 2 * ld, y + 3 * ld, c1 - c0);
+    for (; r + 4 <= count; r += 4) {
+        pull_span(end, k0 + r, 4, c0, c1, &lo, &hi);
+        const double *y = Y + ld * r + lo;
+        row_sub4(x + lo, 1.0, l + r, y, y + ld, y + 2 * ld, y + 3 * ld, hi - lo);
     }
-    for (; k < count; k++) row_sub1(x + c0, 1.0, l[k], Y + ld * k + c0, c1 - c0);
+    for (; r < count; r++) {
+        pull_span(end, k0 + r, 1, c0, c1, &lo, &hi);
+        row_sub1(x + lo, 1.0, l[r], Y + ld * r + lo, hi - lo);
+    }
 }
 
 void mbsi_ltdl_solve_rows_lt(const mbs_model *m, const mbs_data *d, double *X, int ncols, int nid)
@@ -112,15 +131,14 @@ void mbsi_ltdl_solve_rows_lt(const mbs_model *m, const mbs_data *d, double *X, i
     }
     /* x ← L⁻ᵀ x, leaves first: row j pulls from the dofs of its subtree (j, end), the consecutive
      * rows below it, with the coefficients L(i, j) of column j of L. In the identity block those
-     * rows are non-zero only on columns of j's subtree. */
+     * rows are non-zero only on columns of their own subtrees. */
     for (int j = n - 1; j >= 0; j--) {
-        const mbs_body *b = &m->bodies[m->dof_body[j]];
-        int end = b->idx_v + b->nv_subtree, count = end - j - 1;
+        int count = m->dof_end[j] - j - 1;
         if (count <= 0) continue;
         double *xj = X + ld * j;
         const double *l = L + (size_t)n * j + j + 1, *Y = xj + ld;
-        if (nid) rows_pull(xj, l, Y, ld, count, j + 1, end);
-        rows_pull(xj, l, Y, ld, count, nid, ncols);
+        if (nid) rows_pull(xj, l, Y, ld, count, j + 1, 0, 0, m->dof_end);
+        rows_pull(xj, l, Y, ld, count, j + 1, nid, ncols, NULL);
     }
 }
 
@@ -165,8 +183,7 @@ void mbsi_ltdl_solve_rows(const mbs_model *m, const mbs_data *d, double *X, int 
 
 void mbsi_ltdl_minv_out(int nv, const double *X, int ncols, double *Minv)
 {
-    for (int i = 0; i < nv; i++) {
-        const double *x = X + (size_t)ncols * i;
-        for (int c = i; c < nv; c++) Minv[i + (size_t)nv * c] = Minv[c + (size_t)nv * i] = x[c];
-    }
+    for (int i = 0; i < nv; i++) memcpy(Minv + (size_t)nv * i + i, X + (size_t)ncols * i + i, sizeof(double) * (size_t)(nv - i));
+    for (int c = 1; c < nv; c++)
+        for (int r = 0; r < c; r++) Minv[r + (size_t)nv * c] = Minv[c + (size_t)nv * r];
 }

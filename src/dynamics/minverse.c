@@ -16,7 +16,7 @@
 int mbs_minverse(const mbs_model *m, mbs_data *d, const double *q, double *Minv)
 {
     const int nv = m->nv;
-    mbs_crba(m, d, q, d->L);   /* straight into the factor's storage, factored in place */
+    mbsi_crba_tree_lower(m, d, q, d->L);   /* straight into the factor's storage, factored in place */
     if (mbsi_ltdl_in_place(m, d) != MBS_OK) return MBS_ERR_MODEL;
     mbsi_ltdl_solve_rows(m, d, d->rows, nv, nv);
     mbsi_ltdl_minv_out(nv, d->rows, nv, Minv);

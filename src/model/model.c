@@ -33,6 +33,7 @@ void mbs_model_free(mbs_model *m)
     free(m->dof_parent);
     free(m->dof_anc);
     free(m->dof_anc_at);
+    free(m->dof_end);
     free(m->lower);
     free(m->upper);
     free(m->vlimit);
@@ -338,6 +339,12 @@ int mbs_model_finalize(mbs_model *m, mbs_error *err)
         if (p < 0) continue;
         a[0] = p;
         memcpy(a + 1, m->dof_anc + m->dof_anc_at[p], sizeof(int) * (size_t)(m->dof_anc_at[p + 1] - m->dof_anc_at[p]));
+    }
+    m->dof_end = calloc((size_t)(nv ? nv : 1), sizeof(int));
+    if (!m->dof_end) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < nv; k++) {
+        const mbs_body *b = &m->bodies[m->dof_body[k]];
+        m->dof_end[k] = b->idx_v + b->nv_subtree;
     }
     m->finalized = 1;
     return MBS_OK;

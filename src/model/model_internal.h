@@ -54,6 +54,8 @@ struct mbs_model {
      * dof_anc_at[k + 1]). Loops over them then walk an array instead of a chain of dependent
      * loads through dof_parent (the sparse factorisation and solves, the ABA derivatives). */
     int *dof_anc, *dof_anc_at;
+    /* the end of dof k's subtree: its dofs are k .. dof_end[k] − 1 (depth-first numbering) */
+    int *dof_end;
     double *lower, *upper;      /* nq */
     double *vlimit, *effort, *damping, *friction; /* nv */
 };

@@ -742,7 +742,7 @@ static int contact_space_dynamics(expo *e, mbs_system *s, const double *q, int n
      * this q and v with q̈ = 0 (before CRBA, which has placements of its own) */
     mbsi_rnea_from_kinematics(m, d, NULL, e->dq);
     /* M straight into the factor's storage, factored in place */
-    mbs_crba(m, d, q, d->L);
+    mbsi_crba_tree_lower(m, d, q, d->L);
     if (mbsi_ltdl_in_place(m, d) != MBS_OK) return MBS_ERR_MODEL;
     for (int k = 0; k < nv; k++) X[(size_t)ld * k + nr] = s->tau[k] - e->dq[k];
     mbsi_ltdl_solve_rows_lt(m, d, X, ld, 0);   /* Y = L⁻ᵀ[J_rᵀ, τ − h] */
