@@ -200,8 +200,8 @@ static int by_value(const void *a, const void *b)
 
 /* mbsi_symeig_warm from the eigenvectors of a nearby matrix: A1 = A0 + δ |A0| E (E random
  * symmetric, δ from 0 to 1e-4) for a random matrix, one with an eigenvalue repeated n − 1 times
- * and one with its first rows zero, decomposed to the cold decomposition's accuracy with the
- * same eigenvalues; 16 such steps of δ = 1e-9 in a row (expo_modal.c's chain before it restarts
+ * (which may refuse at δ = 1e-4, see below) and one with its first rows zero, decomposed to the
+ * cold decomposition's accuracy with the same eigenvalues; 16 such steps of δ = 1e-9 in a row (expo_modal.c's chain before it restarts
  * cold; rounding accumulates in V along it) keep V orthonormal to 1e-13; from a basis that is not
  * near (the identity for a random matrix) it either refuses or is as accurate. */
 static void test_symeig_warm(void)
@@ -235,6 +235,11 @@ static void test_symeig_warm(void)
                     }
                 memcpy(V, V0, nn * sizeof(double));
                 int rc = mbsi_symeig_warm(n, A1, V, w, B, C, e);
+                /* kind 1's n − 1 equal eigenvalues have no nearby eigenvectors once δ is large:
+                 * δ = 1e-4 turns them anywhere in their subspace, a start that is not near, from
+                 * which n = 24 takes 6 or 7 sweeps, as rounding goes (gcc's -std=c11 and clang's
+                 * default, which fuses a·b + c, differ): there a refusal is the contract */
+                if (rc != 0 && kind == 1 && deltas[d] > 1e-8) continue;
                 CHECK(rc == 0, "n %d kind %d delta %g: warm start refused", n, kind, deltas[d]);
                 double res, orth;
                 decomposition_error(n, A1, V, w, 0, &res, &orth);

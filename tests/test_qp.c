@@ -69,12 +69,20 @@ static int solve(mbs_qp *qp, const problem *P, int warm, double *x, mbs_error *e
                         P->min ? P->Ain : NULL, P->min ? P->bin : NULL, warm, x, err);
 }
 
-/* aᵀx − b of row i and the size of its terms (what round-off in it is relative to). */
+/* aᵀx − b of row i and what round-off in it is relative to: |b| + Σ_j |a_j| ‖x‖∞. Not the size
+ * of the row's own terms Σ_j |a_j x_j|: a bound x_k >= 0 met by x_k = 3e-17 (the solution's other
+ * entries of order 1) would be off by 100 % of its only term, where its error is 1e-17 of the
+ * solution's size; which of 0 and 3e-17 comes out is rounding (it differs between compilers
+ * that do and do not fuse a·b + c into one multiply-add). */
 static double slack(const double *A, int rows, int n, int i, const double *x, double b, double *scale)
 {
-    double s = -b, sc = fabs(b);
-    for (int j = 0; j < n; j++) { s += A[i + rows * j] * x[j]; sc += fabs(A[i + rows * j] * x[j]); }
-    *scale = sc;
+    double s = -b, xmax = 0, amax = 0;
+    for (int j = 0; j < n; j++) {
+        s += A[i + rows * j] * x[j];
+        xmax = fmax(xmax, fabs(x[j]));
+        amax += fabs(A[i + rows * j]);
+    }
+    *scale = fabs(b) + amax * xmax;
     return s;
 }
 
