@@ -183,7 +183,10 @@ void mbsi_ltdl_solve_rows(const mbs_model *m, const mbs_data *d, double *X, int 
 
 void mbsi_ltdl_minv_out(int nv, const double *X, int ncols, double *Minv)
 {
-    for (int i = 0; i < nv; i++) memcpy(Minv + (size_t)nv * i + i, X + (size_t)ncols * i + i, sizeof(double) * (size_t)(nv - i));
+    /* row i of the upper triangle is column i of the lower one: copied whole, then mirrored with
+     * strided loads and contiguous stores (strided stores were the slower) */
+    for (int i = 0; i < nv; i++)
+        memcpy(Minv + (size_t)nv * i + i, X + (size_t)ncols * i + i, sizeof(double) * (size_t)(nv - i));
     for (int c = 1; c < nv; c++)
         for (int r = 0; r < c; r++) Minv[r + (size_t)nv * c] = Minv[c + (size_t)nv * r];
 }
