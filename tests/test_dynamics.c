@@ -3,6 +3,7 @@
  * forces through Jacobians, energy balance, frame Jacobians and drift against finite
  * differences. */
 #include <lapacke.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "../src/dynamics/dynamics_internal.h"
@@ -76,6 +77,21 @@ static void test_crba_columns(void)
         for (int i = 0; i < c.nv; i++)
             for (int j = 0; j < c.nv; j++) asym = fmax(asym, fabs(c.M[i + c.nv * j] - c.M[j + c.nv * i]));
         CHECK(asym == 0, "M not exactly symmetric: %g", asym);
+        /* the path into the factorisation in place writes M's tree entries of the lower triangle,
+         * (r, j) with r in j's subtree, the same values, and nothing else */
+        int nv = c.nv, wrong = 0, touched = 0;
+        /* a free-flyer root's six columns are its composite forces, written whole */
+        int direct = c.m->bodies[0].type == MBS_JOINT_FREEFLYER && c.m->bodies[0].nv_subtree == nv;
+        for (int i = 0; i < nv * nv; i++) c.M2[i] = NAN;
+        mbsi_crba_tree_lower(c.m, c.d, c.q, c.M2);
+        for (int j = 0; j < nv; j++)
+            for (int r = 0; r < nv; r++) {
+                double x = c.M2[r + (size_t)nv * j];
+                if (r >= j && r < c.m->dof_end[j]) wrong += !(x == c.M[r + (size_t)nv * j]);
+                else touched += !isnan(x) && !(direct && j < 6);
+            }
+        CHECK(wrong == 0, "tree %d: %d tree entries of the lower triangle differ from mbs_crba's", k, wrong);
+        CHECK(touched == 0, "tree %d: %d entries off the tree written", k, touched);
         memcpy(c.M2, c.M, sizeof(double) * (size_t)c.nv * c.nv);
         CHECK(LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', c.nv, c.M2, c.nv) == 0, "M not positive definite");
         drop(&c);
