@@ -307,13 +307,13 @@ void mbs_aba_derivatives(const mbs_model *m, mbs_data *d, const double *q, const
     /* ∂q̈/∂x = −M⁻¹ ∂τ/∂x: one row-major block [1 | −∂τ/∂q | −∂τ/∂v], the last two written in
      * place by the backward pass, solved at once */
     double *out[3] = {dddq_dtau, dddq_dq, dddq_dv};
-    int nb = 0, at[3] = {-1, -1, -1};
-    for (int k = 0; k < 3; k++)
-        if (out[k]) at[k] = nb++;
-    size_t ncols = (size_t)nb * nv, nid = at[0] >= 0 ? (size_t)nv : 0;
+    /* the identity block and the rows padded to whole cache lines (mbsi_ltdl_solve_rows) */
+    size_t nid = dddq_dtau ? (size_t)mbsi_line_up(nv) : 0, at[3] = {0, nid, nid};
+    if (dddq_dq) at[2] += (size_t)nv;
+    size_t ncols = (size_t)mbsi_line_up((int)at[2] + (dddq_dv ? nv : 0));
     double *X = d->rows;
     for (int i = 0; i < nv; i++) memset(X + ncols * i + nid, 0, sizeof(double) * (ncols - nid));
-    dtau_out o = {at[1] >= 0 ? X + at[1] * nv : NULL, at[2] >= 0 ? X + at[2] * nv : NULL, NULL, ncols, 1, -1.0};
+    dtau_out o = {dddq_dq ? X + at[1] : NULL, dddq_dv ? X + at[2] : NULL, NULL, ncols, 1, -1.0};
     backward_pass(m, d, &o, 1);
     mbsi_ltdl_solve_rows(m, d, X, (int)ncols, (int)nid);
     /* M⁻¹ comes as its upper triangle, which is mirrored */
@@ -321,7 +321,7 @@ void mbs_aba_derivatives(const mbs_model *m, mbs_data *d, const double *q, const
     for (int k = 1; k < 3; k++) {
         if (!out[k]) continue;
         double *O = out[k];
-        const double *B = X + at[k] * nv;
+        const double *B = X + at[k];
         for (int c = 0; c < nv; c++)
             for (int i = 0; i < nv; i++) O[i + (size_t)nv * c] = B[ncols * i + c];
     }

@@ -33,9 +33,15 @@ int mbsi_ltdl_in_place(const mbs_model *m, mbs_data *d);
 
 /* Solves M X = B in place for B of nv rows and ncols columns stored row-major (row i at
  * X + i·ncols): every tree operation then updates a whole contiguous row, which vectorises.
- * The first nid columns (0 or nv) are the identity, set here: they come out as the upper
- * triangle of M⁻¹ (row i from column i on; the entries left of the diagonal are not M⁻¹'s). */
+ * The first nid columns (0, or nv padded with zero columns up to a multiple of MBSI_LINE) are
+ * the identity, set here: they come out as the upper triangle of M⁻¹ (row i from column i on;
+ * the entries left of the diagonal are not M⁻¹'s). With X on a cache line and ncols and nid
+ * multiples of MBSI_LINE (mbsi_line_up), every vector load of the solve is on a cache line. */
 void mbsi_ltdl_solve_rows(const mbs_model *m, const mbs_data *d, double *X, int ncols, int nid);
+/* Doubles per 64-byte cache line, and n rounded up to whole lines. A vector load of a row that
+ * crosses a line costs two, and the solve is bound by its loads. */
+enum { MBSI_LINE = 8 };
+static inline int mbsi_line_up(int n) { return (n + MBSI_LINE - 1) / MBSI_LINE * MBSI_LINE; }
 /* The identity block of mbsi_ltdl_solve_rows (its first nv columns, rows of X with leading
  * dimension ncols), M⁻¹'s upper triangle, into Minv (nv x nv, column-major), both triangles. */
 void mbsi_ltdl_minv_out(int nv, const double *X, int ncols, double *Minv);

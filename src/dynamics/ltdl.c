@@ -85,15 +85,18 @@ static inline void row_sub2(double *restrict x, double s, const double *l, const
 }
 
 /* The columns [lo, hi) of rows k .. k + g − 1 (dofs) that a pull touches: [c0, c1), or in the
- * identity block (end = the dofs' subtree ends), where row k of L⁻ᵀ is non-zero only on k's
- * subtree [k, end_k), the union of the g rows' subtrees. Consecutive dofs are a chain (nested
- * subtrees) or a leaf before a sibling, so that union holds few zeros. */
+ * identity block [0, c1) (end = the dofs' subtree ends), where row k of L⁻ᵀ is non-zero only on
+ * k's subtree [k, end_k), the union of the g rows' subtrees, widened to whole cache lines (the
+ * columns added are zeros in those rows). Consecutive dofs are a chain (nested subtrees) or a
+ * leaf before a sibling, so that union holds few zeros. */
 static inline void pull_span(const int *end, int k, int g, int c0, int c1, int *lo, int *hi)
 {
     *lo = c0, *hi = c1;
     if (!end) return;
-    *lo = k, *hi = k + 1;
-    for (int r = k; r < k + g; r++) *hi = end[r] > *hi ? end[r] : *hi;
+    int e = k + 1;
+    for (int r = k; r < k + g; r++) e = end[r] > e ? end[r] : e;
+    *lo = k / MBSI_LINE * MBSI_LINE;
+    *hi = mbsi_line_up(e) < c1 ? mbsi_line_up(e) : c1;
 }
 
 /* x -= Σ_r l[r] y_r, the rows y_r = Y + r·ld (r < count) of dofs k0 + r being consecutive, eight,
@@ -137,7 +140,7 @@ void mbsi_ltdl_solve_rows_lt(const mbs_model *m, const mbs_data *d, double *X, i
         if (count <= 0) continue;
         double *xj = X + ld * j;
         const double *l = L + (size_t)n * j + j + 1, *Y = xj + ld;
-        if (nid) rows_pull(xj, l, Y, ld, count, j + 1, 0, 0, m->dof_end);
+        if (nid) rows_pull(xj, l, Y, ld, count, j + 1, 0, nid, m->dof_end);
         rows_pull(xj, l, Y, ld, count, j + 1, nid, ncols, NULL);
     }
 }
@@ -149,9 +152,12 @@ void mbsi_ltdl_solve_rows_dl(const mbs_model *m, const mbs_data *d, double *X, i
     const size_t ld = (size_t)ncols;
     /* x ← L⁻¹ D⁻¹ x, root first: row i is scaled by D⁻¹ in its first pass and pulls from its
      * ancestors, eight at a time. M⁻¹ being symmetric, only its upper triangle is formed: row i
-     * from column i on, which needs the rows of its ancestors j < i from column i on only. */
+     * from column i on, which needs the rows of its ancestors j < i from column i on only. The
+     * row starts at the cache line holding column i: the columns before i it computes too are
+     * left of its diagonal and never read as M⁻¹'s (an entry left of a row's diagonal feeds
+     * only entries left of later rows' diagonals). */
     for (int i = 0; i < n; i++) {
-        int c0 = nid ? i : 0, w = ncols - c0;
+        int c0 = nid ? i / MBSI_LINE * MBSI_LINE : 0, w = ncols - c0;
         double s = d->Dinv[i], *xi = X + ld * i + c0;
         const double *Xc = X + c0;
         const int *anc = m->dof_anc + m->dof_anc_at[i], nanc = m->dof_anc_at[i + 1] - m->dof_anc_at[i];

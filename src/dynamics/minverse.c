@@ -18,7 +18,8 @@ int mbs_minverse(const mbs_model *m, mbs_data *d, const double *q, double *Minv)
     const int nv = m->nv;
     mbsi_crba_tree_lower(m, d, q, d->L);   /* straight into the factor's storage, factored in place */
     if (mbsi_ltdl_in_place(m, d) != MBS_OK) return MBS_ERR_MODEL;
-    mbsi_ltdl_solve_rows(m, d, d->rows, nv, nv);
-    mbsi_ltdl_minv_out(nv, d->rows, nv, Minv);
+    const int ld = mbsi_line_up(nv);   /* rows on whole cache lines */
+    mbsi_ltdl_solve_rows(m, d, d->rows, ld, ld);
+    mbsi_ltdl_minv_out(nv, d->rows, ld, Minv);
     return MBS_OK;
 }

@@ -25,7 +25,9 @@ static void layout(mbs_carver *c, mbs_data *d, int nb, int nv)
     for (int k = 0; k < 4; k++) d->tmp_nv[k] = carve(c, v);
     d->tmp_nvnv = carve(c, v * v);
     d->M2 = carve(c, v * v);
-    d->rows = carve(c, 3 * v * v);
+    /* [M⁻¹ | ∂τ/∂q | ∂τ/∂v] of the ABA derivatives, each row and the first block padded to
+     * whole cache lines (mbsi_line_up: 14 columns more at most) */
+    d->rows = carve(c, v * (3 * v + 14));
     d->tmp_6nv = carve(c, 6 * v);
     d->tmp_6nb = carve(c, 6 * b);
 }
