@@ -83,6 +83,21 @@ static void check_model(mbs_model *m, unsigned long long seed)
     mbs_aba(m, d, q, v, tau, a);
     /* q̈ comes from M⁻¹(τ − b) by LTDL, not from the ABA recursion: equal up to rounding */
     CHECK_CLOSE(ddq, a, nv, 1e-12, "aba_derivatives returns aba");
+    /* any subset of the three outputs (NULL for the others) lays the solve's block out anew
+     * (its identity part only with ∂q̈/∂τ, each part on whole cache lines): the same values */
+    for (int mask = 0; mask < 7; mask++) {
+        double *B[3];
+        for (int k = 0; k < 3; k++) {
+            B[k] = mask >> k & 1 ? F[k] : NULL;
+            if (B[k]) memset(B[k], 0, n2 * sizeof(double));
+        }
+        memset(a, 0, (size_t)nv * sizeof(double));
+        mbs_aba_derivatives(m, d, q, v, tau, a, B[0], B[1], B[2]);
+        CHECK(rel_err(a, ddq, nv) < 1e-12, "q̈ of subset %d: %.3e", mask, rel_err(a, ddq, nv));
+        for (int k = 0; k < 3; k++)
+            if (B[k]) CHECK(rel_err(B[k], A[k], (int)n2) < 1e-12, "output %d of subset %d: %.3e", k, mask,
+                            rel_err(B[k], A[k], (int)n2));
+    }
 
     /* ∂T/∂q with v held, against central differences of the kinetic energy */
     double *g = A[0], *qp = F[0], *qm = F[1], *dq = F[2], h = 1e-6, e = 0, sc = 1;
