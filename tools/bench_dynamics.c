@@ -1,7 +1,8 @@
 /* bench_dynamics.c — median µs per call of the Featherstone layer on Solo, Romeo, Robosimian
  * and on chains and binary trees of 10 to 200 bodies. Same protocol as the Pinocchio figures in
  * tests/data/reference/peer_timings.md: batches of 100 calls over 100 random states, the
- * median over batches. Ends with `key: value` lines, among them our speed-up over Pinocchio 3.7:
+ * median over batches (the robots' batches taken in rounds over every robot and algorithm,
+ * robots_table). Ends with `key: value` lines, among them our speed-up over Pinocchio 3.7:
  * our figures are live (this run), Pinocchio's are recorded (read from peer_timings.md, which says
  * on which machine; its main table is undated, its same-minute table is of 2026-11-23), so each
  * speed-up is a live figure over a recorded one, and the output says so beside it. Writes
@@ -63,20 +64,54 @@ static void call(bench *b, int alg, int s)
     }
 }
 
+/* One batch: µs per call over the NSTATES states. */
+static double batch_us(bench *b, int alg)
+{
+    if (alg == LTDL) mbs_crba(b->m, b->d, b->q, b->M);
+    double t0 = tool_now();
+    for (int s = 0; s < NSTATES; s++) call(b, alg, s);
+    return (tool_now() - t0) / NSTATES * 1e6;
+}
+
+static double median_of(double *t, int n)
+{
+    qsort(t, (size_t)n, sizeof(double), tool_cmp_double);
+    return t[n / 2];
+}
+
 static double median_us(bench *b, int alg, int nbatch)
 {
     double *t = malloc(sizeof(double) * (size_t)nbatch);
-    if (alg == LTDL) mbs_crba(b->m, b->d, b->q, b->M);
-    for (int s = 0; s < NSTATES; s++) call(b, alg, s);    /* warm-up */
-    for (int k = 0; k < nbatch; k++) {
-        double t0 = tool_now();
-        for (int s = 0; s < NSTATES; s++) call(b, alg, s);
-        t[k] = (tool_now() - t0) / NSTATES * 1e6;
-    }
-    qsort(t, (size_t)nbatch, sizeof(double), tool_cmp_double);
-    double med = t[nbatch / 2];
+    batch_us(b, alg);    /* warm-up */
+    for (int k = 0; k < nbatch; k++) t[k] = batch_us(b, alg);
+    double med = median_of(t, nbatch);
     free(t);
     return med;
+}
+
+/* The robots' table: the batches of every (robot, algorithm) pair taken in ROUNDS rounds of
+ * consecutive batches of each pair, after one untimed batch that brings its data back into the
+ * caches, so that a stretch of time in which the machine is slower (a busy neighbour on a
+ * shared host, a clock that drops under sustained load) falls on every pair alike rather than on
+ * one robot's column; the median over each pair's batches then leaves it out as long as it lasts
+ * less than half the run. Within a round the batches follow each other as in Pinocchio's
+ * protocol (without the untimed batch, the smallest algorithms paid for data that the larger
+ * ones had evicted: difference on Robosimian about half as slow again). */
+enum { ROUNDS = 30 };
+static void robots_table(bench *b, int nrobots, int nbatch, double res[][NALG])
+{
+    double *t = malloc(sizeof(double) * (size_t)nbatch * (size_t)nrobots * NALG);
+    for (int k0 = 0; k0 < nbatch; k0 += (nbatch + ROUNDS - 1) / ROUNDS) {
+        int k1 = k0 + (nbatch + ROUNDS - 1) / ROUNDS < nbatch ? k0 + (nbatch + ROUNDS - 1) / ROUNDS : nbatch;
+        for (int r = 0; r < nrobots; r++)
+            for (int alg = 0; alg < NALG; alg++) {
+                batch_us(&b[r], alg);
+                for (int k = k0; k < k1; k++) t[((size_t)r * NALG + alg) * (size_t)nbatch + k] = batch_us(&b[r], alg);
+            }
+    }
+    for (int r = 0; r < nrobots; r++)
+        for (int alg = 0; alg < NALG; alg++) res[r][alg] = median_of(t + ((size_t)r * NALG + alg) * (size_t)nbatch, nbatch);
+    free(t);
 }
 
 static void setup(bench *b, const mbs_model *m)
@@ -245,24 +280,26 @@ int main(int argc, char **argv)
     static const char *robots[3] = {"solo12", "romeo", "robosimian"};
     double res[3][NALG];
     printf("# bench_dynamics: run %s; %s\n", doc.stamp, doc.machine);
-    printf("# median microseconds per call, %d batches of %d calls over random states\n", nbatch, NSTATES);
+    printf("# median microseconds per call, %d batches of %d calls over random states, in %d rounds over every\n"
+           "# (robot, algorithm)\n", nbatch, NSTATES, ROUNDS);
     printf("%-12s", "algorithm");
     for (int r = 0; r < 3; r++) printf(" %12s", robots[r]);
     printf("\n");
     mbs_model *models[3];
+    bench robot_bench[3];
     for (int r = 0; r < 3; r++) {
         char path[1024];
         snprintf(path, sizeof path, "%s/urdf/%s.urdf", MBS_SOURCE_DIR, robots[r]);
         mbs_error err;
         models[r] = mbs_model_from_urdf(path, NULL, &err);
         if (!models[r]) { fprintf(stderr, "bench_dynamics: %s\n", err.msg); return 1; }
-        bench b;
-        setup(&b, models[r]);
-        for (int alg = 0; alg < NALG; alg++) res[r][alg] = median_us(&b, alg, nbatch);
-        teardown(&b);
+        setup(&robot_bench[r], models[r]);
     }
+    robots_table(robot_bench, 3, nbatch, res);
+    for (int r = 0; r < 3; r++) teardown(&robot_bench[r]);
     bench_doc_begin(&doc, "dynamics-robots");
-    bench_doc_printf(&doc, "```\n# median microseconds per call, %d batches of %d calls over random states\n%-18s", nbatch, NSTATES,
+    bench_doc_printf(&doc, "```\n# median microseconds per call, %d batches of %d calls over random states, in %d rounds over\n"
+                     "# every (robot, algorithm)\n%-18s", nbatch, NSTATES, ROUNDS,
                      "algorithm");
     for (int r = 0; r < 3; r++) bench_doc_printf(&doc, " %12s", robots[r]);
     bench_doc_printf(&doc, "\n");
