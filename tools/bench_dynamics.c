@@ -101,8 +101,9 @@ enum { ROUNDS = 30 };
 static void robots_table(bench *b, int nrobots, int nbatch, double res[][NALG])
 {
     double *t = malloc(sizeof(double) * (size_t)nbatch * (size_t)nrobots * NALG);
-    for (int k0 = 0; k0 < nbatch; k0 += (nbatch + ROUNDS - 1) / ROUNDS) {
-        int k1 = k0 + (nbatch + ROUNDS - 1) / ROUNDS < nbatch ? k0 + (nbatch + ROUNDS - 1) / ROUNDS : nbatch;
+    const int per_round = (nbatch + ROUNDS - 1) / ROUNDS;
+    for (int k0 = 0; k0 < nbatch; k0 += per_round) {
+        int k1 = k0 + per_round < nbatch ? k0 + per_round : nbatch;
         for (int r = 0; r < nrobots; r++)
             for (int alg = 0; alg < NALG; alg++) {
                 batch_us(&b[r], alg);
