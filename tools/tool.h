@@ -73,8 +73,9 @@ static inline FILE *tool_open_data(const char *program, const char *dir, const c
 
 /* The benchmarks' command line: [--quick] [--only PARTS] (when only_default is not NULL)
  * [--data DIR] [--images DIR], data defaulting to <source_dir>/build/<program> and images to
- * <source_dir>/docs/images; both folders are created. Returns 0, or the exit status to leave
- * with after a message on stderr. */
+ * <source_dir>/docs/images, or with --quick to the data folder: a quick run writes no tables into
+ * docs/benchmarks.md and so must not replace the figures beside them. Both folders are created.
+ * Returns 0, or the exit status to leave with after a message on stderr. */
 typedef struct tool_args { int quick; const char *only, *data, *images; } tool_args;
 static inline int tool_parse_args(int argc, char **argv, const char *program, const char *source_dir,
                                   const char *only_default, tool_args *a)
@@ -83,17 +84,19 @@ static inline int tool_parse_args(int argc, char **argv, const char *program, co
     snprintf(data, sizeof data, "%s/build/%s", source_dir, program);
     snprintf(images, sizeof images, "%s/docs/images", source_dir);
     *a = (tool_args){0, only_default, data, images};
+    int images_given = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0) a->quick = 1;
         else if (only_default && strcmp(argv[i], "--only") == 0 && i + 1 < argc) a->only = argv[++i];
         else if (strcmp(argv[i], "--data") == 0 && i + 1 < argc) a->data = argv[++i];
-        else if (strcmp(argv[i], "--images") == 0 && i + 1 < argc) a->images = argv[++i];
+        else if (strcmp(argv[i], "--images") == 0 && i + 1 < argc) a->images = argv[++i], images_given = 1;
         else {
             fprintf(stderr, "usage: %s [--quick]%s [--data DIR] [--images DIR]\n", program,
                     only_default ? " [--only PARTS]" : "");
             return 2;
         }
     }
+    if (a->quick && !images_given) a->images = a->data;
     if (tool_mkdir_p(a->data) != 0 || tool_mkdir_p(a->images) != 0) {
         fprintf(stderr, "%s: cannot create %s or %s\n", program, a->data, a->images);
         return 1;
