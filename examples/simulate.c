@@ -29,7 +29,7 @@ int main(int argc, char **argv)
     int status = 1;
     if (mbs_model_nv(m) != 18) { fprintf(stderr, "%s: not Solo-12\n", urdf); goto done; }
 
-    /* The system: model, data, environment, contact points and state (q, v, τ, t). */
+    /* The system: a scene (contact points, solids and their materials), then its state (q, v, τ, t). */
     sys = mbs_system_new(m, 4, &err);
     if (!sys) goto fail;
     mbs_material ground = {1e5, 1e5, 300, 300, 1.0};       /* K_n, K_t (N/m), B_n, B_t (N·s/m), mu */
@@ -37,6 +37,7 @@ int main(int argc, char **argv)
     if (mbs_system_add_plane(sys, up, 0.0, &ground, &err) != MBS_OK) goto fail;   /* the ground z = 0 */
     for (int i = 0; i < 4; i++)                            /* a ball of 19.1 mm on each foot frame */
         if (mbs_system_add_contact(sys, feet[i], NULL, 0.0191, &err) < 0) goto fail;
+    if (mbs_system_finalize(sys, &err) != MBS_OK) goto fail;   /* the scene is complete: frozen */
 
     /* A new system starts in the neutral configuration: legs straight down, the base at the origin,
      * the feet 0.3 m under the ground. Raise the base by the deepest foot's penetration. */

@@ -22,6 +22,7 @@ static mbs_system *pendulum(mbs_model **mo, double q0)
 static mbs_stepper *make(mbs_system *s, const char *name, const mbs_option *o, int n)
 {
     mbs_error err;
+    mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new(name, s, o, n, &err);
     if (!st) fprintf(stderr, "%s: %s\n", name, err.msg);
     return st;
@@ -184,7 +185,9 @@ static void test_wraps_any_scheme(void)
     mbs_system *s = tm_solo_standing(m, 0, 1e5, 300, 1);
     mbs_option self = {"scheme", "adaptive"}, none = {"scheme", "no_such"};
     mbs_error err;
+    mbs_system_finalize(s, NULL);
     CHECK(mbs_stepper_new("adaptive", s, &self, 1, &err) == NULL && strstr(err.msg, "scheme"), "adaptive around itself: %s", err.msg);
+    mbs_system_finalize(s, NULL);
     CHECK(mbs_stepper_new("adaptive", s, &none, 1, &err) == NULL && strstr(err.msg, "no_such"), "unknown scheme: %s", err.msg);
     mbs_system_free(s);
     mbs_model_free(m);

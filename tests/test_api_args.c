@@ -57,12 +57,16 @@ static void test_system_and_stepper(void)
           "contact info out of range or of no system");
     CHECK(mbs_system_ncontacts(NULL) == 0 && mbs_system_model(NULL) == NULL, "queries of no system");
 
+    mbs_system_finalize(s, NULL);
     CHECK(mbs_stepper_new(NULL, s, NULL, 0, &err) == NULL && err.code == MBS_ERR_ARG, "stepper of no name: '%s'", err.msg);
+    mbs_system_finalize(s, NULL);
     CHECK(mbs_stepper_new("nope", s, NULL, 0, &err) == NULL && has(&err, "nope"), "unknown stepper: '%s'", err.msg);
     CHECK(mbs_stepper_new("expo", NULL, NULL, 0, &err) == NULL && err.code == MBS_ERR_ARG, "stepper of no system: '%s'",
           err.msg);
+    mbs_system_finalize(s, NULL);
     CHECK(mbs_stepper_new("expo", s, NULL, 3, &err) == NULL && err.code == MBS_ERR_ARG, "3 options at NULL: '%s'", err.msg);
     CHECK(mbs_stepper_step(NULL, 1e-3, NULL) == MBS_ERR_ARG, "step of no stepper");
+    mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("euler", s, NULL, 0, &err);
     CHECK(st != NULL, "euler: %s", err.msg);
     if (st) {
@@ -78,10 +82,12 @@ static void test_system_and_stepper(void)
         mbs_stepper_free(st);
     }
     mbs_stepper_free(NULL);
+    mbs_system_finalize(s, NULL);
     CHECK(mbs_controller_new(NULL, s, NULL, 2e-3, NULL, 0, &err) == NULL && err.code == MBS_ERR_ARG,
           "controller of no name: '%s'", err.msg);
     CHECK(mbs_controller_new("pd", NULL, NULL, 2e-3, NULL, 0, &err) == NULL && err.code == MBS_ERR_ARG,
           "controller of no system: '%s'", err.msg);
+    mbs_system_finalize(s, NULL);
     CHECK(mbs_controller_new("pd", s, NULL, 0, NULL, 0, &err) == NULL && err.code == MBS_ERR_ARG,
           "controller of period 0: '%s'", err.msg);
     mbs_system_free(s);

@@ -85,6 +85,7 @@ static int run_alone(const solo *s, reference *ref)
         mbs_error err;
         mbs_system *sys = mbs_system_new(s->m, 4, &err);
         CHECK(sys && setup(sys, i, (void *)s, &err) == MBS_OK, "system %d: %s", i, err.msg);
+        mbs_system_finalize(sys, NULL);
         mbs_stepper *st = sys ? mbs_stepper_new("expo", sys, NULL, 0, &err) : NULL;
         CHECK(st != NULL, "expo: %s", err.msg);
         if (!st) { mbs_system_free(sys); return -1; }

@@ -343,6 +343,7 @@ static int walker_new(walker *w, double x0, double step, int n)
         double c[3] = {x0 + k * step, k % 2 == 0 ? TRACK : -TRACK, -STONE_HALF[2]};
         if (mbs_system_add_box(w->s, c, I3, STONE_HALF, &mat, &err) != MBS_OK) { fprintf(stderr, "%s\n", err.msg); return -1; }
     }
+    mbs_system_finalize(w->s, NULL);
     w->st = mbs_stepper_new("rigid", w->s, NULL, 0, &err);
     if (!w->st) { fprintf(stderr, "%s\n", err.msg); return -1; }
     return 0;
@@ -645,6 +646,7 @@ static void test_swing_energy(void)
     double g[3] = {G * sin(GAM), 0, -G * cos(GAM)};
     mbs_model_set_gravity(m, g);
     mbs_system *s = mbs_system_new(m, 0, &err);
+    mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("rk4", s, NULL, 0, &err);
     mbs_data *d = mbs_data_new(m);
     /* the stance angle from the slope's normal, the hip's relative angle and their rates */

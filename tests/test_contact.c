@@ -32,6 +32,7 @@ static void run_incline(const char *stepper, double theta, double mu, double dt,
     mbs_model *m;
     mbs_system *s = box_on_incline(&m, theta, mu, 1e5, 300);
     mbs_error err;
+    mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new(stepper, s, NULL, 0, &err);
     *accel = tm_incline_acceleration(s, st, theta, dt, 1e-9, cone);
     mbs_stepper_free(st);
@@ -68,7 +69,7 @@ static double total_energy(mbs_system *s)
         for (int k = 0; k < 3; k++) { d[k] = c->p[k] - c->p0[k]; dn += d[k] * c->normal[k]; }
         double dt2 = 0;
         for (int k = 0; k < 3; k++) { double t = d[k] - dn * c->normal[k]; dt2 += t * t; }
-        e += 0.5 * c->material.k_normal * dn * dn + 0.5 * c->material.k_tangent * dt2;
+        e += 0.5 * mbsi_contact_material(s, c)->k_normal * dn * dn + 0.5 * mbsi_contact_material(s, c)->k_tangent * dt2;
     }
     return e;
 }
@@ -85,6 +86,7 @@ static void test_sliding_stops_at_coulomb_distance(void)
     mbs_system *s = box_on_incline(&m, 0, mu, 1e5, 300);
     s->q[2] -= 3 * 9.81 / 4e5;   /* start at the resting sag */
     mbs_error err;
+    mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("rk4", s, NULL, 0, &err);
     s->v[0] = v0;                /* sliding along x */
     double c[3], vc[3];
@@ -124,6 +126,7 @@ static void test_resting_sag(void)
     double K = 1e5;
     mbs_system *s = box_on_incline(&m, 0, 1.0, K, 300);
     mbs_error err;
+    mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("rk4", s, NULL, 0, &err);
     for (int k = 0; k < 20000; k++) mbs_stepper_step(st, 1e-4, NULL);
     double mass = mbs_model_mass(m), sag = 0.2 - s->q[2], expect = mass * 9.81 / (4 * K);
@@ -145,6 +148,7 @@ static double final_error(const char *file, int floating, const char *stepper, d
     int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
     memcpy(s->q, q0, sizeof(double) * (size_t)nq);
     memcpy(s->v, v0, sizeof(double) * (size_t)nv);
+    mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new(stepper, s, NULL, 0, NULL);
     int n = (int)lround(T / dt);
     for (int k = 0; k < n; k++) mbs_stepper_step(st, dt, NULL);
@@ -171,6 +175,7 @@ static void check_order(const char *file, int floating, const char *stepper, dou
     mbs_system *s = mbs_system_new(m, 0, NULL);
     memcpy(s->q, q0, sizeof(double) * (size_t)nq);
     memcpy(s->v, v0, sizeof(double) * (size_t)nv);
+    mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("rk4", s, NULL, 0, NULL);
     double T = 0.2, fine = dt / 256;
     for (int k = 0; k < (int)lround(T / fine); k++) mbs_stepper_step(st, fine, NULL);
@@ -218,6 +223,7 @@ static void test_rolling_ball(void)
         mbs_system_add_contact(s, "ball", NULL, r, NULL);
         s->q[2] = r - mass * 9.81 / 1e5;
         s->v[0] = 1.0;
+        mbs_system_finalize(s, NULL);
         mbs_stepper *st = mbs_stepper_new(steppers[k], s, NULL, 0, NULL);
         for (int i = 0; i < 10000; i++) mbs_stepper_step(st, 1e-4, NULL);
         double R[9], p[3], vw[3], ww[3];
@@ -251,9 +257,11 @@ static void test_bad_arguments(void)
     mbs_material bad = {1e5, 1e5, 300, 300, -1};
     double n1[3] = {0, 0, 1};
     CHECK(mbs_system_add_plane(s, n1, 0, &bad, &err) != MBS_OK && strstr(err.msg, "friction"), "negative mu: %s", err.msg);
+    mbs_system_finalize(s, NULL);
     CHECK(mbs_stepper_new("no_such_scheme", s, NULL, 0, &err) == NULL && strstr(err.msg, "no_such_scheme") &&
               strstr(err.msg, "rk4"), "unknown stepper: %s", err.msg);
     mbs_option o = {"no_such_option", "1"};
+    mbs_system_finalize(s, NULL);
     CHECK(mbs_stepper_new("euler", s, &o, 1, &err) == NULL && strstr(err.msg, "no_such_option"), "unknown option: %s",
           err.msg);
     mbs_system_free(s);

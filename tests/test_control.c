@@ -30,7 +30,9 @@ static void test_pd_holds_an_arm(void)
     double q[3], tau[3];
     for (int k = 0; k < 3; k++) q[k] = q0[k] + 0.05;
     const mbs_option opts[] = {{"kp", "50"}, {"kd", "5"}, {"feedforward", "gravity"}};
+    mbs_system_finalize(sys, NULL);
     mbs_controller *c = mbs_controller_new("pd", sys, q0, 0.01, opts, 3, &err);
+    mbs_system_finalize(sys, NULL);
     mbs_stepper *st = mbs_stepper_new("rk4", sys, NULL, 0, &err);
     CHECK(c && st, "pd arm: %s", err.msg);
     if (c && st) {
@@ -197,7 +199,9 @@ static double arm_error(const char *fb, double kp, double kd, double h, const ch
     snprintf(skd, sizeof skd, "%g", kd);
     for (int k = 0; k < 3; k++) q[k] = q0[k] + 0.05;
     const mbs_option opts[] = {{"kp", skp}, {"kd", skd}, {"feedforward", "gravity"}, {"feedback", fb}};
+    mbs_system_finalize(sys, NULL);
     mbs_controller *c = sys ? mbs_controller_new("pd", sys, q0, h, opts, 4, &err) : NULL;
+    mbs_system_finalize(sys, NULL);
     mbs_stepper *st = sys ? mbs_stepper_new(stepper, sys, NULL, 0, &err) : NULL;
     CHECK(c && st, "arm %s %s: %s", fb, stepper, err.msg);
     if (c && st) {
@@ -247,7 +251,9 @@ static void test_stable_pd_stiff_joint(void)
     double t_pd[3], t_st[3];
     const mbs_option pd[] = {{"kp", "1e4"}, {"kd", "100"}, {"feedback", "pd"}};
     const mbs_option st[] = {{"kp", "1e4"}, {"kd", "100"}, {"feedback", "stable"}};
+    mbs_system_finalize(sys, NULL);
     mbs_controller *a = sys ? mbs_controller_new("pd", sys, q0, 0.05, pd, 3, &err) : NULL;
+    mbs_system_finalize(sys, NULL);
     mbs_controller *b = sys ? mbs_controller_new("pd", sys, q0, 0.05, st, 3, &err) : NULL;
     CHECK(a && b, "pd: %s", err.msg);
     if (a && b) {
@@ -280,7 +286,9 @@ static void test_impedance_feedback(void)
     double t_pd[3], t_imp[3];
     const mbs_option pd[] = {{"kp", "100"}, {"kd", "2"}, {"feedback", "pd"}};
     const mbs_option impo[] = {{"kp", "100"}, {"kd", "2"}, {"feedback", "impedance"}};
+    mbs_system_finalize(sys, NULL);
     mbs_controller *a = sys ? mbs_controller_new("pd", sys, q0, 0.05, pd, 3, &err) : NULL;
+    mbs_system_finalize(sys, NULL);
     mbs_controller *b = sys ? mbs_controller_new("pd", sys, q0, 0.05, impo, 3, &err) : NULL;
     CHECK(a && b, "pd: %s", err.msg);
     if (a && b) {
@@ -505,6 +513,7 @@ static void test_gait_legs(void)
         if (sim) {
             mbs_option opts[40];
             int n = mbs_scenario_options(sc, "controller", opts, 40);
+            mbs_system_finalize(mbs_sim_system(sim), NULL);
             mbs_controller *c = mbs_controller_new(mbs_scenario_controller(sc), mbs_sim_system(sim), mbs_scenario_q0(sc),
                                                    mbs_scenario_controller_dt(sc), opts, n, &err);
             CHECK(c != NULL, "%s: %s", files[k], err.msg);

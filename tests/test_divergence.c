@@ -100,6 +100,7 @@ static void test_nan_state_is_an_error(void)
             else if (which == 1) q[2] = 0.339, v[2] = INFINITY;
             else q[1] = NAN;
             mbs_system_set_state(s, q, v, 0.25);
+            mbs_system_finalize(s, NULL);
             mbs_stepper *st = mbs_stepper_new(name, s, NULL, 0, &err);
             CHECK(st != NULL, "%s: %s", name, err.msg);
             if (st) {
@@ -146,6 +147,7 @@ static void test_message_names_the_coordinate(void)
     mbs_neutral(m, q);
     q[2] = NAN;   /* the base's z: integrate keeps x and y of a zero-velocity step finite */
     mbs_system_set_state(s, q, NULL, 1.5);
+    mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("euler", s, NULL, 0, &err);
     if (st) {
         int rc = mbs_stepper_step(st, 1e-3, NULL);
@@ -171,6 +173,7 @@ static void test_readme_from_a_bad_state(void)
         const char *name = mbs_stepper_at(i)->name;
         mbs_system *s = readme_system(m, 1e9);
         if (!s) continue;
+        mbs_system_finalize(s, NULL);
         mbs_stepper *st = mbs_stepper_new(name, s, NULL, 0, &err);
         CHECK(st != NULL, "%s: %s", name, err.msg);
         int k, rc = MBS_OK, silent = 0;

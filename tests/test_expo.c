@@ -57,6 +57,7 @@ static void run_slider(const char *mmm, double dt, double T, double radius, doub
     mbs_system *s = slider_system(m, k, b, z0, v0, radius);
     mbs_error err;
     mbs_option opt = {"max_mat_mult", mmm};
+    mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("expo", s, &opt, 1, &err);
     CHECK(st != NULL, "expo: %s", err.msg);
     const double amp = fabs(z0 - zeq), vmax = amp * sqrt(k / mass);
@@ -125,6 +126,7 @@ static void test_reduced_variants(void)
     mbs_system *s = slider_system(m, 1e4, 40, -1.4e-3, 0, 0);
     mbs_option opts[2] = {{"max_mat_mult", "full"}, {"balance", "0"}};
     mbs_error err;
+    mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("expo", s, opts, 2, &err);
     CHECK(st != NULL, "balance 0: %s", err.msg);
     for (int i = 0; i < 100; i++) mbs_stepper_step(st, 1e-3, NULL);
@@ -151,6 +153,8 @@ static void test_no_contact_is_euler(void)
     unsigned long long seed = 9;
     for (int k = 0; k < a->nv; k++) a->v[k] = b->v[k] = tm_uniform(&seed, -1, 1);
     mbs_option at_start = {"linearise", "start"};
+    mbs_system_finalize(a, NULL);
+    mbs_system_finalize(b, NULL);
     mbs_stepper *ea = mbs_stepper_new("expo", a, &at_start, 1, &err), *eb = mbs_stepper_new("euler", b, NULL, 0, &err);
     CHECK(ea && eb, "steppers: %s", err.msg);
     int same = 1;
@@ -164,6 +168,7 @@ static void test_no_contact_is_euler(void)
     }
     CHECK(same, "expo (linearise = start) differs from euler without contacts");
     /* the default: one step against the same step written out */
+    mbs_system_finalize(b, NULL);
     mbs_stepper *em = mbs_stepper_new("expo", b, NULL, 0, &err);
     CHECK(em != NULL, "expo: %s", err.msg);
     const double h = 2e-3;
@@ -209,6 +214,7 @@ static void test_solo_standing(void)
     const double dts[2] = {5e-5, 2e-3};
     for (int r = 0; r < 2; r++) {
         mbs_system *s = tm_solo_standing(m, 0.01, 1e5, 300, 1);
+        mbs_system_finalize(s, NULL);
         mbs_stepper *st = mbs_stepper_new(names[r], s, NULL, 0, &err);
         int n = (int)lround(2.0 / dts[r]), cone = 1, finite = 1;
         for (int i = 0; i < n; i++) {
@@ -285,7 +291,7 @@ static double total_energy(mbs_system *s)
         double d[3], dn = 0, t2 = 0;
         for (int k = 0; k < 3; k++) { d[k] = c->p[k] - c->p0[k]; dn += d[k] * c->normal[k]; }
         for (int k = 0; k < 3; k++) { double t = d[k] - dn * c->normal[k]; t2 += t * t; }
-        e += 0.5 * c->material.k_normal * dn * dn + 0.5 * c->material.k_tangent * t2;
+        e += 0.5 * mbsi_contact_material(s, c)->k_normal * dn * dn + 0.5 * mbsi_contact_material(s, c)->k_tangent * t2;
     }
     return e;
 }
@@ -303,6 +309,7 @@ static void test_sliding_box(void)
         if (!s) return;
         mbs_error err;
         mbs_option opt = {"max_mat_mult", mm[v]};
+        mbs_system_finalize(s, NULL);
         mbs_stepper *st = mbs_stepper_new("expo", s, &opt, 1, &err);
         s->v[0] = 1.0;
         mbs_stepper_step(st, dt, NULL);   /* first touch: anchors set */
@@ -340,6 +347,7 @@ static double incline_acceleration(double theta, double mu, double dt, const cha
     if (!s) return NAN;
     mbs_error err;
     mbs_option opt = {"split", split};
+    mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("expo", s, &opt, 1, &err);
     double a = tm_incline_acceleration(s, st, theta, dt, 1e-12, cone);
     mbs_stepper_free(st);
@@ -359,6 +367,7 @@ static int incline_hops(double dt, const char *split)
     if (!s) return -1;
     mbs_error err;
     mbs_option opt = {"split", split};
+    mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("expo", s, &opt, 1, &err);
     int hops = 0, n = (int)lround(0.6 / dt);
     for (int k = 1; k <= n; k++) {
@@ -437,6 +446,7 @@ static double tipping_tilt(double dt, const char *linearise)
     s->q[2] = -(-sn * 0.05 + c * -0.2) - sag;
     s->q[3] = 0; s->q[4] = sin(th / 2); s->q[5] = 0; s->q[6] = cos(th / 2);
     mbs_option opt = {"linearise", linearise};
+    mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("expo", s, &opt, 1, &err);
     CHECK(st != NULL, "expo: %s", err.msg);
     int steps = (int)lround(0.3 / dt), pivot = 1;
@@ -487,6 +497,7 @@ static void test_options(void)
     for (int i = 0; i < 6; i++) {
         mbs_error err;
         mbs_option o = {good[i][0], good[i][1]};
+        mbs_system_finalize(s, NULL);
         mbs_stepper *st = mbs_stepper_new("expo", s, &o, 1, &err);
         CHECK(st != NULL, "%s = %s refused: %s", good[i][0], good[i][1], err.msg);
         mbs_stepper_free(st);
@@ -498,6 +509,7 @@ static void test_options(void)
         mbs_error err;
         memset(&err, 0, sizeof err);
         mbs_option o = {bad[i][0], bad[i][1]};
+        mbs_system_finalize(s, NULL);
         mbs_stepper *st = mbs_stepper_new("expo", s, &o, 1, &err);
         CHECK(st == NULL, "%s = '%s' accepted", bad[i][0], bad[i][1]);
         CHECK(strstr(err.msg, bad[i][0]) && strstr(err.msg, bad[i][1]), "message does not name option and value: %s", err.msg);
@@ -505,6 +517,7 @@ static void test_options(void)
     }
     mbs_error err;
     mbs_option o = {"order", "3"};
+    mbs_system_finalize(s, NULL);
     CHECK(mbs_stepper_new("expo", s, &o, 1, &err) == NULL && strstr(err.msg, "order"), "unknown option accepted");
     CHECK(mbs_stepper_find("expo") != NULL, "expo is not registered");
     mbs_system_free(s);

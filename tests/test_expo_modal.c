@@ -604,6 +604,8 @@ static void test_warm_start_option(void)
     for (int warm = 0; warm < 2; warm++) {
         mbs_system *a = tm_solo_standing(m, 0.0, 1e5, 300, 0.6), *b = tm_solo_standing(m, 0.0, 1e5, 300, 0.6);
         mbs_option o[1] = {{"warm_start", warm ? "1" : "0"}};
+        mbs_system_finalize(a, NULL);
+        mbs_system_finalize(b, NULL);
         mbs_stepper *sa = mbs_stepper_new("expo", a, o, 1, &err), *sb = mbs_stepper_new("expo", b, o, 1, &err);
         CHECK(sa && sb, "expo: %s", err.msg);
         if (!sa || !sb) return;
@@ -670,6 +672,8 @@ static void test_solo_steps(void)
     if (!m) { CHECK(0, "solo12: %s", err.msg); return; }
     mbs_system *a = tm_solo_standing(m, 0.02, 1e5, 300, 0.6), *b = tm_solo_standing(m, 0.02, 1e5, 300, 0.6);
     mbs_option om[2] = {{"max_mat_mult", "full"}, {"method", "modal"}}, op[2] = {{"max_mat_mult", "full"}, {"method", "pade"}};
+    mbs_system_finalize(a, NULL);
+    mbs_system_finalize(b, NULL);
     mbs_stepper *sa = mbs_stepper_new("expo", a, om, 2, &err), *sb = mbs_stepper_new("expo", b, op, 2, &err);
     CHECK(sa && sb, "expo: %s", err.msg);
     if (!sa || !sb) return;
@@ -783,6 +787,7 @@ static void test_sole_rows(void)
             }
         CHECK(mbs_system_add_plane(sys[k], up, 0, mbs_scenario_material(sc), &err) >= 0, "plane: %s", err.msg);
         mbs_option o = {"max_mat_mult", "full"};
+        mbs_system_finalize(sys[k], NULL);
         st[k] = mbs_stepper_new("expo", sys[k], &o, 1, &err);
         CHECK(st[k] != NULL, "expo: %s", err.msg);
         if (!st[k]) return;
@@ -850,6 +855,7 @@ static void test_singular_frame_rows(void)
         }
         CHECK(mbs_system_add_plane(sys[k], up, zmax + 0.002, &mat, &err) >= 0, "plane: %s", err.msg);
         mbs_option o = {"max_mat_mult", "full"};
+        mbs_system_finalize(sys[k], NULL);
         st[k] = mbs_stepper_new("expo", sys[k], &o, 1, &err);
         CHECK(st[k] != NULL, "expo: %s", st[k] ? "" : err.msg);
         if (!st[k]) return;
@@ -887,6 +893,7 @@ static void test_method_option(void)
             if (!prop) /* tangential damping of the ground not 3 ms times its stiffness */
                 s->env.planes[0].material.b_tangent = 100;
             mbs_option o[2] = {{"method", methods[k]}, {"max_mat_mult", "full"}};
+            mbs_system_finalize(s, NULL);
             mbs_stepper *st = mbs_stepper_new("expo", s, o, 2, &err);
             if (!prop && k == 1) {
                 CHECK(st == NULL && strstr(err.msg, "modal"), "modal accepted with non-proportional damping");
@@ -915,6 +922,7 @@ static void test_method_option(void)
     }
     mbs_system *s = tm_solo_standing(m, 0, 1e5, 300, 0.8);
     mbs_option o = {"method", "exact"};
+    mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("expo", s, &o, 1, &err);
     CHECK(st == NULL && strstr(err.msg, "method") && strstr(err.msg, "exact"), "method = exact accepted: %s", err.msg);
     mbs_stepper_free(st);

@@ -30,6 +30,7 @@ static void test_solo_every_variant(void)
             s->v[1] = 0.5;
             s->v[5] = 2.0;
             mbs_option opts[3] = {{"max_mat_mult", mmm[v]}, {"balance", bal ? "1" : "0"}, {"method", method[v]}};
+            mbs_system_finalize(s, NULL);
             mbs_stepper *st = mbs_stepper_new("expo", s, opts, 3, &err);
             CHECK(st != NULL, "expo: %s", err.msg);
             if (!st) { mbs_system_free(s); continue; }

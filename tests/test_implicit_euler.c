@@ -335,6 +335,7 @@ static void test_newton_jacobian(void)
     {
         mbs_model *m;
         mbs_system *s = box_on_plane(&m, 1e5, 300, 0.5);
+        mbs_system_finalize(s, NULL);
         mbs_stepper *st = mbs_stepper_new("implicit_euler", s, NULL, 0, NULL);
         double dx[6] = {0.01, -0.02, -0.003, 0.1, -0.2, 0.15}, q1[7], v1[6];
         mbs_integrate(m, s->q, dx, s->q);
@@ -352,6 +353,7 @@ static void test_newton_jacobian(void)
         mbs_model *m;
         double qref[19], q1[19], v1[18], dq[18];
         mbs_system *s = solo_standing(&m, qref);
+        mbs_system_finalize(s, NULL);
         mbs_stepper *st = mbs_stepper_new("implicit_euler", s, NULL, 0, NULL);
         for (int k = 0; k < 18; k++) { dq[k] = tm_uniform(&seed, -0.03, 0.03); s->v[k] = tm_uniform(&seed, -0.5, 0.5); }
         dq[2] = -0.005;
@@ -372,6 +374,7 @@ static void test_newton_jacobian(void)
         mbs_model *m = tm_random_tree(8, 1, 99);
         int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
         mbs_system *s = mbs_system_new(m, 0, NULL);
+        mbs_system_finalize(s, NULL);
         mbs_stepper *st = mbs_stepper_new("implicit_euler", s, NULL, 0, NULL);
         double *a = calloc((size_t)nv, 8), *tau = calloc((size_t)nv, 8), *q1 = calloc((size_t)nq, 8),
                *v1 = calloc((size_t)nv, 8), *dq = calloc((size_t)nv, 8);
@@ -400,6 +403,7 @@ static double ie_error(mbs_model *m, const double *q0, const double *v0, double 
     mbs_system *s = mbs_system_new(m, 0, NULL);
     memcpy(s->q, q0, sizeof(double) * (size_t)nq);
     memcpy(s->v, v0, sizeof(double) * (size_t)nv);
+    mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("implicit_euler", s, NULL, 0, NULL);
     for (int k = 0; k < (int)lround(T / dt); k++) {
         mbs_step_stats stats;
@@ -429,6 +433,7 @@ static void check_first_order(const char *file, int floating, double dt)
     mbs_system *s = mbs_system_new(m, 0, NULL);
     memcpy(s->q, q0, sizeof(double) * (size_t)nq);
     memcpy(s->v, v0, sizeof(double) * (size_t)nv);
+    mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("rk4", s, NULL, 0, NULL);
     for (int k = 0; k < (int)lround(T / fine); k++) mbs_stepper_step(st, fine, NULL);
     memcpy(qr, s->q, sizeof(double) * (size_t)nq);
@@ -458,6 +463,7 @@ static void test_iterations(void)
     mbs_model *m = mbs_model_from_urdf(tm_path("tests/models/double_pendulum.urdf"), &(mbs_urdf_options){.floating_base = 0}, NULL);
     mbs_system *s = mbs_system_new(m, 0, NULL);
     s->q[0] = 1.0; s->q[1] = -0.5;
+    mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("implicit_euler", s, NULL, 0, NULL);
     int worst = 0, least = 1000, nc = 0;
     double res = 0;
@@ -474,6 +480,7 @@ static void test_iterations(void)
     mbs_stepper_free(st);
     /* a tighter tolerance costs about one more iteration: the convergence is quadratic */
     mbs_option tight = {"tol", "1e-13"};
+    mbs_system_finalize(s, NULL);
     st = mbs_stepper_new("implicit_euler", s, &tight, 1, NULL);
     worst = 0;
     for (int k = 0; k < 50; k++) {
@@ -486,6 +493,7 @@ static void test_iterations(void)
     mbs_stepper_free(st);
     /* an iteration cap below what the tolerance needs is reported as non-convergence */
     mbs_option capped[2] = {{"tol", "1e-14"}, {"max_iter", "1"}};
+    mbs_system_finalize(s, NULL);
     st = mbs_stepper_new("implicit_euler", s, capped, 2, NULL);
     mbs_step_stats stats;
     s->v[0] = 3;
@@ -504,6 +512,7 @@ static void test_stiff_box(void)
     const double K = 1e5, B = 300, dt = 0.01;
     mbs_model *m;
     mbs_system *s = box_on_plane(&m, K, B, 1.0);
+    mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("implicit_euler", s, NULL, 0, NULL);
     int nc = 0, iters = 0, steps = 200, finite = 1;
     for (int k = 0; k < steps; k++) {
@@ -541,6 +550,7 @@ static void test_stiff_box(void)
     s->q[0] = s->q[1] = 0; s->q[2] = 0.2; s->q[3] = s->q[4] = s->q[5] = 0; s->q[6] = 1;
     memset(s->v, 0, 6 * sizeof(double));
     for (int i = 0; i < 4; i++) s->contacts[i].active = 0;
+    mbs_system_finalize(s, NULL);
     st = mbs_stepper_new("euler", s, NULL, 0, NULL);
     double worst = 0;
     for (int k = 0; k < steps; k++) {
@@ -564,6 +574,7 @@ static void run_incline(double theta, double mu, double dt, double *accel, int *
     memcpy(s->env.planes[0].normal, n, sizeof n);
     for (int k = 0; k < 3; k++) s->q[k] = 0.2 * n[k];
     s->q[3] = sin(theta / 2); s->q[6] = cos(theta / 2);
+    mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("implicit_euler", s, NULL, 0, NULL);
     double down[3] = {0, -cos(theta), -sin(theta)}, R[9], p[3], w0 = 0, t1 = 0.3, t2 = 0.6;
     *cone = 1;
@@ -618,6 +629,7 @@ static void test_solo_standing(void)
     double qref[19];
     mbs_system *s = solo_standing(&m, qref);
     if (!s) { CHECK(0, "solo"); return; }
+    mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("implicit_euler", s, NULL, 0, NULL);
     int steps = 200, nc = 0, iters = 0;
     for (int k = 0; k < steps; k++) {
@@ -651,12 +663,14 @@ static void test_bad_options(void)
         {{"no_such_option", "1"}, "no_such_option"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        mbs_system_finalize(s, NULL);
         mbs_stepper *st = mbs_stepper_new("implicit_euler", s, &bad[i].o, 1, &err);
         CHECK(st == NULL && err.code == MBS_ERR_ARG && strstr(err.msg, bad[i].needle),
               "option %s = %s: accepted or unclear message '%s'", bad[i].o.key, bad[i].o.value, st ? "" : err.msg);
         mbs_stepper_free(st);
     }
     mbs_option good[3] = {{"tol", "1e-8"}, {"max_iter", "5"}, {"reg", "0"}};
+    mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("implicit_euler", s, good, 3, &err);
     CHECK(st != NULL, "good options refused: %s", err.msg);
     mbs_stepper_free(st);

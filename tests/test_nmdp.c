@@ -165,6 +165,7 @@ static void test_residual_jacobian(void)
     mbs_system_set_state(s, q, NULL, 0);
     mbs_error err;
     mbs_option opt = {"force_scale", "800"};
+    mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("nmdp", s, &opt, 1, &err);
     CHECK(st != NULL, "%s", err.msg);
     if (!st) return;
@@ -227,6 +228,7 @@ static void test_projection_falling_cube(void)
     memcpy(q0, mbs_system_q(s), sizeof q0);
     mbs_error err;
     mbs_option opt[] = {{"proj_tol", "1e-13"}};
+    mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("nmdp", s, opt, 1, &err);
     CHECK(st != NULL, "%s", err.msg);
     const double h = 0.05;
@@ -269,6 +271,7 @@ static void test_cube_sinks_and_slides(void)
             mbs_system *s = cube(&m, 0.1, mu);
             mbs_error err;
             mbs_option opt[] = {{"force_scale", "12"}};
+            mbs_system_finalize(s, NULL);
             mbs_stepper *st = mbs_stepper_new(names[k], s, opt, 1, &err);
             CHECK(st != NULL, "%s", err.msg);
             CHECK(run(st, 0.5, h) == MBS_OK, "%s: sinking failed", names[k]);
@@ -313,6 +316,7 @@ static void test_impedance_explicit(void)
     }
     for (int k = 0; k < nq; k++) qref[k] = q[k] + (k >= 7 ? tm_uniform(&seed, -0.3, 0.3) : 0);
     mbs_error err;
+    mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("euler", s, NULL, 0, &err);
     mbs_system_set_state(s, q, v, 0);
     mbs_system_set_tau(s, tau);

@@ -97,6 +97,7 @@ static void test_steppers(void)
         mbs_option opt = {"solver", extra ? vi_solvers[k - mbs_stepper_count()] : ""};
         mbs_error err;
         mbs_system *s = tm_solo_standing(m, -0.001, 1e5, 300, 1);   /* feet 1 mm into the ground */
+        mbs_system_finalize(s, NULL);
         mbs_stepper *st = mbs_stepper_new(name, s, extra ? &opt : NULL, extra, &err);
         CHECK(st != NULL, "stepper %s %s: %s", name, opt.value, err.msg);
         if (!st) { mbs_system_free(s); continue; }

@@ -158,9 +158,11 @@ static void test_controller_api(void)
     mbs_sim *sim = mbs_sim_new(sc, &err);
     mbs_system *sys = mbs_sim_system(sim);
     const mbs_option bad[] = {{"kp", "-1"}};
+    mbs_system_finalize(sys, NULL);
     mbs_controller *c = mbs_controller_new("pd", sys, mbs_scenario_q0(sc), 0.01, bad, 1, &err);
     CHECK(c == NULL && strncmp(err.msg, "kp: ", 4) == 0 && strstr(err.msg, "out of range"), "kp = -1: '%s'", err.msg);
     const mbs_option opts[] = {{"kp", "10"}, {"kd", "0"}, {"feedforward", "none"}};
+    mbs_system_finalize(sys, NULL);
     c = mbs_controller_new("pd", sys, mbs_scenario_q0(sc), 0.01, opts, 3, &err);
     CHECK(c != NULL, "pd: %s", err.msg);
     int nq = mbs_model_nq(mbs_scenario_model(sc)), nv = mbs_model_nv(mbs_scenario_model(sc));
@@ -184,6 +186,7 @@ static void test_stepper_error(void)
     mbs_scenario *sc = mbs_scenario_load(SCEN("chain10.ini"), NULL, 0, &err);
     if (!sc) { CHECK(0, "load: %s", err.msg); return; }
     mbs_system *sys = mbs_system_new(mbs_scenario_model(sc), 0, &err);
+    mbs_system_finalize(sys, NULL);
     mbs_stepper *st = sys ? mbs_stepper_new("variational", sys, NULL, 0, &err) : NULL;
     CHECK(st != NULL, "variational: %s", err.msg);
     if (st) {

@@ -32,6 +32,7 @@ static mbs_stepper *rigid(mbs_system *s, const char *advance, const char *predic
 {
     mbs_option o[2] = {{"advance", advance}, {"predict", predict}};
     mbs_error err;
+    mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("rigid", s, o, 2, &err);
     if (!st) fprintf(stderr, "%s\n", err.msg);
     return st;

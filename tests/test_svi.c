@@ -338,6 +338,7 @@ static void test_energy(void)
     /* semi-implicit Euler from the same state */
     mbs_system *sys = mbs_system_new(m, 0, NULL);
     random_qv(N, &(unsigned long long){2016}, sys->q, sys->v);
+    mbs_system_finalize(sys, NULL);
     mbs_stepper *st = mbs_stepper_new("symplectic_euler", sys, NULL, 0, NULL);
     for (int k = 0; k < STEPS; k++) {
         double qp[N];
@@ -437,6 +438,7 @@ static void test_order(void)
     mbs_system *sys = mbs_system_new(m, 0, NULL);
     memcpy(sys->q, q0, sizeof q0);
     memcpy(sys->v, v0, sizeof v0);
+    mbs_system_finalize(sys, NULL);
     mbs_stepper *st = mbs_stepper_new("rk4", sys, NULL, 0, NULL);
     const int nref = (int)lround(T / 1e-5);
     for (int k = 0; k < nref; k++) mbs_stepper_step(st, T / nref, NULL);

@@ -474,6 +474,7 @@ static int run_open(run *r, mbs_model *m, const char *stepper, const mbs_option 
     r->m = m;
     r->s = mbs_system_new(m, 0, &err);
     random_state(m, seed, r->s->q, r->s->v);
+    mbs_system_finalize(r->s, NULL);
     r->st = mbs_stepper_new(stepper, r->s, opts, nopts, &err);
     CHECK(r->st != NULL, "%s: %s", stepper, err.msg);
     return r->st != NULL;
@@ -686,6 +687,7 @@ static void test_stepper_interface(void)
     const mbs_option bad[][1] = {{{"solver", "gauss"}}, {{"guess", "ig4"}}, {{"tol", "-1"}}, {{"max_iter", "0"}},
                                  {{"tolerance", "1"}}};
     for (unsigned k = 0; k < sizeof bad / sizeof *bad; k++) {
+        mbs_system_finalize(s, NULL);
         mbs_stepper *st = mbs_stepper_new("variational", s, bad[k], 1, &err);
         CHECK(st == NULL, "option %s = %s accepted", bad[k][0].key, bad[k][0].value);
         CHECK(st != NULL || (strstr(err.msg, bad[k][0].key) && strstr(err.msg, "variational")),
@@ -698,6 +700,7 @@ static void test_stepper_interface(void)
         for (int g = 0; g < 3; g++) {
             random_state(m, 1, s->q, s->v);
             const mbs_option o[] = {{"solver", solvers[a]}, {"guess", guesses[g]}, {"tol", "1e-12"}, {"max_iter", "40"}};
+            mbs_system_finalize(s, NULL);
             mbs_stepper *st = mbs_stepper_new("variational", s, o, 4, &err);
             CHECK(st != NULL, "%s/%s: %s", solvers[a], guesses[g], err.msg);
             if (!st) continue;
@@ -716,6 +719,7 @@ static void test_stepper_interface(void)
     {
         const mbs_option o[] = {{"tol", "1e-14"}, {"max_iter", "1"}};
         random_state(m, 1, s->q, s->v);
+        mbs_system_finalize(s, NULL);
         mbs_stepper *st = mbs_stepper_new("variational", s, o, 2, &err);
         mbs_step_stats stats;
         mbs_stepper_step(st, 1e-3, &stats);
@@ -728,6 +732,7 @@ static void test_stepper_interface(void)
      * from the new state exactly as a fresh stepper would */
     {
         random_state(m, 1, s->q, s->v);
+        mbs_system_finalize(s, NULL);
         mbs_stepper *st = mbs_stepper_new("variational", s, NULL, 0, &err);
         double q0[5], v[5], q1[5], q2[5];
         memcpy(q0, s->q, sizeof q0);
@@ -740,6 +745,7 @@ static void test_stepper_interface(void)
         mbs_system_set_state(s, q1, half, s->t);
         mbs_stepper_step(st, 1e-3, NULL);
         memcpy(q2, s->q, sizeof q2);
+        mbs_system_finalize(s, NULL);
         mbs_stepper *fresh = mbs_stepper_new("variational", s, NULL, 0, &err);
         mbs_system_set_state(s, q1, half, s->t);
         mbs_stepper_step(fresh, 1e-3, NULL);
@@ -785,6 +791,7 @@ static void test_solo_drop(void)
     mbs_error err;
     mbs_system *s = tm_solo_standing(m, 0.05, 1e5, 300, 1);
     /* joints held by PD torques about the posture, as a controller would */
+    mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("variational", s, NULL, 0, &err);
     CHECK(st != NULL, "%s", err.msg);
     int nonconverged = 0, touched = 0;

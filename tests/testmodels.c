@@ -183,7 +183,7 @@ int tm_forces_in_cones(const mbs_system *s, double tol)
         double ln = c->lambda[0] * c->normal[0] + c->lambda[1] * c->normal[1] + c->lambda[2] * c->normal[2];
         double t2 = 0;
         for (int k = 0; k < 3; k++) { double t = c->lambda[k] - ln * c->normal[k]; t2 += t * t; }
-        if (ln < -1e-12 || sqrt(t2) > c->material.mu * ln * (1 + tol) + 1e-12) return 0;
+        if (ln < -1e-12 || sqrt(t2) > mbsi_contact_material(s, c)->mu * ln * (1 + tol) + 1e-12) return 0;
     }
     return 1;
 }

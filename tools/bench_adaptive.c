@@ -79,8 +79,10 @@ static void trot_open(trot *r, const char *stepper, double dt, double duration, 
     r->s = mbs_sim_system(r->sim);
     mbs_option so[MAXOPT], co[MAXOPT];
     int ns = mbs_scenario_options(r->sc, stepper, so, MAXOPT), nc = mbs_scenario_options(r->sc, "controller", co, MAXOPT);
+    mbs_system_finalize(r->s, NULL);
     r->st = mbs_stepper_new(stepper, r->s, so, ns, &err);
     if (!r->st) die(stepper, &err);
+    mbs_system_finalize(r->s, NULL);
     r->c = mbs_controller_new(mbs_scenario_controller(r->sc), r->s, mbs_scenario_q0(r->sc), dt, co, nc, &err);
     if (!r->c) die("controller", &err);
     r->d = mbs_data_new(mbs_system_model(r->s));
@@ -152,6 +154,7 @@ static double swing_drift(mbs_model *m, const char *stepper, const double *q0, c
 {
     mbs_error err;
     mbs_system *s = mbs_system_new(m, 0, &err);
+    mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new(stepper, s, NULL, 0, &err);
     if (!s || !st) die(stepper, &err);
     mbs_data *d = mbs_data_new(m);
@@ -387,6 +390,7 @@ int main(int argc, char **argv)
     {
         mbs_error err;
         mbs_system *s = mbs_system_new(sm, 0, &err);
+        mbs_system_finalize(s, NULL);
         mbs_stepper *st = mbs_stepper_new("rk4", s, NULL, 0, &err);
         mbs_system_set_state(s, q0, v0, 0);
         for (int k = 0; k < 7345; k++) mbs_stepper_step(st, swing_T / 7345, NULL);

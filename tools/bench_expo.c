@@ -320,6 +320,7 @@ static void rig_new(rig *r, const char *scen, const ovl *o, const char *stepper)
     r->sys = mbs_sim_system(r->sim);
     mbs_option opts[MBS_SIM_MAX_OPTIONS];
     int n = mbs_scenario_options(r->sc, stepper, opts, MBS_SIM_MAX_OPTIONS);
+    mbs_system_finalize(r->sys, NULL);
     r->st = mbs_stepper_new(stepper, r->sys, opts, n, &err);
     if (!r->st) { fprintf(stderr, "bench_expo: %s\n", err.msg); exit(1); }
 }

@@ -85,7 +85,9 @@ static run simulate(const char *file, const char *stepper, double dt, double dur
     mbs_system *s = mbs_sim_system(sim);
     mbs_option so[MAXOPT], co[MAXOPT];
     int ns = mbs_scenario_options(sc, stepper, so, MAXOPT), nc = mbs_scenario_options(sc, "controller", co, MAXOPT);
+    mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new(stepper, s, so, ns, &err);
+    mbs_system_finalize(s, NULL);
     mbs_controller *c = st ? mbs_controller_new(mbs_scenario_controller(sc), s, mbs_scenario_q0(sc), dt, co, nc, &err) : NULL;
     if (!st || !c) { fprintf(stderr, "%s: %s\n", PROGRAM, err.msg); exit(1); }
     const mbs_model *m = mbs_system_model(s);

@@ -100,6 +100,7 @@ static energy_result energy_run(const char *stepper, int nsteps, double *E_mid, 
     mbs_model *m = pendulum(10, 1);
     mbs_system *s = mbs_system_new(m, 0, NULL);
     random_state(10, 2016, s->q, s->v);
+    mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new(stepper, s, NULL, 0, NULL);
     double qprev[10], qmid[10];
     long iters = 0;

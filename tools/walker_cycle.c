@@ -254,6 +254,7 @@ static void make_system(const char *urdf)
     }
     mbs_system_add_rim(SYS, "left_foot", c0, ax, RR, &err);
     mbs_system_add_rim(SYS, "right_foot", c0, ax, RR, &err);
+    mbs_system_finalize(SYS, NULL);
     ST = mbs_stepper_new("rigid", SYS, NULL, 0, &err);
     if (!ST) { fprintf(stderr, "%s\n", err.msg); exit(1); }
 }

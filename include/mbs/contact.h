@@ -55,9 +55,13 @@ int mbs_environment_query(const mbs_environment *env, const double center[3], do
 int mbs_environment_distance(const mbs_environment *env, const double center[3], double radius, double *gap,
                              double normal[3], const mbs_material **material);
 
-/* A system bundles a model (not owned), its data, the environment, the contact points and the
- * state (q, v, τ, t) that a stepper advances. It is opaque: a program reads and sets its state
- * with the functions below, and a stepper notices when the state was set from outside. */
+/* A system bundles a model (not owned), its data, a scene — what the world is: the contact points
+ * on the robot and the solids (planes, boxes) with their materials — and a state — what the world
+ * does: t, q, v, τ, each contact's anchor and mode, the forces. The scene is described with the
+ * add calls, then frozen once by mbs_system_finalize; steppers and controllers are created against
+ * a finalized scene only (they size their buffers for it once), and an add call after finalize is
+ * an error. It is opaque: a program reads and sets the state with the functions below, and a
+ * stepper notices when the state was set from outside. */
 typedef struct mbs_system mbs_system;
 
 /* What a program reads of a contact point (mbs_system_contact). */
@@ -82,7 +86,8 @@ typedef struct mbs_contact_info {
  * your own with mbs_system_set_state (e.g. a scenario's mbs_scenario_q0) before stepping. */
 mbs_system *mbs_system_new(const mbs_model *m, int max_contacts, mbs_error *err);
 void mbs_system_free(mbs_system *s);   /* NULL is fine; the model stays */
-/* Adds a contact point on the named frame; returns its index or -1 with err filled. */
+/* Adds a contact point on the named frame; returns its index or -1 with err filled (also once the
+ * scene is finalized). */
 int mbs_system_add_contact(mbs_system *s, const char *frame, const double offset[3], double radius,
                            mbs_error *err);
 /* Adds a circular rim contact on the named frame: the circle of radius `radius` (m, > 0) centred at
@@ -99,9 +104,19 @@ int mbs_system_add_plane(mbs_system *s, const double normal[3], double offset, c
 int mbs_system_add_box(mbs_system *s, const double center[3], const double R[9], const double half[3],
                        const mbs_material *mat, mbs_error *err);
 
+/* Freezes the scene: after it every add call fails (naming the call), and steppers and controllers
+ * may be created. MBS_ERR_ARG when a contact point would have no material (contact points, but no
+ * plane or box: a contact's material is the solid's it touches). Calling it again does nothing. */
+int mbs_system_finalize(mbs_system *s, mbs_error *err);
+/* 1 once mbs_system_finalize succeeded. */
+int mbs_system_finalized(const mbs_system *s);
+
 /* ---- state ---- */
 const mbs_model *mbs_system_model(const mbs_system *s);   /* the model it was made for */
-double mbs_system_time(const mbs_system *s);             /* t (s) */
+/* t (s): set by mbs_system_set_state, advanced only by mbs_stepper_step as t0 + k·dt from the count k
+ * of steps of one length dt since then (no sum of roundings; a step of another length restarts the
+ * count from the time reached). */
+double mbs_system_time(const mbs_system *s);
 const double *mbs_system_q(const mbs_system *s);         /* nq: configuration */
 const double *mbs_system_v(const mbs_system *s);         /* nv: velocity */
 const double *mbs_system_tau(const mbs_system *s);       /* nv: the torque held during the next steps */

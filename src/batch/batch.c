@@ -147,6 +147,8 @@ mbs_batch *mbs_batch_new(const mbs_model *m, int n, const mbs_batch_config *cfg,
             return NULL;
         }
         int rc = cfg->setup ? cfg->setup(sl->sys, i, cfg->user, err) : MBS_OK;
+        /* the caller's setup described the scene: frozen here unless it did so itself */
+        if (rc == MBS_OK) rc = mbs_system_finalize(sl->sys, err);
         if (rc == MBS_OK) sl->st = mbs_stepper_new(stepper, sl->sys, cfg->options, cfg->noptions, err);
         if (rc != MBS_OK || !sl->st) {
             if (err) {

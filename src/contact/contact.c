@@ -18,9 +18,22 @@ void mbs_cone_project(const double lambda[3], const double n[3], double mu, doub
     for (int k = 0; k < 3; k++) out[k] = a * n[k] + (lt > 0 ? mu * a * t[k] / lt : 0.0);
 }
 
-void mbsi_contact_spring_force(const mbs_contact *c, double lambda[3])
+const mbs_material *mbsi_contact_material(const mbs_system *s, const mbs_contact *c)
 {
-    const mbs_material *mt = &c->material;
+    const mbs_material *mt = mbsi_solid_material(&s->env, c->solid);
+    if (mt) return mt;
+    /* touched nothing yet: the nearest solid's (finalize refused a scene of contacts without one) */
+    double ctr[3], gap, n[3];
+    int solid = -1;
+    mbsi_contact_point_world(s->model, s->data, c, NULL, ctr, NULL, NULL);
+    mbsi_environment_nearest(&s->env, ctr, c->radius, &gap, n, &solid);
+    mt = mbsi_solid_material(&s->env, solid);
+    static const mbs_material none = {0, 0, 0, 0, 0};
+    return mt ? mt : &none;
+}
+
+void mbsi_contact_spring_force(const mbs_contact *c, const mbs_material *mt, double lambda[3])
+{
     double dp[3], dv[3];
     for (int k = 0; k < 3; k++) { dp[k] = c->p[k] - c->p0[k]; dv[k] = c->dp[k] - c->dp0[k]; }
     double pn = v3_dot(dp, c->normal), vn = v3_dot(dv, c->normal);
@@ -63,13 +76,13 @@ static int touch_point(const mbs_contact *c, const double R[9], const double ctr
 }
 
 int mbsi_contact_gap(const mbs_system *s, const mbs_contact *c, double *gap, double n[3], double pt[3], double ctr[3],
-                     const mbs_material **mat)
+                     int *solid)
 {
     double R[9], pf[3];
     mbsi_contact_point_world(s->model, s->data, c, NULL, ctr, R, pf);
-    if (!mbs_environment_distance(&s->env, ctr, c->radius, gap, n, mat)) return 0;
+    if (!mbsi_environment_nearest(&s->env, ctr, c->radius, gap, n, solid)) return 0;
     /* a rim's gap is its touching point's */
-    return !touch_point(c, R, ctr, n, pt) || mbs_environment_distance(&s->env, pt, 0, gap, n, mat);
+    return !touch_point(c, R, ctr, n, pt) || mbsi_environment_nearest(&s->env, pt, 0, gap, n, solid);
 }
 
 void mbsi_contact_touch_point(const mbs_system *s, const mbs_contact *c, const double n[3], double pt[3], double R[9],
@@ -83,9 +96,8 @@ void mbsi_contact_touch_point(const mbs_system *s, const mbs_contact *c, const d
 int mbsi_contact_penetrates(const mbs_system *s, const mbs_contact *c)
 {
     double ctr[3], depth, n[3], pt[3];
-    const mbs_material *mat;
     mbsi_contact_point_world(s->model, s->data, c, NULL, ctr, NULL, NULL);
-    return mbs_environment_query(&s->env, ctr, c->radius, &depth, n, pt, &mat);
+    return mbsi_environment_penetration(&s->env, ctr, c->radius, &depth, n, pt, NULL);
 }
 
 void mbsi_contact_activate(mbs_contact *c) { c->active = 1; }
@@ -102,12 +114,12 @@ void mbsi_contact_record_step(mbs_contact *c, const double lambda[3], int slippi
 /* World position and velocity of the contact point and the environment below it, and where
  * the body point recorded at the last update has moved to (roll); with record, the body
  * point under the contact now is recorded for the next update. */
-static int locate(const mbs_system *s, mbs_contact *c, double *depth, double n[3], const mbs_material **mat,
+static int locate(const mbs_system *s, mbs_contact *c, double *depth, double n[3], int *solid,
                   double roll[3], int record)
 {
     double R[9], pf[3], vel[6], ctr[3], pt[3];
     mbsi_contact_point_world(s->model, s->data, c, NULL, ctr, R, pf);
-    int hit = mbs_environment_query(&s->env, ctr, c->radius, depth, n, pt, mat);
+    int hit = mbsi_environment_penetration(&s->env, ctr, c->radius, depth, n, pt, solid);
     /* the touching point of a sphere is its deepest point; velocity of that body point */
     double off[3];
     if (hit) {
@@ -156,10 +168,10 @@ void mbs_contact_forces(mbs_system *s, const double *q, const double *v, int upd
     for (int i = 0; i < s->ncontacts; i++) {
         mbs_contact *c = &s->contacts[i];
         double depth = 0, n[3] = {0, 0, 1};
-        const mbs_material *mat = NULL;
+        int solid = -1;
         double pm[3];
         int was_active = c->active;
-        int hit = locate(s, c, &depth, n, &mat, pm, update);
+        int hit = locate(s, c, &depth, n, &solid, pm, update);
         memset(c->lambda, 0, sizeof c->lambda);
         c->slipping = 0;
         if (update) {
@@ -179,11 +191,12 @@ void mbs_contact_forces(mbs_system *s, const double *q, const double *v, int upd
         if (!c->active) continue;
         if (hit) {
             memcpy(c->normal, n, sizeof n);
-            c->material = *mat;
+            c->solid = solid;
         }
+        const mbs_material *mt = mbsi_contact_material(s, c);
         c->depth = hit ? depth : 0;
         double lam[3];
-        mbsi_contact_spring_force(c, lam);
+        mbsi_contact_spring_force(c, mt, lam);
         if (!update) memcpy(c->p0, p0_kept, sizeof p0_kept);
         double ln = v3_dot(lam, c->normal);
         if (ln <= 0 || !hit) {
@@ -193,7 +206,7 @@ void mbs_contact_forces(mbs_system *s, const double *q, const double *v, int upd
         }
         double t[3];
         for (int k = 0; k < 3; k++) t[k] = lam[k] - ln * c->normal[k];
-        double lt = sqrt(v3_dot(t, t)), mu = c->material.mu;
+        double lt = sqrt(v3_dot(t, t)), mu = mt->mu;
         if (lt > mu * ln) {
             /* slip: keep the normal force the spring gives and scale the tangential part onto
              * the cone boundary; with update, move the anchor so that the spring itself gives
@@ -201,11 +214,11 @@ void mbs_contact_forces(mbs_system *s, const double *q, const double *v, int upd
             double sc = mu * ln / lt;
             for (int k = 0; k < 3; k++) lam[k] = ln * c->normal[k] + sc * t[k];
             c->slipping = 1;
-            if (update && c->material.k_tangent > 0) {
+            if (update && mt->k_tangent > 0) {
                 double dvn = v3_dot(c->dp, c->normal), dpn = v3_dot(c->p, c->normal), p0n = v3_dot(c->p0, c->normal);
                 for (int k = 0; k < 3; k++) {
                     double pt_k = c->p[k] - dpn * c->normal[k];
-                    c->p0[k] = pt_k + sc * t[k] / c->material.k_tangent + p0n * c->normal[k];
+                    c->p0[k] = pt_k + sc * t[k] / mt->k_tangent + p0n * c->normal[k];
                     c->dp0[k] = c->dp[k] - dvn * c->normal[k];
                 }
             }
@@ -215,7 +228,7 @@ void mbs_contact_forces(mbs_system *s, const double *q, const double *v, int upd
             double dp0[3], l0[3];
             memcpy(dp0, c->dp0, sizeof dp0);
             memset(c->dp0, 0, sizeof c->dp0);
-            mbsi_contact_spring_force(c, l0);
+            mbsi_contact_spring_force(c, mt, l0);
             double n0 = v3_dot(l0, c->normal), t2 = 0;
             for (int k = 0; k < 3; k++) { double tk = l0[k] - n0 * c->normal[k]; t2 += tk * tk; }
             if (n0 > 0 && sqrt(t2) <= mu * n0) memcpy(lam, l0, sizeof l0);

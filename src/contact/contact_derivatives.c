@@ -60,7 +60,7 @@ static inline void gain_mul(double a, double b, const double n[3], const double 
 
 /* G = ∂λ/∂λ_raw of the unilateral release and friction scaling of mbs_contact_forces (column-major).
  * Returns 0 when the contact was released (λ = 0 and no derivative). */
-static int clamp_jacobian(const mbs_contact *c, double G[9])
+static int clamp_jacobian(const mbs_system *s, const mbs_contact *c, double G[9])
 {
     if (c->lambda[0] == 0 && c->lambda[1] == 0 && c->lambda[2] == 0) return 0;
     m3_identity(G);
@@ -68,12 +68,13 @@ static int clamp_jacobian(const mbs_contact *c, double G[9])
     /* the slip scaling λ = λ_n n + μ λ_n t/|t| of λ_raw */
     const double *n = c->normal;
     double raw[3], t[3];
-    mbsi_contact_spring_force(c, raw);
+    const mbs_material *mt = mbsi_contact_material(s, c);
+    mbsi_contact_spring_force(c, mt, raw);
     double ln = v3_dot(raw, n);
     for (int k = 0; k < 3; k++) t[k] = raw[k] - ln * n[k];
     double lt = sqrt(v3_dot(t, t));
     if (!(lt > 0)) return 1;
-    double mu = c->material.mu, r = mu * ln / lt;
+    double mu = mt->mu, r = mu * ln / lt;
     for (int k = 0; k < 3; k++) t[k] /= lt;
     /* ∂λ = n nᵀ ∂λ_raw + μ t̂ nᵀ ∂λ_raw + μ λ_n/|t| (1 − n nᵀ − t̂ t̂ᵀ) ∂λ_raw */
     for (int j = 0; j < 3; j++)
@@ -95,12 +96,12 @@ void mbsi_contact_force_derivatives(mbs_system *s, const double *q, const double
         double G[9];
         if (body < 0) continue;
         if (!clamped) m3_identity(G);
-        else if (!clamp_jacobian(c, G)) continue;
+        else if (!clamp_jacobian(s, c, G)) continue;
         if (!have_jacobians) { mbs_compute_joint_jacobians(m, d, q); have_jacobians = 1; }
         int n = mbsi_body_support(m, body, iwork);
         double *J = work, *P = J + 3 * n, *dlq = P + 3 * n, *dlv = dlq + 3 * n, *Pm = dlv + 3 * n, *V = Pm + 3 * n;
         const double *p = c->p, *n_ = c->normal, *lam = c->lambda;
-        const mbs_material *mt = &c->material;
+        const mbs_material *mt = mbsi_contact_material(s, c);
         double ctr[3], pm[3];
         for (int k = 0; k < 3; k++) ctr[k] = p[k] + c->radius * n_[k];
         /* the tangential spring stretches with the body point recorded at the last update
@@ -196,7 +197,7 @@ void mbsi_contact_forces_smooth(mbs_system *s, const double *q, const double *v)
         memcpy(p0_kept, c->p0, sizeof p0_kept);
         contact_body_point(s, c, pm);
         mbsi_contact_follow_roll(c, pm, c->normal);
-        mbsi_contact_spring_force(c, c->lambda);
+        mbsi_contact_spring_force(c, mbsi_contact_material(s, c), c->lambda);
         memcpy(c->p0, p0_kept, sizeof p0_kept);
         mbsi_contact_add_wrench(s, body, c->p, c->lambda);
     }

@@ -27,19 +27,32 @@ typedef struct mbs_contact {
     double p0[3], dp0[3];         /* anchor point and its velocity */
     double normal[3];             /* outward surface normal at the contact */
     double depth;                 /* penetration depth (>= 0) */
-    mbs_material material;        /* of the geometry touched */
+    int solid;                    /* the solid of the scene last touched (mbsi_solid_material), -1: none yet */
     double lambda[3];             /* world force the environment applies to the robot */
     double local[3];              /* body point under the contact at the last update (frame coordinates) */
 } mbs_contact;
 
+/* A system is a scene — what the world is: the contact points and their geometry, the solids
+ * and their materials (each material's one copy is its solid's), described by the add calls and
+ * then frozen by mbs_system_finalize — and a state — what the world does: t, q, v, τ, each
+ * contact's anchor and mode, the forces. Steppers are made against a finalized scene only, so
+ * that the buffers they size once fit it for good (MuJoCo's mjModel/mjData split). */
 struct mbs_system {
     const mbs_model *model;
     mbs_data *data;
+    /* ---- the scene (frozen once finalized = 1) ---- */
     mbs_environment env;
     int ncontacts, max_contacts;
-    mbs_contact *contacts;
+    int finalized;
+    mbs_contact *contacts;        /* geometry fields fixed with the scene; the state fields from `active` on */
     int nq, nv, nbodies;
+    /* ---- the state ---- */
+    /* The one clock: t = clock_t0 + clock_k · clock_dt, written only by mbs_stepper_step (an integer
+     * count of steps, so that 10⁶ steps of 1 ms end at 1000 s to the last bit, not at a sum of
+     * 10⁶ roundings) and restarted by mbs_system_set_state or a step of another length. */
     double t;
+    double clock_t0, clock_dt;
+    long long clock_k;
     double *q, *v, *tau;          /* state and the torque applied during the next steps */
     double *fext;                 /* 6 x nbodies: contact forces as body wrenches (body frame, origin) */
     unsigned long resets;         /* counts mbs_system_set_state calls: a stepper with memory restarts */
@@ -49,12 +62,29 @@ struct mbs_system {
     double *imp_tmp;              /* nv: the registry's copy of τ while it adds the impedance */
     void *block;                  /* the one allocation of the buffers above */
     /* Called by a scheme that splits its step at contact events (expo) at the start of the step
-     * and of every sub-step, with the contacts' flags there: the sim counts the touch-downs that
-     * begin and end inside one step. NULL: none. */
-    void (*substep)(void *user, const mbs_system *s);
+     * and of every sub-step, with the contacts' flags there and the sub-step's start time t_sub (s;
+     * the system's t stays the step's start until the step ends): the sim counts the touch-downs
+     * that begin and end inside one step. NULL: none. */
+    void (*substep)(void *user, const mbs_system *s, double t_sub);
     void *substep_user;
 };
 
+
+/* The material of solid i of env (planes first, then boxes); NULL when i is out of range. */
+const mbs_material *mbsi_solid_material(const mbs_environment *env, int i);
+/* The material of the solid contact c last touched (the scene's one copy, never a contact's own);
+ * a contact that has touched nothing yet reads the nearest solid's (finalize made sure there is one). */
+const mbs_material *mbsi_contact_material(const mbs_system *s, const mbs_contact *c);
+/* mbs_environment_distance with the index of the nearest solid (planes first, then boxes; -1: none)
+ * in place of its material. */
+int mbsi_environment_nearest(const mbs_environment *env, const double center[3], double radius, double *gap,
+                             double normal[3], int *solid);
+/* mbs_environment_query with the index of the solid penetrated in place of its material. */
+int mbsi_environment_penetration(const mbs_environment *env, const double center[3], double radius, double *depth,
+                                 double normal[3], double point[3], int *solid);
+/* Checks a material's values (finite, >= 0); `what` names it in the message. The one check of a
+ * material, for the add calls and the scenario reader alike. */
+int mbsi_material_check(const mbs_material *mt, const char *what, mbs_error *err);
 
 /* Saves or loads the system's whole evolving state (checkpoints): t, q, v, τ, the contact wrenches,
  * every contact's state (active and slipping flags, points, anchors, normal, depth, material,
@@ -73,10 +103,10 @@ void mbsi_contact_point_world(const mbs_model *m, const mbs_data *d, const mbs_c
 /* The signed gap (m; < 0: penetrating) between contact c's geometry — a point, a sphere, or a rim
  * (c->axis non-zero) — and the nearest solid of s->env, at the placements of the last kinematics
  * in s->data: the touching point pt (the geometry's point nearest that solid), the solid's outward
- * normal n and material, and the geometry's centre ctr (frame placement · offset). Returns 0 (gap =
+ * normal n and index (solid, see mbsi_solid_material), and the geometry's centre ctr (frame placement · offset). Returns 0 (gap =
  * +inf) when the environment is empty. */
 int mbsi_contact_gap(const mbs_system *s, const mbs_contact *c, double *gap, double n[3], double pt[3], double ctr[3],
-                     const mbs_material **mat);
+                     int *solid);
 
 /* The point of c's geometry nearest a solid whose outward normal is n (the touching point of
  * mbsi_contact_gap, for a normal given) at the placements of the last kinematics in s->data, and
@@ -85,8 +115,8 @@ void mbsi_contact_touch_point(const mbs_system *s, const mbs_contact *c, const d
                               double pf[3]);
 
 /* λ = −K (p − p0) − B (ṗ − ṗ0) (eq. 2) of a contact's current point and anchor, with
- * K = k_n n nᵀ + k_t (1 − n nᵀ) and B alike: no release, no cone. */
-void mbsi_contact_spring_force(const mbs_contact *c, double lambda[3]);
+ * K = k_n n nᵀ + k_t (1 − n nᵀ) and B alike (material mt): no release, no cone. */
+void mbsi_contact_spring_force(const mbs_contact *c, const mbs_material *mt, double lambda[3]);
 /* A rolling sphere's touching point moves over the body: the tangential spring must stretch
  * only by what the body point under the contact slid (pm: where the body point recorded in
  * c->local at the last update is now), so the anchor follows the touching point's move

@@ -5,6 +5,7 @@
 #include "mbs/liegroup.h"
 #include "../spatial/spatial.h"
 #include "mbs/contact.h"
+#include "contact_internal.h"
 
 /* Signed distance of a sphere from a half-space: that of its centre less the radius. */
 static double plane_gap(const mbs_plane *pl, const double c[3], double r, double n[3])
@@ -45,36 +46,58 @@ static double box_gap(const mbs_box *bx, const double c[3], double r, double n[3
     return gap;
 }
 
-int mbs_environment_distance(const mbs_environment *env, const double center[3], double radius, double *gap,
-                             double normal[3], const mbs_material **material)
+int mbsi_environment_nearest(const mbs_environment *env, const double center[3], double radius, double *gap,
+                             double normal[3], int *solid)
 {
     double best = INFINITY, nn[3], g;
-    int any = 0;
+    int any = 0, which = -1;
     for (int i = 0; i < env->nplanes; i++)
         if ((g = plane_gap(&env->planes[i], center, radius, nn)) < best) {
-            best = g; any = 1;
+            best = g; any = 1; which = i;
             memcpy(normal, nn, sizeof nn);
-            if (material) *material = &env->planes[i].material;
         }
     for (int i = 0; i < env->nboxes; i++)
         if ((g = box_gap(&env->boxes[i], center, radius, nn)) < best) {
-            best = g; any = 1;
+            best = g; any = 1; which = env->nplanes + i;
             memcpy(normal, nn, sizeof nn);
-            if (material) *material = &env->boxes[i].material;
         }
     *gap = best;
+    if (solid) *solid = which;
     return any;
+}
+
+const mbs_material *mbsi_solid_material(const mbs_environment *env, int i)
+{
+    if (i >= 0 && i < env->nplanes) return &env->planes[i].material;
+    if (i >= env->nplanes && i < env->nplanes + env->nboxes) return &env->boxes[i - env->nplanes].material;
+    return NULL;
+}
+
+int mbs_environment_distance(const mbs_environment *env, const double center[3], double radius, double *gap,
+                             double normal[3], const mbs_material **material)
+{
+    int solid, any = mbsi_environment_nearest(env, center, radius, gap, normal, &solid);
+    if (any && material) *material = mbsi_solid_material(env, solid);
+    return any;
+}
+
+int mbsi_environment_penetration(const mbs_environment *env, const double center[3], double radius, double *depth,
+                                 double normal[3], double point[3], int *solid)
+{
+    double gap, n[3];
+    int which = -1;
+    if (!mbsi_environment_nearest(env, center, radius, &gap, n, &which) || !(gap < 0)) return 0;
+    *depth = -gap;
+    memcpy(normal, n, sizeof n);
+    if (solid) *solid = which;
+    for (int k = 0; k < 3; k++) point[k] = center[k] - radius * normal[k];
+    return 1;
 }
 
 int mbs_environment_query(const mbs_environment *env, const double center[3], double radius, double *depth,
                           double normal[3], double point[3], const mbs_material **material)
 {
-    double gap, n[3];
-    const mbs_material *mat = NULL;
-    if (!mbs_environment_distance(env, center, radius, &gap, n, &mat) || !(gap < 0)) return 0;
-    *depth = -gap;
-    memcpy(normal, n, sizeof n);
-    if (material) *material = mat;
-    for (int k = 0; k < 3; k++) point[k] = center[k] - radius * normal[k];
-    return 1;
+    int solid, hit = mbsi_environment_penetration(env, center, radius, depth, normal, point, &solid);
+    if (hit && material) *material = mbsi_solid_material(env, solid);
+    return hit;
 }

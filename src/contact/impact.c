@@ -158,12 +158,12 @@ int mbsi_impact_apply(mbs_impact *im, mbs_system *s, const double *q, double *v,
     for (int i = 0; i < im->nc; i++) {
         mbs_contact *c = &s->contacts[i];
         double ctr[3], *n = im->normal + 3 * i, *pt = im->point + 3 * i, *Jp = im->Jt + (size_t)3 * nv * i;
-        const mbs_material *mat = NULL;
-        if (!mbsi_contact_gap(s, c, &im->gap[i], n, pt, ctr, &mat)) {
+        int solid = -1;
+        if (!mbsi_contact_gap(s, c, &im->gap[i], n, pt, ctr, &solid)) {
             im->gap[i] = INFINITY;
             continue;
         }
-        c->material = *mat;
+        c->solid = solid;
         point_jacobian(im, s, c, pt, Jp);
         double vn = 0;
         for (int j = 0; j < nv; j++) vn += v3_dot(n, Jp + 3 * j) * v[j];
@@ -218,7 +218,7 @@ int mbsi_impact_apply(mbs_impact *im, mbs_system *s, const double *q, double *v,
                 im->fric[r] = -1;
                 /* a point still closing its gap (predicted to land within the step) takes the normal
                  * impulse that stops it at the surface but does not rub: it is not touching yet */
-                if (!(im->pbar[r] > 1e-9 * pscale) || s->contacts[im->near[r]].material.mu <= 0 ||
+                if (!(im->pbar[r] > 1e-9 * pscale) || mbsi_contact_material(s, &s->contacts[im->near[r]])->mu <= 0 ||
                     im->gap[im->near[r]] > 1e-3 * im->margin)
                     continue;
                 im->fric[r] = nx2;
@@ -230,7 +230,7 @@ int mbsi_impact_apply(mbs_impact *im, mbs_system *s, const double *q, double *v,
             memset(im->Ain, 0, sizeof(double) * (size_t)rows * (size_t)nx2);
             for (int r = 0; r < nn; r++) {
                 if (im->fric[r] < 0) continue;
-                double bound = s->contacts[im->near[r]].material.mu * im->pbar[r];
+                double bound = mbsi_contact_material(s, &s->contacts[im->near[r]])->mu * im->pbar[r];
                 for (int a = 0; a < k; a++, row++) {
                     double th = 2 * MBS_PI * a / k;
                     im->Ain[row + (size_t)rows * im->fric[r]] = -cos(th);

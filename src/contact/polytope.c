@@ -122,17 +122,17 @@ void mbsi_polytope_eval(mbs_polytope *p, mbs_system *s, const double *q)
     for (int i = 0; i < p->nc; i++) {
         mbs_contact *c = &s->contacts[i];
         double *ctr = p->centre + 3 * i, *pt = p->point + 3 * i, depth = 0, n[3], hit_pt[3];
-        const mbs_material *mat = NULL;
+        int solid = -1;
         mbsi_contact_point_world(m, d, c, NULL, ctr, NULL, NULL);
-        int hit = mbs_environment_query(&s->env, ctr, c->radius, &depth, n, hit_pt, &mat);
+        int hit = mbsi_environment_penetration(&s->env, ctr, c->radius, &depth, n, hit_pt, &solid);
         if (hit) {
             memcpy(c->normal, n, sizeof n);
-            c->material = *mat;
+            c->solid = solid;
         } else {
             /* not touching: the pyramid keeps the last surface's normal and friction (its scale
-             * c ζ does not depend on where the point is) */
+             * c ζ does not depend on where the point is); a point that has touched nothing yet
+             * takes the nearest solid's (mbsi_contact_material) */
             depth = 0;
-            if (s->env.nplanes > 0 && c->material.mu == 0 && c->material.k_normal == 0) c->material = s->env.planes[0].material;
         }
         const double *nn = c->normal;
         for (int r = 0; r < 3; r++) pt[r] = ctr[r] - c->radius * nn[r];
@@ -141,7 +141,7 @@ void mbsi_polytope_eval(mbs_polytope *p, mbs_system *s, const double *q)
         p->s[i] = p->c * ((depth > 0 ? x * x * x : 0) + p->zeta);
         p->ds[i] = depth > 0 ? 3 * p->c * x * x / p->unit : 0;
         double *dir = p->dir + (size_t)3 * k * i;
-        mbsi_pyramid_edges(nn, c->material.mu, k, dir);
+        mbsi_pyramid_edges(nn, mbsi_contact_material(s, c)->mu, k, dir);
         /* B's block: column a is J_xᵀ v_x^a = s Σ_j pt(S_j, p)·dir_a on the support */
         const int *sup = p->support + (size_t)nv * i;
         for (int e = 0; e < p->nsupport[i]; e++) {
@@ -229,7 +229,7 @@ void mbsi_polytope_record(const mbs_polytope *p, mbs_system *s, const double *w)
             double th = (2 * a + 1) * MBS_PI / p->k;
             reach = fmax(reach, cos(th) * v3_dot(ft, t1) + sin(th) * v3_dot(ft, t2));
         }
-        c->slipping = fn > 0 && reach >= (1 - 1e-9) * c->material.mu * fn * cos(MBS_PI / p->k);
+        c->slipping = fn > 0 && reach >= (1 - 1e-9) * mbsi_contact_material(s, c)->mu * fn * cos(MBS_PI / p->k);
         mbsi_contact_add_wrench(s, mbs_frame_body(s->model, c->frame), c->p, f);
     }
 }

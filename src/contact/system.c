@@ -110,6 +110,9 @@ void mbs_system_set_state(mbs_system *s, const double *q, const double *v, doubl
     if (v) memcpy(s->v, v, (size_t)s->nv * sizeof(double));
     else memset(s->v, 0, (size_t)s->nv * sizeof(double));
     s->t = t;
+    s->clock_t0 = t;
+    s->clock_k = 0;
+    s->clock_dt = 0;
     s->resets++;
     for (int i = 0; i < s->ncontacts; i++) mbsi_contact_release(&s->contacts[i]);
     mbs_contact_forces(s, s->q, s->v, 1);
@@ -148,6 +151,28 @@ int mbs_system_contact_label(const mbs_system *s, int i, char *buf, size_t n)
     return snprintf(buf, n, "%s", s->contacts[i].name);
 }
 
+/* MBS_ERR_ARG naming the add call when s's scene is frozen: a stepper sized itself against it. */
+static int frozen(const mbs_system *s, const char *call, mbs_error *err)
+{
+    if (!s->finalized) return MBS_OK;
+    return mbsi_fail(err, MBS_ERR_ARG, "%s: the scene is finalized (mbs_system_finalize), so it can no longer change: "
+                     "add every contact point, plane and box before finalizing it and creating steppers", call);
+}
+
+int mbs_system_finalize(mbs_system *s, mbs_error *err)
+{
+    if (!s) return mbsi_fail(err, MBS_ERR_ARG, "mbs_system_finalize: no system (NULL)");
+    if (s->finalized) return MBS_OK;
+    /* a contact reads its material from the solid it touches: with no solid it has none */
+    if (s->ncontacts > 0 && s->env.nplanes + s->env.nboxes == 0)
+        return mbsi_fail(err, MBS_ERR_ARG, "mbs_system_finalize: contact '%s' has no material: the scene has no plane or "
+                         "box to touch (add one with mbs_system_add_plane or mbs_system_add_box)", s->contacts[0].name);
+    s->finalized = 1;
+    return MBS_OK;
+}
+
+int mbs_system_finalized(const mbs_system *s) { return s && s->finalized; }
+
 int mbs_system_add_contact(mbs_system *s, const char *frame, const double offset[3], double radius,
                            mbs_error *err)
 {
@@ -155,6 +180,7 @@ int mbs_system_add_contact(mbs_system *s, const char *frame, const double offset
         mbsi_fail(err, MBS_ERR_ARG, "mbs_system_add_contact: no %s (NULL)", s ? "frame name" : "system");
         return -1;
     }
+    if (frozen(s, "mbs_system_add_contact", err) != MBS_OK) return -1;
     if (s->ncontacts >= s->max_contacts) {
         mbsi_fail(err, MBS_ERR_ARG, "contact '%s': more than the %d contacts the system was made for", frame,
                  s->max_contacts);
@@ -176,12 +202,14 @@ int mbs_system_add_contact(mbs_system *s, const char *frame, const double offset
     if (offset) memcpy(c->offset, offset, sizeof c->offset);
     c->radius = radius;
     c->normal[2] = 1;
+    c->solid = -1;
     return s->ncontacts++;
 }
 
 int mbs_system_add_rim(mbs_system *s, const char *frame, const double center[3], const double axis[3], double radius,
                        mbs_error *err)
 {
+    if (s && frozen(s, "mbs_system_add_rim", err) != MBS_OK) return -1;
     double n = axis ? sqrt(v3_dot(axis, axis)) : 0;
     if (!(n > 0) || !isfinite(n)) {
         mbsi_fail(err, MBS_ERR_ARG, "rim contact '%s': the axis must be a finite non-zero vector", frame ? frame : "(null)");
@@ -197,7 +225,7 @@ int mbs_system_add_rim(mbs_system *s, const char *frame, const double center[3],
     return i;
 }
 
-static int check_material(const mbs_material *mt, const char *what, mbs_error *err)
+int mbsi_material_check(const mbs_material *mt, const char *what, mbs_error *err)
 {
     const double x[5] = {mt->k_normal, mt->k_tangent, mt->b_normal, mt->b_tangent, mt->mu};
     for (int k = 0; k < 5; k++)
@@ -211,10 +239,11 @@ int mbs_system_add_plane(mbs_system *s, const double normal[3], double offset, c
 {
     if (!s || !normal || !mat)
         return mbsi_fail(err, MBS_ERR_ARG, "mbs_system_add_plane: no %s (NULL)", !s ? "system" : !normal ? "normal" : "material");
+    if (frozen(s, "mbs_system_add_plane", err) != MBS_OK) return MBS_ERR_ARG;
     if (s->env.nplanes >= MBS_MAX_PLANES) return mbsi_fail(err, MBS_ERR_ARG, "more than %d planes", MBS_MAX_PLANES);
     double n = sqrt(v3_dot(normal, normal));
     if (!(n > 0) || !isfinite(n) || !isfinite(offset)) return mbsi_fail(err, MBS_ERR_ARG, "plane: bad normal or offset");
-    if (check_material(mat, "plane", err)) return err ? err->code : MBS_ERR_ARG;
+    if (mbsi_material_check(mat, "plane", err)) return err ? err->code : MBS_ERR_ARG;
     mbs_plane *p = &s->env.planes[s->env.nplanes++];
     for (int k = 0; k < 3; k++) p->normal[k] = normal[k] / n;
     p->offset = offset;
@@ -228,11 +257,12 @@ int mbs_system_add_box(mbs_system *s, const double center[3], const double R[9],
     if (!s || !center || !half || !mat)
         return mbsi_fail(err, MBS_ERR_ARG, "mbs_system_add_box: no %s (NULL)",
                          !s ? "system" : !center ? "centre" : !half ? "half sizes" : "material");
+    if (frozen(s, "mbs_system_add_box", err) != MBS_OK) return MBS_ERR_ARG;
     if (s->env.nboxes >= MBS_MAX_BOXES) return mbsi_fail(err, MBS_ERR_ARG, "more than %d boxes", MBS_MAX_BOXES);
     for (int k = 0; k < 3; k++)
         if (!(half[k] > 0) || !isfinite(half[k]) || !isfinite(center[k]))
             return mbsi_fail(err, MBS_ERR_ARG, "box: half sizes must be > 0 and the centre finite");
-    if (check_material(mat, "box", err)) return err ? err->code : MBS_ERR_ARG;
+    if (mbsi_material_check(mat, "box", err)) return err ? err->code : MBS_ERR_ARG;
     mbs_box *b = &s->env.boxes[s->env.nboxes++];
     memcpy(b->center, center, sizeof b->center);
     if (R) memcpy(b->R, R, sizeof b->R); else m3_identity(b->R);
@@ -245,6 +275,9 @@ void mbsi_system_state(mbs_system *s, mbsi_state *st)
 {
     size_t nq = (size_t)s->nq, nv = (size_t)s->nv;
     mbsi_state_doubles(st, "system.t", &s->t, 1);
+    mbsi_state_doubles(st, "system.clock_t0", &s->clock_t0, 1);
+    mbsi_state_doubles(st, "system.clock_dt", &s->clock_dt, 1);
+    mbsi_state_bytes(st, "system.clock_k", &s->clock_k, sizeof s->clock_k);
     mbsi_state_doubles(st, "system.q", s->q, nq);
     mbsi_state_doubles(st, "system.v", s->v, nv);
     mbsi_state_doubles(st, "system.tau", s->tau, nv);

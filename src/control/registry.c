@@ -69,6 +69,11 @@ mbs_controller *mbs_controller_new(const char *name, mbs_system *sys, const doub
         mbsi_fail(err, MBS_ERR_ARG, "controller '%s': needs a system, a posture and a period > 0", name);
         return NULL;
     }
+    if (!mbs_system_finalized(sys)) {
+        mbsi_fail(err, MBS_ERR_ARG, "controller '%s': the system's scene is not finalized: call mbs_system_finalize after "
+                  "its last add call (contacts, planes, boxes) and before creating controllers", name);
+        return NULL;
+    }
     mbs_controller *c = calloc(1, sizeof *c);
     size_t nq = (size_t)mbs_model_nq(sys->model);
     if (c) c->q0 = malloc((nq + 1) * sizeof(double));

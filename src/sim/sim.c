@@ -106,6 +106,8 @@ int mbs_scenario_setup_system(const mbs_scenario *sc, mbs_system *sys, mbs_error
         int rc = mbs_system_add_box(sys, b->center, b->R, b->half, &b->material, err);
         if (rc) return rc;
     }
+    int rc = mbs_system_finalize(sys, err);
+    if (rc) return rc;
     mbs_system_set_state(sys, sc->q0, sc->v0, 0);
     return MBS_OK;
 }
@@ -474,7 +476,7 @@ static int csv_close(csv_out *c, int keep, mbs_error *err)
 
 /* Touch-downs of points and feet since the flags were last recorded, into out; the flags recorded,
  * each change told to the caller's contact_event. */
-static void count_touchdowns(mbs_sim *sim, mbs_sim_summary *out)
+static void count_touchdowns(mbs_sim *sim, mbs_sim_summary *out, double t)
 {
     const mbs_system *s = sim->sys;
     const mbs_sim_run_options *opt = sim->opt;
@@ -491,7 +493,7 @@ static void count_touchdowns(mbs_sim *sim, mbs_sim_summary *out)
     }
     for (int c = 0; c < s->ncontacts; c++) {
         int touching = s->contacts[c].active != 0;
-        if (opt && opt->contact_event && touching != sim->touching[c]) opt->contact_event(opt->user, s->t, c, touching);
+        if (opt && opt->contact_event && touching != sim->touching[c]) opt->contact_event(opt->user, t, c, touching);
         out->touchdowns += touching && !sim->touching[c];
         sim->touching[c] = touching;
     }
@@ -500,11 +502,11 @@ static void count_touchdowns(mbs_sim *sim, mbs_sim_summary *out)
 /* The system's substep callback, installed only while mbs_sim_run counts into sim->counting: a
  * scheme that splits its step shows the contacts between its sub-steps, so that a touch-down that
  * begins and ends inside one step counts. */
-static void substep_touchdowns(void *user, const mbs_system *s)
+static void substep_touchdowns(void *user, const mbs_system *s, double t_sub)
 {
     (void)s;
     mbs_sim *sim = user;
-    count_touchdowns(sim, sim->counting);
+    count_touchdowns(sim, sim->counting, t_sub);
 }
 
 /* The summary's figures of the state a step left: contacts, touchdowns, airborne time, base height
@@ -513,7 +515,7 @@ static void summary_step(mbs_sim *sim, double dt, mbs_sim_summary *out)
 {
     const mbs_system *s = sim->sys;
     int any = 0;
-    count_touchdowns(sim, out);
+    count_touchdowns(sim, out, s->t);
     for (int c = 0; c < s->ncontacts; c++) {
         const mbs_contact *ct = &s->contacts[c];
         if (!ct->active) continue;
@@ -532,9 +534,9 @@ static void summary_step(mbs_sim *sim, double dt, mbs_sim_summary *out)
     }
 }
 
-/* n steps of dt from time t (one controller period, or what is left of the run); stops at
- * divergence. Returns the iterations the stepper reported. */
-static long steps(mbs_sim *sim, double t, long n, double dt, mbs_sim_summary *out)
+/* n steps of dt (one controller period, or what is left of the run); stops at divergence. The
+ * stepper keeps the time. Returns the iterations the stepper reported. */
+static long steps(mbs_sim *sim, long n, double dt, mbs_sim_summary *out)
 {
     mbs_system *s = sim->sys;
     long iters = 0;
@@ -549,8 +551,6 @@ static long steps(mbs_sim *sim, double t, long n, double dt, mbs_sim_summary *ou
         /* 0: a scheme that does not choose its sub-steps */
         if (st.min_dt > 0 && (out->min_dt == 0 || st.min_dt < out->min_dt)) out->min_dt = st.min_dt;
         out->rejected += st.rejected;
-        /* time from the step count, not from accumulated dt, so that no drift creeps in */
-        s->t = t + (double)(i + 1) * dt;
         int stop = diverged(sim, rc, out->reason, sizeof out->reason);
         if (stop) {
             out->diverged = stop == 1;
@@ -739,7 +739,7 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
         double left = sc->duration - t;
         if (left < n * dt) n = (long)ceil(left / dt - 1e-9);
         double ts = now();
-        iters += steps(sim, t, n, dt, out);
+        iters += steps(sim, n, dt, out);
         t_step += now() - ts;
     }
     out->wall_time_s = now() - t0;
@@ -792,8 +792,6 @@ int mbs_sim_step(mbs_sim *sim, int use_controller, mbs_error *err)
     if (sim->user_control) sim->user_control(sim->user, t, s->q, s->v, s->tau);
     for (int i = 0; i < sim->nsub; i++) {
         int rc = mbs_stepper_step(sim->st, sim->sc->dt, NULL);
-        /* time from the step count, as mbs_sim_run keeps it */
-        s->t = t + (double)(i + 1) * sim->sc->dt;
         if (rc != MBS_OK) {
             const mbs_error *e = mbs_stepper_last_error(sim->st);
             return mbsi_fail(err, rc, "%s", e->msg);

@@ -101,12 +101,11 @@ static int init(mbs_stepper *st, mbs_error *err)
 }
 
 /* The state at the sub-step's start, back into the system. */
-static void restore(adaptive *a, mbs_system *s, double t0)
+static void restore(adaptive *a, mbs_system *s)
 {
     memcpy(s->q, a->q0, (size_t)s->nq * sizeof(double));
     memcpy(s->v, a->v0, (size_t)s->nv * sizeof(double));
     memcpy(s->contacts, a->c0, (size_t)s->ncontacts * sizeof(mbs_contact));
-    s->t = t0;
 }
 
 /* One step of h of the controlled scheme from the system's state; iterations into stats. The
@@ -138,7 +137,6 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     double left = dt;
     /* what round-off leaves of dt after the sub-steps is no sub-step */
     while (left > 1e-12 * dt) {
-        double t0 = s->t;
         memcpy(a->q0, s->q, (size_t)nq * sizeof(double));
         memcpy(a->v0, s->v, (size_t)nv * sizeof(double));
         memcpy(a->c0, s->contacts, (size_t)s->ncontacts * sizeof(mbs_contact));
@@ -166,7 +164,7 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
             memcpy(a->v1, s->v, (size_t)nv * sizeof(double));
             double E1 = mbs_kinetic_energy(m, s->data, a->q1, a->v1);
             /* lines 10–11: the first half step */
-            restore(a, s, t0);
+            restore(a, s);
             rc = inner_step(a, 0.5 * h, stats);
             if (rc != MBS_OK) return inner_failed(st, a, rc);
             if (o->conservative) {
@@ -178,7 +176,7 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
                     tc = fmin(2 * th, 0.9 * h);
                     h = tc;
                     stats->rejected++;
-                    restore(a, s, t0);
+                    restore(a, s);
                     continue;
                 }
             }
@@ -191,7 +189,7 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
             if (eE > eps) {
                 h *= 0.9 * eps / eE;
                 stats->rejected++;
-                restore(a, s, t0);
+                restore(a, s);
                 continue;
             }
             /* lines 25–28: the conservative step again, its bound inflated by the velocity error */
@@ -203,7 +201,7 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
                     tc = fmin(ts, 0.9 * h);
                     h = tc;
                     stats->rejected++;
-                    restore(a, s, t0);
+                    restore(a, s);
                     continue;
                 }
             }
@@ -216,7 +214,6 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
             stats->error = fmax(stats->error, eE);
             accepted = 1;
         }
-        s->t = t0 + h;
         left -= h;
         if (h < left || !(a->h_last > h)) a->h_last = h;   /* dt's short last piece says nothing of the error */
         stats->substeps++;

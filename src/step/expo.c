@@ -221,7 +221,7 @@ static double proportional_beta(const mbs_system *s, const int *act, int na)
 {
     double beta = -1;
     for (int a = 0; a < na; a++)
-        if (!fold_beta(&s->contacts[act[a]].material, &beta)) return -1;
+        if (!fold_beta(mbsi_contact_material(s, &s->contacts[act[a]]), &beta)) return -1;
     return beta < 0 ? 0 : beta;
 }
 
@@ -454,10 +454,11 @@ static int modal_averages(expo *e, const mbs_system *s, int na, double dt, doubl
 {
     for (int a = 0; a < na; a++) {
         const mbs_contact *c = &s->contacts[e->act[a]];
+        const mbs_material *mt = mbsi_contact_material(s, c);
         if (e->mode[a] == SEPARATE)
             memset(e->Rw + 9 * a, 0, 9 * sizeof(double));
         else
-            world_gain(c->normal, sqrt(c->material.k_normal), sqrt(c->material.k_tangent), e->Rw + 9 * a);
+            world_gain(c->normal, sqrt(mt->k_normal), sqrt(mt->k_tangent), e->Rw + 9 * a);
         for (int k = 0; k < 3; k++) {
             e->dpv[3 * a + k] = c->p[k] - c->p0[k];
             e->dvv[3 * a + k] = c->dp[k] - c->dp0[k];
@@ -475,7 +476,7 @@ static int modal_averages(expo *e, const mbs_system *s, int na, double dt, doubl
 /* The normal force of c's spring and damper at the end of a step h if the point kept its normal
  * velocity relative to the anchor: −(k_n (d_n + v_n h) + b_n v_n), d_n = nᵀΔp, v_n = nᵀΔṗ
  * (> 0: it would still push). */
-static double normal_push_after(const mbs_contact *c, double h)
+static double normal_push_after(const mbs_system *s, const mbs_contact *c, double h)
 {
     const double *n = c->normal;
     double dn = 0, vn = 0;
@@ -483,7 +484,8 @@ static double normal_push_after(const mbs_contact *c, double h)
         dn += (c->p[k] - c->p0[k]) * n[k];
         vn += (c->dp[k] - c->dp0[k]) * n[k];
     }
-    return -(c->material.k_normal * (dn + vn * h) + c->material.b_normal * vn);
+    const mbs_material *mt = mbsi_contact_material(s, c);
+    return -(mt->k_normal * (dn + vn * h) + mt->b_normal * vn);
 }
 
 /* After a first pass with every contact on its spring (the paper's eq. 11), a contact whose
@@ -518,15 +520,16 @@ static int classify(expo *e, const mbs_system *s, int na, double h)
     int redo = 0;
     for (int a = 0; a < na; a++) {
         const mbs_contact *c = &s->contacts[e->act[a]];
+        const mbs_material *mt = mbsi_contact_material(s, c);
         const double *l = e->lb + 3 * a, *n = c->normal;
-        double ln = l[0] * n[0] + l[1] * n[1] + l[2] * n[2], t[3], lt = 0, mu = c->material.mu;
+        double ln = l[0] * n[0] + l[1] * n[1] + l[2] * n[2], t[3], lt = 0, mu = mt->mu;
         for (int k = 0; k < 3; k++) {
             t[k] = l[k] - ln * n[k];
             lt += t[k] * t[k];
         }
         lt = sqrt(lt);
         double *K = e->Kw + 9 * a, *B = e->Bw + 9 * a;
-        double push = ln > 0 ? 0 : normal_push_after(c, h);
+        double push = ln > 0 ? 0 : normal_push_after(s, c, h);
         if (!(ln > 0) && !(push > 0 && lt > mu * push)) {
             separate(e, a);
             redo = 1;
@@ -536,8 +539,8 @@ static int classify(expo *e, const mbs_system *s, int na, double h)
             for (int k = 0; k < 3; k++) dir[k] = n[k] + mu * t[k] / lt;
             for (int j = 0; j < 3; j++)
                 for (int i = 0; i < 3; i++) {
-                    K[i + 3 * j] = dir[i] * c->material.k_normal * n[j];
-                    B[i + 3 * j] = dir[i] * c->material.b_normal * n[j];
+                    K[i + 3 * j] = dir[i] * mt->k_normal * n[j];
+                    B[i + 3 * j] = dir[i] * mt->b_normal * n[j];
                 }
             redo = 1;
         }
@@ -781,8 +784,9 @@ static int average_forces(expo *e, const mbs_system *s, int na, double dt, int *
 {
     for (int a = 0; a < na; a++) {
         const mbs_contact *c = &s->contacts[e->act[a]];
-        world_gain(c->normal, c->material.k_normal, c->material.k_tangent, e->Kw + 9 * a);
-        world_gain(c->normal, c->material.b_normal, c->material.b_tangent, e->Bw + 9 * a);
+        const mbs_material *mt = mbsi_contact_material(s, c);
+        world_gain(c->normal, mt->k_normal, mt->k_tangent, e->Kw + 9 * a);
+        world_gain(c->normal, mt->b_normal, mt->b_tangent, e->Bw + 9 * a);
         e->mode[a] = STICK;
     }
     /* the closed form where it applies (B = βK) and was asked for: by `method = modal`, or by
@@ -821,8 +825,9 @@ static void project_on_cones(expo *e, mbs_system *s, int na)
 {
     for (int a = 0; a < na; a++) {
         mbs_contact *c = &s->contacts[e->act[a]];
-        mbs_cone_project(e->lb + 3 * a, c->normal, c->material.mu, e->lam + 3 * a);
-        mbs_cone_project(e->lb2 + 3 * a, c->normal, c->material.mu, e->lam2 + 3 * a);
+        const double mu = mbsi_contact_material(s, c)->mu;
+        mbs_cone_project(e->lb + 3 * a, c->normal, mu, e->lam + 3 * a);
+        mbs_cone_project(e->lb2 + 3 * a, c->normal, mu, e->lam2 + 3 * a);
         const double *l = e->lam + 3 * a;
         int trimmed = memcmp(e->lb + 3 * a, l, 3 * sizeof(double)) != 0, zero = l[0] == 0 && l[1] == 0 && l[2] == 0;
         /* on the cone's boundary; the force applied is kept for logging */
@@ -929,7 +934,6 @@ static int free_gaps(expo *e, const mbs_system *s, double h)
     int near = 0;
     for (int i = 0; i < s->ncontacts; i++) {
         double n[3], pt[3], ctr[3];
-        const mbs_material *mat;
         const mbs_contact *c = &s->contacts[i];
         e->gap0[i] = INFINITY;
         if (c->active) {
@@ -938,7 +942,7 @@ static int free_gaps(expo *e, const mbs_system *s, double h)
             e->rate0[i] = c->dp[0] * c->normal[0] + c->dp[1] * c->normal[1] + c->dp[2] * c->normal[2];
             continue;
         }
-        if (!mbsi_contact_gap(s, c, &e->gap0[i], n, pt, ctr, &mat)) continue;
+        if (!mbsi_contact_gap(s, c, &e->gap0[i], n, pt, ctr, NULL)) continue;
         e->rate0[i] = c->dp[0] * n[0] + c->dp[1] * n[1] + c->dp[2] * n[2];
         if (e->gap0[i] <= fabs(e->rate0[i]) * h + 0.5 * REACH_ACCELERATION * h * h) near++;
         else e->gap0[i] = INFINITY;
@@ -974,18 +978,16 @@ static double first_event(expo *e, mbs_system *s, double h)
     double f = 1;
     for (int i = 0; i < s->ncontacts; i++) {
         double g, n[3], pt[3], ctr[3];
-        const mbs_material *mat;
         if (!(e->gap0[i] > 0) || e->gap0[i] == INFINITY) continue;
-        if (!mbsi_contact_gap(s, &s->contacts[i], &g, n, pt, ctr, &mat) || !(g < 0)) continue;
+        if (!mbsi_contact_gap(s, &s->contacts[i], &g, n, pt, ctr, NULL) || !(g < 0)) continue;
         double fi = parabola_root(e->gap0[i], e->rate0[i] * h, g);
         if (fi < f) f = fi;
     }
     if (f < 1)
         for (int i = 0; i < s->ncontacts; i++) {
             double g = INFINITY, n[3], pt[3], ctr[3];
-            const mbs_material *mat;
             if (!(e->gap0[i] <= 0)) continue;
-            mbsi_contact_gap(s, &s->contacts[i], &g, n, pt, ctr, &mat);
+            mbsi_contact_gap(s, &s->contacts[i], &g, n, pt, ctr, NULL);
             if (!(g > 0)) continue;
             double fi = parabola_root(-e->gap0[i], -e->rate0[i] * h, -g);
             if (fi < f) f = fi;
@@ -1000,11 +1002,12 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     expo *e = st->impl;
     double left = dt, piece = dt;   /* the sub-step length after a touch-down (comment above SPLITS) */
     int exponentials = 0, touches = 0;
+    double t_sub = s->t;   /* the sub-step's start; the system's clock moves only when the step ends */
     for (int sub = 0; left > 0; sub++) {
         int na = gather_active(e, s);
         /* the contacts between sub-steps count too: a point that left at the end of the last step
          * and lands again inside this one was free at this step's start */
-        if (s->substep) s->substep(s->substep_user, s);
+        if (s->substep) s->substep(s->substep_user, s, t_sub);
         double h = left <= piece * (1 + 1e-9) ? left : piece;
         int check = e->split && touches < SPLITS && na < s->ncontacts && free_gaps(e, s, h) > 0;
         if (check) {
@@ -1032,7 +1035,7 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
                 }
             }
         }
-        s->t += h;
+        t_sub += h;
         left = h < left ? left - h : 0;
         if (sub == 0 && left == 0) break;
         /* a split step reports each contact's force averaged over the whole step, as an unsplit

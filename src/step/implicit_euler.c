@@ -309,7 +309,6 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     if (!at_x1) mbs_contact_forces(s, w->q1, w->v1, 0);
     memcpy(s->q, w->q1, sizeof(double) * (size_t)s->nq);
     memcpy(s->v, w->v1, sizeof(double) * (size_t)nv);
-    s->t += dt;
     return MBS_OK;
 }
 

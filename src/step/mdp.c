@@ -131,7 +131,6 @@ static int step(mbs_stepper *st, double h, mbs_step_stats *stats)
     }
     mbs_integrate(m, s->q, w->dq, w->qn);
     memcpy(s->q, w->qn, sizeof(double) * (size_t)s->nq);
-    s->t += h;
     return MBS_OK;
 }
 

@@ -383,7 +383,6 @@ static int advance(mbs_stepper *st, double h, int depth)
         w->substeps++;
         mbs_integrate(s->model, w->q0, w->delta, s->q);
         for (int k = 0; k < w->nv; k++) s->v[k] = w->delta[k] / h;
-        s->t += h;
         memcpy(w->wprev, w->w, (size_t)w->nw * sizeof(double));
         w->have_wprev = 1;
         w->min_alpha = fmin(w->min_alpha, h / w->dt_full);
@@ -411,9 +410,7 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     w->converged_all = 1;
     w->min_alpha = 1;
     w->dt_full = dt;
-    double t_end = s->t + dt;
     int rc = advance(st, dt, 0);
-    if (rc == MBS_OK) s->t = t_end;   /* the halves add up to dt up to rounding */
     stats->iterations = w->outer;
     stats->nonconverged = !w->converged_all;
     stats->alpha = w->min_alpha;

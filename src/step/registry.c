@@ -71,7 +71,11 @@ mbs_stepper *mbs_stepper_new(const char *name, mbs_system *sys, const mbs_option
     st->type = t;
     st->sys = sys;
     st->opts = mbs_options_new(t->info.options, opts, nopts, err);
-    if (!st->opts || t->init(st, err) != MBS_OK) {
+    /* a scheme sizes its buffers for the scene once: it must not change afterwards */
+    if (st->opts && !sys->finalized)
+        mbsi_fail(err, MBS_ERR_ARG, "stepper '%s': the system's scene is not finalized: call mbs_system_finalize after its "
+                  "last add call (contacts, planes, boxes) and before creating steppers", name);
+    if (!st->opts || !sys->finalized || t->init(st, err) != MBS_OK) {
         free(st->opts);
         free(st);
         return NULL;
@@ -150,6 +154,14 @@ int mbs_stepper_step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     double t0 = sys->t;
     int rc;
     rc = mbsi_stepper_raw_step(st, dt, s);
+    /* the one clock: no scheme writes t; a step of another length starts a new count from here */
+    if (dt != sys->clock_dt) {
+        sys->clock_t0 = t0;
+        sys->clock_k = 0;
+        sys->clock_dt = dt;
+    }
+    sys->clock_k++;
+    sys->t = sys->clock_t0 + (double)sys->clock_k * dt;
     int kq = first_nonfinite(sys->q, sys->nq), kv = kq < 0 ? first_nonfinite(sys->v, sys->nv) : -1;
     if (kq >= 0 || kv >= 0) {
         char why[MBS_ERROR_MSG_LEN];

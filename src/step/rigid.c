@@ -96,7 +96,6 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
         if (o->dynamics_at == 0) mbs_aba(s->model, s->data, s->q, s->v, s->tau, r->ddq);
         for (int k = 0; k < s->nv; k++) s->v[k] += h * r->ddq[k];
         int rc = mbsi_impact_apply(&r->impact, s, s->q, s->v, h, dt, &st->err);
-        s->t += h;
         if (rc != MBS_OK) return rc;
         stats->substeps++;
         if (stats->min_dt == 0 || h < stats->min_dt) stats->min_dt = h;

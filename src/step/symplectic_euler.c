@@ -15,7 +15,6 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
         dq[k] = dt * s->v[k];
     }
     mbs_integrate(s->model, s->q, dq, s->q);
-    s->t += dt;
     return MBS_OK;
 }
 

@@ -131,7 +131,6 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     for (int k = 0; k < s->nv; k++) v->v_out[k] /= dt;
     memcpy(s->q, v->q_cur, qb);
     memcpy(s->v, v->v_out, vb);
-    s->t += dt;
     v->dt_last = dt;
     v->started = 1;
     v->resets = s->resets;

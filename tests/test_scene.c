@@ -1,0 +1,175 @@
+/* test_scene.c — one world per simulation: the scene (contact points, solids, materials) is
+ * frozen by mbs_system_finalize before any stepper or controller exists, an add call afterwards
+ * is an error that leaves the world as the stepper sized it, and the time has one owner (the step
+ * registry: t = t0 + k·dt from an integer count). Public API only. */
+#include <stdlib.h>
+
+#include "check.h"
+#include "testmodels.h"
+
+static const char *const FEET[4] = {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"};
+static const char *const JOINTS[12] = {"FL_HAA", "FL_HFE", "FL_KFE", "FR_HAA", "FR_HFE", "FR_KFE",
+                                       "HL_HAA", "HL_HFE", "HL_KFE", "HR_HAA", "HR_HFE", "HR_KFE"};
+static const double POSTURE[12] = {0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6};
+
+/* Solo standing on the ground with its four feet described, room for 8 points, not finalized. */
+static mbs_system *solo_scene(const mbs_model *m, double q0[19])
+{
+    mbs_error err;
+    mbs_system *s = mbs_system_new(m, 8, &err);
+    CHECK(s != NULL, "system: %s", err.msg);
+    if (!s) return NULL;
+    const double up[3] = {0, 0, 1};
+    const mbs_material ground = {1e5, 1e5, 300, 300, 1};
+    CHECK(mbs_system_add_plane(s, up, 0, &ground, &err) == MBS_OK, "plane: %s", err.msg);
+    for (int f = 0; f < 4; f++) CHECK(mbs_system_add_contact(s, FEET[f], NULL, 0.0191, &err) == f, "foot: %s", err.msg);
+    mbs_neutral(m, q0);
+    for (int j = 0; j < 12; j++) q0[mbs_joint_idx_q(m, mbs_joint_id(m, JOINTS[j]))] = POSTURE[j];
+    q0[2] = 0.235;
+    mbs_system_set_state(s, q0, NULL, 0);
+    return s;
+}
+
+/* Every add call on a finalized scene fails, names itself, and changes nothing. */
+static void check_frozen(mbs_system *s)
+{
+    mbs_error err;
+    const double up[3] = {0, 0, 1}, half[3] = {1, 1, 1}, ctr[3] = {0, 0, -5}, axis[3] = {0, 1, 0};
+    const mbs_material mat = {1e5, 1e5, 300, 300, 1};
+    int n = mbs_system_ncontacts(s), planes = mbs_system_environment(s)->nplanes;
+    CHECK(mbs_system_add_contact(s, "FL_LOWER_LEG", NULL, 0.02, &err) == -1 && strstr(err.msg, "mbs_system_add_contact") &&
+              strstr(err.msg, "finalize"), "add_contact after finalize: '%s'", err.msg);
+    CHECK(mbs_system_add_rim(s, "FL_LOWER_LEG", NULL, axis, 0.02, &err) == -1 && strstr(err.msg, "mbs_system_add_rim"),
+          "add_rim after finalize: '%s'", err.msg);
+    CHECK(mbs_system_add_plane(s, up, -1, &mat, &err) != MBS_OK && strstr(err.msg, "mbs_system_add_plane"),
+          "add_plane after finalize: '%s'", err.msg);
+    CHECK(mbs_system_add_box(s, ctr, NULL, half, &mat, &err) != MBS_OK && strstr(err.msg, "mbs_system_add_box"),
+          "add_box after finalize: '%s'", err.msg);
+    CHECK(mbs_system_ncontacts(s) == n && mbs_system_environment(s)->nplanes == planes &&
+              mbs_system_environment(s)->nboxes == 0, "a refused add changed the scene");
+}
+
+/* No stepper or controller is made against a scene still being described; finalize freezes it. */
+static void test_finalize_before_steppers(void)
+{
+    mbs_error err;
+    mbs_model *m = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), NULL, &err);
+    CHECK(m != NULL, "solo12: %s", err.msg);
+    if (!m) return;
+    double q0[19];
+    for (int i = 0; i < mbs_stepper_count(); i++) {
+        const char *name = mbs_stepper_at(i)->name;
+        mbs_system *s = solo_scene(m, q0);
+        if (!s) break;
+        CHECK(!mbs_system_finalized(s), "a new scene is finalized");
+        CHECK(mbs_stepper_new(name, s, NULL, 0, &err) == NULL && strstr(err.msg, "mbs_system_finalize"),
+              "%s on a scene not finalized: '%s'", name, err.msg);
+        CHECK(mbs_controller_new("pd", s, q0, 0.002, NULL, 0, &err) == NULL && strstr(err.msg, "mbs_system_finalize"),
+              "pd on a scene not finalized: '%s'", err.msg);
+        CHECK(mbs_system_finalize(s, &err) == MBS_OK && mbs_system_finalized(s), "finalize: %s", err.msg);
+        CHECK(mbs_system_finalize(s, &err) == MBS_OK, "a second finalize: %s", err.msg);
+        check_frozen(s);
+        mbs_stepper *st = mbs_stepper_new(name, s, NULL, 0, &err);
+        CHECK(st != NULL, "%s on a finalized scene: %s", name, err.msg);
+        mbs_stepper_free(st);
+        mbs_system_free(s);
+    }
+    /* contact points and nothing to touch: no material */
+    mbs_system *s = mbs_system_new(m, 1, &err);
+    CHECK(mbs_system_add_contact(s, "FL_FOOT", NULL, 0, &err) == 0, "foot: %s", err.msg);
+    CHECK(mbs_system_finalize(s, &err) == MBS_ERR_ARG && strstr(err.msg, "FL_FOOT") && strstr(err.msg, "material"),
+          "a contact without material: '%s'", err.msg);
+    mbs_system_free(s);
+    mbs_model_free(m);
+}
+
+/* The issue's case: contacts added after the stepper was made. They are refused, and the robot
+ * the stepper was made for stands on the ground it was made with (the schemes that crashed or
+ * dropped Solo through the floor when the scene could change under them). */
+static void test_add_after_stepper_stands(void)
+{
+    mbs_error err;
+    mbs_model *m = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), NULL, &err);
+    CHECK(m != NULL, "solo12: %s", err.msg);
+    if (!m) return;
+    static const char *const schemes[] = {"expo", "adaptive", "mdp", "nmdp", "rigid"};
+    int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
+    double q0[19], tau[18];
+    for (size_t k = 0; k < sizeof schemes / sizeof *schemes; k++) {
+        mbs_system *s = solo_scene(m, q0);
+        if (!s) break;
+        CHECK(mbs_system_finalize(s, &err) == MBS_OK, "finalize: %s", err.msg);
+        mbs_stepper *st = mbs_stepper_new(schemes[k], s, NULL, 0, &err);
+        CHECK(st != NULL, "%s: %s", schemes[k], err.msg);
+        if (!st) { mbs_system_free(s); continue; }
+        static const char *const more[3] = {"FL_LOWER_LEG", "FR_LOWER_LEG", "HL_LOWER_LEG"};
+        for (int i = 0; i < 3; i++)
+            CHECK(mbs_system_add_contact(s, more[i], NULL, 0.02, &err) == -1, "%s: a contact added after the stepper",
+                  schemes[k]);
+        int rc = MBS_OK;
+        for (int i = 0; i < 500 && rc == MBS_OK; i++) {
+            const double *q = mbs_system_q(s), *v = mbs_system_v(s);
+            memset(tau, 0, sizeof tau);
+            for (int j = 0; j < 12; j++) {
+                int id = mbs_joint_id(m, JOINTS[j]), iq = mbs_joint_idx_q(m, id), iv = mbs_joint_idx_v(m, id);
+                tau[iv] = 20 * (POSTURE[j] - q[iq]) - 0.5 * v[iv];
+            }
+            mbs_system_set_tau(s, tau);
+            rc = mbs_stepper_step(st, 1e-3, NULL);
+        }
+        const double *q = mbs_system_q(s);
+        CHECK(rc == MBS_OK, "%s: %s", schemes[k], mbs_stepper_last_error(st)->msg);
+        CHECK(q[2] > 0.15 && q[2] < 0.3, "%s: the base is at z = %g m after 0.5 s standing", schemes[k], q[2]);
+        CHECK(mbs_system_ncontacts(s) == 4, "%s: %d contacts", schemes[k], mbs_system_ncontacts(s));
+        (void)nq;
+        (void)nv;
+        mbs_stepper_free(st);
+        mbs_system_free(s);
+    }
+    mbs_model_free(m);
+}
+
+/* One clock: 10⁶ steps of 1 ms through mbs_stepper_step alone end at t = 1000 s, where the sum of
+ * the steps (what every scheme did to t) is off by far more than the tolerance; a step of another
+ * length and a new state start the count again from where the time is. */
+static void test_one_clock(void)
+{
+    mbs_error err;
+    mbs_model *m = tm_random_tree(1, 0, 7);
+    mbs_system *s = mbs_system_new(m, 0, &err);
+    CHECK(s && mbs_system_finalize(s, &err) == MBS_OK, "system: %s", err.msg);
+    mbs_stepper *st = mbs_stepper_new("symplectic_euler", s, NULL, 0, &err);
+    CHECK(st != NULL, "stepper: %s", err.msg);
+    if (!st) { mbs_system_free(s); mbs_model_free(m); return; }
+    double q[8] = {0}, sum = 0;
+    mbs_neutral(m, q);
+    mbs_system_set_state(s, q, NULL, 0);
+    const long n = 1000000;
+    int rc = MBS_OK;
+    for (long k = 0; k < n && rc == MBS_OK; k++) {
+        rc = mbs_stepper_step(st, 1e-3, NULL);
+        sum += 1e-3;
+    }
+    CHECK(rc == MBS_OK, "step: %s", mbs_stepper_last_error(st)->msg);
+    CHECK(fabs(mbs_system_time(s) - 1000) <= 1e-12, "t = %.17g s after 10^6 steps of 1 ms", mbs_system_time(s));
+    /* the test can fail: summation drifts */
+    CHECK(fabs(sum - 1000) > 1e-12, "the summed clock %.17g did not drift: the test above proves nothing", sum);
+    /* a new step length counts on from the time reached */
+    for (int k = 0; k < 3; k++) mbs_stepper_step(st, 0.25, NULL);
+    CHECK(mbs_system_time(s) == 1000.75, "t = %.17g s after 3 steps of 0.25 s from 1000 s", mbs_system_time(s));
+    /* set_state sets the time and restarts the count */
+    mbs_system_set_state(s, q, NULL, 5);
+    for (int k = 0; k < 10; k++) mbs_stepper_step(st, 0.1, NULL);
+    CHECK(mbs_system_time(s) == 5 + 10 * 0.1, "t = %.17g s after 10 steps of 0.1 s from 5 s", mbs_system_time(s));
+    mbs_stepper_free(st);
+    mbs_system_free(s);
+    mbs_model_free(m);
+}
+
+int main(void)
+{
+    RUN(test_finalize_before_steppers);
+    RUN(test_add_after_stepper_stands);
+    RUN(test_one_clock);
+    return check_summary("scene");
+}
