@@ -748,8 +748,8 @@ static void breakdown(const traj *gt, int reps, double mean[NOP], double med[NOP
                 double dt = gt->cdt;
                 for (int a = 0; a < na; a++) {
                     const mbs_contact *c = &s->contacts[act[a]];
-                    world_gain(c->normal, c->material.k_normal, c->material.k_tangent, Kw + 9 * a);
-                    world_gain(c->normal, c->material.b_normal, c->material.b_tangent, Bw + 9 * a);
+                    world_gain(c->normal, mbsi_contact_material(s, c)->k_normal, mbsi_contact_material(s, c)->k_tangent, Kw + 9 * a);
+                    world_gain(c->normal, mbsi_contact_material(s, c)->b_normal, mbsi_contact_material(s, c)->b_tangent, Bw + 9 * a);
                 }
                 memset(Ab, 0, (size_t)N * N * sizeof(double));
                 for (int j = 0; j < nc; j++) Ab[j + (size_t)N * (nc + j)] = dt;
@@ -1859,8 +1859,8 @@ static void lds_build(mbs_system *s, lds *L)
     touching_points_drift(m, d, s, q, v, zero, L->act, na, off, pdd);
     for (int a = 0; a < na; a++) {
         const mbs_contact *c = &s->contacts[L->act[a]];
-        world_gain(c->normal, c->material.k_normal, c->material.k_tangent, L->Kw + 9 * a);
-        world_gain(c->normal, c->material.b_normal, c->material.b_tangent, L->Bw + 9 * a);
+        world_gain(c->normal, mbsi_contact_material(s, c)->k_normal, mbsi_contact_material(s, c)->k_tangent, L->Kw + 9 * a);
+        world_gain(c->normal, mbsi_contact_material(s, c)->b_normal, mbsi_contact_material(s, c)->b_tangent, L->Bw + 9 * a);
     }
     mbs_compute_joint_jacobians(m, d, q);
     for (int a = 0; a < na; a++) {
@@ -2122,7 +2122,7 @@ typedef struct trace_ctx {
     int first, nnew;   /* the first touch-down of the step under way, how many it has */
 } trace_ctx;
 
-static void trace_substep(void *user, const mbs_system *s)
+static void trace_substep(void *user, const mbs_system *s, double t_sub)
 {
     trace_ctx *x = user;
     force_trace *ft = x->ft;
@@ -2140,10 +2140,10 @@ static void trace_substep(void *user, const mbs_system *s)
         }
         td->point = p;
         td->step = ft->n;
-        td->t = s->t;
+        td->t = t_sub;
         td->vn = vn;
-        td->b = c->material.b_normal;
-        td->f0 = -c->material.k_normal * dpn - c->material.b_normal * dvn;
+        td->b = mbsi_contact_material(s, c)->b_normal;
+        td->f0 = -mbsi_contact_material(s, c)->k_normal * dpn - mbsi_contact_material(s, c)->b_normal * dvn;
         x->nnew++;
     }
 }
