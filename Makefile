@@ -1,5 +1,6 @@
 # mbs — build, test, bench, install.  `make` builds libmbs.a and ./sim.
 #   make test          every test (and the README's examples), ending with "N passed, N failed"
+#   make test ONLY=expo   one test file alone (tests/test_expo.c; or a tests/test_NAME.py)
 #   make test SAN=1    the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make memcheck      the same under valgrind memcheck (a portable build in build-memcheck/)
 #   make bench         every benchmark (key: value lines; the tables of docs/benchmarks.md, tools/bench_doc.py)
@@ -153,9 +154,20 @@ memcheck:
 
 # the Python test loads a sanitized libmbs.so only with the sanitizers' runtimes preloaded
 PY_PRELOAD := $(if $(LDSAN),$(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-file-name=libubsan.so))
+# ONLY=NAME runs one test file alone (tests/test_NAME.c or tests/test_NAME.py), e.g. make test ONLY=expo
+PY_TESTS := tests/test_replay.py tests/test_sweep.py tests/test_events.py tests/test_python.py
+ifneq ($(ONLY),)
+  ONLY_RUN := $(filter %/test_$(ONLY),$(TEST_BIN)) $(filter tests/test_$(ONLY).py,$(PY_TESTS))
+  ifeq ($(strip $(ONLY_RUN)),)
+    $(error ONLY=$(ONLY): no tests/test_$(ONLY).c or tests/test_$(ONLY).py (the names: $(patsubst tests/test_%.c,%,$(TEST_SRC)) $(patsubst tests/test_%.py,%,$(PY_TESTS))))
+  endif
+test: $(filter-out %.py,$(ONLY_RUN)) $(SIM) $(SHLIB) $(if $(HAVE_MPI),$(SIM_MPI))
+	@MBS_SIM=$(SIM) MBS_LIBRARY=$(abspath $(BUILD))/libmbs.so MBS_PRELOAD="$(PY_PRELOAD)" sh tests/run_all.sh $(ONLY_RUN)
+else
 test: $(TEST_BIN) $(SIM) $(SHLIB) $(if $(HAVE_MPI),$(SIM_MPI)) check-layers example $(BUILD)/tools/walker_cycle
 	@MBS_SIM=$(SIM) MBS_LIBRARY=$(abspath $(BUILD))/libmbs.so MBS_PRELOAD="$(PY_PRELOAD)" \
-	  sh tests/run_all.sh $(TEST_BIN) tests/test_replay.py tests/test_sweep.py tests/test_events.py tests/test_python.py
+	  sh tests/run_all.sh $(TEST_BIN) $(PY_TESTS)
+endif
 
 # sim-mpi: ./sim's sweeps over the ranks of an MPI job (tools/sim_mpi.c); built where Open MPI's
 # mpicc exists (apt-get install libopenmpi-dev openmpi-bin), never a dependency of libmbs

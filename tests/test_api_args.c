@@ -35,6 +35,7 @@ static void test_system_and_stepper(void)
 {
     mbs_error err;
     mbs_model *m = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), NULL, &err);
+    CHECK(m != NULL, "solo: %s", err.msg);
     if (!m) return;
     CHECK(mbs_system_new(NULL, 4, &err) == NULL && has(&err, "model"), "system of no model: '%s'", err.msg);
     CHECK(mbs_system_new(m, -1, &err) == NULL && err.code == MBS_ERR_ARG, "system with -1 contacts: '%s'", err.msg);

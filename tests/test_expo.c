@@ -306,6 +306,7 @@ static void test_sliding_box(void)
     for (int v = 0; v < 2; v++) {
         mbs_model *m;
         mbs_system *s = box(&m, 0, mu);
+        CHECK(s != NULL, "the box's system");
         if (!s) return;
         mbs_error err;
         mbs_option opt = {"max_mat_mult", mm[v]};

@@ -256,6 +256,7 @@ static void romeo_feet_x(const mbs_model *m, const double *q, double x[2])
 {
     static const char *const feet[2] = {"l_sole", "r_sole"};
     mbs_data *d = mbs_data_new(m);
+    CHECK(d != NULL, "mbs_data_new");
     if (!d) return;
     mbs_forward_kinematics(m, d, q, NULL, NULL);
     for (int f = 0; f < 2; f++) {
