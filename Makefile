@@ -40,8 +40,10 @@ else
 endif
 CPPFLAGS := -Iinclude -D_POSIX_C_SOURCE=200809L $(XML_CFLAGS)
 # -fPIC: the same objects make libmbs.a and libmbs.so (for Python's ctypes); with
-# -fno-semantic-interposition the library's calls to itself stay direct, as in a PIE executable
-CFLAGS_ALL := $(WARN) $(OPT) -fPIC -fno-semantic-interposition $(CFLAGS)
+# -fno-semantic-interposition the library's calls to itself stay direct, as in a PIE executable;
+# -fvisibility=hidden: libmbs.so exports only what include/mbs/*.h declares (they push default
+# visibility), never the layers' internal mbsi_ functions (check-layers reads the .so)
+CFLAGS_ALL := $(WARN) $(OPT) -fPIC -fno-semantic-interposition -fvisibility=hidden $(CFLAGS)
 LIBS    := $(XML_LIBS) -linih -llapacke -lopenblas -lm -pthread
 TESTLIBS := -lcjson
 
@@ -113,13 +115,14 @@ $(BUILD)/tools/bench_%: tools/bench_%.c $(LIB) $(HEADERS)
 	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(LDSAN) -DMBS_SOURCE_DIR='"$(CURDIR)"' $< $(LIB) $(LIBS) -o $@
 
 # check-layers: no file of src/ includes a header of a layer above its own, every public
-# prototype is documented, and the library exports only mbs_ (public) and mbsi_ (internal)
-# names (tools/check_layers.py)
+# prototype is documented, the library exports only mbs_ (public) and mbsi_ (internal)
+# names, and libmbs.so only the public ones (tools/check_layers.py)
 .PHONY: check-layers
-check-layers: $(LIB)
+check-layers: $(LIB) $(SHLIB)
 	@python3 tools/check_layers.py --self-test
 	@python3 tools/check_layers.py
 	@python3 tools/check_layers.py --symbols $(LIB)
+	@python3 tools/check_layers.py --dynamic-symbols $(SHLIB)
 
 # example: every program of examples/ (the README's code blocks, verbatim: tests/test_readme.c)
 # built against the tree's library into $(BUILD)/tests/examples/ and run from the repository with

@@ -9,7 +9,7 @@ The library's layers, bottom to top, are the folders of src/ in LAYERS. A file m
 Never the umbrella mbs.h, never another folder's private header. Also fails on an include
 circle among the headers of one folder, and on a public prototype without its comment. With
 --symbols LIB, checks the names libmbs.a exports (public mbs_ ones declared in include/mbs/,
-internal ones mbsi_). Run by `make test`; prints every violation."""
+internal ones mbsi_); with --dynamic-symbols SO, that libmbs.so exports the public ones only. Run by `make test`; prints every violation."""
 import os, re, sys
 
 LAYERS = ["base", "qp", "spatial", "model", "liegroup", "dynamics", "contact", "step", "control", "batch", "sim"]
@@ -117,14 +117,19 @@ def main(root):
     return 1 if bad else 0
 
 
-def check_symbols(root, symbols):
+def check_symbols(root, symbols, shared=False):
     """Exported names: the public ones (mbs_) are declared in include/mbs/, the library's internal
-    ones carry mbsi_, and nothing else leaks out of libmbs.a."""
+    ones carry mbsi_, and nothing else leaks out of libmbs.a; with shared (the dynamic symbols of
+    libmbs.so), not even the mbsi_ ones: the shared library exports its interface only."""
     public = set()
     for f in os.listdir(os.path.join(root, "include", "mbs")):
         public |= set(re.findall(r"\bmbs_\w+", open(os.path.join(root, "include", "mbs", f), encoding="utf-8").read()))
     bad = []
     for name in sorted(set(symbols)):
+        if shared and name.startswith("mbsi_"):
+            bad.append("libmbs.so exports the internal '%s': only what include/mbs/*.h declares may be visible "
+                       "(the library builds with -fvisibility=hidden)" % name)
+            continue
         if name.startswith("__") or name.startswith("mbsi_"):   # the sanitizers' own (__odr_asan.*)
             continue
         if not name.startswith("mbs_"):
@@ -134,9 +139,10 @@ def check_symbols(root, symbols):
     return bad
 
 
-def library_symbols(lib):
+def library_symbols(lib, dynamic=False):
     import subprocess
-    out = subprocess.run(["nm", "-g", "--defined-only", lib], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(["nm", "-D" if dynamic else "-g", "--defined-only", lib], capture_output=True, text=True,
+                         check=True).stdout
     return [line.split()[2] for line in out.splitlines() if len(line.split()) == 3]
 
 
@@ -159,15 +165,18 @@ def self_test():
         ok = rc == 1 and "5 violations" in found and "circle" in found and "umbrella" in found and "no comment" in found
         sym = check_symbols(t, ["mbs_run", "mbsi_helper", "mbs_hidden", "helper"])
         ok = ok and len(sym) == 2 and "mbs_hidden" in sym[1] and "'helper'" in sym[0]
-        print("check_layers self-test: " + ("caught all seven planted violations" if ok else "FAILED:\n" + found + "\n".join(sym)))
+        dyn = check_symbols(t, ["mbs_run", "mbsi_helper"], shared=True)
+        ok = ok and len(dyn) == 1 and "mbsi_helper" in dyn[0]
+        print("check_layers self-test: " + ("caught all eight planted violations" if ok else "FAILED:\n" + found + "\n".join(sym + dyn)))
         return 0 if ok else 1
 
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["--self-test"]:
         sys.exit(self_test())
-    if sys.argv[1:2] == ["--symbols"]:
-        bad = check_symbols(os.path.join(os.path.dirname(__file__), ".."), library_symbols(sys.argv[2]))
+    if sys.argv[1:2] in (["--symbols"], ["--dynamic-symbols"]):
+        dynamic = sys.argv[1] == "--dynamic-symbols"
+        bad = check_symbols(os.path.join(os.path.dirname(__file__), ".."), library_symbols(sys.argv[2], dynamic), dynamic)
         for b in bad:
             print("check_layers: " + b)
         print("check_layers: %d exported name%s without its prefix or its declaration" % (len(bad), "" if len(bad) == 1 else "s"))

@@ -21,6 +21,12 @@
 extern "C" {
 #endif
 
+/* what this header declares is the library's interface: exported from libmbs.so, where everything
+ * else is hidden (the build compiles with -fvisibility=hidden) */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 typedef struct mbs_batch mbs_batch;
 
 /* Builds system `index` of a batch, before its stepper is created: adds its planes, boxes and
@@ -92,6 +98,10 @@ int mbs_batch_status(const mbs_batch *b, int i);
 const mbs_error *mbs_batch_error(const mbs_batch *b, int i);
 /* Systems that failed and wait for a new start. */
 int mbs_batch_nfailed(const mbs_batch *b);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

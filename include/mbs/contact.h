@@ -14,6 +14,12 @@
 extern "C" {
 #endif
 
+/* what this header declares is the library's interface: exported from libmbs.so, where everything
+ * else is hidden (the build compiles with -fvisibility=hidden) */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 #define MBS_MAX_PLANES 16
 #define MBS_MAX_BOXES 32
 #define MBS_NAME_LEN 64
@@ -157,6 +163,10 @@ void mbs_contact_forces(mbs_system *s, const double *q, const double *v, int upd
 void mbs_system_dynamics(mbs_system *s, const double *q, const double *v, int update, double *ddq);
 /* The Euclidean projection of a force λ onto the second-order cone ‖λ_t‖ <= μ λ_n about n. */
 void mbs_cone_project(const double lambda[3], const double normal[3], double mu, double out[3]);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

@@ -18,6 +18,12 @@
 extern "C" {
 #endif
 
+/* what this header declares is the library's interface: exported from libmbs.so, where everything
+ * else is hidden (the build compiles with -fvisibility=hidden) */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 typedef struct mbs_controller mbs_controller;
 
 #define MBS_CONTROLLER_DEFAULT "pd"   /* the controller a scenario runs when it names none */
@@ -43,6 +49,10 @@ void mbs_controller_free(mbs_controller *c);
 /* A program's own control law, called once per controller period at time t with the state;
  * tau (nv) holds what the scenario's controller computed and may be overwritten or added to. */
 typedef void (*mbs_control_callback)(void *user, double t, const double *q, const double *v, double *tau);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

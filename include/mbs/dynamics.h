@@ -16,6 +16,12 @@
 extern "C" {
 #endif
 
+/* what this header declares is the library's interface: exported from libmbs.so, where everything
+ * else is hidden (the build compiles with -fvisibility=hidden) */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 typedef enum mbs_reference_frame {
     MBS_LOCAL = 0,                 /* frame origin, frame axes */
     MBS_WORLD = 1,                 /* world origin, world axes (spatial velocity) */
@@ -189,6 +195,10 @@ void mbs_vi_momentum(const mbs_model *m, mbs_vi *w, const double *q_next, double
 void mbs_vi_dlog_transpose(const double xi[6], const double y[6], double out[6]);
 /* out = d/dε [dlog_{ξ+ε dξ}]ᵀ y at ε = 0: the derivative Algorithm 4 (line 8) needs. */
 void mbs_vi_dlog_transpose_derivative(const double xi[6], const double dxi[6], const double y[6], double out[6]);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

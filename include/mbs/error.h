@@ -9,6 +9,12 @@
 extern "C" {
 #endif
 
+/* what this header declares is the library's interface: exported from libmbs.so, where everything
+ * else is hidden (the build compiles with -fvisibility=hidden) */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 enum {
     MBS_OK = 0,
     MBS_ERR_IO = 1,        /* file missing or unreadable */
@@ -33,6 +39,10 @@ typedef struct mbs_error {
 
 /* Resets an error record to "no error, no warnings". */
 void mbs_error_clear(mbs_error *err);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

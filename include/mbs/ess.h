@@ -28,6 +28,12 @@
 extern "C" {
 #endif
 
+/* what this header declares is the library's interface: exported from libmbs.so, where everything
+ * else is hidden (the build compiles with -fvisibility=hidden) */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 typedef struct mbs_ess mbs_ess;
 
 /* ẋ = f(x, σ): sigma[k] = +1 on the crossed side of guard k (h_k >= 0), -1 before it. */
@@ -154,6 +160,10 @@ const signed char *mbs_ess_sigma(const mbs_ess *w);       /* m current guard sid
 const mbs_ess_event *mbs_ess_events(const mbs_ess *w, int *nstored, int *ntotal);
 const mbs_ess_stats *mbs_ess_get_stats(const mbs_ess *w); /* steps, rejections, evaluations */
 int mbs_ess_last_status(const mbs_ess *w);                /* mbs_ess_status */
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

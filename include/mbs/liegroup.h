@@ -11,6 +11,12 @@
 extern "C" {
 #endif
 
+/* what this header declares is the library's interface: exported from libmbs.so, where everything
+ * else is hidden (the build compiles with -fvisibility=hidden) */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 typedef enum mbs_arg { MBS_ARG0 = 0, MBS_ARG1 = 1 } mbs_arg;
 
 /* q_out = q ⊕ v: q moved along the tangent vector v (nv) for unit time, per joint on its group
@@ -34,6 +40,10 @@ void mbs_normalize(const mbs_model *m, double *q);
 void mbs_dintegrate(const mbs_model *m, const double *q, const double *v, mbs_arg arg, double *J);
 /* The nv x nv Jacobian of difference with respect to q0 (MBS_ARG0) or q1 (MBS_ARG1). */
 void mbs_ddifference(const mbs_model *m, const double *q0, const double *q1, mbs_arg arg, double *J);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

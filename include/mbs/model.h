@@ -14,6 +14,12 @@
 extern "C" {
 #endif
 
+/* what this header declares is the library's interface: exported from libmbs.so, where everything
+ * else is hidden (the build compiles with -fvisibility=hidden) */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 typedef struct mbs_model mbs_model;
 typedef struct mbs_data mbs_data;
 
@@ -168,6 +174,10 @@ void   mbs_model_set_gravity(mbs_model *m, const double g[3]);   /* m/s², world
 /* Allocates every buffer the algorithms need; after this no algorithm allocates. */
 mbs_data *mbs_data_new(const mbs_model *m);
 void   mbs_data_free(mbs_data *d);   /* NULL is fine */
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,12 @@
 extern "C" {
 #endif
 
+/* what this header declares is the library's interface: exported from libmbs.so, where everything
+ * else is hidden (the build compiles with -fvisibility=hidden) */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 typedef enum mbs_option_kind {
     MBS_OPT_REAL,    /* a finite number in the range: a double */
     MBS_OPT_INT,     /* a whole number in the range: an int; `words` may name values ("full=-1") */
@@ -83,6 +89,10 @@ void mbs_option_range_text(const mbs_option_spec *s, char *buf, size_t n);
 /* Describes a scheme's options into buf (n bytes; returns the length needed, as snprintf):
  * markdown = 1: a heading and a table (docs/scenarios.md), 0: indented lines for --help. */
 int mbs_options_describe(const mbs_scheme_info *info, int markdown, char *buf, size_t n);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,12 @@
 extern "C" {
 #endif
 
+/* what this header declares is the library's interface: exported from libmbs.so, where everything
+ * else is hidden (the build compiles with -fvisibility=hidden) */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 typedef struct mbs_qp mbs_qp;
 
 /* A solver for problems of up to n variables, meq equalities and min inequalities; the only
@@ -50,6 +56,10 @@ const mbs_qp_info *mbs_qp_last_info(const mbs_qp *qp);
 const int *mbs_qp_active(const mbs_qp *qp);
 /* Writes the multipliers of the last solve (zero after a failed one); either pointer may be NULL. */
 void mbs_qp_multipliers(const mbs_qp *qp, double *lambda_eq, double *lambda_in);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

@@ -20,6 +20,12 @@
 extern "C" {
 #endif
 
+/* what this header declares is the library's interface: exported from libmbs.so, where everything
+ * else is hidden (the build compiles with -fvisibility=hidden) */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 #define MBS_PATH_LEN 1024
 #define MBS_SIM_MAX_CONTACTS 32
 #define MBS_SIM_MAX_SCHEMES 16      /* scheme sections ([expo], [implicit_euler] ...) per scenario */
@@ -207,6 +213,10 @@ int mbs_sweep_header(const mbs_sweep *sw, char *buf, size_t n);
  * or an error code (MBS_ERR_INTERRUPTED when progress stopped it) and no row. */
 int mbs_sweep_run(const mbs_sweep *sw, long i, mbs_sim_progress progress, void *user, char *row, size_t n,
                   mbs_error *err);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

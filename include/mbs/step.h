@@ -14,6 +14,12 @@
 extern "C" {
 #endif
 
+/* what this header declares is the library's interface: exported from libmbs.so, where everything
+ * else is hidden (the build compiles with -fvisibility=hidden) */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 typedef struct mbs_step_stats {
     int iterations;     /* solver iterations of an implicit scheme */
     int substeps;       /* internal sub-steps of an adaptive scheme */
@@ -53,6 +59,10 @@ int mbs_stepper_set_dissipation(mbs_stepper *st, double lambda);
 const mbs_error *mbs_stepper_last_error(const mbs_stepper *st);
 /* Frees a stepper (NULL is fine); its system stays. */
 void mbs_stepper_free(mbs_stepper *st);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

@@ -29,6 +29,12 @@
 extern "C" {
 #endif
 
+/* what this header declares is the library's interface: exported from libmbs.so, where everything
+ * else is hidden (the build compiles with -fvisibility=hidden) */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 typedef enum mbs_vi_solver {
     MBS_VI_RIQN = 0,      /* Algorithm 3: the O(n) recursive impulse-based quasi-Newton method */
     MBS_VI_NEWTON = 1,    /* Newton with the exact Jacobian of Algorithm 4 */
@@ -73,6 +79,10 @@ typedef struct mbs_vi_result {
  * MBS_ERR_NUMERIC when the residual or the update stops being finite. */
 int mbs_vi_solve(const mbs_model *m, mbs_data *d, mbs_vi *w, const mbs_vi_options *opt, double *q_next,
                  mbs_vi_result *result);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

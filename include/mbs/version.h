@@ -8,6 +8,12 @@
 extern "C" {
 #endif
 
+/* what this header declares is the library's interface: exported from libmbs.so, where everything
+ * else is hidden (the build compiles with -fvisibility=hidden) */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 #define MBS_VERSION_MAJOR 0
 #define MBS_VERSION_MINOR 1
 #define MBS_VERSION_PATCH 0
@@ -16,6 +22,10 @@ extern "C" {
 /* The version of the library linked in, "MAJOR.MINOR.PATCH": MBS_VERSION of its build, which
  * differs from the MBS_VERSION a program was compiled with when headers and library disagree. */
 const char *mbs_version(void);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }
