@@ -257,43 +257,6 @@ static void csv_row(FILE *f, const mbs_system *s, double t)
 
 /* ---- the run ---- */
 
-static void quat_to_rpy(const double q[4], double rpy[3])
-{
-    double x = q[0], y = q[1], z = q[2], w = q[3];
-    double sp = 2 * (w * y - z * x);
-    rpy[0] = atan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y));
-    rpy[1] = asin(sp > 1 ? 1 : sp < -1 ? -1 : sp);
-    rpy[2] = atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z));
-}
-
-int mbsi_base_pose(int root, const double *q, double p[3], double rpy[3])
-{
-    if (root == MBS_ROOT_FREE) {
-        memcpy(p, q, 3 * sizeof(double));
-        if (rpy) quat_to_rpy(q + 3, rpy);
-        return 1;
-    }
-    if (root == MBS_ROOT_PLANAR) {
-        p[0] = q[1];
-        p[1] = 0;
-        p[2] = q[0];
-        if (rpy) {
-            rpy[0] = rpy[2] = 0;
-            rpy[1] = atan2(q[3], q[2]);
-        }
-        return 1;
-    }
-    return 0;
-}
-
-double mbsi_base_tilt_deg(int root, const double *q)
-{
-    if (root == MBS_ROOT_PLANAR) return fabs(atan2(q[3], q[2])) * (180 / MBS_PI);
-    const double *qb = q + 3;
-    double czz = 1 - 2 * (qb[0] * qb[0] + qb[1] * qb[1]);
-    return acos(czz > 1 ? 1 : czz < -1 ? -1 : czz) * (180 / MBS_PI);
-}
-
 /* Checks the state after a step: fills reason and returns 1 when the run diverged (the stepper's
  * error, e.g. a state that is not finite, which mbs_stepper_step reports, or a velocity above the
  * scenario's bound), 2 when the base left the scenario's box (a healthy run may walk out of it),
