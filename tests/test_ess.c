@@ -11,7 +11,7 @@
 #include "check.h"
 #include "ess_systems.h"
 #include "testmodels.h"
-#include "../src/step/dopri5.h"
+#include "../src/ess/dopri5.h"
 
 #include "alloc_count.h"
 

@@ -12,9 +12,9 @@ circle among the headers of one folder, and on a public prototype without its co
 internal ones mbsi_); with --dynamic-symbols SO, that libmbs.so exports the public ones only. Run by `make test`; prints every violation."""
 import os, re, sys
 
-LAYERS = ["base", "qp", "spatial", "model", "liegroup", "dynamics", "contact", "step", "control", "batch", "sim"]
+LAYERS = ["base", "qp", "ess", "spatial", "model", "liegroup", "dynamics", "contact", "step", "control", "batch", "sim"]
 PUBLIC = {"version.h": "base", "error.h": "base", "options.h": "base", "qp.h": "qp", "model.h": "model", "liegroup.h": "liegroup",
-          "dynamics.h": "dynamics", "contact.h": "contact", "step.h": "step", "ess.h": "step",
+          "dynamics.h": "dynamics", "contact.h": "contact", "step.h": "step", "ess.h": "ess",
           "variational.h": "step", "control.h": "control", "batch.h": "batch", "sim.h": "sim"}
 EXPORTED = {"base": "base.h", "spatial": "spatial.h"}
 INC = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

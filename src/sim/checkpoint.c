@@ -1,5 +1,7 @@
-/* checkpoint.c — the checkpoint file: a header naming what wrote it, the state stream the run's
- * visitors saved (src/base/state.c), and a checksum. Layout (native byte order):
+/* checkpoint.c — a run's checkpoints: the one visitor of its whole state (at the end), written
+ * every checkpoint_every and when the run is stopped, read back by resume; and the checkpoint
+ * file: a header naming what wrote it, the state stream the run's visitors saved
+ * (src/base/state.c), and a checksum. Layout (native byte order):
  *   "MBS-CKPT"  8 bytes     magic
  *   version     u32         CKPT_VERSION
  *   order       u32         0x01020304, as the writer stored it (another byte order is refused)
@@ -17,8 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../step/step_internal.h"
 #include "ini.h"
-#include "sim_internal.h"
+#include "run.h"
 
 #define CKPT_MAGIC "MBS-CKPT"
 #define CKPT_VERSION 2u
@@ -200,4 +203,74 @@ int mbsi_checkpoint_read(const char *path, const mbs_scenario *sc, unsigned char
 fail:
     free(buf);
     return rc;
+}
+
+/* ---- the run's checkpoints ---- */
+
+/* The one visitor of a run's complete state: the loop's position, the summary's accumulators and
+ * touchdown flags, then the system, the stepper and the controller, each through its own visitor.
+ * Saves or loads, as s says. The wall-clock figures are not state. */
+static void sim_state(mbs_sim *sim, run_state *r, mbs_sim_summary *out, mbsi_state *s)
+{
+    mbsi_state_bytes(s, "run.period", &r->k, sizeof r->k);
+    mbsi_state_bytes(s, "run.csv_offset", &r->csv_offset, sizeof r->csv_offset);
+    mbsi_state_doubles(s, "run.x0", &r->x0, 1);
+    mbsi_state_doubles(s, "run.y0", &r->y0, 1);
+    mbsi_state_bytes(s, "run.iterations", &r->iters, sizeof r->iters);
+    mbsi_state_bytes(s, "summary.steps", &out->steps, sizeof out->steps);
+    mbsi_state_doubles(s, "summary.max_penetration", &out->max_penetration, 1);
+    mbsi_state_doubles(s, "summary.max_contact_force", &out->max_contact_force, 1);
+    mbsi_state_doubles(s, "summary.base_z_min", &out->base_z_min, 1);
+    mbsi_state_doubles(s, "summary.base_z_max", &out->base_z_max, 1);
+    mbsi_state_doubles(s, "summary.max_tilt_deg", &out->max_tilt_deg, 1);
+    mbsi_state_doubles(s, "summary.airborne_s", &out->airborne_s, 1);
+    mbsi_state_bytes(s, "summary.touchdowns", &out->touchdowns, sizeof out->touchdowns);
+    mbsi_state_bytes(s, "summary.foot_touchdowns", &out->foot_touchdowns, sizeof out->foot_touchdowns);
+    mbsi_state_doubles(s, "summary.energy_initial", &out->energy_initial, 1);
+    mbsi_state_bytes(s, "summary.nonconverged", &out->nonconverged, sizeof out->nonconverged);
+    mbsi_state_bytes(s, "summary.substeps", &out->substeps, sizeof out->substeps);
+    mbsi_state_doubles(s, "summary.min_alpha", &out->min_alpha, 1);
+    mbsi_state_doubles(s, "summary.min_dt", &out->min_dt, 1);
+    mbsi_state_bytes(s, "summary.rejected", &out->rejected, sizeof out->rejected);
+    mbsi_state_ints(s, "run.touching", sim->touching, (size_t)sim->sc->ncontacts);
+    mbsi_system_state(sim->sys, s);
+    mbsi_stepper_state(sim->st, s);
+    mbsi_controller_state(sim->ctrl, s);
+}
+
+/* Writes the run's checkpoint at the start of period r->k (the CSV flushed and measured first). */
+int mbsi_write_checkpoint(mbs_sim *sim, const char *path, run_state *r, mbs_sim_summary *out, csv_out *c,
+                     mbsi_state *st, mbs_error *err)
+{
+    r->csv_offset = -1;
+    if (c->f) {
+        fflush(c->f);
+        if (!c->std) {
+            long o = ftell(c->f);
+            r->csv_offset = o >= 0 ? o : -1;
+        }
+    }
+    mbsi_state_begin_save(st);
+    sim_state(sim, r, out, st);
+    if (st->failed) return mbsi_fail(err, MBS_ERR_NOMEM, "cannot write the checkpoint '%s': %s", path, st->msg);
+    return mbsi_checkpoint_write(path, sim->sc, st->buf, st->len, err);
+}
+
+/* Loads checkpoint path into the sim, r and out (the sim just set to its initial state). */
+int mbsi_read_checkpoint(mbs_sim *sim, const char *path, run_state *r, mbs_sim_summary *out, mbs_error *err)
+{
+    unsigned char *payload;
+    size_t n;
+    int rc = mbsi_checkpoint_read(path, sim->sc, &payload, &n, err);
+    if (rc != MBS_OK) return rc;
+    mbsi_state st;
+    mbsi_state_begin_load(&st, payload, n);
+    sim_state(sim, r, out, &st);
+    if (!st.failed && st.pos != st.len) {
+        st.failed = 1;
+        snprintf(st.msg, sizeof st.msg, "%zu bytes of state left over", st.len - st.pos);
+    }
+    free(payload);
+    if (st.failed) return mbsi_fail(err, MBS_ERR_IO, "checkpoint '%s': does not fit this run: %s", path, st.msg);
+    return MBS_OK;
 }

@@ -389,27 +389,6 @@ static int initial_velocity(mbs_scenario *sc, int root_free, int root_planar, mb
     return MBS_OK;
 }
 
-int mbsi_root_kind(const mbs_model *m)
-{
-    if (mbs_model_njoints(m) == 0 || mbs_joint_parent(m, 0) != -1) return MBS_ROOT_FIXED;
-    mbs_joint_type root = mbs_joint_type_of(m, 0);
-    if (root == MBS_JOINT_FREEFLYER) return MBS_ROOT_FREE;
-    if (root != MBS_JOINT_PLANAR) return MBS_ROOT_FIXED;
-    /* a planar root in the world x-z plane, the loader's or a URDF's own (Drake's compass gait):
-     * q = [1 0 1 0] puts the base at z = 1, [0 1 1 0] at x = 1, and [0 0 0 1] turns it by π/2
-     * about y */
-    static const double qz[4] = {1, 0, 1, 0}, qx[4] = {0, 1, 1, 0}, qr[4] = {0, 0, 0, 1};
-    double R[9], p[3], err = 0;
-    mbs_joint_local_placement(m, 0, qz, R, p);
-    err += fabs(p[0]) + fabs(p[1]) + fabs(p[2] - 1);
-    mbs_joint_local_placement(m, 0, qx, R, p);
-    err += fabs(p[0] - 1) + fabs(p[1]) + fabs(p[2]);
-    mbs_joint_local_placement(m, 0, qr, R, p);
-    /* R_y(π/2) column-major: x → −z, z → x */
-    err += fabs(R[0]) + fabs(R[2] + 1) + fabs(R[4] - 1) + fabs(R[6] - 1) + fabs(R[8]);
-    return err < 1e-9 ? MBS_ROOT_PLANAR : MBS_ROOT_FIXED;
-}
-
 static int initial_posture(mbs_scenario *sc, mbs_error *err)
 {
     const mbs_model *m = sc->model;

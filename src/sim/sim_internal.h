@@ -94,6 +94,7 @@ int mbsi_checkpoint_write(const char *path, const mbs_scenario *sc, const unsign
  * naming the file and what is wrong. */
 int mbsi_checkpoint_read(const char *path, const mbs_scenario *sc, unsigned char **payload, size_t *n, mbs_error *err);
 
+/* ---- the base (base_pose.c) ---- */
 /* The model's root: MBS_ROOT_FREE (a free flyer), MBS_ROOT_PLANAR (a planar joint in the world x-z
  * plane, q = [z x cos θ sin θ]: the loader's (floating = 2) or a URDF's own, as Drake's compass
  * gait) or MBS_ROOT_FIXED (anything else: the base keys and figures do not apply). */

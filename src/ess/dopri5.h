@@ -2,8 +2,8 @@
  * Wanner, Solving ODEs I, sec. II.4 and II.6, the DOPRI5 code), used by the event-selected
  * integrator (ess.c) for its smooth pieces. Internal to the library: no allocation, no state;
  * the caller owns every buffer. */
-#ifndef MBS_STEP_DOPRI5_H
-#define MBS_STEP_DOPRI5_H
+#ifndef MBS_ESS_DOPRI5_H
+#define MBS_ESS_DOPRI5_H
 
 /* ẋ = f(x); returns 0, or a non-zero code that aborts the step and is passed back. */
 typedef int (*mbs_dopri5_rhs)(void *ctx, const double *x, double *xdot);
