@@ -71,7 +71,7 @@ static double global_error(double h, const char *richardson, double qref)
 {
     mbs_model *m;
     mbs_system *s = pendulum(&m, 1.0);
-    mbs_option o[4] = {{"richardson", richardson}, {"rel_tol", "1"}, {"abs_tol", "1e9"}, {"conservative", "0"}};
+    mbs_option o[4] = {tm_opt("richardson", richardson), MBS_OPTION("rel_tol", 1), MBS_OPTION("abs_tol", 1e9), MBS_OPTION("conservative", 0)};
     mbs_stepper *st = make(s, "adaptive", o, 4);
     int n = (int)lround(1.0 / h);
     for (int i = 0; i < n; i++) mbs_stepper_step(st, h, NULL);
@@ -112,7 +112,7 @@ static void test_tolerance(void)
         mbs_model *m;
         mbs_system *s = pendulum(&m, 1.5);
         mbs_data *d = mbs_data_new(m);
-        mbs_option o[3] = {{"rel_tol", k ? "1e-5" : "1e-3"}, {"abs_tol", "0"}, {"h_min", "1e-6"}};
+        mbs_option o[3] = {tm_opt("rel_tol", k ? "1e-5" : "1e-3"), MBS_OPTION("abs_tol", 0), MBS_OPTION("h_min", 1e-6)};
         mbs_stepper *st = make(s, "adaptive", o, 3);
         double E0 = energy(s, d);
         long sub = 0, rej = 0;
@@ -127,7 +127,7 @@ static void test_tolerance(void)
         }
         drift[k] = dmax / fabs(E0);
         mean[k] = 2.0 / (double)sub;
-        printf("  rel_tol %s: mean sub-step %.3g ms, %ld refused, largest energy drift %.3g (relative)\n", o[0].value,
+        printf("  rel_tol %g: mean sub-step %.3g ms, %ld refused, largest energy drift %.3g (relative)\n", o[0].value,
                1e3 * mean[k], rej, drift[k]);
         mbs_data_free(d);
         mbs_stepper_free(st);
@@ -164,7 +164,7 @@ static void test_wraps_any_scheme(void)
     static const char *schemes[] = {"expo", "euler", "implicit_euler", "rigid"};
     for (int k = 0; k < 4; k++) {
         mbs_system *s = tm_solo_standing(m, -0.0001, 1e5, 300, 1);
-        mbs_option o[2] = {{"scheme", schemes[k]}, {"rel_tol", "0.01"}};
+        mbs_option o[2] = {tm_opt("scheme", schemes[k]), MBS_OPTION("rel_tol", 0.01)};
         mbs_stepper *st = make(s, "adaptive", o, 2);
         CHECK(st != NULL, "adaptive around %s", schemes[k]);
         long sub = 0;
@@ -183,7 +183,7 @@ static void test_wraps_any_scheme(void)
         mbs_system_free(s);
     }
     mbs_system *s = tm_solo_standing(m, 0, 1e5, 300, 1);
-    mbs_option self = {"scheme", "adaptive"}, none = {"scheme", "no_such"};
+    mbs_option self = MBS_OPTION_WORD("scheme", "adaptive"), none = MBS_OPTION_WORD("scheme", "no_such");
     mbs_error err;
     mbs_system_finalize(s, NULL);
     CHECK(mbs_stepper_new("adaptive", s, &self, 1, &err) == NULL && strstr(err.msg, "scheme"), "adaptive around itself: %s", err.msg);
@@ -209,7 +209,7 @@ static void test_conservative_drops(void)
         double n[3] = {0, 0, 1};
         mbs_system_add_plane(s, n, 0, &mat, &err);
         mbs_system_add_contact(s, "cube", NULL, 0.1, &err);
-        mbs_option o[1] = {{"rel_tol", "0.01"}};
+        mbs_option o[1] = {MBS_OPTION("rel_tol", 0.01)};
         mbs_stepper *st = make(s, "adaptive", o, 1);
         double q[7] = {0, 0, 0.12 + 0.05 * trial, 0, 0, 0, 1}, v[6] = {0.3, 0, -(trial % 7) * 3.0, 0, (trial % 3) * 2.0, 0};
         mbs_system_set_state(s, q, v, 0);

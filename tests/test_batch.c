@@ -301,7 +301,7 @@ static void test_bad_arguments(void)
     cfg.stepper = "no_such_scheme";
     CHECK(!mbs_batch_new(s->m, 4, &cfg, &err) && strstr(err.msg, "no_such_scheme"), "stepper: %s", err.msg);
     cfg.stepper = "expo";
-    mbs_option bad = {"max_mat_mult", "9"};
+    mbs_option bad = MBS_OPTION("max_mat_mult", 9);
     cfg.options = &bad;
     cfg.noptions = 1;
     cfg.setup = setup;

@@ -260,7 +260,7 @@ static void test_bad_arguments(void)
     mbs_system_finalize(s, NULL);
     CHECK(mbs_stepper_new("no_such_scheme", s, NULL, 0, &err) == NULL && strstr(err.msg, "no_such_scheme") &&
               strstr(err.msg, "rk4"), "unknown stepper: %s", err.msg);
-    mbs_option o = {"no_such_option", "1"};
+    mbs_option o = MBS_OPTION("no_such_option", 1);
     mbs_system_finalize(s, NULL);
     CHECK(mbs_stepper_new("euler", s, &o, 1, &err) == NULL && strstr(err.msg, "no_such_option"), "unknown option: %s",
           err.msg);

@@ -13,6 +13,7 @@
 
 #include "check.h"
 #include "mbs.h"
+#include "testmodels.h"
 #include "../src/control/control_internal.h" /* white-box: the limb IK and the gaits' legs */
 
 #define SCEN(name) MBS_SOURCE_DIR "/scenarios/" name
@@ -29,7 +30,7 @@ static void test_pd_holds_an_arm(void)
     const double q0[3] = {0.3, -0.2, 0.1};
     double q[3], tau[3];
     for (int k = 0; k < 3; k++) q[k] = q0[k] + 0.05;
-    const mbs_option opts[] = {{"kp", "50"}, {"kd", "5"}, {"feedforward", "gravity"}};
+    const mbs_option opts[] = {MBS_OPTION("kp", 50), MBS_OPTION("kd", 5), MBS_OPTION_WORD("feedforward", "gravity")};
     mbs_system_finalize(sys, NULL);
     mbs_controller *c = mbs_controller_new("pd", sys, q0, 0.01, opts, 3, &err);
     mbs_system_finalize(sys, NULL);
@@ -198,7 +199,7 @@ static double arm_error(const char *fb, double kp, double kd, double h, const ch
     snprintf(skp, sizeof skp, "%g", kp);
     snprintf(skd, sizeof skd, "%g", kd);
     for (int k = 0; k < 3; k++) q[k] = q0[k] + 0.05;
-    const mbs_option opts[] = {{"kp", skp}, {"kd", skd}, {"feedforward", "gravity"}, {"feedback", fb}};
+    const mbs_option opts[] = {tm_opt("kp", skp), tm_opt("kd", skd), MBS_OPTION_WORD("feedforward", "gravity"), tm_opt("feedback", fb)};
     mbs_system_finalize(sys, NULL);
     mbs_controller *c = sys ? mbs_controller_new("pd", sys, q0, h, opts, 4, &err) : NULL;
     mbs_system_finalize(sys, NULL);
@@ -249,8 +250,8 @@ static void test_stable_pd_stiff_joint(void)
     mbs_system *sys = m ? mbs_system_new(m, 0, &err) : NULL;
     const double q0[3] = {0.3, -0.2, 0.1}, v0[3] = {0, 0, 0};
     double t_pd[3], t_st[3];
-    const mbs_option pd[] = {{"kp", "1e4"}, {"kd", "100"}, {"feedback", "pd"}};
-    const mbs_option st[] = {{"kp", "1e4"}, {"kd", "100"}, {"feedback", "stable"}};
+    const mbs_option pd[] = {MBS_OPTION("kp", 1e4), MBS_OPTION("kd", 100), MBS_OPTION_WORD("feedback", "pd")};
+    const mbs_option st[] = {MBS_OPTION("kp", 1e4), MBS_OPTION("kd", 100), MBS_OPTION_WORD("feedback", "stable")};
     mbs_system_finalize(sys, NULL);
     mbs_controller *a = sys ? mbs_controller_new("pd", sys, q0, 0.05, pd, 3, &err) : NULL;
     mbs_system_finalize(sys, NULL);
@@ -284,8 +285,8 @@ static void test_impedance_feedback(void)
     mbs_system *sys = m ? mbs_system_new(m, 0, &err) : NULL;
     const double q0[3] = {0.3, -0.2, 0.1}, v0[3] = {0, 0, 0}, q1[3] = {0.35, -0.15, 0.15};
     double t_pd[3], t_imp[3];
-    const mbs_option pd[] = {{"kp", "100"}, {"kd", "2"}, {"feedback", "pd"}};
-    const mbs_option impo[] = {{"kp", "100"}, {"kd", "2"}, {"feedback", "impedance"}};
+    const mbs_option pd[] = {MBS_OPTION("kp", 100), MBS_OPTION("kd", 2), MBS_OPTION_WORD("feedback", "pd")};
+    const mbs_option impo[] = {MBS_OPTION("kp", 100), MBS_OPTION("kd", 2), MBS_OPTION_WORD("feedback", "impedance")};
     mbs_system_finalize(sys, NULL);
     mbs_controller *a = sys ? mbs_controller_new("pd", sys, q0, 0.05, pd, 3, &err) : NULL;
     mbs_system_finalize(sys, NULL);

@@ -56,7 +56,7 @@ static void run_slider(const char *mmm, double dt, double T, double radius, doub
     mbs_model *m = slider_model(mass);
     mbs_system *s = slider_system(m, k, b, z0, v0, radius);
     mbs_error err;
-    mbs_option opt = {"max_mat_mult", mmm};
+    mbs_option opt = tm_opt("max_mat_mult", mmm);
     mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("expo", s, &opt, 1, &err);
     CHECK(st != NULL, "expo: %s", err.msg);
@@ -124,7 +124,7 @@ static void test_reduced_variants(void)
     /* balance off changes nothing on this well-scaled problem but the rounding */
     mbs_model *m = slider_model(1.0);
     mbs_system *s = slider_system(m, 1e4, 40, -1.4e-3, 0, 0);
-    mbs_option opts[2] = {{"max_mat_mult", "full"}, {"balance", "0"}};
+    mbs_option opts[2] = {MBS_OPTION_WORD("max_mat_mult", "full"), MBS_OPTION("balance", 0)};
     mbs_error err;
     mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("expo", s, opts, 2, &err);
@@ -152,7 +152,7 @@ static void test_no_contact_is_euler(void)
     mbs_system *a = tm_solo_standing(m, 0.5, 1e5, 300, 1), *b = tm_solo_standing(m, 0.5, 1e5, 300, 1);
     unsigned long long seed = 9;
     for (int k = 0; k < a->nv; k++) a->v[k] = b->v[k] = tm_uniform(&seed, -1, 1);
-    mbs_option at_start = {"linearise", "start"};
+    mbs_option at_start = MBS_OPTION_WORD("linearise", "start");
     mbs_system_finalize(a, NULL);
     mbs_system_finalize(b, NULL);
     mbs_stepper *ea = mbs_stepper_new("expo", a, &at_start, 1, &err), *eb = mbs_stepper_new("euler", b, NULL, 0, &err);
@@ -309,7 +309,7 @@ static void test_sliding_box(void)
         CHECK(s != NULL, "the box's system");
         if (!s) return;
         mbs_error err;
-        mbs_option opt = {"max_mat_mult", mm[v]};
+        mbs_option opt = tm_opt("max_mat_mult", mm[v]);
         mbs_system_finalize(s, NULL);
         mbs_stepper *st = mbs_stepper_new("expo", s, &opt, 1, &err);
         s->v[0] = 1.0;
@@ -347,7 +347,7 @@ static double incline_acceleration(double theta, double mu, double dt, const cha
     mbs_system *s = box(&m, theta, mu);
     if (!s) return NAN;
     mbs_error err;
-    mbs_option opt = {"split", split};
+    mbs_option opt = tm_opt("split", split);
     mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("expo", s, &opt, 1, &err);
     double a = tm_incline_acceleration(s, st, theta, dt, 1e-12, cone);
@@ -367,7 +367,7 @@ static int incline_hops(double dt, const char *split)
     mbs_system *s = box(&m, theta, 0.3);
     if (!s) return -1;
     mbs_error err;
-    mbs_option opt = {"split", split};
+    mbs_option opt = tm_opt("split", split);
     mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("expo", s, &opt, 1, &err);
     int hops = 0, n = (int)lround(0.6 / dt);
@@ -446,7 +446,7 @@ static double tipping_tilt(double dt, const char *linearise)
     s->q[1] = 0;
     s->q[2] = -(-sn * 0.05 + c * -0.2) - sag;
     s->q[3] = 0; s->q[4] = sin(th / 2); s->q[5] = 0; s->q[6] = cos(th / 2);
-    mbs_option opt = {"linearise", linearise};
+    mbs_option opt = tm_opt("linearise", linearise);
     mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("expo", s, &opt, 1, &err);
     CHECK(st != NULL, "expo: %s", err.msg);
@@ -497,27 +497,41 @@ static void test_options(void)
                                     {"max_mat_mult", "4"}, {"balance", "0"}, {"balance", "1"}};
     for (int i = 0; i < 6; i++) {
         mbs_error err;
-        mbs_option o = {good[i][0], good[i][1]};
+        mbs_option o = tm_opt(good[i][0], good[i][1]);
         mbs_system_finalize(s, NULL);
         mbs_stepper *st = mbs_stepper_new("expo", s, &o, 1, &err);
         CHECK(st != NULL, "%s = %s refused: %s", good[i][0], good[i][1], err.msg);
         mbs_stepper_free(st);
     }
+    /* text is parsed where it is read (mbs_option_parse): every malformed or out-of-range text is
+     * refused there, its message naming the option and the text */
     static const char *bad[][2] = {{"max_mat_mult", "5"},  {"max_mat_mult", "-2"}, {"max_mat_mult", "2x"},
                                    {"max_mat_mult", ""},   {"max_mat_mult", "1.5"}, {"max_mat_mult", "99999999999999999999"},
                                    {"balance", "2"},       {"balance", "yes"},      {"balance", " 1"}};
+    const mbs_option_table *table = mbs_stepper_find("expo")->options;
     for (int i = 0; i < 9; i++) {
         mbs_error err;
         memset(&err, 0, sizeof err);
-        mbs_option o = {bad[i][0], bad[i][1]};
-        mbs_system_finalize(s, NULL);
-        mbs_stepper *st = mbs_stepper_new("expo", s, &o, 1, &err);
-        CHECK(st == NULL, "%s = '%s' accepted", bad[i][0], bad[i][1]);
+        mbs_option o;
+        CHECK(mbs_option_parse(table, bad[i][0], bad[i][1], &o, &err) != MBS_OK, "%s = '%s' accepted", bad[i][0], bad[i][1]);
         CHECK(strstr(err.msg, bad[i][0]) && strstr(err.msg, bad[i][1]), "message does not name option and value: %s", err.msg);
+    }
+    /* typed values out of their kind or range are refused by the stepper, naming the option */
+    const mbs_option typed_bad[] = {MBS_OPTION("max_mat_mult", 5), MBS_OPTION("max_mat_mult", -2), MBS_OPTION("max_mat_mult", 1.5),
+                                    MBS_OPTION("max_mat_mult", 1e20), MBS_OPTION_WORD("max_mat_mult", "most"),
+                                    MBS_OPTION("balance", 2), MBS_OPTION_WORD("balance", "yes"), MBS_OPTION("method", 1),
+                                    MBS_OPTION("balance", NAN)};
+    for (size_t i = 0; i < sizeof typed_bad / sizeof *typed_bad; i++) {
+        mbs_error err;
+        memset(&err, 0, sizeof err);
+        mbs_stepper *st = mbs_stepper_new("expo", s, &typed_bad[i], 1, &err);
+        CHECK(st == NULL, "typed %s = %g ('%s') accepted", typed_bad[i].key, typed_bad[i].value,
+              typed_bad[i].word ? typed_bad[i].word : "");
+        CHECK(strstr(err.msg, typed_bad[i].key) != NULL, "message does not name the option: %s", err.msg);
         mbs_stepper_free(st);
     }
     mbs_error err;
-    mbs_option o = {"order", "3"};
+    mbs_option o = MBS_OPTION("order", 3);
     mbs_system_finalize(s, NULL);
     CHECK(mbs_stepper_new("expo", s, &o, 1, &err) == NULL && strstr(err.msg, "order"), "unknown option accepted");
     CHECK(mbs_stepper_find("expo") != NULL, "expo is not registered");

@@ -603,7 +603,7 @@ static void test_warm_start_option(void)
     if (!m) { CHECK(0, "solo12: %s", err.msg); return; }
     for (int warm = 0; warm < 2; warm++) {
         mbs_system *a = tm_solo_standing(m, 0.0, 1e5, 300, 0.6), *b = tm_solo_standing(m, 0.0, 1e5, 300, 0.6);
-        mbs_option o[1] = {{"warm_start", warm ? "1" : "0"}};
+        mbs_option o[1] = {tm_opt("warm_start", warm ? "1" : "0")};
         mbs_system_finalize(a, NULL);
         mbs_system_finalize(b, NULL);
         mbs_stepper *sa = mbs_stepper_new("expo", a, o, 1, &err), *sb = mbs_stepper_new("expo", b, o, 1, &err);
@@ -671,7 +671,7 @@ static void test_solo_steps(void)
     mbs_model *m = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), NULL, &err);
     if (!m) { CHECK(0, "solo12: %s", err.msg); return; }
     mbs_system *a = tm_solo_standing(m, 0.02, 1e5, 300, 0.6), *b = tm_solo_standing(m, 0.02, 1e5, 300, 0.6);
-    mbs_option om[2] = {{"max_mat_mult", "full"}, {"method", "modal"}}, op[2] = {{"max_mat_mult", "full"}, {"method", "pade"}};
+    mbs_option om[2] = {MBS_OPTION_WORD("max_mat_mult", "full"), MBS_OPTION_WORD("method", "modal")}, op[2] = {MBS_OPTION_WORD("max_mat_mult", "full"), MBS_OPTION_WORD("method", "pade")};
     mbs_system_finalize(a, NULL);
     mbs_system_finalize(b, NULL);
     mbs_stepper *sa = mbs_stepper_new("expo", a, om, 2, &err), *sb = mbs_stepper_new("expo", b, op, 2, &err);
@@ -786,7 +786,7 @@ static void test_sole_rows(void)
                 CHECK(mbs_system_add_contact(sys[k], frames[f][ankle], off, 0, &err) >= 0, "contact: %s", err.msg);
             }
         CHECK(mbs_system_add_plane(sys[k], up, 0, mbs_scenario_material(sc), &err) >= 0, "plane: %s", err.msg);
-        mbs_option o = {"max_mat_mult", "full"};
+        mbs_option o = MBS_OPTION_WORD("max_mat_mult", "full");
         mbs_system_finalize(sys[k], NULL);
         st[k] = mbs_stepper_new("expo", sys[k], &o, 1, &err);
         CHECK(st[k] != NULL, "expo: %s", err.msg);
@@ -854,7 +854,7 @@ static void test_singular_frame_rows(void)
                   err.msg);
         }
         CHECK(mbs_system_add_plane(sys[k], up, zmax + 0.002, &mat, &err) >= 0, "plane: %s", err.msg);
-        mbs_option o = {"max_mat_mult", "full"};
+        mbs_option o = MBS_OPTION_WORD("max_mat_mult", "full");
         mbs_system_finalize(sys[k], NULL);
         st[k] = mbs_stepper_new("expo", sys[k], &o, 1, &err);
         CHECK(st[k] != NULL, "expo: %s", st[k] ? "" : err.msg);
@@ -892,7 +892,7 @@ static void test_method_option(void)
             mbs_system *s = tm_solo_standing(m, -1e-4, 1e5, 300, 0.8);
             if (!prop) /* tangential damping of the ground not 3 ms times its stiffness */
                 s->env.planes[0].material.b_tangent = 100;
-            mbs_option o[2] = {{"method", methods[k]}, {"max_mat_mult", "full"}};
+            mbs_option o[2] = {tm_opt("method", methods[k]), MBS_OPTION_WORD("max_mat_mult", "full")};
             mbs_system_finalize(s, NULL);
             mbs_stepper *st = mbs_stepper_new("expo", s, o, 2, &err);
             if (!prop && k == 1) {
@@ -921,7 +921,7 @@ static void test_method_option(void)
             CHECK(memcmp(v[0], v[2], sizeof(double) * nv) != 0, "auto took Pade's path with proportional damping");
     }
     mbs_system *s = tm_solo_standing(m, 0, 1e5, 300, 0.8);
-    mbs_option o = {"method", "exact"};
+    mbs_option o = MBS_OPTION_WORD("method", "exact");
     mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("expo", s, &o, 1, &err);
     CHECK(st == NULL && strstr(err.msg, "method") && strstr(err.msg, "exact"), "method = exact accepted: %s", err.msg);

@@ -29,7 +29,7 @@ static void test_solo_every_variant(void)
             mbs_system *s = tm_solo_standing(m, 0.02, 1e5, 300, 0.6);
             s->v[1] = 0.5;
             s->v[5] = 2.0;
-            mbs_option opts[3] = {{"max_mat_mult", mmm[v]}, {"balance", bal ? "1" : "0"}, {"method", method[v]}};
+            mbs_option opts[3] = {tm_opt("max_mat_mult", mmm[v]), tm_opt("balance", bal ? "1" : "0"), tm_opt("method", method[v])};
             mbs_system_finalize(s, NULL);
             mbs_stepper *st = mbs_stepper_new("expo", s, opts, 3, &err);
             CHECK(st != NULL, "expo: %s", err.msg);

@@ -479,7 +479,7 @@ static void test_iterations(void)
     CHECK(nc == 0 && res <= 1e-6, "double pendulum: %d steps unconverged, worst residual %g", nc, res);
     mbs_stepper_free(st);
     /* a tighter tolerance costs about one more iteration: the convergence is quadratic */
-    mbs_option tight = {"tol", "1e-13"};
+    mbs_option tight = MBS_OPTION("tol", 1e-13);
     mbs_system_finalize(s, NULL);
     st = mbs_stepper_new("implicit_euler", s, &tight, 1, NULL);
     worst = 0;
@@ -492,7 +492,7 @@ static void test_iterations(void)
     CHECK(worst <= 4, "tol 1e-13 took %d iterations", worst);
     mbs_stepper_free(st);
     /* an iteration cap below what the tolerance needs is reported as non-convergence */
-    mbs_option capped[2] = {{"tol", "1e-14"}, {"max_iter", "1"}};
+    mbs_option capped[2] = {MBS_OPTION("tol", 1e-14), MBS_OPTION("max_iter", 1)};
     mbs_system_finalize(s, NULL);
     st = mbs_stepper_new("implicit_euler", s, capped, 2, NULL);
     mbs_step_stats stats;
@@ -658,18 +658,18 @@ static void test_bad_options(void)
     mbs_system *s = mbs_system_new(m, 0, NULL);
     mbs_error err;
     struct { mbs_option o; const char *needle; } bad[] = {
-        {{"tol", "-1"}, "tol"}, {{"tol", "abc"}, "abc"}, {{"tol", "1e-6x"}, "tol"}, {{"max_iter", "0"}, "max_iter"},
-        {{"max_iter", "2.5"}, "max_iter"}, {{"reg", "-1e-3"}, "reg"}, {{"reg", "nan"}, "reg"},
-        {{"no_such_option", "1"}, "no_such_option"},
+        {tm_opt("tol", "-1"), "tol"}, {tm_opt("tol", "abc"), "abc"}, {tm_opt("tol", "1e-6x"), "tol"}, {tm_opt("max_iter", "0"), "max_iter"},
+        {tm_opt("max_iter", "2.5"), "max_iter"}, {tm_opt("reg", "-1e-3"), "reg"}, {tm_opt("reg", "nan"), "reg"},
+        {tm_opt("no_such_option", "1"), "no_such_option"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         mbs_system_finalize(s, NULL);
         mbs_stepper *st = mbs_stepper_new("implicit_euler", s, &bad[i].o, 1, &err);
         CHECK(st == NULL && err.code == MBS_ERR_ARG && strstr(err.msg, bad[i].needle),
-              "option %s = %s: accepted or unclear message '%s'", bad[i].o.key, bad[i].o.value, st ? "" : err.msg);
+              "option %s = %g (%s): accepted or unclear message '%s'", bad[i].o.key, bad[i].o.value, bad[i].o.word ? bad[i].o.word : "a number", st ? "" : err.msg);
         mbs_stepper_free(st);
     }
-    mbs_option good[3] = {{"tol", "1e-8"}, {"max_iter", "5"}, {"reg", "0"}};
+    mbs_option good[3] = {MBS_OPTION("tol", 1e-8), MBS_OPTION("max_iter", 5), MBS_OPTION("reg", 0)};
     mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("implicit_euler", s, good, 3, &err);
     CHECK(st != NULL, "good options refused: %s", err.msg);

@@ -164,7 +164,7 @@ static void test_residual_jacobian(void)
     int nv = mbs_model_nv(m), nq = mbs_model_nq(m);
     mbs_system_set_state(s, q, NULL, 0);
     mbs_error err;
-    mbs_option opt = {"force_scale", "800"};
+    mbs_option opt = MBS_OPTION("force_scale", 800);
     mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("nmdp", s, &opt, 1, &err);
     CHECK(st != NULL, "%s", err.msg);
@@ -227,7 +227,7 @@ static void test_projection_falling_cube(void)
     mbs_system_set_state(s, mbs_system_q(s), v0, 0);
     memcpy(q0, mbs_system_q(s), sizeof q0);
     mbs_error err;
-    mbs_option opt[] = {{"proj_tol", "1e-13"}};
+    mbs_option opt[] = {MBS_OPTION("proj_tol", 1e-13)};
     mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("nmdp", s, opt, 1, &err);
     CHECK(st != NULL, "%s", err.msg);
@@ -270,7 +270,7 @@ static void test_cube_sinks_and_slides(void)
             const double mu = 0.5, c = 12, dstar = 0.003, zeta = 1e-3, mass = 2, h = halve ? 2.5e-4 : 5e-4;
             mbs_system *s = cube(&m, 0.1, mu);
             mbs_error err;
-            mbs_option opt[] = {{"force_scale", "12"}};
+            mbs_option opt[] = {MBS_OPTION("force_scale", 12)};
             mbs_system_finalize(s, NULL);
             mbs_stepper *st = mbs_stepper_new(names[k], s, opt, 1, &err);
             CHECK(st != NULL, "%s", err.msg);

@@ -94,17 +94,17 @@ static void test_steppers(void)
     for (int k = 0; k < mbs_stepper_count() + nvi; k++) {
         int extra = k >= mbs_stepper_count();
         const char *name = extra ? "variational" : mbs_stepper_at(k)->name;
-        mbs_option opt = {"solver", extra ? vi_solvers[k - mbs_stepper_count()] : ""};
+        mbs_option opt = tm_opt("solver", extra ? vi_solvers[k - mbs_stepper_count()] : "");
         mbs_error err;
         mbs_system *s = tm_solo_standing(m, -0.001, 1e5, 300, 1);   /* feet 1 mm into the ground */
         mbs_system_finalize(s, NULL);
         mbs_stepper *st = mbs_stepper_new(name, s, extra ? &opt : NULL, extra, &err);
-        CHECK(st != NULL, "stepper %s %s: %s", name, opt.value, err.msg);
+        CHECK(st != NULL, "stepper %s %s: %s", name, opt.word ? opt.word : "", err.msg);
         if (!st) { mbs_system_free(s); continue; }
         mbs_stepper_step(st, 1e-3, NULL);   /* first step: lazy set-up is allowed */
         long before = allocations;
         for (int i = 0; i < 5; i++) mbs_stepper_step(st, 1e-3, NULL);
-        CHECK(allocations == before, "stepper %s %s: %ld allocations in 5 steps", name, opt.value,
+        CHECK(allocations == before, "stepper %s %s: %ld allocations in 5 steps", name, opt.word ? opt.word : "",
               allocations - before);
         mbs_stepper_free(st);
         mbs_system_free(s);

@@ -76,6 +76,23 @@ static void test_values(void)
     /* validating without storing leaves the struct alone */
     o.x = 0.25;
     CHECK(mbs_options_set(&t, NULL, "x", "0.75", &err) == MBS_OK && o.x == 0.25, "check-only stored a value");
+    /* typed values: numbers as numbers, words as words, checked by the same table, no text parsed */
+    const mbs_option good[] = {MBS_OPTION("x", 0.75), MBS_OPTION("n", 3), MBS_OPTION_WORD("n", "full"), MBS_OPTION_WORD("e", "a"),
+                               MBS_OPTION("b", 0)};
+    for (int i = 0; i < 5; i++) CHECK(mbs_options_apply(&t, &o, &good[i], &err) == MBS_OK, "typed %s refused: %s", good[i].key, err.msg);
+    CHECK(o.x == 0.75 && o.n == -1 && o.e == 0 && o.b == 0, "typed values stored: %g %d %d %d", o.x, o.n, o.e, o.b);
+    const mbs_option bad[] = {MBS_OPTION("x", 0), MBS_OPTION("x", NAN), MBS_OPTION_WORD("x", "big"), MBS_OPTION("n", 3.5),
+                              MBS_OPTION("n", 5), MBS_OPTION("e", 1), MBS_OPTION("b", 2), MBS_OPTION("y", 1)};
+    for (int i = 0; i < 8; i++)
+        CHECK(mbs_options_apply(&t, &o, &bad[i], &err) != MBS_OK && strstr(err.msg, bad[i].key), "typed %s = %g accepted: '%s'",
+              bad[i].key, bad[i].value, err.msg);
+    /* text parsed once into a typed value that applies to the same result */
+    mbs_option p;
+    CHECK(mbs_option_parse(&t, "x", "0.125", &p, &err) == MBS_OK && p.value == 0.125 && !p.word, "parse x");
+    CHECK(mbs_option_parse(&t, "n", "full", &p, &err) == MBS_OK && p.value == -1 && !p.word, "parse the alias full");
+    CHECK(mbs_option_parse(&t, "e", "c", &p, &err) == MBS_OK && p.word && strcmp(p.word, "c") == 0, "parse e = c");
+    CHECK(mbs_options_apply(&t, &o, &p, &err) == MBS_OK && o.e == 2, "apply the parsed e");
+    CHECK(mbs_option_parse(&t, "n", "3.0", &p, &err) != MBS_OK && strstr(err.msg, "3.0"), "parse n = 3.0: '%s'", err.msg);
 }
 
 /* The text between `begin` and the next `end` in doc equals want; reports the first difference. */
@@ -157,11 +174,11 @@ static void test_controller_api(void)
     if (!sc) { CHECK(0, "load: %s", err.msg); return; }
     mbs_sim *sim = mbs_sim_new(sc, &err);
     mbs_system *sys = mbs_sim_system(sim);
-    const mbs_option bad[] = {{"kp", "-1"}};
+    const mbs_option bad[] = {MBS_OPTION("kp", -1)};
     mbs_system_finalize(sys, NULL);
     mbs_controller *c = mbs_controller_new("pd", sys, mbs_scenario_q0(sc), 0.01, bad, 1, &err);
     CHECK(c == NULL && strncmp(err.msg, "kp: ", 4) == 0 && strstr(err.msg, "out of range"), "kp = -1: '%s'", err.msg);
-    const mbs_option opts[] = {{"kp", "10"}, {"kd", "0"}, {"feedforward", "none"}};
+    const mbs_option opts[] = {MBS_OPTION("kp", 10), MBS_OPTION("kd", 0), MBS_OPTION_WORD("feedforward", "none")};
     mbs_system_finalize(sys, NULL);
     c = mbs_controller_new("pd", sys, mbs_scenario_q0(sc), 0.01, opts, 3, &err);
     CHECK(c != NULL, "pd: %s", err.msg);

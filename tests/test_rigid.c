@@ -30,7 +30,7 @@ static mbs_system *body(mbs_model **mo, int corners, double mu)
 
 static mbs_stepper *rigid(mbs_system *s, const char *advance, const char *predict)
 {
-    mbs_option o[2] = {{"advance", advance}, {"predict", predict}};
+    mbs_option o[2] = {tm_opt("advance", advance), tm_opt("predict", predict)};
     mbs_error err;
     mbs_system_finalize(s, NULL);
     mbs_stepper *st = mbs_stepper_new("rigid", s, o, 2, &err);

@@ -50,7 +50,7 @@ static double controller_option(const mbs_scenario *sc, const char *key)
     mbs_option opts[MBS_SIM_MAX_OPTIONS];
     int n = mbs_scenario_options(sc, "controller", opts, MBS_SIM_MAX_OPTIONS);
     for (int i = 0; i < n; i++)
-        if (strcmp(opts[i].key, key) == 0) return atof(opts[i].value);
+        if (strcmp(opts[i].key, key) == 0) return opts[i].value;
     const mbs_scheme_info *info = mbs_controller_find(mbs_scenario_controller(sc));
     const mbs_option_spec *spec = info ? mbs_options_find(info->options, key, NULL) : NULL;
     return spec && spec->def ? atof(spec->def) : NAN;

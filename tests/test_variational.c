@@ -492,7 +492,7 @@ static void test_residual_zero_on_trajectory(void)
 {
     mbs_model *m = tm_random_tree(7, 1, 51);
     int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
-    const mbs_option opts[] = {{"tol", "1e-12"}, {"max_iter", "50"}};
+    const mbs_option opts[] = {MBS_OPTION("tol", 1e-12), MBS_OPTION("max_iter", 50)};
     run r;
     if (!run_open(&r, m, "variational", opts, 2, 3)) { mbs_model_free(m); return; }
     for (int k = 0; k < nv; k++) r.s->tau[k] = 0.1 * (k % 3) - 0.1;
@@ -613,7 +613,7 @@ static void test_momentum_free_chain(void)
     mbs_model_set_gravity(m, g0);
     int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
     /* solved to the rounding floor: a tolerance's residual would add up step after step */
-    const mbs_option opts[] = {{"tol", "1e-300"}, {"max_iter", "50"}};
+    const mbs_option opts[] = {MBS_OPTION("tol", 1e-300), MBS_OPTION("max_iter", 50)};
     run r;
     if (!run_open(&r, m, "variational", opts, 2, 77)) { mbs_model_free(m); return; }
     /* spinning in place: the centre of mass at rest (the base is at the identity, so its linear
@@ -663,7 +663,7 @@ static void test_second_order(void)
     for (int k = 0; k < 20000; k++) mbs_stepper_step(r.st, T / 20000, NULL);
     memcpy(qr, r.s->q, sizeof(double) * (size_t)nq);
     run_close(&r);
-    const mbs_option opts[] = {{"tol", "1e-13"}};
+    const mbs_option opts[] = {MBS_OPTION("tol", 1e-13)};
     for (int h = 0; h < 2; h++) {
         int n = h ? 200 : 100;
         if (!run_open(&r, m, "variational", opts, 1, 4)) break;
@@ -684,12 +684,12 @@ static void test_stepper_interface(void)
     mbs_model *m = pendulum(5);
     mbs_error err;
     mbs_system *s = mbs_system_new(m, 0, &err);
-    const mbs_option bad[][1] = {{{"solver", "gauss"}}, {{"guess", "ig4"}}, {{"tol", "-1"}}, {{"max_iter", "0"}},
-                                 {{"tolerance", "1"}}};
+    const mbs_option bad[][1] = {{MBS_OPTION_WORD("solver", "gauss")}, {MBS_OPTION_WORD("guess", "ig4")}, {MBS_OPTION("tol", -1)}, {MBS_OPTION("max_iter", 0)},
+                                 {MBS_OPTION("tolerance", 1)}};
     for (unsigned k = 0; k < sizeof bad / sizeof *bad; k++) {
         mbs_system_finalize(s, NULL);
         mbs_stepper *st = mbs_stepper_new("variational", s, bad[k], 1, &err);
-        CHECK(st == NULL, "option %s = %s accepted", bad[k][0].key, bad[k][0].value);
+        CHECK(st == NULL, "option %s = %g accepted", bad[k][0].key, bad[k][0].value);
         CHECK(st != NULL || (strstr(err.msg, bad[k][0].key) && strstr(err.msg, "variational")),
               "error does not name the option: %s", err.msg);
         mbs_stepper_free(st);
@@ -699,7 +699,7 @@ static void test_stepper_interface(void)
     for (int a = 0; a < 3; a++)
         for (int g = 0; g < 3; g++) {
             random_state(m, 1, s->q, s->v);
-            const mbs_option o[] = {{"solver", solvers[a]}, {"guess", guesses[g]}, {"tol", "1e-12"}, {"max_iter", "40"}};
+            const mbs_option o[] = {tm_opt("solver", solvers[a]), tm_opt("guess", guesses[g]), MBS_OPTION("tol", 1e-12), MBS_OPTION("max_iter", 40)};
             mbs_system_finalize(s, NULL);
             mbs_stepper *st = mbs_stepper_new("variational", s, o, 4, &err);
             CHECK(st != NULL, "%s/%s: %s", solvers[a], guesses[g], err.msg);
@@ -717,7 +717,7 @@ static void test_stepper_interface(void)
         }
     /* non-convergence is reported, not hidden */
     {
-        const mbs_option o[] = {{"tol", "1e-14"}, {"max_iter", "1"}};
+        const mbs_option o[] = {MBS_OPTION("tol", 1e-14), MBS_OPTION("max_iter", 1)};
         random_state(m, 1, s->q, s->v);
         mbs_system_finalize(s, NULL);
         mbs_stepper *st = mbs_stepper_new("variational", s, o, 2, &err);

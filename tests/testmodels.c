@@ -205,3 +205,11 @@ double tm_incline_acceleration(mbs_system *s, mbs_stepper *st, double theta, dou
     tm_base_world_velocity(s, w);
     return (w[0] * down[0] + w[1] * down[1] + w[2] * down[2] - v1) / (t2 - t1);
 }
+
+mbs_option tm_opt(const char *key, const char *text)
+{
+    char *end = NULL;
+    double x = text && text[0] ? strtod(text, &end) : 0;
+    if (text && text[0] && end && !*end) return (mbs_option)MBS_OPTION(key, x);
+    return (mbs_option)MBS_OPTION_WORD(key, text);
+}

@@ -37,6 +37,9 @@ int tm_forces_in_cones(const mbs_system *s, double tol);
  * steps s from its state by dt until t = 0.6 s; returns the acceleration of body 0 down the slope
  * between 0.3 and 0.6 s; *cone = 0 when a force left its cone (tm_forces_in_cones, tol) after a step. */
 double tm_incline_acceleration(mbs_system *s, mbs_stepper *st, double theta, double dt, double tol, int *cone);
+/* An option from a test's text, as a user of the typed API writes it: a number when the text is one
+ * (strtod takes all of it), else a word ({key, 0, text}); text must outlive it. */
+mbs_option tm_opt(const char *key, const char *text);
 /* Path to a file of the source tree. */
 const char *tm_path(const char *rel);
 

@@ -55,10 +55,19 @@ typedef struct mbs_option_table {
     size_t size;                          /* of the options struct */
 } mbs_option_table;
 
-/* A scheme option as text, e.g. {"max_mat_mult", "2"} from the [expo] section of a scenario. */
+/* A scheme option as a typed value: numbers as numbers, words as words. A REAL, INT or BOOL
+ * option takes `value` ({"kp", 50}); an ENUM option takes its word ({"method", 0, "modal"}), an
+ * INT option may take one of its named values ({"max_mat_mult", 0, "full"}), a TEXT option its
+ * names ({"feet", 0, "FL_FOOT FR_FOOT"}). Text (a scenario file, --set, a string from Python) is
+ * turned into this once, where it is read, by mbs_option_parse. */
 typedef struct mbs_option {
-    const char *key, *value;
+    const char *key;
+    double value;        /* a REAL, INT or BOOL option's number (ignored when word is set) */
+    const char *word;    /* an ENUM's word, an INT's named value, a TEXT option's names; NULL: the number */
 } mbs_option;
+/* Initializers: mbs_option o[] = {MBS_OPTION("kp", 50), MBS_OPTION_WORD("method", "modal")}. */
+#define MBS_OPTION(key, number) {(key), (number), NULL}
+#define MBS_OPTION_WORD(key, word) {(key), 0, (word)}
 
 /* What the registries of steppers and controllers tell about a scheme. */
 typedef struct mbs_scheme_info {
@@ -76,12 +85,19 @@ const mbs_option_spec *mbs_options_find(const mbs_option_table *t, const char *k
 /* Fills the struct at opts with every default. Returns MBS_OK (a table whose default does
  * not parse is a bug the tests catch, reported as MBS_ERR_ARG). */
 int mbs_options_defaults(const mbs_option_table *t, void *opts, mbs_error *err);
-/* Checks key = value against t and, when opts is not NULL, stores it. An unknown key or a bad
- * value is an error whose message names the key, the value and what is accepted. */
+/* Checks the text key = value against t and, when opts is not NULL, stores it. An unknown key or
+ * a bad value is an error whose message names the key, the value and what is accepted. */
 int mbs_options_set(const mbs_option_table *t, void *opts, const char *key, const char *value, mbs_error *err);
+/* Parses the text value of option key of t, once, into the typed *out (out->key = key; out->word
+ * points into value for an ENUM, a TEXT or an INT's named value, so value must outlive out).
+ * MBS_OK, or an error as mbs_options_set's. */
+int mbs_option_parse(const mbs_option_table *t, const char *key, const char *value, mbs_option *out, mbs_error *err);
+/* Checks the typed option o against t (its kind, its range) and, when opts is not NULL, stores it:
+ * no text is parsed. An error as mbs_options_set's. */
+int mbs_options_apply(const mbs_option_table *t, void *opts, const mbs_option *o, mbs_error *err);
 /* A struct of t's options (t->size bytes, from malloc; free it with free()): the defaults, then
- * opts[0..n-1] in order. NULL with err filled when a key or a value is refused; the message
- * then starts with "key: ". */
+ * opts[0..n-1] (typed) in order. NULL with err filled when a key or a value is refused; the
+ * message then starts with "key: ". */
 void *mbs_options_new(const mbs_option_table *t, const mbs_option *opts, int n, mbs_error *err);
 /* The accepted values of an option as text ("in [0, 1e+06] N·m/rad", "one of: riqn newton"). */
 void mbs_option_range_text(const mbs_option_spec *s, char *buf, size_t n);

@@ -10,7 +10,8 @@ from . import (_ErrorRecord, _dp, _fn, _lib, _load_scenario, _nq, _nv, _ptr, _ra
 
 
 class _Option(C.Structure):
-    _fields_ = [("key", C.c_char_p), ("value", C.c_char_p)]
+    # mbs_option of mbs/options.h: a number, or a word (an ENUM's, an INT's named value, a TEXT's)
+    _fields_ = [("key", C.c_char_p), ("value", C.c_double), ("word", C.c_char_p)]
 
 
 _SETUP = C.CFUNCTYPE(C.c_int, _vp, C.c_int, _vp, C.POINTER(_ErrorRecord))

@@ -53,6 +53,14 @@ int mbsi_next_word(const char **p, char *word, size_t n);
 /* The index of word w in a space-separated list of words, -1 when absent. */
 int mbsi_word_index(const char *words, const char *w);
 
+/* The one implementation of the scheme registries (steppers, controllers): `at` lists a registry's
+ * entries 0..count-1, each the first member of its scheme's type. */
+struct mbs_scheme_info;
+/* The entry named `name`, or NULL (name may be NULL). */
+const struct mbs_scheme_info *mbsi_scheme_find(const struct mbs_scheme_info *(*at)(int), int count, const char *name);
+/* The registry's names separated by sep into buf (n bytes, cut short if need be): the "known: ..." of messages. */
+void mbsi_scheme_names(const struct mbs_scheme_info *(*at)(int), int count, const char *sep, char *buf, size_t n);
+
 /* A copy of s from malloc, NULL when out of memory (the caller reports). */
 char *mbsi_strdup(const char *s);
 

@@ -159,20 +159,83 @@ int mbs_options_defaults(const mbs_option_table *t, void *opts, mbs_error *err)
     return MBS_OK;
 }
 
-int mbs_options_set(const mbs_option_table *t, void *opts, const char *key, const char *value, mbs_error *err)
+/* The spec of option key of t and its field's offset, or an error listing t's options. */
+static const mbs_option_spec *spec_of(const mbs_option_table *t, const char *key, size_t *off, mbs_error *err)
 {
-    size_t off;
-    const mbs_option_spec *s = mbs_options_find(t, key, &off);
+    const mbs_option_spec *s = mbs_options_find(t, key, off);
     if (!s) {
         char known[512] = "";
         for (int i = 0; i < mbs_options_count(t); i++) {
             strncat(known, i ? ", " : "", sizeof known - strlen(known) - 1);
             strncat(known, mbs_options_at(t, i, NULL)->key, sizeof known - strlen(known) - 1);
         }
-        if (!known[0]) return mbsi_fail(err, MBS_ERR_ARG, "'%s' has no option '%s'", t ? t->name : "?", key ? key : "(null)");
-        return mbsi_fail(err, MBS_ERR_ARG, "'%s' has no option '%s' (options: %s)", t->name, key ? key : "(null)", known);
+        if (!known[0]) mbsi_fail(err, MBS_ERR_ARG, "'%s' has no option '%s'", t ? t->name : "?", key ? key : "(null)");
+        else mbsi_fail(err, MBS_ERR_ARG, "'%s' has no option '%s' (options: %s)", t->name, key ? key : "(null)", known);
     }
+    return s;
+}
+
+int mbs_options_set(const mbs_option_table *t, void *opts, const char *key, const char *value, mbs_error *err)
+{
+    size_t off;
+    const mbs_option_spec *s = spec_of(t, key, &off, err);
+    if (!s) return MBS_ERR_ARG;
     return parse(t, s, value, opts ? (char *)opts + off : NULL, err);
+}
+
+int mbs_option_parse(const mbs_option_table *t, const char *key, const char *value, mbs_option *out, mbs_error *err)
+{
+    size_t off;
+    const mbs_option_spec *s = spec_of(t, key, &off, err);
+    if (!s) return MBS_ERR_ARG;
+    union { double x; int i; char text[MBS_OPTION_TEXT_LEN]; } field;
+    int rc = parse(t, s, value, &field, err);
+    if (rc != MBS_OK) return rc;
+    out->key = key;
+    out->word = NULL;
+    out->value = 0;
+    switch (s->kind) {
+    case MBS_OPT_REAL: out->value = field.x; break;
+    case MBS_OPT_INT: case MBS_OPT_BOOL: out->value = field.i; break;
+    case MBS_OPT_ENUM: case MBS_OPT_TEXT: out->word = value; break;
+    }
+    return MBS_OK;
+}
+
+int mbs_options_apply(const mbs_option_table *t, void *opts, const mbs_option *o, mbs_error *err)
+{
+    if (!o) return mbsi_fail(err, MBS_ERR_ARG, "no option (NULL)");
+    size_t off;
+    const mbs_option_spec *s = spec_of(t, o->key, &off, err);
+    if (!s) return MBS_ERR_ARG;
+    void *field = opts ? (char *)opts + off : NULL;
+    char rng[160];
+    mbs_option_range_text(s, rng, sizeof rng);
+    /* a word is text by nature: the table's own parser reads it (an ENUM's word, an alias) */
+    if (o->word) {
+        if (s->kind == MBS_OPT_REAL || s->kind == MBS_OPT_BOOL)
+            return mbsi_fail(err, MBS_ERR_ARG, "%s.%s: '%s' is a word where a number is wanted (must be %s)", t->name, s->key,
+                             o->word, rng);
+        return parse(t, s, o->word, field, err);
+    }
+    const double x = o->value;
+    switch (s->kind) {
+    case MBS_OPT_ENUM: case MBS_OPT_TEXT:
+        return mbsi_fail(err, MBS_ERR_ARG, "%s.%s: wants a word, not the number %g (must be %s)", t->name, s->key, x, rng);
+    case MBS_OPT_REAL:
+        if (!isfinite(x) || !in_range(s, x))
+            return mbsi_fail(err, MBS_ERR_ARG, "%s.%s: out of range: %g (must be %s)", t->name, s->key, x, rng);
+        if (field) *(double *)field = x;
+        return MBS_OK;
+    case MBS_OPT_INT: case MBS_OPT_BOOL:
+        if (!(x == floor(x)) || fabs(x) > 2e9)
+            return mbsi_fail(err, MBS_ERR_ARG, "%s.%s: %g is not a whole number (must be %s)", t->name, s->key, x, rng);
+        if (s->kind == MBS_OPT_BOOL ? (x != 0 && x != 1) : !in_range(s, x))
+            return mbsi_fail(err, MBS_ERR_ARG, "%s.%s: out of range: %g (must be %s)", t->name, s->key, x, rng);
+        if (field) *(int *)field = (int)x;
+        return MBS_OK;
+    }
+    return mbsi_fail(err, MBS_ERR_ARG, "%s.%s: option of unknown kind", t->name, s->key);
 }
 
 void *mbs_options_new(const mbs_option_table *t, const mbs_option *opts, int n, mbs_error *err)
@@ -191,7 +254,7 @@ void *mbs_options_new(const mbs_option_table *t, const mbs_option *opts, int n, 
         return NULL;
     }
     for (int i = 0; i < n; i++)
-        if (mbs_options_set(t, o, opts[i].key, opts[i].value, &e) != MBS_OK) {
+        if (mbs_options_apply(t, o, &opts[i], &e) != MBS_OK) {
             mbsi_fail(err, e.code, "%s: %s", opts[i].key ? opts[i].key : "(null)", e.msg);
             free(o);
             return NULL;
@@ -222,4 +285,18 @@ int mbs_options_describe(const mbs_scheme_info *info, int markdown, char *buf, s
         else mbsi_textf(&b, "      %s = %s: %s; %s\n", s->key, def, rng, s->doc);
     }
     return (int)b.len;
+}
+
+const mbs_scheme_info *mbsi_scheme_find(const mbs_scheme_info *(*at)(int), int count, const char *name)
+{
+    for (int i = 0; name && i < count; i++)
+        if (strcmp(at(i)->name, name) == 0) return at(i);
+    return NULL;
+}
+
+void mbsi_scheme_names(const mbs_scheme_info *(*at)(int), int count, const char *sep, char *buf, size_t n)
+{
+    mbs_text b = {buf, n, 0};
+    if (n) buf[0] = '\0';
+    for (int i = 0; i < count; i++) mbsi_textf(&b, "%s%s", i ? sep : "", at(i)->name);
 }

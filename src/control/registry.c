@@ -28,9 +28,8 @@ const mbs_scheme_info *mbs_controller_at(int i) { return i >= 0 && i < mbs_contr
 
 const mbs_controller_type *mbsi_controller_type_find(const char *name)
 {
-    for (int i = 0; name && i < mbs_controller_count(); i++)
-        if (strcmp(table[i]->info.name, name) == 0) return table[i];
-    return NULL;
+    /* its info is its type's first member */
+    return (const mbs_controller_type *)mbsi_scheme_find(mbs_controller_at, mbs_controller_count(), name);
 }
 
 const mbs_scheme_info *mbs_controller_find(const char *name)
@@ -57,11 +56,8 @@ mbs_controller *mbs_controller_new(const char *name, mbs_system *sys, const doub
 {
     const mbs_controller_type *t = mbsi_controller_type_find(name);
     if (!t) {
-        char known[256] = "";
-        for (int i = 0; i < mbs_controller_count(); i++) {
-            strncat(known, i ? ", " : "", sizeof known - strlen(known) - 1);
-            strncat(known, table[i]->info.name, sizeof known - strlen(known) - 1);
-        }
+        char known[256];
+        mbsi_scheme_names(mbs_controller_at, mbs_controller_count(), ", ", known, sizeof known);
         mbsi_fail(err, MBS_ERR_ARG, "unknown controller '%s' (known: %s)", name ? name : "(null)", known);
         return NULL;
     }

@@ -31,6 +31,7 @@ struct mbs_scenario_entry {
     char *section, *key, *value;
     int line;            /* 0: --set override */
     int dead;            /* replaced by an override */
+    mbs_option typed;    /* a stepper's or controller's option: its value parsed once, when checked */
 };
 
 /* Reads the text (len bytes, no NUL in it) into sc->entries. Returns MBS_OK or MBS_ERR_NOMEM.

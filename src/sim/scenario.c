@@ -168,11 +168,8 @@ static int known_section(const char *name)
 /* "file:line: unknown section [name] (known: ...)"; where is "file:line" or the --set. */
 static int unknown_section(const char *where_, const char *name, mbs_error *err)
 {
-    char names[256] = "";
-    for (int s = 0; s < mbs_stepper_count(); s++) {
-        strncat(names, s ? ", " : "", sizeof names - strlen(names) - 1);
-        strncat(names, mbs_stepper_at(s)->name, sizeof names - strlen(names) - 1);
-    }
+    char names[256];
+    mbsi_scheme_names(mbs_stepper_at, mbs_stepper_count(), ", ", names, sizeof names);
     return mbsi_fail(err, MBS_ERR_PARSE,
                     "%s: unknown section [%s] (known: model, contact, environment, controller, stepper, run, output, "
                     "or a stepper's name for its options: %s)", where_, name, names);
@@ -190,12 +187,13 @@ static int given_twice(const mbs_scenario *sc, int i, mbs_error *err)
     return MBS_OK;
 }
 
-/* A stepper's or controller's option: its value checked by its table, nothing created. */
-static int check_option(const mbs_scenario *sc, const mbs_scenario_entry *e, const mbs_option_table *t, mbs_error *err)
+/* A stepper's or controller's option: its text parsed by its table, once, into e->typed. */
+static int check_option(const mbs_scenario *sc, mbs_scenario_entry *e, const mbs_option_table *t, mbs_error *err)
 {
     mbs_error e1;
     mbs_error_clear(&e1);
-    if (mbs_options_set(t, NULL, e->key, e->value, &e1) != MBS_OK) return mbsi_ini_fail_at(sc, e, err, e1.code, "%s", e1.msg);
+    if (mbs_option_parse(t, e->key, e->value, &e->typed, &e1) != MBS_OK)
+        return mbsi_ini_fail_at(sc, e, err, e1.code, "%s", e1.msg);
     return MBS_OK;
 }
 
@@ -203,7 +201,7 @@ static int check_option(const mbs_scenario *sc, const mbs_scenario_entry *e, con
  * table; an option of another controller only earns a warning (switching the type with --set
  * controller.type=pd should not force the user to delete the gait's keys), but its value is
  * still checked by the table that has it. */
-static int check_controller_key(const mbs_scenario *sc, const mbs_scenario_entry *e, const mbs_scheme_info *ctrl,
+static int check_controller_key(const mbs_scenario *sc, mbs_scenario_entry *e, const mbs_scheme_info *ctrl,
                                 mbs_error *err)
 {
     const mbs_option_table *t = ctrl->options;
@@ -228,11 +226,8 @@ static int check_entries(mbs_scenario *sc, mbs_error *err)
     const char *type = te ? te->value : MBS_CONTROLLER_DEFAULT;
     const mbs_scheme_info *ctrl = mbs_controller_find(type);
     if (!ctrl) {
-        char names[256] = "";
-        for (int c = 0; c < mbs_controller_count(); c++) {
-            strncat(names, c ? " " : "", sizeof names - strlen(names) - 1);
-            strncat(names, mbs_controller_at(c)->name, sizeof names - strlen(names) - 1);
-        }
+        char names[256];
+        mbsi_scheme_names(mbs_controller_at, mbs_controller_count(), " ", names, sizeof names);
         return mbsi_ini_fail_at(sc, te, err, MBS_ERR_PARSE, "'%s' is not one of: %s", type, names);
     }
     snprintf(sc->controller, sizeof sc->controller, "%s", type);
@@ -583,10 +578,7 @@ int mbs_scenario_options(const mbs_scenario *sc, const char *scheme, mbs_option 
     int n = 0;
     for (int i = 0; i < sc->noptions; i++)
         if (strcmp(sc->options[i].scheme, scheme) == 0) {
-            if (n < max) {
-                opts[n].key = sc->options[i].key;
-                opts[n].value = sc->options[i].value;
-            }
+            if (n < max) opts[n] = sc->options[i].typed;
             n++;
         }
     return n;
@@ -665,11 +657,8 @@ mbs_scenario *mbsi_scenario_load_text(const char *path, const char *text, size_t
     const mbs_scenario_entry *name = mbsi_ini_find(sc, "stepper", "name");
     snprintf(sc->stepper, sizeof sc->stepper, "%s", name ? name->value : MBS_STEPPER_DEFAULT);
     if (!mbs_stepper_find(sc->stepper)) {
-        char known[256] = "";
-        for (int s = 0; s < mbs_stepper_count(); s++) {
-            strncat(known, s ? ", " : "", sizeof known - strlen(known) - 1);
-            strncat(known, mbs_stepper_at(s)->name, sizeof known - strlen(known) - 1);
-        }
+        char known[256];
+        mbsi_scheme_names(mbs_stepper_at, mbs_stepper_count(), ", ", known, sizeof known);
         if (name) mbsi_ini_fail_at(sc, name, err, MBS_ERR_ARG, "unknown stepper '%s' (known: %s)", sc->stepper, known);
         else mbsi_fail(err, MBS_ERR_ARG, "%s: [stepper] name: unknown stepper '%s' (the default; known: %s)", path, sc->stepper, known);
         goto fail;
@@ -709,6 +698,10 @@ mbs_scenario *mbsi_scenario_load_text(const char *path, const char *text, size_t
         snprintf(o->key, sizeof o->key, "%s", e->key);
         snprintf(o->value, sizeof o->value, "%s", e->value);
         o->line = e->line;
+        /* the value as check_entries parsed it, its key and word in o's own storage */
+        o->typed = e->typed;
+        o->typed.key = o->key;
+        if (o->typed.word) o->typed.word = o->value;
     }
 
     if (check_controller(sc, err) || load_model(sc, err) || initial_posture(sc, err) || read_contacts(sc, err) ||

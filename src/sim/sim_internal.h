@@ -29,8 +29,9 @@ typedef struct mbs_scenario_contact {
 typedef struct mbs_scenario_option {
     char scheme[MBS_NAME_LEN];        /* the section: a stepper's name, or "controller" */
     char key[MBS_NAME_LEN];
-    char value[128];
+    char value[128];                  /* as written */
     int line;
+    mbs_option typed;                 /* parsed once, when the scenario was read */
 } mbs_scenario_option;
 
 typedef struct mbs_scenario_entry mbs_scenario_entry;   /* one key = value as read (private) */

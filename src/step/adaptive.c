@@ -73,7 +73,7 @@ static int init(mbs_stepper *st, mbs_error *err)
     if (!a) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
     st->impl = a;
     /* conservative advancement is this scheme's job: a rigid inner scheme steps each h whole */
-    mbs_option inner_opts[1] = {{"advance", "0"}};
+    mbs_option inner_opts[1] = {MBS_OPTION("advance", 0)};
     const mbs_scheme_info *info = mbs_stepper_find(o->scheme);
     int n = info && mbs_options_find(info->options, "advance", NULL) ? 1 : 0;
     mbs_error e;

@@ -30,11 +30,10 @@ int mbs_stepper_count(void) { return (int)(sizeof table / sizeof *table); }
 
 const mbs_scheme_info *mbs_stepper_at(int i) { return i >= 0 && i < mbs_stepper_count() ? &table[i]->info : NULL; }
 
+/* The scheme named `name` (its info is its type's first member), or NULL. */
 static const mbs_stepper_type *type_of(const char *name)
 {
-    for (int i = 0; name && i < mbs_stepper_count(); i++)
-        if (strcmp(table[i]->info.name, name) == 0) return table[i];
-    return NULL;
+    return (const mbs_stepper_type *)mbsi_scheme_find(mbs_stepper_at, mbs_stepper_count(), name);
 }
 
 const mbs_scheme_info *mbs_stepper_find(const char *name)
@@ -48,11 +47,8 @@ mbs_stepper *mbs_stepper_new(const char *name, mbs_system *sys, const mbs_option
 {
     const mbs_stepper_type *t = type_of(name);
     if (!t) {
-        char known[256] = "";
-        for (int i = 0; i < mbs_stepper_count(); i++) {
-            strncat(known, i ? ", " : "", sizeof known - strlen(known) - 1);
-            strncat(known, table[i]->info.name, sizeof known - strlen(known) - 1);
-        }
+        char known[256];
+        mbsi_scheme_names(mbs_stepper_at, mbs_stepper_count(), ", ", known, sizeof known);
         mbsi_fail(err, MBS_ERR_ARG, "unknown stepper '%s' (known: %s)", name ? name : "(null)", known);
         return NULL;
     }
