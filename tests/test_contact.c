@@ -7,6 +7,8 @@
 
 #include "check.h"
 #include "testmodels.h"
+/* white-box: reads and sets the system's and contacts' fields directly */
+#include "../src/contact/contact_internal.h"
 
 static const double corners[4][3] = {{0.1, 0.15, -0.2}, {-0.1, 0.15, -0.2}, {0.1, -0.15, -0.2}, {-0.1, -0.15, -0.2}};
 

@@ -7,6 +7,8 @@
 
 #include "check.h"
 #include "testmodels.h"
+/* white-box: reads and sets the system's and contacts' fields directly */
+#include "../src/contact/contact_internal.h"
 
 /* ---- a point mass on a vertical prismatic joint, its contact point at the body origin ---- */
 

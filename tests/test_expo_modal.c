@@ -10,6 +10,8 @@
 #include "../src/step/symeig.h"
 #include "check.h"
 #include "testmodels.h"
+/* white-box: reads and sets the system's and contacts' fields directly */
+#include "../src/contact/contact_internal.h"
 
 /* Q_k = φ_k[x₁, x₂] at the eigenvalues of h [[−βλ, 1], [−λ, 0]], computed with mpmath at 80
  * digits from (φ_k(x₁) − φ_k(x₂))/(x₁ − x₂) (φ_k' at a double root), the inputs taken as the

@@ -27,8 +27,12 @@ static void test_solo_every_variant(void)
     for (int v = 0; v < 8; v++)
         for (int bal = 0; bal <= 1; bal++) {
             mbs_system *s = tm_solo_standing(m, 0.02, 1e5, 300, 0.6);
-            s->v[1] = 0.5;
-            s->v[5] = 2.0;
+            int nv = mbs_model_nv(m);
+            double q[19], v0[18] = {0}, tau[18] = {0};
+            memcpy(q, mbs_system_q(s), sizeof q);
+            v0[1] = 0.5;
+            v0[5] = 2.0;
+            mbs_system_set_state(s, q, v0, 0);
             mbs_option opts[3] = {tm_opt("max_mat_mult", mmm[v]), tm_opt("balance", bal ? "1" : "0"), tm_opt("method", method[v])};
             mbs_system_finalize(s, NULL);
             mbs_stepper *st = mbs_stepper_new("expo", s, opts, 3, &err);
@@ -37,10 +41,15 @@ static void test_solo_every_variant(void)
             int most = 0, touched = 0;
             long before_steps = allocations;
             for (int i = 0; i < 300; i++) {
-                for (int k = 6; k < s->nv; k++) s->tau[k] = 0.3 * sin(0.05 * i + k);
+                for (int k = 6; k < nv; k++) tau[k] = 0.3 * sin(0.05 * i + k);
+                mbs_system_set_tau(s, tau);
                 mbs_stepper_step(st, 2e-3, NULL);
                 int a = 0;
-                for (int c = 0; c < 4; c++) a += s->contacts[c].active;
+                for (int c = 0; c < 4; c++) {
+                    mbs_contact_info ci;
+                    mbs_system_contact(s, c, &ci);
+                    a += ci.active;
+                }
                 most = a > most ? a : most;
                 touched |= a > 0;
             }

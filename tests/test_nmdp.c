@@ -7,6 +7,8 @@
 
 #include "check.h"
 #include "testmodels.h"
+/* white-box: reads and sets the system's and contacts' fields directly */
+#include "../src/contact/contact_internal.h"
 
 double mbsi_nmdp_residual(mbs_stepper *st, const double *q0, const double *v0, double h, const double *delta,
                           const double *wt, double *G, double *A);

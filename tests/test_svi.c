@@ -15,6 +15,8 @@
 #include "check.h"
 #include "mbs.h"
 #include "testmodels.h"
+/* white-box: reads and sets the system's and contacts' fields directly */
+#include "../src/contact/contact_internal.h"
 #include "../tools/svi.h"
 
 #define PI 3.14159265358979323846

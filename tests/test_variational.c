@@ -17,6 +17,8 @@
 #include "check.h"
 #include "mbs.h"
 #include "testmodels.h"
+/* white-box: reads and sets the system's and contacts' fields directly */
+#include "../src/contact/contact_internal.h"
 
 #define PI 3.14159265358979323846
 

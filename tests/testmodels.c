@@ -7,6 +7,8 @@
 #include <cjson/cJSON.h>
 
 #include "testmodels.h"
+/* builds systems field by field (the standing posture written into q before any step) */
+#include "../src/contact/contact_internal.h"
 
 #ifndef MBS_SOURCE_DIR
 #define MBS_SOURCE_DIR "."

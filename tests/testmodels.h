@@ -3,8 +3,6 @@
 #define MBS_TESTMODELS_H
 
 #include "mbs.h"
-/* the tests are white-box: they read and set the system's fields directly */
-#include "../src/contact/contact_internal.h"
 
 /* Deterministic uniform draw in [lo, hi). */
 double tm_uniform(unsigned long long *seed, double lo, double hi);
