@@ -2,7 +2,9 @@
  * frozen by mbs_system_finalize before any stepper or controller exists, an add call afterwards
  * is an error that leaves the world as the stepper sized it, and the time has one owner (the step
  * registry: t = t0 + k·dt from an integer count). Public API only. */
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "testmodels.h"
@@ -166,10 +168,83 @@ static void test_one_clock(void)
     mbs_model_free(m);
 }
 
+/* A stepper's state saved and restored: the steps that follow are bitwise the ones that followed
+ * the save, for every scheme (warm starts, previous configurations and inner steppers included);
+ * bytes of another scheme are refused and change nothing. */
+static void test_save_restore(void)
+{
+    mbs_error err;
+    mbs_model *m = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), NULL, &err);
+    CHECK(m != NULL, "solo12: %s", err.msg);
+    if (!m) return;
+    int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
+    double q0[19], tau[18], qa[19], va[18];
+    for (int k = 0; k < mbs_stepper_count(); k++) {
+        const char *name = mbs_stepper_at(k)->name;
+        mbs_system *s = solo_scene(m, q0);
+        if (!s) break;
+        mbs_system_finalize(s, &err);
+        mbs_stepper *st = mbs_stepper_new(name, s, NULL, 0, &err);
+        CHECK(st != NULL, "%s: %s", name, err.msg);
+        if (!st) { mbs_system_free(s); continue; }
+        /* explicit schemes need short steps on stiff contacts */
+        double dt = strcmp(name, "euler") == 0 || strcmp(name, "symplectic_euler") == 0 || strcmp(name, "rk4") == 0 ||
+                    strcmp(name, "variational") == 0 ? 1e-4 : 1e-3;
+        for (int i = 0; i < 120; i++) {
+            const double *q = mbs_system_q(s);
+            for (int j = 0; j < nv; j++) tau[j] = 0;
+            for (int j = 0; j < 12; j++) {
+                int id = mbs_joint_id(m, JOINTS[j]), iq = mbs_joint_idx_q(m, id), iv = mbs_joint_idx_v(m, id);
+                tau[iv] = 20 * (POSTURE[j] + 0.2 * sin(0.05 * i + j) - q[iq]) - 0.5 * mbs_system_v(s)[iv];
+            }
+            mbs_system_set_tau(s, tau);
+            if (i == 60) {
+                size_t n = mbs_stepper_state_size(st);
+                unsigned char *buf = malloc(n), small[8];
+                CHECK(buf && mbs_stepper_save(st, buf, n, &err) == MBS_OK, "%s: save: %s", name, err.msg);
+                CHECK(mbs_stepper_save(st, small, sizeof small, &err) == MBS_ERR_ARG, "%s: a save into 8 bytes", name);
+                double t0 = mbs_system_time(s);
+                for (int r = 0; r < 60; r++) mbs_stepper_step(st, dt, NULL);
+                memcpy(qa, mbs_system_q(s), (size_t)nq * sizeof(double));
+                memcpy(va, mbs_system_v(s), (size_t)nv * sizeof(double));
+                double ta = mbs_system_time(s);
+                CHECK(mbs_stepper_restore(st, buf, n, &err) == MBS_OK, "%s: restore: %s", name, err.msg);
+                CHECK(mbs_system_time(s) == t0, "%s: t = %.17g after the restore, %.17g saved", name, mbs_system_time(s), t0);
+                for (int r = 0; r < 60; r++) mbs_stepper_step(st, dt, NULL);
+                CHECK(memcmp(qa, mbs_system_q(s), (size_t)nq * sizeof(double)) == 0 &&
+                          memcmp(va, mbs_system_v(s), (size_t)nv * sizeof(double)) == 0 && mbs_system_time(s) == ta,
+                      "%s: the steps after a restore differ from those after the save", name);
+                /* bytes of another scheme: refused, nothing changed */
+                const char *other = strcmp(name, "expo") == 0 ? "rk4" : "expo";
+                mbs_system *s2 = solo_scene(m, q0);
+                mbs_system_finalize(s2, &err);
+                mbs_stepper *st2 = mbs_stepper_new(other, s2, NULL, 0, &err);
+                size_t n2 = st2 ? mbs_stepper_state_size(st2) : 0;
+                unsigned char *buf2 = malloc(n2 ? n2 : 1);
+                CHECK(st2 && mbs_stepper_save(st2, buf2, n2, &err) == MBS_OK, "%s: save: %s", other, err.msg);
+                CHECK(mbs_stepper_restore(st, buf2, n2, &err) == MBS_ERR_ARG && strstr(err.msg, "nothing changed"),
+                      "%s: restored the state of %s: '%s'", name, other, err.msg);
+                CHECK(memcmp(qa, mbs_system_q(s), (size_t)nq * sizeof(double)) == 0 && mbs_system_time(s) == ta,
+                      "%s: a refused restore changed the state", name);
+                free(buf2);
+                mbs_stepper_free(st2);
+                mbs_system_free(s2);
+                free(buf);
+                break;
+            }
+            mbs_stepper_step(st, dt, NULL);
+        }
+        mbs_stepper_free(st);
+        mbs_system_free(s);
+    }
+    mbs_model_free(m);
+}
+
 int main(void)
 {
     RUN(test_finalize_before_steppers);
     RUN(test_add_after_stepper_stands);
     RUN(test_one_clock);
+    RUN(test_save_restore);
     return check_summary("scene");
 }

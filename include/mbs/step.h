@@ -57,6 +57,19 @@ int mbs_stepper_step(mbs_stepper *st, double dt, mbs_step_stats *stats);
 int mbs_stepper_set_dissipation(mbs_stepper *st, double lambda);
 /* Why the last mbs_stepper_step failed (code MBS_OK after a step that did not). */
 const mbs_error *mbs_stepper_last_error(const mbs_stepper *st);
+/* The bytes of st's state: its system's (t and the clock's count, q, v, τ, the contact wrenches,
+ * every contact's anchor, mode, point and force, the joint impedance) and what the scheme keeps
+ * from one step to the next (warm starts, a previous configuration, an inner stepper's), as a
+ * checkpoint holds them. */
+size_t mbs_stepper_state_size(mbs_stepper *st);
+/* Copies that state into buf (n bytes, at least mbs_stepper_state_size); allocates nothing, so a
+ * controller may save and restore within its period (MPC rollouts, resets). MBS_ERR_ARG when n is
+ * too small. */
+int mbs_stepper_save(mbs_stepper *st, void *buf, size_t n, mbs_error *err);
+/* Puts a state saved from st (or a stepper of the same scheme and options on the same model and
+ * scene) back: the steps that follow are bitwise those that followed the save. Allocates nothing.
+ * MBS_ERR_ARG, naming the first field that does not fit, for bytes of another stepper or system. */
+int mbs_stepper_restore(mbs_stepper *st, const void *buf, size_t n, mbs_error *err);
 /* Frees a stepper (NULL is fine); its system stays. */
 void mbs_stepper_free(mbs_stepper *st);
 

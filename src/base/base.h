@@ -94,6 +94,7 @@ typedef struct mbsi_state {
     size_t len, cap, pos;     /* bytes in buf, its room (save), read so far (load) */
     int failed;               /* set at the first error: every later call does nothing */
     char msg[256];            /* what went wrong */
+    int fixed;                /* save into the caller's buf of cap bytes, never grown (NULL: count len only) */
 } mbsi_state;
 
 /* Saves or loads n bytes at p under `name` (the field's name, for messages). */
@@ -109,6 +110,10 @@ static inline void mbsi_state_ints(mbsi_state *s, const char *name, int *p, size
 /* A save stream that starts empty (len = 0, buffer kept for reuse), or a load stream over n bytes. */
 void mbsi_state_begin_save(mbsi_state *s);
 void mbsi_state_begin_load(mbsi_state *s, const unsigned char *buf, size_t n);
+
+/* A save stream into the caller's n bytes at buf, which never allocates: it fails when they do
+ * not suffice; with buf NULL it only counts (len: the bytes a save needs). */
+void mbsi_state_begin_save_fixed(mbsi_state *s, unsigned char *buf, size_t n);
 /* Frees a save stream's buffer. */
 void mbsi_state_free(mbsi_state *s);
 

@@ -27,6 +27,14 @@ void mbsi_state_begin_save(mbsi_state *s)
     s->msg[0] = '\0';
 }
 
+void mbsi_state_begin_save_fixed(mbsi_state *s, unsigned char *buf, size_t n)
+{
+    memset(s, 0, sizeof *s);
+    s->fixed = 1;
+    s->buf = buf;
+    s->cap = buf ? n : 0;
+}
+
 void mbsi_state_begin_load(mbsi_state *s, const unsigned char *buf, size_t n)
 {
     memset(s, 0, sizeof *s);
@@ -37,7 +45,7 @@ void mbsi_state_begin_load(mbsi_state *s, const unsigned char *buf, size_t n)
 
 void mbsi_state_free(mbsi_state *s)
 {
-    if (!s->load) free(s->buf);
+    if (!s->load && !s->fixed) free(s->buf);
     s->buf = NULL;
     s->len = s->cap = s->pos = 0;
 }
@@ -46,6 +54,17 @@ void mbsi_state_free(mbsi_state *s)
 static void put(mbsi_state *s, const void *p, size_t n)
 {
     if (s->failed) return;
+    if (s->fixed) {
+        /* the caller's bytes: counted without a buffer, refused beyond its room */
+        if (s->buf && s->len + n > s->cap) {
+            s->failed = 1;
+            snprintf(s->msg, sizeof s->msg, "the state needs more than the %zu bytes given", s->cap);
+            return;
+        }
+        if (s->buf && n) memcpy(s->buf + s->len, p, n);
+        s->len += n;
+        return;
+    }
     if (s->len + n > s->cap) {
         size_t cap = s->cap ? s->cap : 4096;
         while (cap < s->len + n) cap *= 2;

@@ -283,7 +283,13 @@ void mbsi_system_state(mbs_system *s, mbsi_state *st)
     mbsi_state_doubles(st, "system.tau", s->tau, nv);
     mbsi_state_doubles(st, "system.fext", s->fext, 6 * (size_t)s->nbodies);
     mbsi_state_bytes(st, "system.resets", &s->resets, sizeof s->resets);
-    mbsi_state_ints(st, "system.ncontacts", &s->ncontacts, 1);
+    /* the number of contact points is the scene's: a state of another scene does not fit */
+    int nc = s->ncontacts;
+    mbsi_state_ints(st, "system.ncontacts", &nc, 1);
+    if (st->load && !st->failed && nc != s->ncontacts) {
+        st->failed = 1;
+        snprintf(st->msg, sizeof st->msg, "the state has %d contact points, the scene %d", nc, s->ncontacts);
+    }
     /* a contact's geometry is the scenario's; its state is every field from `active` on */
     const size_t from = offsetof(mbs_contact, active);
     for (int i = 0; i < s->ncontacts && i < s->max_contacts; i++)

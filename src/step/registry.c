@@ -76,6 +76,14 @@ mbs_stepper *mbs_stepper_new(const char *name, mbs_system *sys, const mbs_option
         free(st);
         return NULL;
     }
+    /* room for mbs_stepper_restore's undo copy, so that restoring allocates nothing */
+    st->undo_n = mbs_stepper_state_size(st);
+    st->undo = malloc(st->undo_n ? st->undo_n : 1);
+    if (!st->undo) {
+        mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
+        mbs_stepper_free(st);
+        return NULL;
+    }
     return st;
 }
 
@@ -204,12 +212,62 @@ void mbsi_stepper_state(mbs_stepper *st, mbsi_state *s)
     if (st->type->state) st->type->state(st, s);
 }
 
+/* The system's state, then the scheme's: one visitor, both directions. */
+static void visit(mbs_stepper *st, mbsi_state *s)
+{
+    mbsi_system_state(st->sys, s);
+    mbsi_stepper_state(st, s);
+}
+
+size_t mbs_stepper_state_size(mbs_stepper *st)
+{
+    mbsi_state s;
+    mbsi_state_begin_save_fixed(&s, NULL, 0);
+    visit(st, &s);
+    return s.len;
+}
+
+int mbs_stepper_save(mbs_stepper *st, void *buf, size_t n, mbs_error *err)
+{
+    if (!st || !buf) return mbsi_fail(err, MBS_ERR_ARG, "mbs_stepper_save: no %s (NULL)", st ? "buffer" : "stepper");
+    mbsi_state s;
+    mbsi_state_begin_save_fixed(&s, buf, n);
+    visit(st, &s);
+    if (s.failed) return mbsi_fail(err, MBS_ERR_ARG, "mbs_stepper_save: %s (mbs_stepper_state_size: %zu)", s.msg,
+                                   mbs_stepper_state_size(st));
+    return MBS_OK;
+}
+
+int mbs_stepper_restore(mbs_stepper *st, const void *buf, size_t n, mbs_error *err)
+{
+    if (!st || !buf) return mbsi_fail(err, MBS_ERR_ARG, "mbs_stepper_restore: no %s (NULL)", st ? "state" : "stepper");
+    /* the state replaced is kept, so that bytes that do not fit change nothing: the visitors load
+     * field by field, and a field of another stepper or scene is found only when it is met */
+    mbsi_state keep;
+    mbsi_state_begin_save_fixed(&keep, st->undo, st->undo_n);
+    visit(st, &keep);
+    if (keep.failed) return mbsi_fail(err, MBS_ERR_ARG, "mbs_stepper_restore: %s", keep.msg);
+    mbsi_state s;
+    mbsi_state_begin_load(&s, buf, n);
+    visit(st, &s);
+    if (!s.failed && s.pos != s.len) {
+        s.failed = 1;
+        snprintf(s.msg, sizeof s.msg, "%zu bytes left over", s.len - s.pos);
+    }
+    if (!s.failed) return MBS_OK;
+    mbsi_state back;
+    mbsi_state_begin_load(&back, st->undo, keep.len);
+    visit(st, &back);
+    return mbsi_fail(err, MBS_ERR_ARG, "mbs_stepper_restore: the state does not fit this stepper (nothing changed): %s", s.msg);
+}
+
 const mbs_error *mbs_stepper_last_error(const mbs_stepper *st) { return &st->err; }
 
 void mbs_stepper_free(mbs_stepper *st)
 {
     if (!st) return;
     if (st->type->fini) st->type->fini(st);
+    free(st->undo);
     free(st->opts);
     free(st);
 }

@@ -40,6 +40,8 @@ struct mbs_stepper {
     void *impl;
     mbs_error err;                 /* why the last step failed: a scheme fills it with mbsi_fail */
     double dissipation;            /* λ of mbs_stepper_set_dissipation: v ← (1 − λ) v after each step */
+    unsigned char *undo;           /* mbs_stepper_restore's copy of the state it replaces (undo_n bytes) */
+    size_t undo_n;
 };
 
 /* One step of st's scheme as mbs_stepper_step takes it, without the checks and the dissipation:
