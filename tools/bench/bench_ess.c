@@ -8,7 +8,7 @@
  *      and the sag Mg/K of a resting plate in both;
  *   4. Solo dropped onto the ground, the engine's ABA as the vector field.
  * Ends with `key: value` lines. A full run (not --quick) also writes the tables of its section of
- * docs/benchmarks.md into <data>/tables.md (tools/bench_doc.h), which tools/bench_doc.py puts into
+ * docs/benchmarks.md into <data>/tables.md (tools/bench/bench_doc.h), which tools/bench/bench_doc.py puts into
  * the document (make bench-ess does both).
  *   bench_ess [--quick] [--data DIR]
  * --quick: 24 plate starts instead of 120, fewer repetitions. */
@@ -20,9 +20,9 @@
 #include <time.h>
 
 #include "mbs.h"
-#include "tool.h"
+#include "bench_tool.h"
 #include "bench_doc.h"
-#include "../tests/ess_systems.h"
+#include "../../tests/ess_systems.h"
 #ifdef MBS_HAVE_MUJOCO
 #include "ess_mujoco.h"
 #endif

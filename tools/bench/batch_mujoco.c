@@ -1,5 +1,5 @@
 /* batch_mujoco.c — Solo-12 in MuJoCo for bench_batch (see batch_mujoco.h). Compiled into
- * tools/bench_batch only when libmujoco-dev is installed. */
+ * build/tools/bench_batch only when libmujoco-dev is installed. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -14,9 +14,9 @@
  * with every velocity below 100 m/s or rad/s and the torso tilted less than 60°. The spread of
  * table I is taken over the step sizes whose run was stable, sampled every 50 ms (linear
  * interpolation between steps). Writes the data under build/bench_nmdp, the plots into
- * docs/images/nmdp_*.png (tools/plot_nmdp.gp, when gnuplot is installed), and ends with
+ * docs/images/nmdp_*.png (tools/bench/plot_nmdp.gp, when gnuplot is installed), and ends with
  * `key: value` lines. A full run (not --quick) also writes the tables of its section of
- * docs/benchmarks.md into <data>/tables.md (tools/bench_doc.h), which tools/bench_doc.py puts into
+ * docs/benchmarks.md into <data>/tables.md (tools/bench/bench_doc.h), which tools/bench/bench_doc.py puts into
  * the document (make bench-nmdp does both).
  *   bench_nmdp [--quick] [--data DIR] [--images DIR]
  * --quick: 2 s horizons and Δt in {10, 50} ms. Only the public API is used: the scenario and sim
@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "mbs.h"
-#include "tool.h"
+#include "bench_tool.h"
 #include "bench_doc.h"
 
 #ifndef MBS_SOURCE_DIR

@@ -1,6 +1,6 @@
 # plot_expo.gp — the figures of docs/benchmarks.md, "Exponential integrator (expo)", from the data
-# tools/bench_expo.c writes (figs. 2-6 of Hammoud et al. 2022; part g: cost against active contacts).
-#   gnuplot -e "datadir='build/bench_expo'; imgdir='docs/images'" tools/plot_expo.gp
+# tools/bench/bench_expo.c writes (figs. 2-6 of Hammoud et al. 2022; part g: cost against active contacts).
+#   gnuplot -e "datadir='build/bench_expo'; imgdir='docs/images'" tools/bench/plot_expo.gp
 # make bench-expo runs it when gnuplot is installed.
 if (!exists("datadir")) datadir = 'build/bench_expo'
 if (!exists("imgdir")) imgdir = 'docs/images'

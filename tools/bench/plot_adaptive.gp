@@ -1,6 +1,6 @@
 # plot_adaptive.gp — the figures of docs/benchmarks.md, "Adaptive stepping and rigid impacts", from
-# the data tools/bench_adaptive.c writes (figs. 3-5 of Zapolsky and Drumwright 2015).
-#   gnuplot -e "data='build/bench_adaptive'; images='docs/images'" tools/plot_adaptive.gp
+# the data tools/bench/bench_adaptive.c writes (figs. 3-5 of Zapolsky and Drumwright 2015).
+#   gnuplot -e "data='build/bench_adaptive'; images='docs/images'" tools/bench/plot_adaptive.gp
 # make bench-adaptive runs it when gnuplot is installed.
 if (!exists("data")) data = 'build/bench_adaptive'
 if (!exists("images")) images = 'docs/images'

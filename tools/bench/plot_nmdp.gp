@@ -1,6 +1,6 @@
 # plot_nmdp.gp — the figures of docs/benchmarks.md, "Maximal-dissipation contacts (mdp, nmdp)",
-# from the data tools/bench_nmdp.c writes (figs. 3-6 of Pan and Hauser 2020).
-#   gnuplot -e "datadir='build/bench_nmdp'; imgdir='docs/images'" tools/plot_nmdp.gp
+# from the data tools/bench/bench_nmdp.c writes (figs. 3-6 of Pan and Hauser 2020).
+#   gnuplot -e "datadir='build/bench_nmdp'; imgdir='docs/images'" tools/bench/plot_nmdp.gp
 # make bench-nmdp runs it when gnuplot is installed.
 if (!exists("datadir")) datadir = 'build/bench_nmdp'
 if (!exists("imgdir")) imgdir = 'docs/images'

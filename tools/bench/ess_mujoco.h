@@ -1,4 +1,4 @@
-/* ess_mujoco.h — the MuJoCo side of tools/bench_ess.c: the hopper and the plate on springs of
+/* ess_mujoco.h — the MuJoCo side of tools/bench/bench_ess.c: the hopper and the plate on springs of
  * Anderson & Revzen 2024 (sec. 5) as MuJoCo models. Built and linked only when Debian's
  * libmujoco-dev is installed (the Makefile defines MBS_HAVE_MUJOCO); never part of libmbs.
  *

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "mbs.h"
-#include "../src/sim/sim_internal.h"
+#include "../../src/sim/sim_internal.h"
 
 #ifndef MBS_SOURCE_DIR
 #define MBS_SOURCE_DIR "."

@@ -10,16 +10,16 @@
  *           in its comment): fig. 3 runs 1000; the paper's 10k frames are run at 10 and 100 DOF
  *           (one state each) beside it;
  *   fig. 3, SVI  the paper's other residual: Johnson and Murphey's scalable variational integrator
- *           (tools/svi.c: midpoint Ld in generalized coordinates, O(n²) residual, O(n³) exact
+ *           (tools/bench/svi.c: midpoint Ld in generalized coordinates, O(n²) residual, O(n³) exact
  *           Jacobian) with Newton and with RIQN's update, against DRNEA with the same two, at 10, 20,
  *           50 and 100 DOF on fig. 3's states, tolerance and steps, and the cost of one residual and
  *           one exact Jacobian of each;
  *   fig. 4  residual per iteration in one step from the zero configuration, and iterations per
  *           step over 1000 steps, on 50 links under gravity (tol 1e-8, IG3).
  * A full run (not --quick) also writes the tables of docs/benchmarks.md into <data>/tables.md
- * (tools/bench_doc.h), which tools/bench_doc.py puts into the document (make bench-variational).
+ * (tools/bench/bench_doc.h), which tools/bench/bench_doc.py puts into the document (make bench-variational).
  * Writes the data under build/ and, when gnuplot is installed, the plots into docs/images/
- * (tools/plot_variational.gp); ends with `key: value` lines.
+ * (tools/bench/plot_variational.gp); ends with `key: value` lines.
  *   bench_variational [--quick] [--data DIR] [--images DIR]
  * Timings: the median over repeated runs of the same 1000 steps (the machine is shared). */
 #include <errno.h>
@@ -32,8 +32,8 @@
 
 #include "mbs.h"
 /* a benchmark reads the system's contact state and sets its state directly, as the tests do */
-#include "../src/contact/contact_internal.h"
-#include "tool.h"
+#include "../../src/contact/contact_internal.h"
+#include "bench_tool.h"
 #include "bench_doc.h"
 #include "svi.h"
 
@@ -267,7 +267,7 @@ static double time_jacobian(const mbs_model *m, mbs_data *d, mbs_vi *w, const do
 
 /* ---------------------------------------------------------------- fig. 3 against SVI */
 
-/* the SVI baseline's step (tools/svi.c) */
+/* the SVI baseline's step (tools/bench/svi.c) */
 typedef struct svi_ctx { svi *sv; mbs_data *d; const svi_options *opt; } svi_ctx;
 static int svi_step(void *ctx, int first, double dt, const double *qa, const double *qb, const double *v0, double *qc,
                     int *iterations, int *converged, double *residual)
@@ -503,7 +503,7 @@ int main(int argc, char **argv)
     long svi_done[NSVI][NSVIS], svi_floor[NSVI][NSVIS];
     char svi_diverged[16][80];
     int nsvi_diverged = 0;
-    printf("# fig. 3 against SVI (Johnson & Murphey 2009, tools/svi.c): %d random states x %d steps of 1 ms, tol 1e-9 x DOF, at "
+    printf("# fig. 3 against SVI (Johnson & Murphey 2009, tools/bench/svi.c): %d random states x %d steps of 1 ms, tol 1e-9 x DOF, at "
            "most 20 iterations, IG3;\n#   us per step (mean iterations; median of the repetitions), then us per evaluation: "
            "residual DRNEA / SVI, exact Jacobian Algorithm 4 / SVI\n#  DOF", NSEED, nsteps);
     for (int k = 0; k < NSVIS; k++) printf(" %18s", svi_names[k]);

@@ -7,8 +7,8 @@
  * on which machine; its main table is undated, its same-minute table is of 2026-11-23), so each
  * speed-up is a live figure over a recorded one, and the output says so beside it. Writes
  * robots.dat, chains.dat and trees.dat into --data DIR and, when gnuplot is installed, docs/images/dynamics.png
- * (tools/plot_dynamics.gp). A full run (not --quick) also writes the tables of docs/benchmarks.md
- * into <data>/tables.md (tools/bench_doc.h), which tools/bench_doc.py puts into the document
+ * (tools/bench/plot_dynamics.gp). A full run (not --quick) also writes the tables of docs/benchmarks.md
+ * into <data>/tables.md (tools/bench/bench_doc.h), which tools/bench/bench_doc.py puts into the document
  * (make bench-dynamics).
  *   bench_dynamics [--quick] [--data DIR] [--images DIR] */
 #include <math.h>
@@ -18,7 +18,7 @@
 #include <time.h>
 
 #include "mbs.h"
-#include "tool.h"
+#include "bench_tool.h"
 #include "bench_doc.h"
 
 #ifndef MBS_SOURCE_DIR

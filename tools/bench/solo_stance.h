@@ -1,6 +1,6 @@
 /* solo_stance.h — Solo-12 standing on the ground z = 0 on its four foot spheres: the joints'
  * posture and the base height at which the lowest foot sphere touches. Shared by the batch
- * benchmark (tools/bench_batch.c) and the batch test (tests/test_batch.c), which start from the
+ * benchmark (tools/bench/bench_batch.c) and the batch test (tests/test_batch.c), which start from the
  * same stance. Header-only: both link nothing but the library. */
 #ifndef MBS_TOOLS_SOLO_STANCE_H
 #define MBS_TOOLS_SOLO_STANCE_H

@@ -4,10 +4,10 @@
 Each table sits in the document between a marker line `<!-- keys [SECTION]: written by ... -->`
 (or `<!-- options: written by ... -->`) and `<!-- end of keys -->` (or `<!-- end of options -->`);
 this replaces every such block with the program's current one. `make test` (test_options) fails
-while the document and the code disagree. Usage: tools/update_docs.py [path/to/sim]"""
+while the document and the code disagree. Usage: tools/gen/update_docs.py [path/to/sim]"""
 import re, subprocess, sys, os
 
-root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sim = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "sim")
 out = subprocess.run([sim, "--options-markdown"], capture_output=True, text=True, check=True).stdout
 block = re.compile(r"(<!-- (?:keys \[\w+\]|options): written by[^\n]*-->\n).*?(<!-- end of (?:keys|options) -->)", re.S)

@@ -1,6 +1,6 @@
 # plot_variational.gp — the figures of docs/benchmarks.md, "Linear-time variational integrator",
-# from the data tools/bench_variational.c writes (figs. 2-4 of Lee et al., WAFR 2016).
-#   gnuplot -e "datadir='build/bench_variational'; imgdir='docs/images'" tools/plot_variational.gp
+# from the data tools/bench/bench_variational.c writes (figs. 2-4 of Lee et al., WAFR 2016).
+#   gnuplot -e "datadir='build/bench_variational'; imgdir='docs/images'" tools/bench/plot_variational.gp
 # make bench-variational runs it when gnuplot is installed.
 if (!exists("datadir")) datadir = 'build/bench_variational'
 if (!exists("imgdir")) imgdir = 'docs/images'
@@ -23,7 +23,7 @@ set key top left
 plot datadir.'/energy.dat' u 1:(1000 * ($2 - EV_mean)) w l lw 1 lc rgb "#1f77b4" t "variational: deviation from its mean (oscillation, no trend)"
 unset multiplot
 
-# ---- fig. 3: time per step against DOF (the log panel with the SVI baseline of tools/svi.c)
+# ---- fig. 3: time per step against DOF (the log panel with the SVI baseline of tools/bench/svi.c)
 set output imgdir.'/variational_performance.png'
 set multiplot layout 1,2 title "N-link roll pendulum, no gravity, 1 ms steps, tol 1e-9 x DOF N m s: time per step"
 set xlabel "DOF"

@@ -1,6 +1,6 @@
 /* svi.c — the scalable variational integrator of Johnson and Murphey (IEEE T-RO 2009), the
  * baseline that Lee, Liu, Park and Srinivasa (WAFR 2016, sec. 4.3, fig. 3) measure DRNEA against.
- * A benchmark tool, not part of libmbs (tools/svi.h says what it computes): the library's own
+ * A benchmark tool, not part of libmbs (tools/bench/svi.h says what it computes): the library's own
  * integrator is DRNEA + RIQN, and this file exists only so that the paper's comparison can be
  * made on the same models, with the same states, tolerances and root finders.
  *
@@ -33,7 +33,7 @@
 
 #include "svi.h"
 /* the model's joints, placements and inertias (a tool reads the library's layout, as the tests do) */
-#include "../src/model/model_internal.h"
+#include "../../src/model/model_internal.h"
 /* last: lapacke.h pulls in complex.h and its macro I */
 #include <lapacke.h>
 

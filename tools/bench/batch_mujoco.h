@@ -1,4 +1,4 @@
-/* batch_mujoco.h — the MuJoCo side of tools/bench_batch.c: N copies of Solo-12 standing on the
+/* batch_mujoco.h — the MuJoCo side of tools/bench/bench_batch.c: N copies of Solo-12 standing on the
  * ground, each an mjData of one shared mjModel, stepped by mj_step on T threads. Built and linked
  * only when Debian's libmujoco-dev is installed (the Makefile defines MBS_HAVE_MUJOCO); never part
  * of libmbs.

@@ -1,7 +1,7 @@
 # plot_dynamics.gp — the figure of docs/benchmarks.md, "Featherstone layer", from the data
-# tools/bench_dynamics.c writes: our speed-up over Pinocchio 3.7 per algorithm and robot, and
+# tools/bench/bench_dynamics.c writes: our speed-up over Pinocchio 3.7 per algorithm and robot, and
 # time per call against the number of bodies on chains and binary trees.
-#   gnuplot -e "datadir='build/bench_dynamics'; imgdir='docs/images'" tools/plot_dynamics.gp
+#   gnuplot -e "datadir='build/bench_dynamics'; imgdir='docs/images'" tools/bench/plot_dynamics.gp
 # make bench-dynamics runs it when gnuplot is installed.
 if (!exists("datadir")) datadir = 'build/bench_dynamics'
 if (!exists("imgdir")) imgdir = 'docs/images'

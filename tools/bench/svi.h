@@ -3,7 +3,7 @@
  * 2009), as the baseline of Lee, Liu, Park, Srinivasa, "A linear-time variational integrator for
  * multibody systems" (WAFR 2016, sec. 4.3, fig. 3). A benchmark baseline, not part of libmbs: it
  * exists so that the paper's DRNEA-against-SVI comparison can be measured on this engine's models,
- * and it lives in tools/ because the library's own integrator never needs it.
+ * and it lives in tools/bench/ because the library's own integrator never needs it.
  *
  * What it is. The discrete Lagrangian is the midpoint rule in generalized coordinates q,
  *   Ld(q1, q2) = Δt L((q1 + q2)/2, (q2 - q1)/Δt)                          (Lee et al. eq. 1)

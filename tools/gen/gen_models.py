@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Writes the project's URDF models and checks them.
 
-    tools/gen_models.py            write urdf/*.urdf and tests/models/*.urdf
-    tools/gen_models.py --check    verify the written files (exit status 1 on any failure)
+    tools/gen/gen_models.py            write urdf/*.urdf and tests/models/*.urdf
+    tools/gen/gen_models.py --check    verify the written files (exit status 1 on any failure)
     options: --ref DIR   reference data directory (default: <repo>/tests/data/reference, a copy of
                          the project's ../shared/reference; see its README.md)
              --root DIR  repository root (default: the parent of tools/)
@@ -26,7 +26,7 @@ import sys
 import xml.etree.ElementTree as ET
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+ROOT = os.path.dirname(os.path.dirname(HERE))
 
 # --------------------------------------------------------------------------- numbers
 
@@ -452,7 +452,7 @@ def robot_header(name, ref, items_ref, items_out):
     counts = ", ".join("%d %s" % (types[t], t) for t in sorted(types))
     h = []
     h.append("%s.urdf: %s." % (name, src["robot"]))
-    h.append("The mbs project's own model, written by tools/gen_models.py (do not edit by hand;")
+    h.append("The mbs project's own model, written by tools/gen/gen_models.py (do not edit by hand;")
     h.append("change the script and rerun it).")
     h.append("")
     h.append("Physical parameters from %s, file %s" % (src["repo"], src["path"]))
@@ -567,7 +567,7 @@ def build_passive_walker():
     ga = (math.sin(p["alpha"]), 0.0, -math.cos(p["alpha"]))
     h = """passive_walker.urdf: the 3D passive dynamic walker ("the toy that cannot stand still")
 of Coleman, Garcia, Mombaur and Ruina, Phys. Rev. E 64, 022901 (2001), as set up in the
-Moby simulator example. Written by tools/gen_models.py (do not edit by hand).
+Moby simulator example. Written by tools/gen/gen_models.py (do not edit by hand).
 
 Parameters (nondimensional: leg mass m = 1, leg length l = 1, gravity g = 1) from
 ../shared/reference/passive_walker_params.md, section A.1, i.e. PositronicsLab/Moby,
@@ -852,7 +852,7 @@ Load with floating_base = 1 so that the merged root body (base + plate) is a mov
 two bodies, nq = 7 + 1, nv = 6 + 1. (With floating_base = 0 base + plate are welded to
 the world and only tip moves.) URDF rpy means R = Rz(y) Ry(p) Rx(r).
 
-Hand computation (Python doubles, tools/gen_models.py): the plate's COM and inertia
+Hand computation (Python doubles, tools/gen/gen_models.py): the plate's COM and inertia
 brought into base axes are
   plate COM in base frame = weld_xyz + R_weld c_plate = ({cpx}, {cpy}, {cpz})
   plate inertia in base axes = (R_weld R_plate_inertial) I (...)^T =

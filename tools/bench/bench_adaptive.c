@@ -18,9 +18,9 @@
  * the trot's gait (feet targets) every 5 ms; beside it, the scenario as written with the adaptive
  * stepper (2 ms, conservative advancement on), what `./sim scenarios/solo_trot.ini --set
  * stepper.name=adaptive` runs. Writes the data under build/bench_adaptive, the plots
- * into docs/images/adaptive_*.png (tools/plot_adaptive.gp, when gnuplot is installed), and ends with
+ * into docs/images/adaptive_*.png (tools/bench/plot_adaptive.gp, when gnuplot is installed), and ends with
  * `key: value` lines. A full run (not --quick) also writes the tables of its section of
- * docs/benchmarks.md into <data>/tables.md (tools/bench_doc.h), which tools/bench_doc.py puts into
+ * docs/benchmarks.md into <data>/tables.md (tools/bench/bench_doc.h), which tools/bench/bench_doc.py puts into
  * the document (make bench-adaptive does both).
  *   bench_adaptive [--quick] [--data DIR] [--images DIR]
  * --quick: 1 s horizons. Only the public API is used. */
@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "mbs.h"
-#include "tool.h"
+#include "bench_tool.h"
 #include "bench_doc.h"
 
 #ifndef MBS_SOURCE_DIR
@@ -410,7 +410,7 @@ int main(int argc, char **argv)
            he > 0 ? hr / (4 * he) : NAN, hs > 0 ? hr / (4 * hs) : NAN);
     mbs_model_free(sm);
 
-    snprintf(path, sizeof path, "gnuplot -e \"data='%s'; images='%s'\" %s/tools/plot_adaptive.gp 2>/dev/null", data, images,
+    snprintf(path, sizeof path, "gnuplot -e \"data='%s'; images='%s'\" %s/tools/bench/plot_adaptive.gp 2>/dev/null", data, images,
              MBS_SOURCE_DIR);
     if (!quick && system("command -v gnuplot >/dev/null 2>&1") == 0 && system(path) == 0)
         printf("plots: %s/adaptive_*.png\n", images);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench_doc.py — puts the tables a benchmark's run wrote into docs/benchmarks.md.
 
-A full run of a benchmark (tools/bench_*.c, through tools/bench_doc.h) writes <data>/tables.md:
+A full run of a benchmark (tools/bench/bench_*.c, through tools/bench/bench_doc.h) writes <data>/tables.md:
 blocks between `<!-- begin NAME: written by ... -->` and `<!-- end NAME -->`. This replaces every
 block of docs/benchmarks.md that has the same NAME with the run's, so that each table of a section
 comes from one run of the command the section names. A block whose body is the line `@@OUTPUT@@`
@@ -9,13 +9,13 @@ gets the run's whole output, <data>/output.txt (the Makefile's bench target tees
 code block, when that file is of the same run (it holds the run's stamp); otherwise the document's
 block is left as it was and this says so.
 
-Usage: tools/bench_doc.py DATA_DIR [DOC]   (DOC defaults to docs/benchmarks.md)
+Usage: tools/bench/bench_doc.py DATA_DIR [DOC]   (DOC defaults to docs/benchmarks.md)
 Exit status 1 when a block of the run has no place in the document (add its two marker lines)."""
 import os
 import re
 import sys
 
-root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 if len(sys.argv) < 2:
     sys.exit(__doc__)
 data = sys.argv[1]

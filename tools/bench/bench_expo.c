@@ -24,9 +24,9 @@
  *                  largest tilt, whether part h's reference is converged in its step.
  * Parts (a) to (d) run the Padé exponential (method pade), the paper's; (c) times the closed form too.
  * Writes the data under build/bench_expo and, when gnuplot is installed, the plots into
- * docs/images/expo_*.png (tools/plot_expo.gp); ends with `key: value` lines. A full run (not --quick)
- * also writes the tables of docs/benchmarks.md into <data>/tables.md (tools/bench_doc.h), which
- * tools/bench_doc.py puts into the document (make bench-expo does both).
+ * docs/images/expo_*.png (tools/bench/plot_expo.gp); ends with `key: value` lines. A full run (not --quick)
+ * also writes the tables of docs/benchmarks.md into <data>/tables.md (tools/bench/bench_doc.h), which
+ * tools/bench/bench_doc.py puts into the document (make bench-expo does both).
  *   bench_expo [--quick] [--only abcdefghijkl] [--data DIR] [--images DIR]
  *
  * The local error of sec. 6.1, as the paper's code computes it (consim, test_accuracy_cpp.py with
@@ -56,11 +56,11 @@
 
 #include "mbs.h"
 /* a benchmark reads the system's contact state and sets its state directly, as the tests do */
-#include "../src/contact/contact_internal.h"
-#include "tool.h"
+#include "../../src/contact/contact_internal.h"
+#include "bench_tool.h"
 #include "bench_doc.h"
-#include "../src/dynamics/dynamics_internal.h"   /* mbsi_ltdl_solve_rows: the expo step's own solve (breakdown) */
-#include "../src/step/expm.h"       /* the matrix exponential the expo step calls (breakdown) */
+#include "../../src/dynamics/dynamics_internal.h"   /* mbsi_ltdl_solve_rows: the expo step's own solve (breakdown) */
+#include "../../src/step/expm.h"       /* the matrix exponential the expo step calls (breakdown) */
 /* after the library headers: lapacke.h brings complex.h, whose macro I is no name here (part k's LU) */
 #include <lapacke.h>
 #undef I
@@ -84,7 +84,7 @@ static double clock_overhead(void)
     return tool_median(t, 101);
 }
 
-/* The tables of docs/benchmarks.md this run writes (a full run only; tools/bench_doc.py puts them
+/* The tables of docs/benchmarks.md this run writes (a full run only; tools/bench/bench_doc.py puts them
  * into the document). */
 static bench_doc doc;
 
@@ -1295,7 +1295,7 @@ static void part_e(int quick)
         snprintf(consim_machine, sizeof consim_machine, "**not that machine** (%s: the ratios compare machines as much as "
                  "code, and understate mbs on a slower CPU)", why);
     else snprintf(consim_machine, sizeof consim_machine, "the same machine class and clock but not the same minute");
-    bench_doc_printf(&doc, "\nconsim's figures are recorded constants (`tools/bench_expo.c`, from the project's "
+    bench_doc_printf(&doc, "\nconsim's figures are recorded constants (`tools/bench/bench_expo.c`, from the project's "
                            "`tests/data/reference/peer_timings.md`): measured on %s on %s, three alternating runs; "
                            "mbs's are live, from this run on the machine named below, %s, so the ratios mix a live and a "
                            "recorded figure. In the minute consim was timed, the same file records mbs (before the closed "

@@ -1,7 +1,7 @@
 /* bench_batch.c — batch rollouts (mbs/batch.h): system steps per second for N in {1, 16, 256,
  * 4096} Solo-12 systems standing on the ground under a joint PD, stepped by expo at 2 ms on T = 1
  * and T = 2 threads, and MuJoCo's mj_step on the same robot beside it when libmujoco-dev is
- * installed (tools/batch_mujoco.c).
+ * installed (tools/bench/batch_mujoco.c).
  *
  * Each rollout step of the batch is what a vectorised controller does: read q and v of every
  * system (mbs_batch_q, mbs_batch_v), compute the PD torques on the calling thread, set them
@@ -15,8 +15,8 @@
  * largest N batch_steps_per_s_1t, batch_steps_per_s_2t, batch_speedup_2_threads, the same for the
  * time spent inside mbs_batch_step (batch_step_only_*: the library's part, without the caller's
  * serial reads and PD), and the mujoco_ figures when MuJoCo is there. A full run (not --quick) also
- * writes the tables of its section of docs/benchmarks.md into <data>/tables.md (tools/bench_doc.h),
- * which tools/bench_doc.py puts into the document (make bench-batch does both).
+ * writes the tables of its section of docs/benchmarks.md into <data>/tables.md (tools/bench/bench_doc.h),
+ * which tools/bench/bench_doc.py puts into the document (make bench-batch does both).
  * Usage: bench_batch [--quick] [--data DIR] */
 #include <math.h>
 #include <pthread.h>
@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "mbs.h"
-#include "tool.h"
+#include "bench_tool.h"
 #include "bench_doc.h"
 #include "solo_stance.h"
 #ifdef MBS_HAVE_MUJOCO

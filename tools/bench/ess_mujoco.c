@@ -1,5 +1,5 @@
 /* ess_mujoco.c — MuJoCo models of the hopper and of the plate on springs (see ess_mujoco.h).
- * Compiled into tools/bench_ess only when libmujoco-dev is installed. */
+ * Compiled into bench_ess (build/tools/bench_ess) only when libmujoco-dev is installed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

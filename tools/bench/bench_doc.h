@@ -3,7 +3,7 @@
  * A benchmark's full run (not --quick) writes, besides its output, the markdown tables its section
  * of docs/benchmarks.md shows into <data>/tables.md, each between the lines
  *     <!-- begin NAME: ... -->   and   <!-- end NAME -->
- * and tools/bench_doc.py replaces the block of the same NAME in docs/benchmarks.md with it (the
+ * and tools/bench/bench_doc.py replaces the block of the same NAME in docs/benchmarks.md with it (the
  * Makefile's bench targets run it after the benchmark). Every table of a section thus comes from
  * one run of the command the section names, never from figures copied by hand; each block ends
  * with a line naming the command, the run (UTC time) and the machine. */
@@ -133,7 +133,7 @@ static inline void bench_doc_open(bench_doc *d, const char *data, const char *co
     bench_doc_machine(d->machine, sizeof d->machine);
     char path[1200];
     if (snprintf(path, sizeof path, "%.1024s/tables.md", data) >= (int)sizeof path) return;
-    if (!enabled) {   /* no tables of an earlier full run left behind for tools/bench_doc.py */
+    if (!enabled) {   /* no tables of an earlier full run left behind for tools/bench/bench_doc.py */
         remove(path);
         return;
     }
@@ -191,7 +191,7 @@ static inline void bench_doc_keys(bench_doc *d, const char *prefix, const char *
     bench_doc_end_plain(d, name);
 }
 
-/* Block <prefix>-output: its place holder, which tools/bench_doc.py replaces with the run's whole
+/* Block <prefix>-output: its place holder, which tools/bench/bench_doc.py replaces with the run's whole
  * output (the Makefile tees it into <data>/output.txt). */
 static inline void bench_doc_output(bench_doc *d, const char *prefix)
 {
