@@ -66,7 +66,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_COMMON := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
 BENCH_SRC := $(sort $(wildcard tools/bench/bench_*.c))
 BENCH_BIN := $(BENCH_SRC:tools/bench/%.c=$(BUILD)/tools/%)
-HEADERS := $(wildcard include/*.h include/mbs/*.h src/*.h src/*/*.h tests/*.h tools/*.h tools/bench/*.h)
+HEADERS := $(wildcard include/*.h include/mbs/*.h src/*.h src/*/*.h tests/*.h tools/*.h tools/bench/*.h tools/bench/*/*.h)
 
 .PHONY: all test bench bench-dynamics install deps clean
 all: $(LIB) $(SIM) $(SHLIB)
@@ -227,6 +227,14 @@ $(BUILD)/tests/test_svi: tests/test_svi.c tools/bench/svi.c $(TEST_COMMON) $(LIB
 .PHONY: bench-expo
 bench-expo: $(BUILD)/tools/bench_expo
 	$(call bench_doc,$(BUILD)/tools/bench_expo,$(BUILD)/bench_expo)
+
+# bench_expo is its command line (tools/bench/bench_expo.c) and one file per part (tools/bench/expo/),
+# compiled apart so that a change to one part rebuilds that part alone
+EXPO_SRC := tools/bench/bench_expo.c $(sort $(wildcard tools/bench/expo/*.c))
+EXPO_OBJ := $(EXPO_SRC:%.c=$(BUILD)/%.o)
+$(EXPO_OBJ): CPPFLAGS += -DMBS_SOURCE_DIR='"$(CURDIR)"'
+$(BUILD)/tools/bench_expo: $(EXPO_OBJ) $(LIB)
+	$(CC) $(CFLAGS_ALL) $(LDSAN) $(EXPO_OBJ) $(LIB) $(LIBS) -o $@
 
 # bench-nmdp: section VI of Pan and Hauser 2020 (issue 12) on the Robosimian jump and walk: torso tilt,
 # height and distance for steps of 5 to 50 ms with mdp, nmdp, expo and implicit_euler, the spread

@@ -14,7 +14,7 @@ set datafile missing "nan"   # what printf writes for NAN: a measurement that di
 # four panels in a 2x2 grid (a row of four would squeeze each to 300 px), one legend right of them
 set key at screen 0.865, 0.5 left center vertical box opaque font ",10" samplen 2 spacing 1.3
 
-# one colour and point type per stepper, in bench_expo.c's VARS order
+# one colour and point type per stepper, in the VARS order of part a (expo/a_accuracy.c)
 array col[8] = ["#d62728", "#ff7f0e", "#9467bd", "#1f77b4", "#17becf", "#2ca02c", "#000000", "#8c564b"]
 array pts[8] = [7, 5, 9, 11, 13, 15, 4, 6]
 scen = "solo_squat solo_jump solo_trot romeo_walk"
