@@ -220,4 +220,14 @@ static inline void bench_key(bench_keys *k, const char *fmt, ...)
     if (w > 0 && k->len + (size_t)w < sizeof k->text) k->len += (size_t)w;
 }
 
+/* The end of a run that collects its key lines: them on stdout, then its keys and output blocks
+ * (<prefix>-keys, <prefix>-output), the tables closed. */
+static inline void bench_doc_finish(bench_doc *d, const char *prefix, const bench_keys *k)
+{
+    fputs(k->text, stdout);
+    bench_doc_keys(d, prefix, k->text);
+    bench_doc_output(d, prefix);
+    bench_doc_close(d);
+}
+
 #endif

@@ -632,10 +632,6 @@ int main(int argc, char **argv)
     key("solo_drop_steps: %ld\n", solo_steps);
     key("solo_drop_aba_calls: %ld\n", solo_fev);
     printf("\n");
-    fputs(keys.text, stdout);
-    /* the key lines and the whole output */
-    bench_doc_keys(&doc, "ess", keys.text);
-    bench_doc_output(&doc, "ess");
-    bench_doc_close(&doc);
+    bench_doc_finish(&doc, "ess", &keys);
     return 0;
 }

@@ -101,10 +101,6 @@ int main(int argc, char **argv)
     for (int p = 0, first = 1; p < NPARTS; p++)
         if (strchr(only, PARTS[p])) { printf("%s%c %.0f s", first ? "" : ", ", PARTS[p], tp[p]); first = 0; }
     printf(")\n\n");
-    fputs(keys.text, stdout);
-    /* the key lines and the whole output */
-    bench_doc_keys(&doc, "expo", keys.text);
-    bench_doc_output(&doc, "expo");
-    bench_doc_close(&doc);
+    bench_doc_finish(&doc, "expo", &keys);
     return 0;
 }

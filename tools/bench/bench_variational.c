@@ -753,9 +753,8 @@ int main(int argc, char **argv)
               "variational_{energy,performance,convergence}.png");
 
     /* the key lines, kept for the block of docs/benchmarks.md too */
-    static char keys[8192];
-    size_t kl = 0;
-#define key(...) do { int k_ = snprintf(keys + kl, sizeof keys - kl, __VA_ARGS__); if (k_ > 0 && kl + (size_t)k_ < sizeof keys) kl += (size_t)k_; } while (0)
+    static bench_keys keys;
+#define key(...) bench_key(&keys, __VA_ARGS__)
     key("chain10_energy_drift_per_1e5_steps: %.3e\n", ev.drift * scale);
     key("chain10_energy_oscillation: %.3e\n", ev.spread);
     key("chain10_symplectic_euler_drift_per_1e5_steps: %.3e\n", es.drift * scale);
@@ -802,10 +801,10 @@ int main(int argc, char **argv)
     key("riqn_std_iterations: %.2f\n", it_std[0]);
     key("newton_mean_iterations: %.2f\n", it_mean[1]);
 #undef key
-    printf("# total %.0f s\n\n%s", tool_now() - t_start, keys);
+    printf("# total %.0f s\n\n%s", tool_now() - t_start, keys.text);
 
     /* the tables of docs/benchmarks.md */
-    bench_doc_keys(&doc, "variational", keys);
+    bench_doc_keys(&doc, "variational", keys.text);
     bench_doc_output(&doc, "variational");
     if (i10 >= 0 && i100 >= 0) {
         bench_doc_begin(&doc, "variational-fig3");
