@@ -3,7 +3,7 @@
 #   make test ONLY=expo   one test file alone (tests/test_expo.c; or a tests/test_NAME.py)
 #   make test SAN=1    the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make memcheck      the same under valgrind memcheck (a portable build in build-memcheck/)
-#   make bench         every benchmark (key: value lines; the tables of docs/benchmarks.md, tools/bench_doc.py)
+#   make bench         every benchmark (key: value lines; the tables of docs/benchmarks.md, tools/bench/bench_doc.py)
 #   make fuzz          libFuzzer on the URDF and scenario parsers (clang; FUZZ_SECONDS each, default 60)
 #   make install PREFIX=/usr/local   headers, libmbs.a, mbs.pc, bin/sim and its man page (make uninstall)
 #   make examples      examples/*.c against the installed library, with pkg-config (EXAMPLES_PREFIX)
@@ -67,9 +67,9 @@ LIB_OBJ += $(BUILD)/gen/replay_page.o
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_COMMON := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
-BENCH_SRC := $(sort $(wildcard tools/bench_*.c))
-BENCH_BIN := $(BENCH_SRC:tools/%.c=$(BUILD)/tools/%)
-HEADERS := $(wildcard include/*.h include/mbs/*.h src/*.h src/*/*.h tests/*.h tools/*.h)
+BENCH_SRC := $(sort $(wildcard tools/bench/bench_*.c))
+BENCH_BIN := $(BENCH_SRC:tools/bench/%.c=$(BUILD)/tools/%)
+HEADERS := $(wildcard include/*.h include/mbs/*.h src/*.h src/*/*.h tests/*.h tools/*.h tools/bench/*.h tools/bench/*/*.h)
 
 .PHONY: all test bench bench-dynamics install deps clean
 all: $(LIB) $(SIM) $(SHLIB)
@@ -78,9 +78,9 @@ $(BUILD)/%.o: %.c $(HEADERS) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) -c $< -o $@
 
-$(REPLAY_C): src/sim/replay.html tools/embed_replay.py $(wildcard third_party/*/*.js third_party/*/*.css)
+$(REPLAY_C): src/sim/replay.html tools/gen/embed_replay.py $(wildcard third_party/*/*.js third_party/*/*.css)
 	@mkdir -p $(dir $@)
-	python3 tools/embed_replay.py $@
+	python3 tools/gen/embed_replay.py $@
 
 $(BUILD)/gen/replay_page.o: $(REPLAY_C) $(FLAGS_STAMP)
 	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) -c $< -o $@
@@ -106,11 +106,11 @@ $(BUILD)/tests/%: tests/%.c $(TEST_COMMON) $(LIB) $(HEADERS)
 	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(LDSAN) $(TEST_LDFLAGS) -DMBS_SOURCE_DIR='"$(CURDIR)"' $< $(TEST_COMMON) $(LIB) $(TESTLIBS) $(LIBS) -o $@
 
 # the passive walker's limit-cycle tool (docs/passive_walker.md): built with the tests so that it cannot rot
-$(BUILD)/tools/walker_cycle: tools/walker_cycle.c $(LIB) $(HEADERS)
+$(BUILD)/tools/walker_cycle: tools/bench/walker_cycle.c $(LIB) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(LDSAN) $< $(LIB) $(LIBS) -o $@
 
-$(BUILD)/tools/bench_%: tools/bench_%.c $(LIB) $(HEADERS)
+$(BUILD)/tools/bench_%: tools/bench/bench_%.c $(LIB) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(LDSAN) -DMBS_SOURCE_DIR='"$(CURDIR)"' $< $(LIB) $(LIBS) -o $@
 
@@ -199,9 +199,9 @@ bench:
 	$(MAKE) bench-dynamics bench-ess bench-variational bench-expo bench-nmdp bench-adaptive bench-batch
 
 # bench_doc: runs a benchmark ($(1)) with its data in $(2), its output teed into $(2)/output.txt, then
-# puts the tables its full run wrote ($(2)/tables.md) into docs/benchmarks.md (tools/bench_doc.py)
+# puts the tables its full run wrote ($(2)/tables.md) into docs/benchmarks.md (tools/bench/bench_doc.py)
 bench_doc = mkdir -p $(2) && { OPENBLAS_NUM_THREADS=1 $(1) --data $(2); echo $$? > $(2)/status; } | tee $(2)/output.txt; \
-  test "$$(cat $(2)/status)" = 0 && python3 tools/bench_doc.py $(2)
+  test "$$(cat $(2)/status)" = 0 && python3 tools/bench/bench_doc.py $(2)
 
 bench-dynamics: $(BUILD)/tools/bench_dynamics
 	$(call bench_doc,$(BUILD)/tools/bench_dynamics,$(BUILD)/bench_dynamics)
@@ -211,10 +211,10 @@ bench-dynamics: $(BUILD)/tools/bench_dynamics
 # the MuJoCo figures print as n/a.
 .PHONY: bench-ess
 ESS_MUJOCO := $(if $(wildcard /usr/include/mujoco/mujoco.h),1,)
-$(BUILD)/tools/bench_ess: tools/bench_ess.c tests/ess_systems.c tools/ess_mujoco.c tools/ess_mujoco.h $(LIB) $(HEADERS)
+$(BUILD)/tools/bench_ess: tools/bench/bench_ess.c tests/ess_systems.c tools/bench/ess_mujoco.c tools/bench/ess_mujoco.h $(LIB) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(LDSAN) -DMBS_SOURCE_DIR='"$(CURDIR)"' $(if $(ESS_MUJOCO),-DMBS_HAVE_MUJOCO) \
-	  tools/bench_ess.c tests/ess_systems.c $(if $(ESS_MUJOCO),tools/ess_mujoco.c) $(LIB) $(if $(ESS_MUJOCO),-lmujoco) $(LIBS) -o $@
+	  tools/bench/bench_ess.c tests/ess_systems.c $(if $(ESS_MUJOCO),tools/bench/ess_mujoco.c) $(LIB) $(if $(ESS_MUJOCO),-lmujoco) $(LIBS) -o $@
 
 bench-ess: $(BUILD)/tools/bench_ess
 	$(call bench_doc,$(BUILD)/tools/bench_ess,$(BUILD)/bench_ess)
@@ -225,14 +225,14 @@ bench-ess: $(BUILD)/tools/bench_ess
 bench-variational: $(BUILD)/tools/bench_variational
 	$(call bench_doc,$(BUILD)/tools/bench_variational,$(BUILD)/bench_variational)
 
-# the SVI baseline (Johnson & Murphey 2009; tools/svi.c, a benchmark tool, never in libmbs), linked into
+# the SVI baseline (Johnson & Murphey 2009; tools/bench/svi.c, a benchmark tool, never in libmbs), linked into
 # bench_variational and into its test, which counts allocations (tests/alloc_count.h)
-$(BUILD)/tools/bench_variational: tools/bench_variational.c tools/svi.c $(LIB) $(HEADERS)
+$(BUILD)/tools/bench_variational: tools/bench/bench_variational.c tools/bench/svi.c $(LIB) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(LDSAN) -DMBS_SOURCE_DIR='"$(CURDIR)"' $< tools/svi.c $(LIB) $(LIBS) -o $@
-$(BUILD)/tests/test_svi: tests/test_svi.c tools/svi.c $(TEST_COMMON) $(LIB) $(HEADERS)
+	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(LDSAN) -DMBS_SOURCE_DIR='"$(CURDIR)"' $< tools/bench/svi.c $(LIB) $(LIBS) -o $@
+$(BUILD)/tests/test_svi: tests/test_svi.c tools/bench/svi.c $(TEST_COMMON) $(LIB) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(LDSAN) $(WRAP_ALLOC) -DMBS_SOURCE_DIR='"$(CURDIR)"' $< tools/svi.c $(TEST_COMMON) \
+	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(LDSAN) $(WRAP_ALLOC) -DMBS_SOURCE_DIR='"$(CURDIR)"' $< tools/bench/svi.c $(TEST_COMMON) \
 	  $(LIB) $(TESTLIBS) $(LIBS) -o $@
 
 # bench-expo: section 6 of Hammoud et al. 2022 (issue 3) on the Solo scenarios and Romeo's walk: local error vs
@@ -242,6 +242,14 @@ $(BUILD)/tests/test_svi: tests/test_svi.c tools/svi.c $(TEST_COMMON) $(LIB) $(HE
 .PHONY: bench-expo
 bench-expo: $(BUILD)/tools/bench_expo
 	$(call bench_doc,$(BUILD)/tools/bench_expo,$(BUILD)/bench_expo)
+
+# bench_expo is its command line (tools/bench/bench_expo.c) and one file per part (tools/bench/expo/),
+# compiled apart so that a change to one part rebuilds that part alone
+EXPO_SRC := tools/bench/bench_expo.c $(sort $(wildcard tools/bench/expo/*.c))
+EXPO_OBJ := $(EXPO_SRC:%.c=$(BUILD)/%.o)
+$(EXPO_OBJ): CPPFLAGS += -DMBS_SOURCE_DIR='"$(CURDIR)"'
+$(BUILD)/tools/bench_expo: $(EXPO_OBJ) $(LIB)
+	$(CC) $(CFLAGS_ALL) $(LDSAN) $(EXPO_OBJ) $(LIB) $(LIBS) -o $@
 
 # bench-nmdp: section VI of Pan and Hauser 2020 (issue 12) on the Robosimian jump and walk: torso tilt,
 # height and distance for steps of 5 to 50 ms with mdp, nmdp, expo and implicit_euler, the spread
@@ -260,17 +268,17 @@ bench-adaptive: $(BUILD)/tools/bench_adaptive
 
 # bench-batch: batch rollouts (issue 15): system steps per second of N = 1 ... 4096 Solo systems
 # (expo, 2 ms) on 1 and 2 threads, and MuJoCo's mj_step on the same robot beside them when
-# libmujoco-dev is installed (tools/batch_mujoco.c; never linked into libmbs).
+# libmujoco-dev is installed (tools/bench/batch_mujoco.c; never linked into libmbs).
 .PHONY: bench-batch
-$(BUILD)/tools/bench_batch: tools/bench_batch.c tools/batch_mujoco.c tools/batch_mujoco.h $(LIB) $(HEADERS)
+$(BUILD)/tools/bench_batch: tools/bench/bench_batch.c tools/bench/batch_mujoco.c tools/bench/batch_mujoco.h $(LIB) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(LDSAN) -DMBS_SOURCE_DIR='"$(CURDIR)"' $(if $(ESS_MUJOCO),-DMBS_HAVE_MUJOCO) \
-	  tools/bench_batch.c $(if $(ESS_MUJOCO),tools/batch_mujoco.c) $(LIB) $(if $(ESS_MUJOCO),-lmujoco) $(LIBS) -o $@
+	  tools/bench/bench_batch.c $(if $(ESS_MUJOCO),tools/bench/batch_mujoco.c) $(LIB) $(if $(ESS_MUJOCO),-lmujoco) $(LIBS) -o $@
 
 bench-batch: $(BUILD)/tools/bench_batch
 	$(call bench_doc,$(BUILD)/tools/bench_batch,$(BUILD)/bench_batch)
 
-# fuzz: libFuzzer targets for the two parsers (tools/fuzz_urdf.c, tools/fuzz_scenario.c), built
+# fuzz: libFuzzer targets for the two parsers (tools/fuzz/fuzz_urdf.c, tools/fuzz/fuzz_scenario.c), built
 # with clang under ASan + UBSan (leaks on) into build-fuzz/ and run one after the other (never two
 # at once), each for FUZZ_SECONDS, from seeds copied into build-fuzz/corpus_* so that runs never
 # write into the repository. Not part of all, test or CI. A finding lands in
@@ -297,7 +305,7 @@ $(FUZZ)/libmbs.a: $(FUZZ_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(FUZZ)/fuzz_%: tools/fuzz_%.c $(FUZZ)/libmbs.a $(HEADERS)
+$(FUZZ)/fuzz_%: tools/fuzz/fuzz_%.c $(FUZZ)/libmbs.a $(HEADERS)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -DMBS_SOURCE_DIR='"$(CURDIR)"' $< $(FUZZ)/libmbs.a $(LIBS) -o $@
 
 fuzz-build: $(FUZZ)/fuzz_urdf $(FUZZ)/fuzz_scenario
@@ -309,9 +317,9 @@ fuzz: fuzz-build
 	cp urdf/*.urdf tests/models/*.urdf tests/data/urdf_bad/* $(FUZZ)/corpus_urdf/
 	for f in scenarios/*.ini tests/data/scenarios_bad/*; do \
 	  sed 's|\.\./\.\./\.\./urdf/|../urdf/|' $$f > $(FUZZ)/corpus_scenario/seed_$$(basename $$f); done
-	$(FUZZ_ENV) $(FUZZ)/fuzz_urdf $(FUZZ_ARGS) -dict=tools/fuzz_urdf.dict \
+	$(FUZZ_ENV) $(FUZZ)/fuzz_urdf $(FUZZ_ARGS) -dict=tools/fuzz/fuzz_urdf.dict \
 	  -artifact_prefix=$(FUZZ)/artifacts/urdf- $(FUZZ)/corpus_urdf
-	$(FUZZ_ENV) $(FUZZ)/fuzz_scenario $(FUZZ_ARGS) -dict=tools/fuzz_scenario.dict \
+	$(FUZZ_ENV) $(FUZZ)/fuzz_scenario $(FUZZ_ARGS) -dict=tools/fuzz/fuzz_scenario.dict \
 	  -artifact_prefix=$(FUZZ)/artifacts/scenario- $(FUZZ)/corpus_scenario
 
 # install: the headers, libmbs.a, mbs.pc (its Version is MBS_VERSION of include/mbs/version.h),

@@ -1,6 +1,6 @@
 /* ess_systems.c — the test systems of Anderson & Revzen 2024 (arXiv 2402.00279) for the
  * event-selected integrator (mbs/ess.h) and their exact solutions; declared, with their
- * state layouts, in ess_systems.h. Shared by tests/test_ess.c and tools/bench_ess.c. */
+ * state layouts, in ess_systems.h. Shared by tests/test_ess.c and tools/bench/bench_ess.c. */
 #include "ess_systems.h"
 
 #include <math.h>

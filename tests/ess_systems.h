@@ -1,6 +1,6 @@
 /* ess_systems.h — the test systems of Anderson & Revzen 2024 (arXiv 2402.00279) for the
  * event-selected integrator (mbs/ess.h), with their exact solutions, shared by
- * tests/test_ess.c and tools/bench_ess.c (defined in tests/ess_systems.c):
+ * tests/test_ess.c and tools/bench/bench_ess.c (defined in tests/ess_systems.c):
  *
  *  - the 3-D affine system of table 4.1, guards at the coordinate planes, and its exact
  *    piecewise e^{At}-affine solution with event times found to machine precision;

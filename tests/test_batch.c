@@ -12,7 +12,7 @@
 #include "testmodels.h"
 
 #include "alloc_count.h"
-#include "../tools/solo_stance.h"
+#include "../tools/bench/solo_stance.h"
 
 #define NSYS 8
 #define NSTEPS 200
@@ -26,7 +26,7 @@ typedef struct solo {
     double q0[19];        /* the standing posture on the ground, feet touching */
 } solo;
 
-/* The stance of tools/solo_stance.h (the batch benchmark's): the posture with the base raised
+/* The stance of tools/bench/solo_stance.h (the batch benchmark's): the posture with the base raised
  * until the lowest foot sphere touches z = 0. */
 static int solo_init(solo *s, const mbs_model *m)
 {

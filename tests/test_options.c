@@ -99,13 +99,13 @@ static void test_values(void)
 static void check_block(const char *doc, const char *begin, const char *end, const char *want)
 {
     const char *a = strstr(doc, begin), *b = a ? strstr(a, end) : NULL;
-    CHECK(a && b, "docs/scenarios.md lacks the block '%.40s': add its marker lines, then run tools/update_docs.py", begin);
+    CHECK(a && b, "docs/scenarios.md lacks the block '%.40s': add its marker lines, then run tools/gen/update_docs.py", begin);
     if (!a || !b) return;
     a += strlen(begin);
     size_t i = 0, len = (size_t)(b - a);
     while (i < len && want[i] && a[i] == want[i]) i++;
     int same = i == len && want[i] == '\0';
-    CHECK(same, "docs/scenarios.md's '%.40s' differs from the code's table (run tools/update_docs.py):\n  docs: ...%.60s\n  code: ...%.60s",
+    CHECK(same, "docs/scenarios.md's '%.40s' differs from the code's table (run tools/gen/update_docs.py):\n  docs: ...%.60s\n  code: ...%.60s",
           begin, a + i, want + i);
 }
 

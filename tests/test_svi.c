@@ -1,4 +1,4 @@
-/* test_svi.c — the SVI baseline of bench_variational (tools/svi.c: Johnson and Murphey's scalable
+/* test_svi.c — the SVI baseline of bench_variational (tools/bench/svi.c: Johnson and Murphey's scalable
  * variational integrator, midpoint discrete Lagrangian in generalized coordinates, Newton with the
  * exact Jacobian): its Lagrangian and derivatives against the engine's energies, mass matrix, RNEA
  * and finite differences; (1) the residual against the finite-difference derivative of the discrete
@@ -17,7 +17,7 @@
 #include "testmodels.h"
 /* white-box: reads and sets the system's and contacts' fields directly */
 #include "../src/contact/contact_internal.h"
-#include "../tools/svi.h"
+#include "../tools/bench/svi.h"
 
 #define PI 3.14159265358979323846
 

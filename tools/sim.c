@@ -71,7 +71,7 @@ static int usage(FILE *out, int status)
 }
 
 /* The key and option tables of docs/scenarios.md, each between the markers by which a test
- * finds it and tools/update_docs.py puts it in place. */
+ * finds it and tools/gen/update_docs.py puts it in place. */
 static int options_markdown(void)
 {
     static const char *const sections[] = {"model", "contact", "environment", "controller", "stepper", "run", "output"};

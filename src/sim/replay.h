@@ -25,7 +25,7 @@ int mbsi_replay_write(const mbsi_replay *r, const mbs_system *s, const char *pat
 int mbsi_replay_check_path(const char *path, mbs_error *err);
 
 /* The page around the data (generated at build time from src/sim/replay.html and the libraries
- * of third_party/ by tools/embed_replay.py): head, then the data as JSON, then tail. */
+ * of third_party/ by tools/gen/embed_replay.py): head, then the data as JSON, then tail. */
 extern const char mbsi_replay_head[];
 extern const char mbsi_replay_tail[];
 

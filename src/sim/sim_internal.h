@@ -75,7 +75,7 @@ struct mbs_scenario {
 
 /* mbs_scenario_load on a text already in memory (len bytes, no NUL needed at the end): `path`
  * names it in messages and the [model] urdf is resolved against its folder, as for a file.
- * mbs_scenario_load reads the file and calls this; the fuzzer (tools/fuzz_scenario.c) calls it
+ * mbs_scenario_load reads the file and calls this; the fuzzer (tools/fuzz/fuzz_scenario.c) calls it
  * directly. */
 mbs_scenario *mbsi_scenario_load_text(const char *path, const char *text, size_t len, const char *const *overrides,
                                      int noverrides, mbs_error *err);

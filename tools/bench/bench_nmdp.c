@@ -1,0 +1,388 @@
+/* bench_nmdp.c — section VI of Pan and Hauser, "Implicit integration for articulated bodies with
+ * contact via the nonconvex maximal dissipation principle" (2020), on scenarios/robosimian_jump.ini
+ * and robosimian_walk.ini (issue 12, section 6):
+ *   fig. 3   torso tilt of the jump for Δt in {5, 7, 10, 20, 30, 50} ms, mdp against nmdp;
+ *   figs. 4–5 torso height of the jump and distance walked over time for the same Δt;
+ *   table I  for each, the standard deviation across the Δt set at each instant, averaged over time;
+ *   fig. 6   at Δt = 50 ms, first- against zeroth-order nmdp: frame rate, outer iterations per step
+ *            and the step fraction α Algorithm 2 chose;
+ *   beyond   the same runs with expo and implicit_euler on the spring-damper contacts.
+ * Every run holds the controller period equal to the step (the stable PD is evaluated at every
+ * step, as in the paper): integrated by the stepper (feedback = impedance, the scenarios' own) for
+ * mdp and nmdp, predicted one period ahead with its torque held (feedback = stable) for expo and
+ * implicit_euler, which do not integrate it. A run is stable when it covers the whole duration without a stepper error,
+ * with every velocity below 100 m/s or rad/s and the torso tilted less than 60°. The spread of
+ * table I is taken over the step sizes whose run was stable, sampled every 50 ms (linear
+ * interpolation between steps). Writes the data under build/bench_nmdp, the plots into
+ * docs/images/nmdp_*.png (tools/bench/plot_nmdp.gp, when gnuplot is installed), and ends with
+ * `key: value` lines. A full run (not --quick) also writes the tables of its section of
+ * docs/benchmarks.md into <data>/tables.md (tools/bench/bench_doc.h), which tools/bench/bench_doc.py puts into
+ * the document (make bench-nmdp does both).
+ *   bench_nmdp [--quick] [--data DIR] [--images DIR]
+ * --quick: 2 s horizons and Δt in {10, 50} ms. Only the public API is used: the scenario and sim
+ * give the system, and this program runs its own loop of controller and stepper, as an embedding
+ * program does, to time each step and read its statistics. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mbs.h"
+#include "bench_tool.h"
+#include "bench_doc.h"
+
+#ifndef MBS_SOURCE_DIR
+#define MBS_SOURCE_DIR "."
+#endif
+
+static const char *PROGRAM = "bench_nmdp";
+enum { MAXDT = 6, MAXOPT = 64 };
+
+typedef struct run {
+    int stable;
+    double t_end;                  /* time reached */
+    char why[160];
+    long n;                        /* steps */
+    double *t, *x, *y, *z, *tilt;  /* base after each step (n + 1 samples, 0: the start) */
+    double *wall, *alpha;          /* per step: stepper time (s), smallest step fraction */
+    int *iters;
+    double rtf;                    /* simulated time over stepper time */
+    double rtf_ctrl;               /* simulated time over stepper and controller time */
+    double mean_iters, min_alpha, max_tilt;
+    double max_pen;                /* deepest penetration of an active contact after a step (m) */
+    double max_flight;             /* longest stretch without an active contact after the start (s) */
+} run;
+
+static void run_free(run *r)
+{
+    free(r->t); free(r->x); free(r->y); free(r->z); free(r->tilt); free(r->wall); free(r->alpha); free(r->iters);
+    memset(r, 0, sizeof *r);
+}
+
+static double tilt_deg(const double *qb)
+{
+    double czz = 1 - 2 * (qb[0] * qb[0] + qb[1] * qb[1]);
+    return acos(czz > 1 ? 1 : czz < -1 ? -1 : czz) * (180 / 3.14159265358979323846);
+}
+
+/* One run of scenario `file` with `stepper` at step dt (the controller period too) for `duration`
+ * s, with an extra override (or NULL). */
+static run simulate(const char *file, const char *stepper, double dt, double duration, const char *extra)
+{
+    run r = {0};
+    char path[1024], o1[128], o2[64], o3[64], o4[64];
+    snprintf(path, sizeof path, "%s/scenarios/%s", MBS_SOURCE_DIR, file);
+    snprintf(o1, sizeof o1, "stepper.name=%s", stepper);
+    snprintf(o2, sizeof o2, "stepper.dt=%.17g", dt);
+    snprintf(o3, sizeof o3, "controller.dt=%.17g", dt);
+    snprintf(o4, sizeof o4, "run.duration=%.17g", duration);
+    const char *ov[5] = {o1, o2, o3, o4, extra};
+    mbs_error err;
+    mbs_scenario *sc = mbs_scenario_load(path, ov, extra ? 5 : 4, &err);
+    if (!sc) { fprintf(stderr, "%s: %s\n", PROGRAM, err.msg); exit(1); }
+    mbs_sim *sim = mbs_sim_new(sc, &err);
+    if (!sim) { fprintf(stderr, "%s: %s\n", PROGRAM, err.msg); exit(1); }
+    mbs_system *s = mbs_sim_system(sim);
+    mbs_option so[MAXOPT], co[MAXOPT];
+    int ns = mbs_scenario_options(sc, stepper, so, MAXOPT), nc = mbs_scenario_options(sc, "controller", co, MAXOPT);
+    mbs_system_finalize(s, NULL);
+    mbs_stepper *st = mbs_stepper_new(stepper, s, so, ns, &err);
+    mbs_system_finalize(s, NULL);
+    mbs_controller *c = st ? mbs_controller_new(mbs_scenario_controller(sc), s, mbs_scenario_q0(sc), dt, co, nc, &err) : NULL;
+    if (!st || !c) { fprintf(stderr, "%s: %s\n", PROGRAM, err.msg); exit(1); }
+    const mbs_model *m = mbs_system_model(s);
+    int nv = mbs_model_nv(m);
+    long n = (long)ceil(duration / dt - 1e-9);
+    r.t = calloc((size_t)n + 1, sizeof(double)); r.x = calloc((size_t)n + 1, sizeof(double));
+    r.y = calloc((size_t)n + 1, sizeof(double)); r.z = calloc((size_t)n + 1, sizeof(double));
+    r.tilt = calloc((size_t)n + 1, sizeof(double)); r.wall = calloc((size_t)n + 1, sizeof(double));
+    r.alpha = calloc((size_t)n + 1, sizeof(double)); r.iters = calloc((size_t)n + 1, sizeof(int));
+    double *tau = calloc((size_t)nv, sizeof(double)), stepping = 0, controlling = 0, flight = 0;
+    const int ncontacts = mbs_system_ncontacts(s);
+    const double *q = mbs_system_q(s), *v = mbs_system_v(s);
+    r.x[0] = q[0]; r.y[0] = q[1]; r.z[0] = q[2]; r.tilt[0] = tilt_deg(q + 3);
+    r.stable = 1;
+    r.min_alpha = 1;
+    long it_sum = 0, k;
+    for (k = 0; k < n; k++) {
+        double t = (double)k * dt, tc = tool_now();
+        mbs_controller_compute(c, t, q, v, tau);
+        mbs_system_set_tau(s, tau);
+        controlling += tool_now() - tc;
+        mbs_step_stats stats;
+        double t0 = tool_now();
+        int rc = mbs_stepper_step(st, dt, &stats);
+        r.wall[k + 1] = tool_now() - t0;
+        stepping += r.wall[k + 1];
+        r.iters[k + 1] = stats.iterations;
+        r.alpha[k + 1] = stats.alpha;
+        it_sum += stats.iterations;
+        r.min_alpha = fmin(r.min_alpha, stats.alpha);
+        r.t[k + 1] = (double)(k + 1) * dt;
+        r.x[k + 1] = q[0]; r.y[k + 1] = q[1]; r.z[k + 1] = q[2]; r.tilt[k + 1] = tilt_deg(q + 3);
+        r.max_tilt = fmax(r.max_tilt, r.tilt[k + 1]);
+        int touching = 0;
+        for (int i = 0; i < ncontacts; i++) {
+            mbs_contact_info ci;
+            if (mbs_system_contact(s, i, &ci) != MBS_OK || !ci.active) continue;
+            touching = 1;
+            r.max_pen = fmax(r.max_pen, ci.depth);
+        }
+        flight = touching ? 0 : flight + dt;
+        r.max_flight = fmax(r.max_flight, flight);
+        double vmax = 0;
+        for (int i = 0; i < nv; i++) vmax = fmax(vmax, fabs(v[i]));
+        if (rc != MBS_OK) snprintf(r.why, sizeof r.why, "%.150s", mbs_stepper_last_error(st)->msg);
+        else if (!(vmax <= 100)) snprintf(r.why, sizeof r.why, "a velocity of %.3g", vmax);
+        else if (r.tilt[k + 1] > 60) snprintf(r.why, sizeof r.why, "the torso tilted %.0f deg", r.tilt[k + 1]);
+        else continue;
+        r.stable = 0;
+        k++;
+        break;
+    }
+    r.n = k;
+    r.t_end = (double)k * dt;
+    r.rtf = stepping > 0 ? r.t_end / stepping : 0;
+    r.rtf_ctrl = stepping + controlling > 0 ? r.t_end / (stepping + controlling) : 0;
+    r.mean_iters = k ? (double)it_sum / (double)k : 0;
+    free(tau);
+    mbs_controller_free(c);
+    mbs_stepper_free(st);
+    mbs_sim_free(sim);
+    mbs_scenario_free(sc);
+    return r;
+}
+
+/* Quantity `which` (0: torso height z, 1: distance walked, the base's progress along x, the
+ * walk's heading: the crawl's sideways sway is not distance) of run r at time t, linear between
+ * steps. */
+static double sample(const run *r, int which, double t)
+{
+    double dt = r->t[1] - r->t[0];
+    long i = (long)floor(t / dt);
+    if (i >= r->n) i = r->n - 1;
+    if (i < 0) i = 0;
+    double a = (t - r->t[i]) / dt;
+    double q0 = which ? r->x[i] - r->x[0] : r->z[i];
+    double q1 = which ? r->x[i + 1] - r->x[0] : r->z[i + 1];
+    return (1 - a) * q0 + a * q1;
+}
+
+/* Table I's figure: the standard deviation of quantity `which` across the stable runs at each
+ * instant of a 50 ms grid, averaged over the grid; *used: how many runs entered. NAN with < 2. */
+static double spread(run *const *runs, int nruns, int which, double duration, int *used)
+{
+    const run *ok[MAXDT];
+    int m = 0;
+    for (int i = 0; i < nruns; i++)
+        if (runs[i]->stable) ok[m++] = runs[i];
+    *used = m;
+    if (m < 2) return NAN;
+    double sum = 0;
+    int ng = 0;
+    for (double t = 0; t <= duration + 1e-9; t += 0.05, ng++) {
+        double mean = 0, var = 0, x[MAXDT];
+        for (int i = 0; i < m; i++) mean += (x[i] = sample(ok[i], which, t)) / m;
+        for (int i = 0; i < m; i++) var += (x[i] - mean) * (x[i] - mean) / m;
+        sum += sqrt(var);
+    }
+    return sum / ng;
+}
+
+static void write_series(const char *data, const char *name, const run *r)
+{
+    FILE *f = tool_open_data(PROGRAM, data, name);
+    if (!f) return;
+    fprintf(f, "# t_s x_m y_m z_m tilt_deg distance_x_m wall_ms outer_iterations alpha\n");
+    for (long i = 0; i <= r->n; i++)
+        fprintf(f, "%.6g %.6g %.6g %.6g %.6g %.6g %.6g %d %.6g\n", r->t[i], r->x[i], r->y[i], r->z[i], r->tilt[i],
+                r->x[i] - r->x[0], 1e3 * r->wall[i], r->iters[i], i ? r->alpha[i] : 1.0);
+    fclose(f);
+}
+
+/* A step fraction α = 2^-k as "1/2^k" (1 as "1"). */
+static const char *frac(char *buf, size_t n, double a)
+{
+    if (a >= 1) snprintf(buf, n, "1");
+    else if (a > 0 && fabs(1 / a - round(1 / a)) < 1e-9) snprintf(buf, n, "1/%.0f", 1 / a);
+    else snprintf(buf, n, "%.3g", a);
+    return buf;
+}
+
+int main(int argc, char **argv)
+{
+    tool_single_thread_blas(argv);
+    tool_args a;
+    int rc = tool_parse_args(argc, argv, PROGRAM, MBS_SOURCE_DIR, NULL, &a);
+    if (rc) return rc;
+    bench_doc doc;
+    bench_doc_open(&doc, a.data, "make bench-nmdp", !a.quick);
+    static const double full[] = {0.005, 0.007, 0.010, 0.020, 0.030, 0.050}, quick[] = {0.010, 0.050};
+    const double *dts = a.quick ? quick : full;
+    const int ndt = a.quick ? 2 : 6;
+    const double duration = a.quick ? 2 : 10;
+    const char *scen[2] = {"robosimian_jump.ini", "robosimian_walk.ini"}, *sname[2] = {"jump", "walk"};
+    const char *steppers[4] = {"mdp", "nmdp", "expo", "implicit_euler"};
+    static run R[4][2][MAXDT];
+    double t_start = tool_now();
+    printf("# bench_nmdp: Pan and Hauser 2020, section VI, on scenarios/robosimian_{jump,walk}.ini, %g s each\n",
+           duration);
+    printf("# run %s; %s\n", doc.stamp, doc.machine);
+    printf("# max_pen_mm: deepest penetration of a contact after a step; flight_s: longest stretch without a contact\n");
+    printf("# stepper         scenario  dt_ms  status              max_tilt_deg  final_z_m  distance_x_m  outer_it/step  min_alpha"
+           "       rtf  max_pen_mm  flight_s\n");
+    for (int sp = 0; sp < 4; sp++)
+        for (int sc = 0; sc < 2; sc++)
+            for (int i = 0; i < ndt; i++) {
+                run *r = &R[sp][sc][i];
+                /* the spring-damper steppers do not integrate the joint impedance: they get the stable
+                 * PD predicted one period ahead with its torque held, their best controller */
+                *r = simulate(scen[sc], steppers[sp], dts[i], duration, sp >= 2 ? "controller.feedback=stable" : NULL);
+                char name[128];
+                snprintf(name, sizeof name, "%s_%s_%g.dat", steppers[sp], sname[sc], 1e3 * dts[i]);
+                write_series(a.data, name, r);
+                char status[64];
+                if (r->stable) snprintf(status, sizeof status, "stable");
+                else snprintf(status, sizeof status, "failed at %.2f s", r->t_end);
+                printf("  %-15s %-8s %6g  %-18s %12.3g %10.4f %13.4f %14.3g %10.3g %9.4g %11.3g %9.3g%s%s\n", steppers[sp],
+                       sname[sc], 1e3 * dts[i], status, r->max_tilt, r->z[r->n], r->x[r->n] - r->x[0], r->mean_iters,
+                       r->min_alpha, r->rtf, 1e3 * r->max_pen, r->max_flight, r->stable ? "" : "  ", r->stable ? "" : r->why);
+                fflush(stdout);
+            }
+    /* table I and the largest stable step */
+    printf("\n# table I: std. dev. across the stable dt at each instant, averaged over time (m)\n");
+    printf("#   quantity                 %-12s %-12s %-12s %-12s   paper: NE-MDP NE-NMDP\n", "mdp", "nmdp", "expo", "implicit_euler");
+    double std[4][2];
+    int used_n[4][2];
+    for (int sc = 0; sc < 2; sc++) {
+        printf("    %-24s", sc ? "robosimian walk distance" : "robosimian jump height");
+        for (int sp = 0; sp < 4; sp++) {
+            run *rs[MAXDT];
+            for (int i = 0; i < ndt; i++) rs[i] = &R[sp][sc][i];
+            std[sp][sc] = spread(rs, ndt, sc, duration, &used_n[sp][sc]);
+            char cell[32];
+            snprintf(cell, sizeof cell, "%.3g (%d/%d)", std[sp][sc], used_n[sp][sc], ndt);
+            printf(" %-12s", cell);
+        }
+        printf("   %s\n", sc ? "0.72 0.10" : "0.26 0.02");
+    }
+    /* the largest dt of the set up to which a scenario is stable (every smaller one too), per
+     * scenario and for both */
+    double maxdt[4], maxdt_sc[4][2];
+    for (int sp = 0; sp < 4; sp++) {
+        maxdt[sp] = 0;
+        for (int i = 0; i < ndt && R[sp][0][i].stable && R[sp][1][i].stable; i++) maxdt[sp] = dts[i];
+        for (int sc = 0; sc < 2; sc++) {
+            maxdt_sc[sp][sc] = 0;
+            for (int i = 0; i < ndt && R[sp][sc][i].stable; i++) maxdt_sc[sp][sc] = dts[i];
+        }
+    }
+    printf("\n# largest dt of the set up to which both scenarios are stable (ms): mdp %g, nmdp %g, expo %g, "
+           "implicit_euler %g (paper: NE-MDP 7, NE-NMDP 50)\n", 1e3 * maxdt[0], 1e3 * maxdt[1], 1e3 * maxdt[2], 1e3 * maxdt[3]);
+    printf("# the same per scenario, jump / walk (ms): mdp %g / %g, nmdp %g / %g, expo %g / %g, implicit_euler %g / %g\n",
+           1e3 * maxdt_sc[0][0], 1e3 * maxdt_sc[0][1], 1e3 * maxdt_sc[1][0], 1e3 * maxdt_sc[1][1], 1e3 * maxdt_sc[2][0],
+           1e3 * maxdt_sc[2][1], 1e3 * maxdt_sc[3][0], 1e3 * maxdt_sc[3][1]);
+    /* fig. 6: first against zeroth order at 50 ms */
+    printf("\n# fig. 6: nmdp at 50 ms, first (order 1) against zeroth order (order 0); warm 0: Algorithm 1's w = 0 start\n");
+    printf("#   scenario order warm  status        mean_fps  median_fps  outer_it/step  max_outer_it  min_alpha  max_pen_mm"
+           "  rtf_with_controller\n");
+    double rtf50 = INFINITY;
+    /* per scenario and variant (0: first order, 1: warm 0, 2: zeroth order): mean fps, mean outer
+     * iterations, smallest α, deepest penetration, real-time factor with the controller */
+    double fig_fps[2][3], fig_it[2][3], fig_alpha[2][3], fig_pen[2][3], fig_rtfc[2][3];
+    int fig_stable[2][3];
+    static const char *const variant[3] = {NULL, "nmdp.warm=0", "nmdp.order=0"};
+    for (int sc = 0; sc < 2; sc++)
+        for (int k = 0; k < 3; k++) {
+            int order = k == 2 ? 0 : 1, warm = k != 1;
+            run r = simulate(scen[sc], "nmdp", 0.05, duration, variant[k]);
+            char name[128];
+            if (k != 1) {
+                snprintf(name, sizeof name, "fig6_%s_order%d.dat", sname[sc], order);
+                write_series(a.data, name, &r);
+            }
+            double *fps = calloc((size_t)r.n, sizeof(double)), sumw = 0;
+            int maxit = 0;
+            for (long i = 1; i <= r.n; i++) { fps[i - 1] = 1 / r.wall[i]; sumw += r.wall[i]; maxit = r.iters[i] > maxit ? r.iters[i] : maxit; }
+            double med = tool_median(fps, r.n);
+            fig_fps[sc][k] = r.n / sumw;
+            fig_it[sc][k] = r.mean_iters;
+            fig_alpha[sc][k] = r.min_alpha;
+            fig_pen[sc][k] = r.max_pen;
+            fig_rtfc[sc][k] = r.rtf_ctrl;
+            fig_stable[sc][k] = r.stable;
+            printf("    %-8s %5d %4d  %-12s %9.0f %11.0f %14.3g %13d %10.3g %11.3g %20.4g\n", sname[sc], order, warm,
+                   r.stable ? "stable" : "failed", r.n / sumw, med, r.mean_iters, maxit, r.min_alpha, 1e3 * r.max_pen, r.rtf_ctrl);
+            if (k == 0) rtf50 = fmin(rtf50, r.rtf);
+            free(fps);
+            run_free(&r);
+        }
+    tool_plot(MBS_SOURCE_DIR, "plot_nmdp.gp", a.data, a.images, "", "nmdp_{tilt,height,distance,fig6}.png");
+    printf("# total %.0f s\n", tool_now() - t_start);
+    printf("\nnmdp_walk_dist_std: %.4g\n", std[1][1]);
+    printf("nmdp_jump_height_std: %.4g\n", std[1][0]);
+    printf("mdp_walk_dist_std: %.4g\n", std[0][1]);
+    printf("mdp_jump_height_std: %.4g\n", std[0][0]);
+    printf("mdp_max_stable_dt: %g\n", maxdt[0]);
+    printf("nmdp_max_stable_dt: %g\n", maxdt[1]);
+    printf("nmdp_realtime_factor_50ms: %.4g\n", rtf50);
+
+    /* the section's tables (a full run only: the last dt of the set is then 50 ms) */
+    if (doc.f) {
+        char f1[32], f2[32], f3[32], f4[32];
+        const int last = ndt - 1;   /* 50 ms */
+        bench_doc_begin(&doc, "nmdp-paper");
+        bench_doc_printf(&doc, "| | paper (their machine) | ours |\n|---|---|---|\n");
+        bench_doc_printf(&doc, "| NE-MDP stable up to | 7 ms | %g ms (`mdp_max_stable_dt`)%s |\n", 1e3 * maxdt[0],
+                         maxdt[0] == dts[last] ? ", every step size of the set" : "");
+        bench_doc_printf(&doc, "| NE-NMDP stable up to | 50 ms | %g ms (`nmdp_max_stable_dt`)%s |\n", 1e3 * maxdt[1],
+                         maxdt[1] == dts[last] ? ", every step size of the set" : "");
+        bench_doc_printf(&doc, "| jump height spread, NE-MDP / NE-NMDP (m) | 0.26 / 0.02 | %.2g / %.2g |\n", std[0][0], std[1][0]);
+        bench_doc_printf(&doc, "| walk distance spread, NE-MDP / NE-NMDP (m) | 0.72 / 0.10 | %.2g / %.2g |\n", std[0][1], std[1][1]);
+        bench_doc_printf(&doc, "| outer iterations per step at 50 ms, first / zeroth order | fig. 6: zeroth order about 10× first | "
+                         "jump %.1f / %.1f, walk %.1f / %.1f (%.1f× and %.1f×) |\n", fig_it[0][0], fig_it[0][2], fig_it[1][0],
+                         fig_it[1][2], fig_it[0][2] / fig_it[0][0], fig_it[1][2] / fig_it[1][0]);
+        bench_doc_printf(&doc, "| smallest step fraction α at 50 ms, first / zeroth order | 1 / 0.5 (25 ms) | jump %s / %s, "
+                         "walk %s / %s |\n", frac(f1, sizeof f1, fig_alpha[0][0]), frac(f2, sizeof f2, fig_alpha[0][2]),
+                         frac(f3, sizeof f3, fig_alpha[1][0]), frac(f4, sizeof f4, fig_alpha[1][2]));
+        bench_doc_printf(&doc, "| nmdp real-time factor at 50 ms (stepper only, the slower scenario) | fig. 6a: frame rates | %.0f "
+                         "(`nmdp_realtime_factor_50ms`); stepper and controller (this program's loop): jump %.0f, walk %.0f |\n",
+                         rtf50, fig_rtfc[0][0], fig_rtfc[1][0]);
+        /* the figures the notes under the table quote */
+        double flight_lo = INFINITY, flight_hi = 0, pen_walk1 = 0;
+        for (int sp = 0; sp < 2; sp++)
+            for (int i = 0; i < ndt; i++)
+                if (R[sp][0][i].stable) {
+                    flight_lo = fmin(flight_lo, R[sp][0][i].max_flight);
+                    flight_hi = fmax(flight_hi, R[sp][0][i].max_flight);
+                }
+        for (int i = 0; i < ndt; i++) pen_walk1 = fmax(pen_walk1, R[1][1][i].max_pen);
+        double slow_lo = fmin(fig_fps[0][0] / fig_fps[0][2], fig_fps[1][0] / fig_fps[1][2]);
+        double slow_hi = fmax(fig_fps[0][0] / fig_fps[0][2], fig_fps[1][0] / fig_fps[1][2]);
+        bench_doc_printf(&doc, "\nFigures of the same run that the notes below quote:\n\n");
+        bench_doc_printf(&doc, "- deepest penetration of a foot at 50 ms: mdp %.1f cm on the jump and %.1f cm on the walk, nmdp "
+                         "%.1f mm and %.1f mm (the scenarios as written: nmdp at 50 ms);\n", 1e2 * R[0][0][last].max_pen,
+                         1e2 * R[0][1][last].max_pen, 1e3 * R[1][0][last].max_pen, 1e3 * R[1][1][last].max_pen);
+        bench_doc_printf(&doc, "- the jump's longest flight (no foot in contact), mdp and nmdp over the stable step sizes: "
+                         "%.2f–%.2f s;\n", flight_lo, flight_hi);
+        bench_doc_printf(&doc, "- nmdp at 50 ms with `warm = 0` (Algorithm 1's start): %.1f outer iterations per step on the jump "
+                         "instead of %.1f, %.1f on the walk instead of %.1f%s;\n", fig_it[0][1], fig_it[0][0], fig_it[1][1],
+                         fig_it[1][0], fig_stable[0][1] && fig_stable[1][1] ? " (both stable)" : " (not both stable)");
+        bench_doc_printf(&doc, "- zeroth order at 50 ms: α down to %s (jump) and %s (walk), %.0f–%.0f× slower per step than first "
+                         "order (mean frame rates);\n", frac(f1, sizeof f1, fig_alpha[0][2]), frac(f2, sizeof f2, fig_alpha[1][2]),
+                         slow_lo, slow_hi);
+        bench_doc_printf(&doc, "- largest step of the set up to which each scenario is stable, jump / walk (ms): mdp %g / %g, nmdp "
+                         "%g / %g, expo %g / %g, implicit_euler %g / %g;\n", 1e3 * maxdt_sc[0][0], 1e3 * maxdt_sc[0][1],
+                         1e3 * maxdt_sc[1][0], 1e3 * maxdt_sc[1][1], 1e3 * maxdt_sc[2][0], 1e3 * maxdt_sc[2][1],
+                         1e3 * maxdt_sc[3][0], 1e3 * maxdt_sc[3][1]);
+        bench_doc_printf(&doc, "- deepest penetration on the walk, first-order nmdp over the step sizes: %.1f mm; zeroth order at "
+                         "50 ms: %.1f mm.\n", 1e3 * pen_walk1, 1e3 * fig_pen[1][2]);
+        bench_doc_end(&doc, "nmdp-paper");
+        bench_doc_output(&doc, "nmdp");
+    }
+    bench_doc_close(&doc);
+    for (int sp = 0; sp < 4; sp++)
+        for (int sc = 0; sc < 2; sc++)
+            for (int i = 0; i < ndt; i++) run_free(&R[sp][sc][i]);
+    return 0;
+}
