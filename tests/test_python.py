@@ -100,6 +100,20 @@ def main():
     s.v[:] = 0
     s.step()
     check(s.q[2] > z + 0.045, "a written state was not taken: z %.4f -> %.4f" % (z, s.q[2]))
+    # save and restore: the periods after a restore are those after the save, bit for bit
+    saved, t_saved = s.save_state(), s.t
+    def rollout():
+        for _ in range(20):
+            s.tau[6:] = 3.0 * (q_ref[7:] - s.q[7:]) - 0.1 * s.v[6:]
+            s.step()
+        return s.q.copy(), s.v.copy(), s.t
+    first = rollout()
+    s.restore_state(saved)
+    check(s.t == t_saved, "restore_state: t %r, saved at %r" % (s.t, t_saved))
+    second = rollout()
+    check(np.array_equal(first[0], second[0]) and np.array_equal(first[1], second[1]) and first[2] == second[2],
+          "the periods after restore_state differ from those after save_state")
+    check(raises(lambda: s.restore_state(saved[:-8]), "restore"), "a cut state raises")
 
     # Batch: the same on 1 and 2 threads, bit for bit, and the same as the system stepped alone
     check(mbs.Batch is not None, "no mbs.Batch")

@@ -77,6 +77,8 @@ mbs_sim *mbs_sim_new(const mbs_scenario *sc, mbs_error *err);
 void mbs_sim_free(mbs_sim *sim);
 /* The system the sim advances (state, contacts), for callers that inspect it. */
 mbs_system *mbs_sim_system(mbs_sim *sim);
+/* The stepper the sim steps with (mbs_stepper_save / mbs_stepper_restore of its state). */
+mbs_stepper *mbs_sim_stepper(mbs_sim *sim);
 /* A program's own control, called each controller period after the scenario's controller (whose
  * τ it receives and may change), like MuJoCo's control callback; NULL removes it. */
 void mbs_sim_set_control(mbs_sim *sim, mbs_control_callback cb, void *user);

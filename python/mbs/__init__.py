@@ -110,6 +110,10 @@ _sim_free = _fn("mbs_sim_free", None, _vp)
 _sim_run = _fn("mbs_sim_run", C.c_int, _vp, C.POINTER(_RunOptions), _vp, C.POINTER(_ErrorRecord))
 _sim_step = _fn("mbs_sim_step", C.c_int, _vp, C.c_int, C.POINTER(_ErrorRecord))
 _sim_system = _fn("mbs_sim_system", _vp, _vp)
+_sim_stepper = _fn("mbs_sim_stepper", _vp, _vp)
+_stepper_state_size = _fn("mbs_stepper_state_size", C.c_size_t, _vp)
+_stepper_save = _fn("mbs_stepper_save", C.c_int, _vp, C.c_void_p, C.c_size_t, C.POINTER(_ErrorRecord))
+_stepper_restore = _fn("mbs_stepper_restore", C.c_int, _vp, C.c_void_p, C.c_size_t, C.POINTER(_ErrorRecord))
 _summary_format = _fn("mbs_sim_summary_format", C.c_int, _vp, C.c_char_p, C.c_size_t)
 _summary_size = _fn("mbs_sim_summary_size", C.c_size_t)
 _system_q = _fn("mbs_system_q", _dp, _vp)
@@ -350,6 +354,25 @@ class Simulator:
         err = _ErrorRecord()
         if _sim_step(self._sim, 1 if self.use_controller else 0, C.byref(err)) != 0:
             _raise(err, "the step failed")
+        self._last = (self.q.copy(), self.v.copy())
+
+    def save_state(self):
+        """The system's and the stepper's whole state (t, q, v, tau, the contacts' anchors and modes,
+        the scheme's warm starts) as bytes: restore_state(b) continues bitwise from here. The
+        scenario's own controller (use_controller=True) keeps its memory apart."""
+        st = _sim_stepper(self._sim)
+        buf = C.create_string_buffer(_stepper_state_size(st))
+        err = _ErrorRecord()
+        if _stepper_save(st, buf, len(buf), C.byref(err)) != 0:
+            _raise(err, "cannot save the state")
+        return buf.raw
+
+    def restore_state(self, state):
+        """Puts back a state from save_state (of this simulator, or one of the same scenario)."""
+        buf = C.create_string_buffer(bytes(state), len(state))
+        err = _ErrorRecord()
+        if _stepper_restore(_sim_stepper(self._sim), buf, len(state), C.byref(err)) != 0:
+            _raise(err, "cannot restore the state")
         self._last = (self.q.copy(), self.v.copy())
 
     def contact_forces(self):

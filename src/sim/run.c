@@ -139,6 +139,8 @@ void mbs_sim_free(mbs_sim *sim)
 
 mbs_system *mbs_sim_system(mbs_sim *sim) { return sim ? sim->sys : NULL; }
 
+mbs_stepper *mbs_sim_stepper(mbs_sim *sim) { return sim ? sim->st : NULL; }
+
 void mbs_sim_set_control(mbs_sim *sim, mbs_control_callback cb, void *user)
 {
     if (!sim) return;
