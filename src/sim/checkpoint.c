@@ -24,7 +24,7 @@
 #include "run.h"
 
 #define CKPT_MAGIC "MBS-CKPT"
-#define CKPT_VERSION 2u
+#define CKPT_VERSION 3u
 #define CKPT_ORDER 0x01020304u
 #define CKPT_NAME 64
 #define CKPT_HEADER (8 + 4 + 4 + 8 + 4 + 4 + CKPT_NAME + CKPT_NAME + 8)
