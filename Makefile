@@ -158,7 +158,7 @@ memcheck:
 # the Python test loads a sanitized libmbs.so only with the sanitizers' runtimes preloaded
 PY_PRELOAD := $(if $(LDSAN),$(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-file-name=libubsan.so))
 # ONLY=NAME runs one test file alone (tests/test_NAME.c or tests/test_NAME.py), e.g. make test ONLY=expo
-PY_TESTS := tests/test_replay.py tests/test_sweep.py tests/test_readme_commands.py tests/test_install.py tests/test_events.py tests/test_python.py
+PY_TESTS := tests/test_replay.py tests/test_sweep.py tests/test_readme_commands.py tests/test_install.py tests/test_cli.py tests/test_events.py tests/test_python.py
 ifneq ($(ONLY),)
   ONLY_RUN := $(filter %/test_$(ONLY),$(TEST_BIN)) $(filter tests/test_$(ONLY).py,$(PY_TESTS))
   ifeq ($(strip $(ONLY_RUN)),)

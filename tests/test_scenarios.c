@@ -247,6 +247,14 @@ static void test_bad_scenarios(void)
     sc = mbs_scenario_load(BAD("no_such_file.ini"), NULL, 0, &err);
     CHECK(sc == NULL && err.code == MBS_ERR_IO && strstr(err.msg, "no_such_file.ini"), "missing file: '%s'", err.msg);
     mbs_scenario_free(sc);
+    /* a directory, as a scenario and as its model */
+    sc = mbs_scenario_load(MBS_SOURCE_DIR "/scenarios", NULL, 0, &err);
+    CHECK(sc == NULL && err.code == MBS_ERR_IO && strstr(err.msg, "/scenarios: it is a directory"), "directory: '%s'",
+          err.msg);
+    const char *urdf_dir[] = {"model.urdf=" MBS_SOURCE_DIR "/urdf"};
+    sc = mbs_scenario_load(MBS_SOURCE_DIR "/scenarios/solo_squat.ini", urdf_dir, 1, &err);
+    CHECK(sc == NULL && strstr(err.msg, "/urdf: it is a directory, not a URDF file"), "URDF directory: '%s'", err.msg);
+    mbs_scenario_free(sc);
 }
 
 /* ---- romeo_walk ---- */
