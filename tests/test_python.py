@@ -81,6 +81,11 @@ def main():
           "trajectory: %d rows, columns %s" % (len(traj["t_s"]), list(traj)[:3]))
     check(raises(lambda: mbs.simulate("scenarios/solo_trot.ini", {"stepper.nope": 1}), "nope"),
           "an unknown key raises with its name")
+    # the status is one word, its detail apart (as ./sim prints them)
+    summary, _ = mbs.simulate("scenarios/solo_trot.ini", {"run.duration": 0.1, "run.max_velocity": 1e-3})
+    check(summary["status"] == "diverged" and str(summary.get("status_detail")).startswith("at t = ")
+          and "status_detail" not in ref,
+          "diverged: status %r, status_detail %r" % (summary["status"], summary.get("status_detail")))
 
     # a controller in Python: the scenario's initial posture held by a joint PD
     s = mbs.Simulator("scenarios/solo_trot.ini")

@@ -51,7 +51,7 @@ def main():
         check(len(one) == 6, "%d rows, want 6" % len(one))
         check(same(one, two), "--jobs 1 and --jobs 2 differ")
         header = out[1].split("\n", 1)[0].split(",")
-        check(header[:2] == ["stepper.dt", "contact.friction"] and "status" == header[-1] and "distance_m" in header,
+        check(header[:2] == ["stepper.dt", "contact.friction"] and header[-2:] == ["status", "status_detail"] and "distance_m" in header,
               "header: %s" % header[:4])
         order = [(r["stepper.dt"], r["contact.friction"]) for r in one]
         check(order == [(d, f) for d in ("0.001", "0.002") for f in ("0.6", "0.8", "1")], "row order %s" % order)
