@@ -119,6 +119,14 @@ def main():
     check(np.array_equal(first[0], second[0]) and np.array_equal(first[1], second[1]) and first[2] == second[2],
           "the periods after restore_state differ from those after save_state")
     check(raises(lambda: s.restore_state(saved[:-8]), "restore"), "a cut state raises")
+    # a NaN written into the base's z is named as z (q[2]), not as the x it would spread to
+    s.q[2] = float("nan")
+    try:
+        s.step()
+        check(False, "a NaN in q[2]: no error")
+    except mbs.Error as e:
+        check("[2, z] = nan (q[2])" in str(e) and "given to the step" in str(e), "a NaN in q[2] is reported as: %s" % e)
+    s.restore_state(saved)
 
     # Batch: the same on 1 and 2 threads, bit for bit, and the same as the system stepped alone
     check(mbs.Batch is not None, "no mbs.Batch")
