@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Every shell command the README shows (its ```sh blocks) runs as written and exits 0, so that a
-README line cannot break unseen. Scenario runs are shortened by appending `--set run.duration=0.2`
+README line cannot break unseen; so does its Python code (the ```python blocks, with PYTHONPATH=python). Scenario runs are shortened by appending `--set run.duration=0.2`
 (the README's runs last up to 60 s); each command runs in a scratch folder that links the
 repository's scenarios/, urdf/ and programs, so the files they write land there. Commands that a
 test cannot run are skipped by SKIP below, each with its reason; any other command must be one this
@@ -47,7 +47,8 @@ def main():
     sim = os.path.abspath(os.environ.get("MBS_SIM", os.path.join(ROOT, "sim")))
     mpi = os.path.join(os.path.dirname(sim), "sim-mpi")
     have_mpi = os.path.exists(mpi) and shutil.which("mpirun")
-    cmds = commands(open(os.path.join(ROOT, "README.md")).read())
+    readme = open(os.path.join(ROOT, "README.md")).read()
+    cmds = commands(readme)
     check(len(cmds) >= 15, "only %d commands found in the README's sh blocks" % len(cmds))
     # Open MPI's own allocations outlive MPI_Finalize (a sanitized build's leak check is off); shared
     # memory between ranks needs ptrace rights a container may lack
@@ -86,6 +87,17 @@ def main():
                       "`%s` did not write %s" % (run, f))
             ran += 1
         check(ran >= 14, "only %d README commands ran" % ran)
+        pyenv = dict(env, PYTHONPATH=os.path.join(ROOT, "python"))
+        if os.environ.get("MBS_PRELOAD"):
+            # a sanitized library needs its runtimes loaded first; Python itself leaks by design
+            pyenv["LD_PRELOAD"] = os.environ["MBS_PRELOAD"]
+        blocks = re.findall(r"^```python\n(.*?)^```", readme, re.S | re.M)
+        check(blocks, "no ```python block in the README")
+        for code in blocks:
+            r = subprocess.run(["/usr/bin/python3", "-c", code], cwd=tmp, env=pyenv, capture_output=True, text=True,
+                               timeout=900)
+            check(r.returncode == 0, "the README's Python block exited %d: %s" % (r.returncode, r.stderr.strip()[-800:]))
+            print("  ran the README's Python block (exit %d)" % r.returncode)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     finish("readme_commands")
