@@ -331,7 +331,7 @@ INSTALLED_HEADERS := $(notdir $(wildcard include/mbs/*.h))
 # lib/python3.X/dist-packages under /usr/local: the user site when PREFIX is that base, else the
 # first folder of sys.path under PREFIX/lib, else lib/python3.X/site-packages (for PYTHONPATH).
 # Recursive (=), so that only install and uninstall start python.
-PYDIR = $(shell /usr/bin/python3 tools/gen/python_dir.py '$(PREFIX)')
+PYDIR = $(or $(shell /usr/bin/python3 tools/gen/python_dir.py '$(PREFIX)'),$(error no /usr/bin/python3 to say where the Python package goes (make deps)))
 PY_FILES := $(notdir $(wildcard python/mbs/*.py))
 INSTALL_DIRS = include/mbs include lib/pkgconfig $(PYDIR)/mbs $(PYDIR) $(patsubst %/,%,$(dir $(PYDIR))) lib bin share/man/man1 share/man share
 install: $(LIB) $(SIM) $(SHLIB)
