@@ -5,7 +5,7 @@
 #   make memcheck      the same under valgrind memcheck (a portable build in build-memcheck/)
 #   make bench         every benchmark (key: value lines; the tables of docs/benchmarks.md, tools/bench/bench_doc.py)
 #   make fuzz          libFuzzer on the URDF and scenario parsers (clang; FUZZ_SECONDS each, default 60)
-#   make install PREFIX=/usr/local   headers, libmbs.a, mbs.pc, bin/sim and its man page (make uninstall)
+#   make install PREFIX=/usr/local   headers, libmbs.a, mbs.pc, bin/sim, its man page, the Python package (make uninstall)
 #   make examples      examples/*.c against the installed library, with pkg-config (EXAMPLES_PREFIX)
 #   make man           man/sim.1 regenerated from ./sim --help (help2man)
 #   make deps          installs the Debian packages the build and tests need
@@ -158,7 +158,7 @@ memcheck:
 # the Python test loads a sanitized libmbs.so only with the sanitizers' runtimes preloaded
 PY_PRELOAD := $(if $(LDSAN),$(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-file-name=libubsan.so))
 # ONLY=NAME runs one test file alone (tests/test_NAME.c or tests/test_NAME.py), e.g. make test ONLY=expo
-PY_TESTS := tests/test_replay.py tests/test_sweep.py tests/test_events.py tests/test_python.py
+PY_TESTS := tests/test_replay.py tests/test_sweep.py tests/test_readme_commands.py tests/test_install.py tests/test_cli.py tests/test_events.py tests/test_python.py
 ifneq ($(ONLY),)
   ONLY_RUN := $(filter %/test_$(ONLY),$(TEST_BIN)) $(filter tests/test_$(ONLY).py,$(PY_TESTS))
   ifeq ($(strip $(ONLY_RUN)),)
@@ -323,14 +323,17 @@ fuzz: fuzz-build
 	  -artifact_prefix=$(FUZZ)/artifacts/scenario- $(FUZZ)/corpus_scenario
 
 # install: the headers, libmbs.a, mbs.pc (its Version is MBS_VERSION of include/mbs/version.h),
-# ./sim as bin/sim and its man page. uninstall removes exactly those files, then the directories
+# ./sim as bin/sim and its man page, the Python package. uninstall removes exactly those files, then the directories
 # install made when they are left empty.
 INSTALLED_HEADERS := $(notdir $(wildcard include/mbs/*.h))
-# the Python package goes where Debian's python3 looks under PREFIX (python3.X/dist-packages)
-PY_VER := $(shell /usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
-PYDIR  := lib/python$(PY_VER)/dist-packages
+# The Python package goes where /usr/bin/python3 looks under PREFIX, asked of python itself, since
+# Debian's python searches lib/python3.X/site-packages under the user's base (~/.local) but
+# lib/python3.X/dist-packages under /usr/local: the user site when PREFIX is that base, else the
+# first folder of sys.path under PREFIX/lib, else lib/python3.X/site-packages (for PYTHONPATH).
+# Recursive (=), so that only install and uninstall start python.
+PYDIR = $(or $(shell /usr/bin/python3 tools/gen/python_dir.py '$(PREFIX)'),$(error no /usr/bin/python3 to say where the Python package goes (make deps)))
 PY_FILES := $(notdir $(wildcard python/mbs/*.py))
-INSTALL_DIRS := include/mbs include lib/pkgconfig $(PYDIR)/mbs $(PYDIR) lib/python$(PY_VER) lib bin share/man/man1 share/man share
+INSTALL_DIRS = include/mbs include lib/pkgconfig $(PYDIR)/mbs $(PYDIR) $(patsubst %/,%,$(dir $(PYDIR))) lib bin share/man/man1 share/man share
 install: $(LIB) $(SIM) $(SHLIB)
 	install -d $(DESTDIR)$(PREFIX)/include/mbs $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin \
 	  $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/$(PYDIR)/mbs

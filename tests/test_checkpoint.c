@@ -4,7 +4,8 @@
  * sim from the file to T, must end in the same final_state_hash, print the same summary (but
  * for its wall-clock figures) and leave the same CSV, byte for byte. A stepper or controller
  * without a state hook is proven stateless by the same comparison. Then the files that must be
- * refused: truncated, with a flipped byte, of another scenario, of other options. */
+ * refused: truncated, with a flipped byte, of another scenario, of other options. A run resumed to a
+ * longer duration ends where a run of that duration ends (test_longer). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,12 +83,23 @@ static int nsets(const ckpt_case *c)
 /* Stops the run at the first controller period at or after `at` (s), as SIGINT does. */
 typedef struct stop_at {
     double at;
+    /* copy_to: where the checkpoint file is copied at the first period from copy_at on, while
+     * the run goes on (what a periodic checkpoint held then) */
+    const char *copy_from, *copy_to;
+    double copy_at;
 } stop_at;
+
+static int copy_file(const char *from, const char *to);
 
 static int stop(void *user, double t, double duration)
 {
     (void)duration;
-    return t >= ((stop_at *)user)->at - 1e-12;
+    stop_at *st = user;
+    if (st->copy_to && t >= st->copy_at - 1e-12) {
+        copy_file(st->copy_from, st->copy_to);
+        st->copy_to = NULL;
+    }
+    return st->at > 0 && t >= st->at - 1e-12;
 }
 
 /* The summary as text, without the wall-clock lines (which differ from run to run). */
@@ -128,22 +140,38 @@ static int write_file(const char *path, const unsigned char *b, size_t n)
     return fclose(f) == 0 && ok;
 }
 
+static int copy_file(const char *from, const char *to)
+{
+    size_t n;
+    unsigned char *b = slurp(from, &n);
+    int ok = b && write_file(to, b, n);
+    free(b);
+    return ok;
+}
+
 /* One run of path with sets: checkpoint and resume as given (NULL: none), stopped at `at` when
  * at > 0. Returns mbs_sim_run's code, or -1 when the scenario or the sim could not be made. */
-static int run_one(const char *path, const char *const *sets, int n, const char *csv, const char *ckpt, double every,
-                   const char *resume, double at, mbs_sim_summary *sum, mbs_error *err)
+static int run_st(const char *path, const char *const *sets, int n, const char *csv, const char *ckpt, double every,
+                  const char *resume, stop_at st, mbs_sim_summary *sum, mbs_error *err)
 {
     mbs_scenario *sc = mbs_scenario_load(path, sets, n, err);
     if (!sc) return -1;
     mbs_sim *sim = mbs_sim_new(sc, err);
     if (!sim) { mbs_scenario_free(sc); return -1; }
-    stop_at st = {at};
-    mbs_sim_run_options opt = {.csv = csv, .progress = at > 0 ? stop : NULL, .user = &st, .html = "", .checkpoint = ckpt,
+    mbs_sim_run_options opt = {.csv = csv, .progress = st.at > 0 || st.copy_to ? stop : NULL, .user = &st, .html = "",
+                               .checkpoint = ckpt,
                                .checkpoint_every = every, .resume = resume};
     int rc = mbs_sim_run(sim, &opt, sum, err);
     mbs_sim_free(sim);
     mbs_scenario_free(sc);
     return rc;
+}
+
+static int run_one(const char *path, const char *const *sets, int n, const char *csv, const char *ckpt, double every,
+                   const char *resume, double at, mbs_sim_summary *sum, mbs_error *err)
+{
+    stop_at st = {at, NULL, NULL, 0};
+    return run_st(path, sets, n, csv, ckpt, every, resume, st, sum, err);
 }
 
 static char tmp_a[256], tmp_b[256], tmp_ck[256], tmp_bad[256];
@@ -184,12 +212,15 @@ static void compare(const char *label, const ckpt_case *c, int periodic)
     free(a);
     free(b);
     if (!periodic) return;
-    /* checkpoints every T/2 of a whole run: the file holds the one at T/2 (the run ends before T) */
+    /* checkpoints every T/2 of a whole run: the file holds the one at T/2 one period later (copied
+     * then, since the run's end writes one too) */
     remove(tmp_ck);
+    remove(tmp_bad);
     double every = cdt * floor(T / 2 / cdt + 0.5);
-    rc = run_one(c->file, c->sets, n, tmp_b, tmp_ck, every, NULL, 0, &part, &err);
+    stop_at st = {0, tmp_ck, tmp_bad, every + cdt};
+    rc = run_st(c->file, c->sets, n, tmp_b, tmp_ck, every, NULL, st, &part, &err);
     CHECK(rc == MBS_OK && part.final_state_hash == full.final_state_hash, "%s: the run with checkpoints: %s", label, err.msg);
-    rc = run_one(c->file, c->sets, n, tmp_b, NULL, 0, tmp_ck, 0, &res, &err);
+    rc = run_one(c->file, c->sets, n, tmp_b, NULL, 0, tmp_bad, 0, &res, &err);
     CHECK(rc == MBS_OK && res.final_state_hash == full.final_state_hash, "%s: resumed from a periodic checkpoint: %s", label,
           err.msg);
     a = slurp(tmp_a, &na);
@@ -270,8 +301,11 @@ static void test_refused(void)
     refused(tmp_ck, SCEN("solo_trot.ini"), sets, 1, "written by stepper 'expo' and controller 'squat'");
     const char *other[] = {"run.duration=0.16", "controller.amplitude=0.021"};
     refused(tmp_ck, SCEN("solo_squat.ini"), other, 2, "another scenario or other options");
-    const char *longer[] = {"run.duration=0.08"};
-    refused(tmp_ck, SCEN("solo_squat.ini"), longer, 1, "another scenario or other options");
+    /* a duration that ends before the checkpoint */
+    const char *shorter[] = {"run.duration=0.04"};
+    rc = run_one(SCEN("solo_squat.ini"), shorter, 1, "", NULL, 0, tmp_ck, 0, &sum, &err);
+    CHECK(rc == MBS_ERR_ARG && strstr(err.msg, "after this run's end (run.duration = 0.04 s)"), "shorter: rc %d: %s", rc,
+          err.msg);
     refused(tmp_ck, SCEN("chain10.ini"), sets, 1, "nq = ");
     remove(tmp_bad);
     refused(tmp_bad, SCEN("solo_squat.ini"), sets, 1, "cannot read the checkpoint");
@@ -282,6 +316,44 @@ static void test_refused(void)
     CHECK(rc == MBS_ERR_INTERRUPTED, "the stopped run: %s", err.msg);
     rc = run_one(SCEN("solo_squat.ini"), ba, 2, "", NULL, 0, tmp_ck, 0, &sum, &err);
     CHECK(rc == MBS_OK, "overrides in another order: %s", err.msg);
+}
+
+/* A run resumed to a longer duration ends bitwise where a run of that duration ends (state, summary
+ * and CSV), from the checkpoint its end left and from one taken mid-run; the output files are not
+ * part of the checkpoint's identity either. */
+static void test_longer(void)
+{
+    const char *f = SCEN("solo_trot.ini");
+    const char *whole[] = {"run.duration=0.4"}, *part[] = {"run.duration=0.2", "output.csv=/dev/null"};
+    mbs_error err;
+    mbs_sim_summary full, first, res;
+    int rc = run_one(f, whole, 1, tmp_a, NULL, 0, NULL, 0, &full, &err);
+    CHECK(rc == MBS_OK, "the 0.4 s run: %s", err.msg);
+    for (int mid = 0; mid < 2; mid++) {
+        remove(tmp_ck);
+        /* to its end at 0.2 s, or stopped at 0.1 s */
+        rc = run_one(f, part, 2, tmp_b, tmp_ck, 0, NULL, mid ? 0.1 : 0, &first, &err);
+        CHECK(rc == (mid ? MBS_ERR_INTERRUPTED : MBS_OK) && access(tmp_ck, F_OK) == 0,
+              "%s: rc %d, no checkpoint: %s", mid ? "stopped at 0.1 s" : "the 0.2 s run", rc, err.msg);
+        rc = run_one(f, whole, 1, tmp_b, NULL, 0, tmp_ck, 0, &res, &err);
+        CHECK(rc == MBS_OK && res.final_state_hash == full.final_state_hash,
+              "%s, resumed to 0.4 s: rc %d, final_state_hash %016llx, a 0.4 s run's %016llx: %s", mid ? "stopped at 0.1 s" : "0.2 s",
+              rc, res.final_state_hash, full.final_state_hash, err.msg);
+        char ta[8192], tb[8192];
+        summary_text(&full, ta, sizeof ta);
+        summary_text(&res, tb, sizeof tb);
+        CHECK(strcmp(ta, tb) == 0, "resumed to 0.4 s: the summaries differ:\n%s---\n%s", ta, tb);
+        size_t na, nb;
+        unsigned char *a = slurp(tmp_a, &na), *b = slurp(tmp_b, &nb);
+        CHECK(a && b && na == nb && memcmp(a, b, na) == 0, "resumed to 0.4 s: the CSVs differ (%zu and %zu bytes)", na, nb);
+        free(a);
+        free(b);
+    }
+    /* a run cut short in its last period leaves no checkpoint at its end: it is not a period's start */
+    const char *cut[] = {"run.duration=0.201", "stepper.dt=0.0005"};
+    remove(tmp_ck);
+    rc = run_one(f, cut, 2, "", tmp_ck, 0, NULL, 0, &first, &err);
+    CHECK(rc == MBS_OK && access(tmp_ck, F_OK) != 0, "a run ending mid-period: rc %d, checkpoint written", rc);
 }
 
 /* final_state_hash is printed by every run, in hex, and tells two different runs apart. */
@@ -310,6 +382,7 @@ int main(void)
     RUN(test_every_stepper);
     RUN(test_every_scenario);
     RUN(test_refused);
+    RUN(test_longer);
     remove(tmp_a);
     remove(tmp_b);
     remove(tmp_ck);

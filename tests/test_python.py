@@ -81,6 +81,11 @@ def main():
           "trajectory: %d rows, columns %s" % (len(traj["t_s"]), list(traj)[:3]))
     check(raises(lambda: mbs.simulate("scenarios/solo_trot.ini", {"stepper.nope": 1}), "nope"),
           "an unknown key raises with its name")
+    # the status is one word, its detail apart (as ./sim prints them)
+    summary, _ = mbs.simulate("scenarios/solo_trot.ini", {"run.duration": 0.1, "run.max_velocity": 1e-3})
+    check(summary["status"] == "diverged" and str(summary.get("status_detail")).startswith("at t = ")
+          and "status_detail" not in ref,
+          "diverged: status %r, status_detail %r" % (summary["status"], summary.get("status_detail")))
 
     # a controller in Python: the scenario's initial posture held by a joint PD
     s = mbs.Simulator("scenarios/solo_trot.ini")
@@ -114,6 +119,14 @@ def main():
     check(np.array_equal(first[0], second[0]) and np.array_equal(first[1], second[1]) and first[2] == second[2],
           "the periods after restore_state differ from those after save_state")
     check(raises(lambda: s.restore_state(saved[:-8]), "restore"), "a cut state raises")
+    # a NaN written into the base's z is named as z (q[2]), not as the x it would spread to
+    s.q[2] = float("nan")
+    try:
+        s.step()
+        check(False, "a NaN in q[2]: no error")
+    except mbs.Error as e:
+        check("[2, z] = nan (q[2])" in str(e) and "given to the step" in str(e), "a NaN in q[2] is reported as: %s" % e)
+    s.restore_state(saved)
 
     # Batch: the same on 1 and 2 threads, bit for bit, and the same as the system stepped alone
     check(mbs.Batch is not None, "no mbs.Batch")

@@ -247,6 +247,14 @@ static void test_bad_scenarios(void)
     sc = mbs_scenario_load(BAD("no_such_file.ini"), NULL, 0, &err);
     CHECK(sc == NULL && err.code == MBS_ERR_IO && strstr(err.msg, "no_such_file.ini"), "missing file: '%s'", err.msg);
     mbs_scenario_free(sc);
+    /* a directory, as a scenario and as its model */
+    sc = mbs_scenario_load(MBS_SOURCE_DIR "/scenarios", NULL, 0, &err);
+    CHECK(sc == NULL && err.code == MBS_ERR_IO && strstr(err.msg, "/scenarios: it is a directory"), "directory: '%s'",
+          err.msg);
+    const char *urdf_dir[] = {"model.urdf=" MBS_SOURCE_DIR "/urdf"};
+    sc = mbs_scenario_load(MBS_SOURCE_DIR "/scenarios/solo_squat.ini", urdf_dir, 1, &err);
+    CHECK(sc == NULL && strstr(err.msg, "/urdf: it is a directory, not a URDF file"), "URDF directory: '%s'", err.msg);
+    mbs_scenario_free(sc);
 }
 
 /* ---- romeo_walk ---- */
@@ -483,7 +491,7 @@ static void test_csv_and_summary(void)
           sum.interrupted, sum.diverged_t);
     char text[4096];
     mbs_sim_summary_format(&sum, text, sizeof text);
-    CHECK(strstr(text, "status: interrupted at t = ") != NULL, "interrupted run: no status line in\n%s", text);
+    CHECK(strstr(text, "status: interrupted\nstatus_detail: at t = ") != NULL, "interrupted run: no status line in\n%s", text);
     f = fopen(out, "r");
     int kept = 0;
     double t_end = -1;
@@ -526,12 +534,12 @@ static void test_csv_and_summary(void)
     d.diverged_t = 0.25;
     snprintf(d.reason, sizeof d.reason, "v[3] is not finite");
     mbs_sim_summary_format(&d, buf, sizeof buf);
-    CHECK(strstr(buf, "status: diverged at t = 0.25 (v[3] is not finite)\n"), "diverged status: %s", buf);
+    CHECK(strstr(buf, "\nstatus: diverged\nstatus_detail: at t = 0.25 (v[3] is not finite)\n"), "diverged status: %s", buf);
     d.diverged = 0;
     d.left_box = 1;
     snprintf(d.reason, sizeof d.reason, "base x = 10.01 left [-10, 10]");
     mbs_sim_summary_format(&d, buf, sizeof buf);
-    CHECK(strstr(buf, "status: left_box at t = 0.25 (base x = 10.01 left [-10, 10])\n") && !strstr(buf, "diverged"),
+    CHECK(strstr(buf, "\nstatus: left_box\nstatus_detail: at t = 0.25 (base x = 10.01 left [-10, 10])\n") && !strstr(buf, "diverged"),
           "left_box status: %s", buf);
     /* a small buffer is not overrun, and the length needed is returned */
     char small[16];
@@ -588,7 +596,7 @@ static void test_left_box(void)
     CHECK(strncmp(sum.reason, "base x = 0.3", 12) == 0 && strstr(sum.reason, " left [-10, 0.3]"), "reason: '%s'", sum.reason);
     char buf[4096];
     mbs_sim_summary_format(&sum, buf, sizeof buf);
-    CHECK(strstr(buf, "\nstatus: left_box at t = ") && !strstr(buf, "diverged"), "summary: %s", buf);
+    CHECK(strstr(buf, "\nstatus: left_box\nstatus_detail: at t = ") && !strstr(buf, "diverged"), "summary: %s", buf);
     mbs_scenario_free(sc);
     /* a scenario that sets no box has none; one that sets it keeps it */
     sc = load(BAD("base.ini"), NULL, 0, &err);

@@ -45,13 +45,13 @@ def main():
             path = os.path.join(tmp, "j%d.csv" % jobs)
             r = subprocess.run(base + ["--jobs", str(jobs), "--out", path], cwd=ROOT, env=env, capture_output=True,
                                text=True, timeout=600)
-            check(r.returncode == 0, "--jobs %d exited %d: %s" % (jobs, r.returncode, r.stderr))
+            check(r.returncode == 0 and r.stderr == "", "--jobs %d --quiet exited %d: %s" % (jobs, r.returncode, r.stderr))
             out[jobs] = open(path).read() if os.path.exists(path) else ""
         one, two = rows(out[1]), rows(out[2])
         check(len(one) == 6, "%d rows, want 6" % len(one))
         check(same(one, two), "--jobs 1 and --jobs 2 differ")
         header = out[1].split("\n", 1)[0].split(",")
-        check(header[:2] == ["stepper.dt", "contact.friction"] and "status" == header[-1] and "distance_m" in header,
+        check(header[:2] == ["stepper.dt", "contact.friction"] and header[-2:] == ["status", "status_detail"] and "distance_m" in header,
               "header: %s" % header[:4])
         order = [(r["stepper.dt"], r["contact.friction"]) for r in one]
         check(order == [(d, f) for d in ("0.001", "0.002") for f in ("0.6", "0.8", "1")], "row order %s" % order)
@@ -77,12 +77,18 @@ def main():
                 cmd.insert(1, "--allow-run-as-root")
             # Open MPI's own allocations outlive MPI_Finalize: a sanitized build's leak check is off here
             mpi_env = dict(env, ASAN_OPTIONS="detect_leaks=0", OMPI_MCA_btl_vader_single_copy_mechanism="none")
-            r = subprocess.run(cmd + [mpi] + base[1:-1] + ["--out", path], cwd=ROOT, env=mpi_env, capture_output=True,
+            # ./sim's options, --quiet too: one parser for both programs
+            r = subprocess.run(cmd + [mpi] + base[1:] + ["--out", path], cwd=ROOT, env=mpi_env, capture_output=True,
                                text=True, timeout=600)
-            check(r.returncode == 0, "mpirun -n 2 sim-mpi exited %d: %s" % (r.returncode, r.stderr[-400:]))
+            check(r.returncode == 0 and "sweep of" not in r.stderr,
+                  "mpirun -n 2 sim-mpi --quiet exited %d: %s" % (r.returncode, r.stderr[-400:]))
             text = open(path).read() if os.path.exists(path) else ""
             check(text.split("\n", 1)[0] == out[1].split("\n", 1)[0] and same(rows(text), one),
                   "sim-mpi's CSV differs from --jobs 1")
+            r = subprocess.run(cmd + [mpi] + base[1:] + ["--jobs", "2"], cwd=ROOT, env=mpi_env, capture_output=True,
+                               text=True, timeout=600)
+            check(r.returncode != 0 and r.stderr.count("sim-mpi: --jobs 2: each rank runs one combination") == 1,
+                  "sim-mpi --jobs 2: exit %d, stderr %s" % (r.returncode, r.stderr[-400:]))
         else:
             print("  (no sim-mpi or mpirun: the MPI sweep is not checked here; CI installs Open MPI)")
         # interrupted: the rows finished stay, whole

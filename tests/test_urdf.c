@@ -353,7 +353,8 @@ static void test_io_and_xml_errors(void)
     CHECK(m == NULL && err.code == MBS_ERR_IO, "missing file: %d %s", err.code, err.msg);
     CHECK(strstr(err.msg, "does_not_exist.urdf") && strstr(err.msg, "cannot open"), "missing file: %s", err.msg);
     m = mbs_model_from_urdf(BAD_DIR, NULL, &err);
-    CHECK(m == NULL && err.code == MBS_ERR_IO, "directory: %d %s", err.code, err.msg);
+    CHECK(m == NULL && err.code == MBS_ERR_IO && strstr(err.msg, "urdf_bad/: it is a directory"), "directory: %d %s",
+          err.code, err.msg);
 
     EXPECT_FAIL("<robot name='r'>\n<link name='a'>\n</robot>", MBS_ERR_PARSE, "t.urdf:3:", "not a valid XML");
     EXPECT_FAIL("this is not XML", MBS_ERR_PARSE, "t.urdf:1:", NULL);

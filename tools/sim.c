@@ -42,12 +42,13 @@ static int usage(FILE *out, int status)
             "            columns); the touch-downs are the summary's. Not with --resume\n"
             "  --checkpoint PATH\n"
             "            write the run's complete state to PATH (PATH.tmp, renamed) when SIGINT or SIGTERM stops\n"
-            "            it and, with --checkpoint-every SECONDS, every SECONDS of simulated time (at the end of a\n"
-            "            controller period)\n"
+            "            it, at its end and, with --checkpoint-every SECONDS, every SECONDS of simulated time (at\n"
+            "            the end of a controller period)\n"
             "  --resume PATH\n"
-            "            continue the run a checkpoint holds, with the same scenario and --set overrides: bitwise\n"
-            "            what the uninterrupted run does (final_state_hash); its CSV is cut to where the\n"
-            "            checkpoint left it and appended to. A truncated, corrupted or another run's file is refused\n"
+            "            continue the run a checkpoint holds, with the same scenario and --set overrides (but\n"
+            "            run.duration, which may be longer, and the output files): bitwise what the uninterrupted\n"
+            "            run does (final_state_hash); its CSV is cut to where the checkpoint left it and appended\n"
+            "            to. A truncated, corrupted or another run's file is refused\n"
             "  --sweep   run every combination of the values given (cartesian product); one CSV row per run:\n"
             "            the swept values, then every summary key; rows in combination order (the last key\n"
             "            varies fastest) whatever --jobs; an interrupted sweep keeps the rows it finished\n"
@@ -360,20 +361,20 @@ int main(int argc, char **argv)
 {
     tool_single_thread_blas(argv);
     const char *model = NULL, *scenario = NULL, *csv = NULL, *html = NULL, *events = NULL;
-    int fixed = 0, strict = 0, quiet = 0, nsets = 0;
-    const char **sets = calloc((size_t)argc + 1, sizeof *sets), **sweeps = calloc((size_t)argc + 1, sizeof *sweeps);
-    const char *out = NULL;
-    int nsweeps = 0, jobs = 1;
+    int fixed = 0, strict = 0;
+    tool_sweep_args sa = {.sets = calloc((size_t)argc + 1, sizeof(char *)),
+                          .sweeps = calloc((size_t)argc + 1, sizeof(char *)), .jobs = 1};
     ckpt_args ck = {NULL, NULL, 0};
-    if (!sets || !sweeps) return 1;
+    if (!sa.sets || !sa.sweeps) return 1;
     int status = -1;
     for (int i = 1; i < argc && status < 0; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--info") == 0 && i + 1 < argc) model = argv[++i];
+        int shared = tool_sweep_arg("sim", argc, argv, &i, &sa);
+        if (shared < 0) status = usage(stderr, 2);
+        else if (shared) continue;
+        else if (strcmp(a, "--info") == 0 && i + 1 < argc) model = argv[++i];
         else if (strcmp(a, "--fixed") == 0) fixed = 1;
         else if (strcmp(a, "--strict") == 0) strict = 1;
-        else if (strcmp(a, "--set") == 0 && i + 1 < argc) sets[nsets++] = argv[++i];
-        else if (strncmp(a, "--set=", 6) == 0) sets[nsets++] = a + 6;
         else if (strcmp(a, "--csv") == 0 && i + 1 < argc) csv = argv[++i];
         else if (strcmp(a, "--html") == 0 && i + 1 < argc) html = argv[++i];
         else if (strcmp(a, "--events") == 0 && i + 1 < argc) events = argv[++i];
@@ -387,18 +388,6 @@ int main(int argc, char **argv)
                 status = usage(stderr, 2);
             }
         }
-        else if (strcmp(a, "--sweep") == 0 && i + 1 < argc) sweeps[nsweeps++] = argv[++i];
-        else if (strcmp(a, "--out") == 0 && i + 1 < argc) out = argv[++i];
-        else if (strcmp(a, "--jobs") == 0 && i + 1 < argc) {
-            char *end;
-            long n = strtol(argv[++i], &end, 10);
-            if (*end || n < 1 || n > 1024) {
-                fprintf(stderr, "sim: --jobs %s: a whole number of threads in [1, 1024]\n", argv[i]);
-                status = usage(stderr, 2);
-            }
-            jobs = (int)n;
-        }
-        else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) quiet = 1;
         else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) status = usage(stdout, 0);
         else if (strcmp(a, "--version") == 0) status = printf("sim (mbs) %s\n", mbs_version()) < 0;
         else if (strcmp(a, "--options-markdown") == 0) status = options_markdown();
@@ -411,7 +400,7 @@ int main(int argc, char **argv)
     if (status < 0) {
         int running = scenario && !model && !fixed && !strict;
         int checkpoints = ck.path || ck.resume || ck.every > 0;
-        if (model && !scenario && !nsets && !csv && !html && !events && !nsweeps && !checkpoints) status = info(model, fixed, strict);
+        if (model && !scenario && !sa.nsets && !csv && !html && !events && !sa.nsweeps && !checkpoints) status = info(model, fixed, strict);
         else if (ck.every > 0 && !ck.path) {
             fprintf(stderr, "sim: --checkpoint-every needs --checkpoint PATH\n");
             status = usage(stderr, 2);
@@ -422,17 +411,17 @@ int main(int argc, char **argv)
             fprintf(stderr, "sim: --events does not go with --resume: write the events of the whole run in one\n");
             status = usage(stderr, 2);
         }
-        else if (running && nsweeps && !csv && !html && !events && !checkpoints)
-            status = sweep(scenario, sets, nsets, sweeps, nsweeps, jobs, out, quiet);
-        else if (running && !nsweeps && !out && jobs == 1) status = run(scenario, sets, nsets, csv, html, events, quiet, &ck);
+        else if (running && sa.nsweeps && !csv && !html && !events && !checkpoints)
+            status = sweep(scenario, sa.sets, sa.nsets, sa.sweeps, sa.nsweeps, sa.jobs, sa.out, sa.quiet);
+        else if (running && !sa.nsweeps && !sa.out && sa.jobs == 1) status = run(scenario, sa.sets, sa.nsets, csv, html, events, sa.quiet, &ck);
         else {
             /* say which combination is wrong before the whole usage */
-            if (running && !nsweeps && (out || jobs != 1)) fprintf(stderr, "sim: --jobs and --out go with --sweep\n");
-            else if (running && nsweeps) fprintf(stderr, "sim: --sweep writes its own CSV (--out): no --csv, --html, --events or checkpoints\n");
+            if (running && !sa.nsweeps && (sa.out || sa.jobs != 1)) fprintf(stderr, "sim: --jobs and --out go with --sweep\n");
+            else if (running && sa.nsweeps) fprintf(stderr, "sim: --sweep writes its own CSV (--out): no --csv, --html, --events or checkpoints\n");
             status = usage(stderr, 2);
         }
     }
-    free(sets);
-    free(sweeps);
+    free(sa.sets);
+    free(sa.sweeps);
     return status;
 }

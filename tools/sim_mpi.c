@@ -1,8 +1,10 @@
 /* sim_mpi.c — ./sim's parameter sweep over the ranks of an MPI job (Open MPI; not a dependency of
  * libmbs: `make sim-mpi` builds it where mpicc exists):
  *
- *   mpirun -n R ./sim-mpi FILE.ini --sweep section.key=V1,V2,... [--sweep ...] [--set ...] [--out sweep.csv]
+ *   mpirun -n R ./sim-mpi FILE.ini --sweep section.key=V1,V2,... [--sweep ...] [--set ...] [--out sweep.csv] [--quiet]
  *
+ * The options are ./sim's sweep options, parsed by the same function (tool.h); --jobs is 1, since
+ * each rank runs one combination at a time (more runs at once: more ranks).
  * Combination i runs on rank i mod R; each rank sends its rows to rank 0, which writes the same CSV
  * as `./sim FILE.ini --sweep ... --jobs 1` (every column but the wall-clock ones identical): the
  * header, then the rows in combination order. Errors (a bad key or value) are found by every rank
@@ -22,7 +24,8 @@ static int usage(int rank)
 {
     if (rank == 0)
         fprintf(stderr, "usage: mpirun -n R sim-mpi FILE.ini --sweep section.key=V1,V2,... [--sweep ...] "
-                        "[--set section.key=value ...] [--out sweep.csv]\n");
+                        "[--set section.key=value ...] [--out sweep.csv] [--quiet]\n"
+                        "  the options of `sim FILE.ini --sweep ...` (sim --help); --jobs is 1: one run per rank at a time\n");
     return 2;
 }
 
@@ -33,20 +36,32 @@ int main(int argc, char **argv)
     int rank, ranks;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    const char **sets = calloc((size_t)argc + 1, sizeof *sets), **sweeps = calloc((size_t)argc + 1, sizeof *sweeps);
-    const char *scenario = NULL, *out_path = NULL;
-    int nsets = 0, nsweeps = 0, status = 0;
+    tool_sweep_args sa = {.sets = calloc((size_t)argc + 1, sizeof(char *)),
+                          .sweeps = calloc((size_t)argc + 1, sizeof(char *)), .jobs = 1};
+    const char **sets = sa.sets, **sweeps = sa.sweeps;
+    const char *scenario = NULL;
+    int status = sets && sweeps ? 0 : 1;
     for (int i = 1; i < argc && !status; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--set") == 0 && i + 1 < argc) sets[nsets++] = argv[++i];
-        else if (strcmp(a, "--sweep") == 0 && i + 1 < argc) sweeps[nsweeps++] = argv[++i];
-        else if (strcmp(a, "--out") == 0 && i + 1 < argc) out_path = argv[++i];
+        /* every rank parses alike, but only rank 0 speaks, so a message is printed once */
+        int shared = tool_sweep_arg(rank == 0 ? "sim-mpi" : NULL, argc, argv, &i, &sa);
+        if (shared < 0) status = usage(rank);
+        else if (shared) continue;
         else if (a[0] != '-' && !scenario) scenario = a;
-        else status = usage(rank);
+        else {
+            if (rank == 0) fprintf(stderr, "sim-mpi: unknown or incomplete argument '%s'\n", a);
+            status = usage(rank);
+        }
     }
-    if (!status && (!scenario || !nsweeps)) status = usage(rank);
+    if (!status && sa.jobs != 1) {
+        if (rank == 0) fprintf(stderr, "sim-mpi: --jobs %d: each rank runs one combination at a time; "
+                                       "ask mpirun for more ranks (-n)\n", sa.jobs);
+        status = usage(rank);
+    }
+    if (!status && (!scenario || !sa.nsweeps)) status = usage(rank);
+    const char *out_path = sa.out;
     mbs_error err;
-    mbs_sweep *sw = status ? NULL : mbs_sweep_new(scenario, sets, nsets, sweeps, nsweeps, &err);
+    mbs_sweep *sw = status ? NULL : mbs_sweep_new(scenario, sets, sa.nsets, sweeps, sa.nsweeps, &err);
     if (!status && !sw) {
         if (rank == 0) fprintf(stderr, "sim-mpi: %s\n", err.msg);
         status = 1;
@@ -89,7 +104,7 @@ int main(int argc, char **argv)
                 tag = st.MPI_TAG;
             }
             if (tag == TAG_FAIL) {
-                if (!failed) fprintf(stderr, "sim-mpi: sweep run %ld failed: %s\n", i, row);
+                if (!failed && !sa.quiet) fprintf(stderr, "sim-mpi: sweep run %ld failed: %s\n", i, row);
                 failed = 1;
             } else {
                 fputs(row, out);
@@ -99,7 +114,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "sim-mpi: error writing the sweep '%s'\n", out_path);
             failed = 1;
         }
-        if (!failed) fprintf(stderr, "sim-mpi: sweep of %ld runs on %d ranks written to %s\n", size, ranks,
+        if (!failed && !sa.quiet) fprintf(stderr, "sim-mpi: sweep of %ld runs on %d ranks written to %s\n", size, ranks,
                              out_path ? out_path : "stdout");
     } else {
         for (long i = rank; i < size; i += ranks) {

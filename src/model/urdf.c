@@ -912,11 +912,12 @@ static char *read_file(const char *path, size_t *len, mbs_error *err)
         buf = bigger;
         cap *= 2;
     }
-    int bad = ferror(f);
+    int bad = ferror(f), dir = bad && errno == EISDIR;   /* a directory opens; reading it fails so */
     fclose(f);
     if (!buf || bad) {
         free(buf);
-        mbsi_fail(err, buf ? MBS_ERR_IO : MBS_ERR_NOMEM, "%s: cannot read the file", path);
+        mbsi_fail(err, buf ? MBS_ERR_IO : MBS_ERR_NOMEM, "%s: %s", path,
+                  dir ? "it is a directory, not a URDF file" : "cannot read the file");
         return NULL;
     }
     *len = n;

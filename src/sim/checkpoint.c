@@ -5,7 +5,7 @@
  *   "MBS-CKPT"  8 bytes     magic
  *   version     u32         CKPT_VERSION
  *   order       u32         0x01020304, as the writer stored it (another byte order is refused)
- *   identity    u64         mbsi_scenario_identity
+ *   identity    u64         mbsi_scenario_identity (every entry but the duration and the output files)
  *   nq, nv      i32, i32    the model's
  *   stepper     64 bytes    its name, NUL-padded
  *   controller  64 bytes
@@ -24,10 +24,19 @@
 #include "run.h"
 
 #define CKPT_MAGIC "MBS-CKPT"
-#define CKPT_VERSION 3u
+#define CKPT_VERSION 3u   /* 3: the clock's count and each contact's solid are state; the identity leaves out
+                             * run.duration, output.csv and output.html */
 #define CKPT_ORDER 0x01020304u
 #define CKPT_NAME 64
 #define CKPT_HEADER (8 + 4 + 4 + 8 + 4 + 4 + CKPT_NAME + CKPT_NAME + 8)
+
+/* Keys that change neither the dynamics nor the state a checkpoint holds: how long the run goes on
+ * and where its files go, so that a checkpointed run can be resumed to a longer duration. */
+static int outside_identity(const mbs_scenario_entry *e)
+{
+    return (strcmp(e->section, "run") == 0 && strcmp(e->key, "duration") == 0) ||
+           (strcmp(e->section, "output") == 0 && (strcmp(e->key, "csv") == 0 || strcmp(e->key, "html") == 0));
+}
 
 uint64_t mbsi_scenario_identity(const mbs_scenario *sc)
 {
@@ -36,7 +45,7 @@ uint64_t mbsi_scenario_identity(const mbs_scenario *sc)
     uint64_t sum = 0;
     for (int i = 0; i < sc->nentries; i++) {
         const mbs_scenario_entry *e = &sc->entries[i];
-        if (e->dead) continue;
+        if (e->dead || outside_identity(e)) continue;
         uint64_t h = MBSI_FNV_INIT;
         h = mbsi_fnv1a(e->section, strlen(e->section) + 1, h);
         h = mbsi_fnv1a(e->key, strlen(e->key) + 1, h);

@@ -333,11 +333,11 @@ char *mbsi_ini_read_file(const char *path, size_t *len_out, mbs_error *err)
         len += got;
         if (got < 4096) break;
     }
-    int rerr = ferror(f);
+    int rerr = ferror(f), dir = rerr && errno == EISDIR;   /* a directory opens; reading it fails so */
     fclose(f);
     if (rerr) {
         free(text);
-        mbsi_fail(err, MBS_ERR_IO, "%s: read error", path);
+        mbsi_fail(err, MBS_ERR_IO, "%s: %s", path, dir ? "it is a directory, not a scenario file" : "read error");
         return NULL;
     }
     *len_out = len;

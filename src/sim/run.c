@@ -249,13 +249,16 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
     int rc;
     if (resume && (rc = mbsi_read_checkpoint(sim, resume, &r, out, err)) != MBS_OK) return rc;
     long k0 = r.k, iters = r.iters;
+    long nperiods = (long)ceil(sc->duration / cdt - 1e-9);
+    if (k0 > nperiods)
+        return mbsi_fail(err, MBS_ERR_ARG, "checkpoint '%s': taken at t = %g s, after this run's end (run.duration = %g s)",
+                         resume, (double)k0 * cdt, sc->duration);
 
     const char *csv = opt && opt->csv ? opt->csv : sc->csv;
     csv_out c;
     rc = resume ? mbsi_csv_resume(csv, r.csv_offset, &c, err) : mbsi_csv_open(s, csv, &c, err);
     if (rc != MBS_OK) return rc;
     FILE *f = c.f;
-    long nperiods = (long)ceil(sc->duration / cdt - 1e-9);
     mbsi_state saved = {0};
     /* the replay: a frame every `every` periods, at most 100 per simulated second */
     const char *html = opt && opt->html ? opt->html : sc->html;
@@ -272,7 +275,7 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
     }
 
     double t_step = 0, t0 = now(), t = 0;
-    int interrupted = 0;
+    int interrupted = 0, whole = 1;   /* whole: the last period was not cut short */
     sim->counting = out;
     sim->opt = opt;
     s->substep = mbsi_summary_substep_touchdowns;
@@ -297,9 +300,17 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
         long n = sim->nsub;
         double left = sc->duration - t;
         if (left < n * dt) n = (long)ceil(left / dt - 1e-9);
+        whole = n == sim->nsub;
         double ts = now();
         iters += steps(sim, n, dt, out);
         t_step += now() - ts;
+    }
+    /* a run that ends on a period's boundary leaves its end as a checkpoint too (before the CSV's
+     * last row, which a resumed run writes again), so that it can be resumed to a longer duration */
+    if (rc == MBS_OK && ckpt && !interrupted && !out->diverged && !out->left_box && whole && nperiods > k0) {
+        r.k = nperiods;
+        r.iters = iters;
+        rc = mbsi_write_checkpoint(sim, ckpt, &r, out, &c, &saved, err);
     }
     out->wall_time_s = now() - t0;
     out->sim_time = s->t;

@@ -147,9 +147,10 @@ int mbs_sim_summary_format(const mbs_sim_summary *s, char *buf, size_t n)
         mbsi_textf(&b, "mean_outer_iterations: %.3g\n", s->mean_iterations);
         mbsi_textf(&b, "min_alpha: %.6g\n", s->min_alpha);
     }
-    if (s->diverged) mbsi_textf(&b, "status: diverged at t = %.6g (%s)\n", s->diverged_t, s->reason);
-    else if (s->left_box) mbsi_textf(&b, "status: left_box at t = %.6g (%s)\n", s->diverged_t, s->reason);
-    else if (s->interrupted) mbsi_textf(&b, "status: interrupted at t = %.6g\n", s->diverged_t);
+    /* the word alone, so that a script compares it; what happened when, apart */
+    if (s->diverged) mbsi_textf(&b, "status: diverged\nstatus_detail: at t = %.6g (%s)\n", s->diverged_t, s->reason);
+    else if (s->left_box) mbsi_textf(&b, "status: left_box\nstatus_detail: at t = %.6g (%s)\n", s->diverged_t, s->reason);
+    else if (s->interrupted) mbsi_textf(&b, "status: interrupted\nstatus_detail: at t = %.6g\n", s->diverged_t);
     else mbsi_textf(&b, "status: stable\n");
     return (int)b.len;
 }

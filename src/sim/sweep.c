@@ -36,6 +36,7 @@ static void summary_columns(mbs_sweep *sw)
     variants[0].has_base = 1;
     variants[0].min_dt = 1;
     variants[1].substeps = 1;
+    variants[1].diverged = 1;   /* for status_detail */
     char text[4096];
     for (int v = 0; v < 2; v++) {
         mbs_sim_summary_format(&variants[v], text, sizeof text);
@@ -48,12 +49,11 @@ static void summary_columns(mbs_sweep *sw)
             for (int c = 0; c < sw->ncolumns && !seen; c++)
                 seen = strlen(sw->columns[c]) == k && strncmp(sw->columns[c], line, k) == 0;
             if (seen || sw->ncolumns == SWEEP_MAX_COLUMNS || k >= MBS_NAME_LEN) continue;
-            /* status stays last */
+            /* status and status_detail stay last, in that order */
             int at = sw->ncolumns;
-            if (at > 0 && strcmp(sw->columns[at - 1], "status") == 0) {
-                memcpy(sw->columns[at], sw->columns[at - 1], MBS_NAME_LEN);
-                at--;
-            }
+            if (strncmp(line, "status", 6) != 0)
+                while (at > 0 && strncmp(sw->columns[at - 1], "status", 6) == 0) at--;
+            memmove(sw->columns[at + 1], sw->columns[at], (size_t)(sw->ncolumns - at) * MBS_NAME_LEN);
             memcpy(sw->columns[at], line, k);
             sw->columns[at][k] = 0;
             sw->ncolumns++;

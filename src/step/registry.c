@@ -96,9 +96,10 @@ static int first_nonfinite(const double *x, int n)
 }
 
 /* Fills st->err with the joint and coordinate of q[k] (velocity 0) or v[k] (velocity 1), which is
- * not finite after the step from t0 by dt, and returns MBS_ERR_NUMERIC; `why` (may be "") is the
- * scheme's own message when it failed too. Runs only on failure. */
-static int nonfinite_error(mbs_stepper *st, int velocity, int k, double t0, double dt, const char *why)
+ * not finite after the step from t0 by dt (before it, when `before`: the caller's state), and
+ * returns MBS_ERR_NUMERIC; `why` (may be "") is the scheme's own message when it failed too. Runs
+ * only on failure. */
+static int nonfinite_error(mbs_stepper *st, int velocity, int k, double t0, double dt, const char *why, int before)
 {
     static const char *const ffq[] = {"x", "y", "z", "qx", "qy", "qz", "qw"}, *const ffv[] = {"vx", "vy", "vz", "wx", "wy", "wz"};
     static const char *const plq[] = {"x", "y", "c", "s"}, *const plv[] = {"vx", "vy", "wz"};
@@ -122,6 +123,9 @@ static int nonfinite_error(mbs_stepper *st, int velocity, int k, double t0, doub
             snprintf(what, sizeof what, "%s of joint '%s' = %g (%s[%d])", var, mbs_joint_name(m, j), x, var, k);
         break;
     }
+    if (before)
+        return mbsi_fail(&st->err, MBS_ERR_NUMERIC, "%s: the state given to the step from t = %.9g s is not finite: %s",
+                         st->type->info.name, t0, what);
     return mbsi_fail(&st->err, MBS_ERR_NUMERIC, "%s: the state is not finite in the step from t = %.9g s (dt = %g s): %s%s%s",
                      st->type->info.name, t0, dt, what, sep, why);
 }
@@ -140,8 +144,8 @@ int mbsi_stepper_raw_step(mbs_stepper *st, double dt, mbs_step_stats *stats)
 
 /* Every scheme's result is checked here, in one place: a state that is not finite is an error
  * (MBS_ERR_NUMERIC) naming the first such coordinate and the time — also when the scheme failed
- * on it with an error of its own, which the message then quotes — never a success.
- * O(nq + nv), no allocation. */
+ * on it with an error of its own, which the message then quotes — never a success; a state that
+ * is not finite before the step is refused as given. O(nq + nv), no allocation. */
 int mbs_stepper_step(mbs_stepper *st, double dt, mbs_step_stats *stats)
 {
     mbs_step_stats local;
@@ -156,6 +160,10 @@ int mbs_stepper_step(mbs_stepper *st, double dt, mbs_step_stats *stats)
                          st->type->info.name, dt);
     mbs_system *sys = st->sys;
     double t0 = sys->t;
+    /* a state set non-finite by the caller is named as given: a step would spread it to every
+     * coordinate, and the first of those (the base's x) would be blamed */
+    int kq = first_nonfinite(sys->q, sys->nq), kv = kq < 0 ? first_nonfinite(sys->v, sys->nv) : -1;
+    if (kq >= 0 || kv >= 0) return kq >= 0 ? nonfinite_error(st, 0, kq, t0, dt, "", 1) : nonfinite_error(st, 1, kv, t0, dt, "", 1);
     int rc;
     rc = mbsi_stepper_raw_step(st, dt, s);
     /* the one clock: no scheme writes t; a step of another length starts a new count from here */
@@ -166,11 +174,12 @@ int mbs_stepper_step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     }
     sys->clock_k++;
     sys->t = sys->clock_t0 + (double)sys->clock_k * dt;
-    int kq = first_nonfinite(sys->q, sys->nq), kv = kq < 0 ? first_nonfinite(sys->v, sys->nv) : -1;
+    kq = first_nonfinite(sys->q, sys->nq);
+    kv = kq < 0 ? first_nonfinite(sys->v, sys->nv) : -1;
     if (kq >= 0 || kv >= 0) {
         char why[MBS_ERROR_MSG_LEN];
         snprintf(why, sizeof why, "%s", rc != MBS_OK ? st->err.msg : "");
-        return kq >= 0 ? nonfinite_error(st, 0, kq, t0, dt, why) : nonfinite_error(st, 1, kv, t0, dt, why);
+        return kq >= 0 ? nonfinite_error(st, 0, kq, t0, dt, why, 0) : nonfinite_error(st, 1, kv, t0, dt, why, 0);
     }
     if (rc != MBS_OK) {
         if (st->err.code == MBS_OK)
