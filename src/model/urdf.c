@@ -766,13 +766,15 @@ static int build_model(urdf_ctx *c, int root)
     mbs_error_clear(&fe);
     if (mbs_model_finalize(c->m, &fe) != MBS_OK) {
         mbsi_fail(c->err, fe.code ? fe.code : MBS_ERR_MODEL, "%s: %s", c->file, fe.msg);
+        mbs_error_free(&fe);
         return -1;
     }
-    for (char *line = fe.warnings, *nl; !massless && *line; line = nl + 1) {
+    for (char *line = fe.warnings, *nl; !massless && line && *line; line = nl + 1) {
         if (!(nl = strchr(line, '\n'))) break;
         *nl = 0;
         mbsi_warn(c->err, "%s: %s", c->file, line);
     }
+    mbs_error_free(&fe);
     return 0;
 }
 
@@ -888,7 +890,8 @@ static mbs_model *load_buffer(const char *buf, size_t len, const char *file, con
         }
     }
     free_ctx(&c);
-    if (err) *err = e;
+    if (err) *err = e;   /* the caller's record takes over the warnings */
+    else mbs_error_free(&e);
     return c.m;
 }
 
