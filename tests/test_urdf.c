@@ -368,6 +368,12 @@ static void test_io_and_xml_errors(void)
     CHECK(m == NULL && err.code == MBS_ERR_PARSE && strstr(err.msg, "not_xml.urdf:2:"), "not_xml file: %s", err.msg);
     EXPECT_FAIL("<?xml version='1.0'?>\n<sdf><model/></sdf>", MBS_ERR_MODEL, "t.urdf:2: robot: no <robot> root element",
                 "<sdf>");
+    /* the first error (the cause) is reported, not libxml2's last one at the end of the file */
+    m = mbs_model_from_urdf(BAD_DIR "unclosed_inertia.urdf", NULL, &err);
+    CHECK(m == NULL && err.code == MBS_ERR_PARSE && strstr(err.msg, "unclosed_inertia.urdf:9: not a valid XML document") &&
+          strstr(err.msg, "tag mismatch: inertia line 8 and inertial"), "unclosed <inertia>: %s", err.msg);
+    EXPECT_FAIL("<robot name='r'>\n<link name='a'>\n<inertial>\n<mass value='1'>\n</inertial>\n</link>\n\n\n</robot>",
+                MBS_ERR_PARSE, "t.urdf:5: not a valid XML document: Opening and ending tag mismatch: mass line 4", NULL);
     m = mbs_model_from_urdf_string(NULL, "x", NULL, &err);
     CHECK(m == NULL && err.code == MBS_ERR_ARG, "NULL string");
 }

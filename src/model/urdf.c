@@ -806,6 +806,25 @@ static int read_robot(urdf_ctx *c, const xmlNode *robot)
     return 0;
 }
 
+/* The first error libxml2 raises while parsing: the cause, where the last one (what the context
+ * keeps) is often a consequence far below, such as "Premature end of data" at the file's end. */
+typedef struct first_xml_error {
+    int seen, line;
+    char what[MBS_ERROR_MSG_LEN];
+} first_xml_error;
+
+/* The parser context's structured error handler (its SAX serror, which XML_PARSE_NOERROR leaves
+ * alone): keeps the first error only; data is the parser context, whose _private holds the record. */
+static void keep_first_error(void *data, xmlErrorPtr e)
+{
+    xmlParserCtxt *px = data;
+    first_xml_error *fe = px ? px->_private : NULL;
+    if (!fe || fe->seen || !e || e->level < XML_ERR_ERROR) return;
+    fe->seen = 1;
+    fe->line = e->line;
+    snprintf(fe->what, sizeof fe->what, "%s", e->message ? e->message : "not well-formed");
+}
+
 /* Parses with a private parser context so that the error (message and line) is read from
  * it, not from libxml2's global state, and nothing is printed. */
 static int parse_xml(urdf_ctx *c, const char *buf, int len)
@@ -816,14 +835,23 @@ static int parse_xml(urdf_ctx *c, const char *buf, int len)
         mbsi_fail(c->err, MBS_ERR_NOMEM, "%s: out of memory", c->file);
         return -1;
     }
+    first_xml_error first = {0, 0, ""};
+    px->_private = &first;
+    px->sax->serror = keep_first_error;
     c->doc = xmlCtxtReadMemory(px, buf, len, c->file, NULL, URDF_XML_OPTIONS);
     if (!c->doc) {
         const xmlError *e = xmlCtxtGetLastError(px);
         char what[MBS_ERROR_MSG_LEN] = "not well-formed";
-        if (e && e->message) snprintf(what, sizeof what, "%s", e->message);
+        int line = e ? e->line : 0;
+        if (first.seen) {
+            snprintf(what, sizeof what, "%s", first.what);
+            line = first.line;
+        } else if (e && e->message) {
+            snprintf(what, sizeof what, "%s", e->message);
+        }
         size_t n = strlen(what);
         while (n > 0 && (what[n - 1] == '\n' || what[n - 1] == ' ')) what[--n] = 0;
-        mbsi_fail(c->err, MBS_ERR_PARSE, "%s:%d: not a valid XML document: %s", c->file, e ? e->line : 0, what);
+        mbsi_fail(c->err, MBS_ERR_PARSE, "%s:%d: not a valid XML document: %s", c->file, line, what);
     }
     xmlFreeParserCtxt(px);
     return c->doc ? 0 : -1;
