@@ -740,6 +740,68 @@ static void test_many_warnings(void)
     free(xml);
 }
 
+/* A file of ../shared/reference (third-party descriptions stay out of the repository): its path in
+ * out, or NULL after one "skipped" line when the folder is absent (a clone alone still passes). */
+static const char *shared_reference(const char *rel, char *out, size_t n)
+{
+    snprintf(out, n, "%s/../shared/reference/%s", MBS_SOURCE_DIR, rel);
+    if (access(out, R_OK) == 0) return out;
+    printf("skipped: ../shared/reference not found (%s)\n", rel);
+    return NULL;
+}
+
+/* A link welded to the world (fixed joints only, under a fixed root) never moves, so its inertia
+ * never enters the dynamics: an impossible one loads, with a warning naming it, even in strict
+ * mode. TIAGo (example-robot-data's tiago_dual) with its root on the world: its antennas' 1e-6 kg
+ * placeholders have a principal moment of -3.5e-8 (Pinocchio loads it); RNEA(ABA) = id on it. */
+static void test_welded_to_world(void)
+{
+#define ANTENNA(on) "<link name='antenna'><inertial><mass value='0.000001'/><inertia ixx='0.00000002371' " \
+                    "ixy='0.00000006119' ixz='0.00000001179' iyy='0.00000002833' iyz='0.00000000774' " \
+                    "izz='0.00000003849'/></inertial></link><joint name='w' type='fixed'><parent link='" on "'/>" \
+                    "<child link='antenna'/></joint>"
+    const mbs_urdf_options strict_fixed = {.floating_base = 0, .strict = 1};
+    mbs_error err;
+    /* on the massless moving link b it is the body's whole inertia: refused */
+    mbs_model *m = load_string(ROBOT(LINK_A "<link name='b'/>" ANTENNA("b") JOINT_J("revolute", "")), &strict_fixed, &err);
+    CHECK(m == NULL && strstr(err.msg, "link 'antenna': inertia is not positive semi-definite"),
+          "on a moving body: %s", err.msg);
+    mbs_model_free(m);
+    mbs_error_free(&err);
+    /* on the fixed root a: welded to the world, ignored with a warning */
+    m = load_string(ROBOT(LINK_A "<link name='b'/>" ANTENNA("a") JOINT_J("revolute", "")), &strict_fixed, &err);
+    CHECK(m != NULL && err.nwarnings == 2 && strstr(WARN(err), "link 'antenna': inertia is not physically possible") &&
+          strstr(WARN(err), "welded to the world"), "welded to the world: %s%s", err.msg, WARN(err));
+    CHECK(m && mbs_model_nv(m) == 1, "one joint");
+    mbs_model_free(m);
+    mbs_error_free(&err);
+#undef ANTENNA
+
+    char path[4096];
+    if (!shared_reference("urdf/collection/tiago_dual.urdf", path, sizeof path)) return;
+    m = mbs_model_from_urdf(path, &FIXED, &err);
+    CHECK(m != NULL, "tiago with a fixed root: %s", err.msg);
+    CHECK(strstr(WARN(err), "link 'base_antenna_left_link': inertia is not physically possible") &&
+          strstr(WARN(err), "link 'base_antenna_right_link'"), "tiago's warnings: %s", WARN(err));
+    mbs_error_free(&err);
+    if (!m) return;
+    int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
+    CHECK(nq == 101 && nv == 101, "tiago: nq %d nv %d", nq, nv);
+    mbs_data *d = mbs_data_new(m);
+    double *q = malloc(sizeof(double) * (size_t)nq), *buf = malloc(sizeof(double) * 4 * (size_t)nv);
+    double *v = buf, *a = buf + nv, *tau = buf + 2 * nv, *back = buf + 3 * nv;
+    unsigned long long seed = 44;
+    for (int trial = 0; d && q && buf && trial < 3; trial++) {
+        tm_random_state(m, &seed, q, v, a, tau);
+        mbs_aba(m, d, q, v, tau, a);
+        mbs_rnea(m, d, q, v, a, back);
+        CHECK_CLOSE(back, tau, nv, 1e-8, "tiago: rnea(aba(tau)) - tau");
+    }
+    free(q);
+    free(buf);
+    mbs_data_free(d);
+    mbs_model_free(m);
+}
 
 /* ---- hostile XML ---- */
 
@@ -952,6 +1014,7 @@ int main(void)
     RUN(test_missing_attributes);
     RUN(test_triangle_inequality);
     RUN(test_many_warnings);
+    RUN(test_welded_to_world);
     RUN(test_inertia_tolerance);
     RUN(test_massless_subtree);
     RUN(test_urdf_collection);

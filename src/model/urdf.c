@@ -680,6 +680,13 @@ static int check_inertias(urdf_ctx *c)
         }
         double tol = INERTIA_RTOL * S;
         set_owner(c, "link", l->name);
+        if (l->body < 0) {   /* welded to the world through fixed joints: its inertia never enters the dynamics */
+            if (not_psd > tol || triangle > tol)
+                mbsi_warn(c->err, "%s:%ld: link '%s': inertia is not physically possible (principal moments %g %g %g); "
+                          "ignored, the link is welded to the world", c->file, xmlGetLineNo(l->inertia_node), c->owner,
+                          ev[0], ev[1], ev[2]);
+            continue;
+        }
         if (not_psd > tol)
             return fail(c, l->inertia_node, MBS_ERR_MODEL,
                         "inertia is not positive semi-definite (principal moments %g %g %g)", ev[0], ev[1], ev[2]);
