@@ -670,6 +670,27 @@ static void test_triangle_inequality(void)
     mbs_model_free(m);
 }
 
+/* Rotational inertia is carried by mass: a link of mass 0 with a non-zero inertia loads, with a
+ * warning at its <inertia>; mass 0 with a zero inertia (a frame-only link) stays silent. */
+static void test_zero_mass_inertia(void)
+{
+    mbs_error err;
+    mbs_model *m = load_string("<robot name='r'>\n" LINK_A "\n<link name='b'><inertial><mass value='0'/>\n"
+                               "<inertia ixx='1e-3' ixy='0' ixz='0' iyy='2e-3' iyz='0' izz='2e-3'/></inertial></link>\n"
+                               JOINT_J("fixed", "") "\n</robot>", &STRICT, &err);
+    CHECK(m != NULL && err.nwarnings == 1 &&
+          strstr(WARN(err), "t.urdf:4: link 'b': mass 0 with a non-zero inertia (principal moments 0.001 0.002 0.002)"),
+          "mass 0, inertia 1e-3: %s%s", err.msg, WARN(err));
+    mbs_model_free(m);
+    mbs_error_free(&err);
+    m = load_string(ROBOT(LINK_A "<link name='b'><inertial><mass value='0'/><inertia ixx='0' ixy='0' ixz='0' iyy='0' "
+                          "iyz='0' izz='0'/></inertial></link>" JOINT_J("fixed", "")),
+                    &STRICT, &err);
+    CHECK(m != NULL && err.nwarnings == 0, "mass 0, inertia 0: %s%s", err.msg, WARN(err));
+    mbs_model_free(m);
+    mbs_error_free(&err);
+}
+
 /* Every warning reaches the caller whole, however many: a chain of 30 links whose inertias break
  * the triangle inequality gives 30 lines, each naming its link and ending as written, far past the
  * 2048 bytes the record once held; mbs_error_free leaves it empty (and the tests run under ASan and
@@ -1014,6 +1035,7 @@ int main(void)
     RUN(test_missing_attributes);
     RUN(test_triangle_inequality);
     RUN(test_many_warnings);
+    RUN(test_zero_mass_inertia);
     RUN(test_welded_to_world);
     RUN(test_inertia_tolerance);
     RUN(test_massless_subtree);

@@ -668,6 +668,9 @@ static int check_inertias(urdf_ctx *c)
         const urdf_link *l = &c->links[i];
         if (!l->inertia_node) continue;
         const double *ev = l->ev;
+        if (l->mass == 0 && (ev[0] != 0 || ev[1] != 0 || ev[2] != 0))   /* rotational inertia is carried by mass */
+            mbsi_warn(c->err, "%s:%ld: link '%s': mass 0 with a non-zero inertia (principal moments %g %g %g)", c->file,
+                      xmlGetLineNo(l->inertia_node), (const char *)l->name, ev[0], ev[1], ev[2]);
         double not_psd = -ev[0], triangle = ev[2] - ev[0] - ev[1];
         if (!(not_psd > 0) && !(triangle > 0)) continue;
         double S = fabs(ev[0] + ev[1] + ev[2]) + 2 * l->mass * (l->com[0] * l->com[0] + l->com[1] * l->com[1] +
