@@ -442,6 +442,15 @@ static void test_massless_subtree(void)
     CHECK(m != NULL && err.nwarnings == 1 && strstr(WARN(err), "joint 'j'"), "chain: %s%s", err.msg, WARN(err));
     mbs_model_free(m);
     mbs_error_free(&err);
+    /* the builder's finalize warns too, into a record it resets first (callers pass uninitialised ones) */
+    m = mbs_model_new("massless");
+    memset(&err, 0xa5, sizeof err);
+    const double axis[3] = {0, 0, 1};
+    CHECK(m && mbs_model_add_joint(m, -1, MBS_JOINT_REVOLUTE, "j", NULL, NULL, axis, NULL) == 0, "builder");
+    CHECK(m && mbs_model_finalize(m, &err) == MBS_OK && err.nwarnings == 1 && err.code == 0 &&
+          strstr(WARN(err), "joint 'j' moves body"), "builder finalize: %s", WARN(err));
+    mbs_model_free(m);
+    mbs_error_free(&err);
 }
 
 /* The inertia checks judge a defect against the scale of the link and of the body it is merged

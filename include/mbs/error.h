@@ -31,11 +31,11 @@ enum {
 
 #define MBS_ERROR_MSG_LEN 512
 
-/* A call that takes an mbs_error starts by resetting it (so it may be uninitialised) and, on
- * failure, fills code and msg. Warnings (a model that loads but is suspect) are collected on
- * success and failure alike, every one whole, in a heap text the record owns: call
- * mbs_error_free(&err) once done with a record a call has filled — a call that is given the
- * record again forgets, without freeing, what it held. */
+/* On failure a call fills code and msg. Warnings (a model that loads but is suspect) are
+ * collected whole, one line each, in a text on the heap that the record owns: call
+ * mbs_error_free(&err) once done with a record that may hold some. The calls that collect
+ * warnings (the URDF loaders, mbs_model_finalize, mbs_scenario_load, the sweeps) start by
+ * resetting the record, so it may be uninitialised, and forget without freeing what it held. */
 typedef struct mbs_error {
     int code;                          /* MBS_OK when nothing went wrong */
     char msg[MBS_ERROR_MSG_LEN];       /* "file:line: element: what is wrong" */
