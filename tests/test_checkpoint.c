@@ -156,6 +156,7 @@ static int run_st(const char *path, const char *const *sets, int n, const char *
 {
     mbs_scenario *sc = mbs_scenario_load(path, sets, n, err);
     if (!sc) return -1;
+    mbs_error_free(err);   /* the scenario's warnings; the record goes on to the run */
     mbs_sim *sim = mbs_sim_new(sc, err);
     if (!sim) { mbs_scenario_free(sc); return -1; }
     mbs_sim_run_options opt = {.csv = csv, .progress = st.at > 0 || st.copy_to ? stop : NULL, .user = &st, .html = "",
@@ -186,6 +187,7 @@ static void compare(const char *label, const ckpt_case *c, int periodic)
     mbs_scenario *sc = mbs_scenario_load(c->file, c->sets, n, &err);
     CHECK(sc != NULL, "%s: %s", label, err.msg);
     if (!sc) return;
+    mbs_error_free(&err);
     double T = mbs_scenario_duration(sc), cdt = mbs_scenario_controller_dt(sc);
     mbs_scenario_free(sc);
     int rc = run_one(c->file, c->sets, n, tmp_a, NULL, 0, NULL, 0, &full, &err);

@@ -67,6 +67,7 @@ static mbs_sim *run_scenario(const char *path, const char **sets, int nsets, mbs
     mbs_error err;
     *sc = mbs_scenario_load(path, sets, nsets, &err);
     CHECK(*sc != NULL, "load: %s", err.msg);
+    mbs_error_free(&err);
     if (!*sc) return NULL;
     mbs_sim *sim = mbs_sim_new(*sc, &err);
     CHECK(sim && mbs_sim_run(sim, NULL, sum, &err) == MBS_OK, "run: %s", err.msg);
@@ -124,6 +125,7 @@ static int walk(const char **sets, int nsets, double feet[4], mbs_sim_summary *s
     mbs_error err;
     mbs_scenario *sc = mbs_scenario_load(SCEN("romeo_walk.ini"), sets, nsets, &err);
     CHECK(sc != NULL, "load: %s", err.msg);
+    mbs_error_free(&err);
     if (!sc) return 1;
     mbs_sim *sim = mbs_sim_new(sc, &err);
     touchdowns c = {sim ? mbs_sim_system(sim) : NULL, {1, 1, 1, 1, 1, 1, 1, 1}, {0}};
@@ -323,6 +325,7 @@ static mbs_scenario *load(const char *path, const char **sets, int nsets)
     mbs_error err;
     mbs_scenario *sc = mbs_scenario_load(path, sets, nsets, &err);
     CHECK(sc != NULL, "load %s: %s", path, err.msg);
+    mbs_error_free(&err);
     return sc;
 }
 

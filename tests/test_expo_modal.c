@@ -771,6 +771,7 @@ static void test_sole_rows(void)
     mbs_error err;
     mbs_scenario *sc = mbs_scenario_load(tm_path("scenarios/romeo_walk.ini"), NULL, 0, &err);
     if (!sc) { CHECK(0, "romeo_walk.ini: %s", err.msg); return; }
+    mbs_error_free(&err);
     const mbs_model *m = mbs_scenario_model(sc);
     const double corners[4][2] = {{0.10, 0.05}, {0.10, -0.05}, {-0.05, 0.05}, {-0.05, -0.05}}, up[3] = {0, 0, 1};
     const char *frames[2][2] = {{"l_sole", "l_ankle"}, {"r_sole", "r_ankle"}};

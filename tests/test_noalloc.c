@@ -142,6 +142,7 @@ static void test_scenarios(void)
         for (int c = 0; sc && c < mbs_controller_count() && c < 16; c++)
             seen[c] |= strcmp(mbs_controller_at(c)->name, mbs_scenario_controller(sc)) == 0;
         CHECK(sc != NULL, "%s: %s", files[k], err.msg);
+        mbs_error_free(&err);
         if (!sc) continue;
         mbs_sim *sim = mbs_sim_new(sc, &err);
         CHECK(sim != NULL, "%s: %s", files[k], err.msg);

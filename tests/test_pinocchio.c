@@ -60,6 +60,7 @@ static void compare(const char *robot, const char *urdf)
     mbs_error err;
     mbs_model *m = mbs_model_from_urdf(urdf, NULL, &err);
     CHECK(m != NULL, "%s: %s", urdf, m ? "" : err.msg);
+    mbs_error_free(&err);
     if (!m) { cJSON_Delete(root); return; }
     mbs_data *d = mbs_data_new(m);
     int nq = mbs_model_nq(m), nv = mbs_model_nv(m);

@@ -65,6 +65,18 @@ def main():
     R, p = m.frame_placement("FL_FOOT", m.neutral())
     check(np.allclose(R, np.eye(3)) and abs(p[2] + 0.32) < 0.02, "FL_FOOT at neutral: %s" % p)
     check(raises(lambda: mbs.Model("no/such.urdf"), "no/such.urdf"), "a missing URDF raises with its path")
+    # every loader warning reaches Python whole (30 links of impossible inertia, ~4 KB of text)
+    import tempfile
+    bad = "".join("<link name='l%02d'><inertial><mass value='1'/><inertia ixx='1' ixy='0' ixz='0' iyy='1' iyz='0' "
+                  "izz='3'/></inertial></link>" % i + ("<joint name='j%02d' type='revolute'><parent link='l%02d'/>"
+                                                       "<child link='l%02d'/></joint>" % (i, i - 1, i) if i else "")
+                  for i in range(30))
+    with tempfile.NamedTemporaryFile("w", suffix=".urdf") as f:
+        f.write("<robot name='r'>%s</robot>" % bad)
+        f.flush()
+        w = mbs.Model(f.name).warnings
+    check(len(w) == 30 and all(x.endswith("3)") and "l%02d" % i in x for i, x in enumerate(w)),
+          "%d warnings from Python: %s" % (len(w), w[-1:]))
     check(raises(lambda: m.frame_placement("nope", m.neutral()), "nope"), "an unknown frame raises")
 
     # simulate() is ./sim's run

@@ -239,6 +239,7 @@ static void test_passive_walker(void)
     const char *sets[] = {"run.duration=12"};
     mbs_scenario *sc = mbs_scenario_load(tm_path("scenarios/passive_walker.ini"), sets, 1, &err);
     CHECK(sc != NULL, "%s", err.msg);
+    mbs_error_free(&err);
     if (!sc) return;
     mbs_sim *sim = mbs_sim_new(sc, &err);
     CHECK(sim != NULL, "%s", err.msg);

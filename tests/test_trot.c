@@ -107,6 +107,7 @@ static int scenario_run(const char *file, const char *const *set, int n, double 
     mbs_error err;
     mbs_scenario *sc = mbs_scenario_load(file, ov, n, &err);
     if (!sc) { CHECK(0, "%s: %s", file, err.msg); return 1; }
+    mbs_error_free(&err);
     mbs_sim *sim = mbs_sim_new(sc, &err);
     int rc = sim ? mbs_sim_run(sim, &(mbs_sim_run_options){.csv = "", .html = ""}, sum, &err) : MBS_ERR_ARG;
     CHECK(rc == MBS_OK, "%s: %s", file, err.msg);
@@ -195,6 +196,7 @@ static void test_contact_events(void)
     mbs_error err;
     mbs_scenario *sc = mbs_scenario_load(SCEN("romeo_walk.ini"), NULL, 0, &err);
     if (!sc) { CHECK(0, "romeo_walk.ini: %s", err.msg); return; }
+    mbs_error_free(&err);
     mbs_sim *sim = mbs_sim_new(sc, &err);
     if (!sim) { CHECK(0, "sim: %s", err.msg); mbs_scenario_free(sc); return; }
     const mbs_system *s = mbs_sim_system(sim);

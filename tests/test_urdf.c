@@ -17,6 +17,9 @@
 #include "mbs.h"
 #include "../src/model/model_internal.h" /* joint placements (Rt, pt) have no public query */
 
+/* a record's warnings as text, "" when it holds none (the record keeps NULL then) */
+#define WARN(e) ((e).warnings ? (e).warnings : "")
+
 #define REF_URDF MBS_SOURCE_DIR "/tests/data/reference/urdf/"
 #define BAD_DIR MBS_SOURCE_DIR "/tests/data/urdf_bad/"
 #define COLLECTION_DIR MBS_SOURCE_DIR "/tests/data/urdf_collection/"
@@ -68,6 +71,7 @@ static void check_against_json(const char *robot)
     mbs_error err;
     mbs_model *m = mbs_model_from_urdf(path, NULL, &err);
     CHECK(m != NULL, "%s: %s", robot, err.msg);
+    mbs_error_free(&err);
     cJSON *js = tm_reference_vectors(robot);
     CHECK(js != NULL, "%s: cannot read its reference vectors", robot);
     if (!m || !js) { mbs_model_free(m); cJSON_Delete(js); return; }
@@ -148,18 +152,20 @@ static void test_romeo_warnings(void)
     mbs_model *m = mbs_model_from_urdf(REF_URDF "romeo.urdf", NULL, &err);
     CHECK(m != NULL, "romeo: %s", err.msg);
     CHECK(err.code == 0, "romeo code %d", err.code);
-    CHECK(err.nwarnings == 2, "romeo: %d warnings:\n%s", err.nwarnings, err.warnings);
-    CHECK(strstr(err.warnings, "RShoulderYawLink") && strstr(err.warnings, "RElbowYawLink"), "romeo warnings: %s",
-          err.warnings);
-    CHECK(strstr(err.warnings, "romeo.urdf:") && strstr(err.warnings, "triangle inequality"), "romeo warnings: %s",
-          err.warnings);
+    CHECK(err.nwarnings == 2, "romeo: %d warnings:\n%s", err.nwarnings, WARN(err));
+    CHECK(strstr(WARN(err), "RShoulderYawLink") && strstr(WARN(err), "RElbowYawLink"), "romeo warnings: %s",
+          WARN(err));
+    CHECK(strstr(WARN(err), "romeo.urdf:") && strstr(WARN(err), "triangle inequality"), "romeo warnings: %s",
+          WARN(err));
     mbs_model_free(m);
+    mbs_error_free(&err);
 
     m = mbs_model_from_urdf(REF_URDF "romeo.urdf", &STRICT, &err);
     CHECK(m == NULL, "strict romeo loaded");
     mbs_model_free(m);
     CHECK(err.code == MBS_ERR_MODEL && strstr(err.msg, "triangle inequality") && strstr(err.msg, "romeo.urdf:"),
           "strict romeo: %d %s", err.code, err.msg);
+    mbs_error_free(&err);
 }
 
 static void test_drake_models(void)
@@ -363,6 +369,12 @@ static void test_io_and_xml_errors(void)
     CHECK(m == NULL && err.code == MBS_ERR_PARSE && strstr(err.msg, "not_xml.urdf:2:"), "not_xml file: %s", err.msg);
     EXPECT_FAIL("<?xml version='1.0'?>\n<sdf><model/></sdf>", MBS_ERR_MODEL, "t.urdf:2: robot: no <robot> root element",
                 "<sdf>");
+    /* the first error (the cause) is reported, not libxml2's last one at the end of the file */
+    m = mbs_model_from_urdf(BAD_DIR "unclosed_inertia.urdf", NULL, &err);
+    CHECK(m == NULL && err.code == MBS_ERR_PARSE && strstr(err.msg, "unclosed_inertia.urdf:9: not a valid XML document") &&
+          strstr(err.msg, "tag mismatch: inertia line 8 and inertial"), "unclosed <inertia>: %s", err.msg);
+    EXPECT_FAIL("<robot name='r'>\n<link name='a'>\n<inertial>\n<mass value='1'>\n</inertial>\n</link>\n\n\n</robot>",
+                MBS_ERR_PARSE, "t.urdf:5: not a valid XML document: Opening and ending tag mismatch: mass line 4", NULL);
     m = mbs_model_from_urdf_string(NULL, "x", NULL, &err);
     CHECK(m == NULL && err.code == MBS_ERR_ARG, "NULL string");
 }
@@ -407,8 +419,9 @@ static void test_massless_subtree(void)
         mbs_error err;
         mbs_model *m = load_string(xmls[k], &FLOATING, &err);
         CHECK(m != NULL && err.code == 0, "massless %d: %s", k, err.msg);
-        CHECK(err.nwarnings == 1 && strstr(err.warnings, "t.urdf:4: link 'b': joint 'j' moves a massless subtree"),
-              "massless %d warning: %s", k, err.warnings);
+        CHECK(err.nwarnings == 1 && strstr(WARN(err), "t.urdf:4: link 'b': joint 'j' moves a massless subtree"),
+              "massless %d warning: %s", k, WARN(err));
+        mbs_error_free(&err);
         if (!m) continue;
         mbs_data *d = mbs_data_new(m);
         int nv = mbs_model_nv(m);
@@ -427,8 +440,18 @@ static void test_massless_subtree(void)
     mbs_model *m = load_string(ROBOT(LINK_A "<link name='b'/><link name='c'/>" JOINT_J("revolute", "")
                                      "<joint name='k' type='revolute'><parent link='b'/><child link='c'/></joint>"),
                                &FLOATING, &err);
-    CHECK(m != NULL && err.nwarnings == 1 && strstr(err.warnings, "joint 'j'"), "chain: %s%s", err.msg, err.warnings);
+    CHECK(m != NULL && err.nwarnings == 1 && strstr(WARN(err), "joint 'j'"), "chain: %s%s", err.msg, WARN(err));
     mbs_model_free(m);
+    mbs_error_free(&err);
+    /* the builder's finalize warns too, into a record it resets first (callers pass uninitialised ones) */
+    m = mbs_model_new("massless");
+    memset(&err, 0xa5, sizeof err);
+    const double axis[3] = {0, 0, 1};
+    CHECK(m && mbs_model_add_joint(m, -1, MBS_JOINT_REVOLUTE, "j", NULL, NULL, axis, NULL) == 0, "builder");
+    CHECK(m && mbs_model_finalize(m, &err) == MBS_OK && err.nwarnings == 1 && err.code == 0 &&
+          strstr(WARN(err), "joint 'j' moves body"), "builder finalize: %s", WARN(err));
+    mbs_model_free(m);
+    mbs_error_free(&err);
 }
 
 /* The inertia checks judge a defect against the scale of the link and of the body it is merged
@@ -442,7 +465,7 @@ static void test_inertia_tolerance(void)
                                      "<mass value='1.33687'/><inertia ixx='0' ixy='0' ixz='2.40741e-35' iyy='0' iyz='0' "
                                      "izz='0'/></inertial></link>" JOINT_J("revolute", "")),
                                &STRICT, &err);
-    CHECK(m != NULL && err.nwarnings == 0, "point mass with round-off: %s%s", err.msg, err.warnings);
+    CHECK(m != NULL && err.nwarnings == 0, "point mass with round-off: %s%s", err.msg, WARN(err));
     mbs_model_free(m);
     /* TIAGo's antenna: a 1e-6 kg placeholder (moments -3.5e-8 3.5e-8 9.1e-8) fixed to a 30 kg base */
 #define ANTENNA "<inertial><mass value='0.000001'/><inertia ixx='0.00000002371' ixy='0.00000006119' " \
@@ -450,7 +473,7 @@ static void test_inertia_tolerance(void)
     m = load_string(ROBOT("<link name='a'><inertial><mass value='30'/><inertia ixx='1' ixy='0' ixz='0' iyy='1.5' "
                           "iyz='0' izz='2'/></inertial></link><link name='b'>" ANTENNA "</link>" JOINT_J("fixed", "")),
                     &STRICT, &err);
-    CHECK(m != NULL && err.nwarnings == 0, "antenna on a heavy body: %s%s", err.msg, err.warnings);
+    CHECK(m != NULL && err.nwarnings == 0, "antenna on a heavy body: %s%s", err.msg, WARN(err));
     mbs_model_free(m);
     /* the same tensor as the only inertia of its body is a real defect at that scale */
     m = load_string("<robot name='r'>\n" LINK_A "\n<link name='b'>\n" ANTENNA "</link>\n" JOINT_J("revolute", "")
@@ -465,13 +488,14 @@ static void test_inertia_tolerance(void)
                           "<robot name='r'>\n<link name='a'>\n<inertial><mass value='1'/>\n"
                           "<inertia ixx='1' ixy='0' ixz='0' iyy='1' iyz='0' izz='2.0004'/></inertial></link>\n</robot>"};
     m = load_string(tri[0], &STRICT, &err);
-    CHECK(m != NULL && err.nwarnings == 0, "triangle round-off: %s%s", err.msg, err.warnings);
+    CHECK(m != NULL && err.nwarnings == 0, "triangle round-off: %s%s", err.msg, WARN(err));
     mbs_model_free(m);
     m = load_string(tri[1], &FLOATING, &err);
-    CHECK(m != NULL && err.nwarnings == 1 && strstr(err.warnings, "t.urdf:4: link 'a': inertia violates the triangle "
+    CHECK(m != NULL && err.nwarnings == 1 && strstr(WARN(err), "t.urdf:4: link 'a': inertia violates the triangle "
                                                                    "inequality by 0.0004"),
-          "triangle 1e-4: %s%s", err.msg, err.warnings);
+          "triangle 1e-4: %s%s", err.msg, WARN(err));
     mbs_model_free(m);
+    mbs_error_free(&err);
     m = load_string(tri[1], &STRICT, &err);
     CHECK(m == NULL && err.code == MBS_ERR_MODEL && strstr(err.msg, "t.urdf:4: link 'a': inertia violates the triangle"),
           "triangle 1e-4 strict: %s", err.msg);
@@ -516,21 +540,24 @@ static void test_urdf_collection(void)
             CHECK(m == NULL && err.code == MBS_ERR_MODEL && strstr(err.msg, files[k].refused),
                   "%s: expected refusal '%s', got '%s'", files[k].file, files[k].refused, err.msg);
             mbs_model_free(m);
+            mbs_error_free(&err);
             continue;
         }
         CHECK(m != NULL, "%s: %s", files[k].file, err.msg);
-        if (!m) continue;
+        if (!m) { mbs_error_free(&err); continue; }
         loaded++;
-        int massless = strstr(err.warnings, "massless") != NULL;
+        int massless = strstr(WARN(err), "massless") != NULL;
         CHECK(massless == (strcmp(files[k].file, "bravo7_gripper.urdf") == 0), "%s: warnings %s", files[k].file,
-              err.warnings);
+              WARN(err));
         if (massless) {   /* the gripper's fingers have no inertia: load it with MuJoCo-style bounds */
             mbs_model_free(m);
             mbs_urdf_options b = {.floating_base = 1, .bound_mass = 1e-3, .bound_inertia = 1e-6};
+            mbs_error_free(&err);
             m = mbs_model_from_urdf(path, &b, &err);
-            CHECK(m != NULL && !strstr(err.warnings, "massless"), "%s bounded: %s%s", files[k].file, err.msg, err.warnings);
-            if (!m) continue;
+            CHECK(m != NULL && !strstr(WARN(err), "massless"), "%s bounded: %s%s", files[k].file, err.msg, WARN(err));
+            if (!m) { mbs_error_free(&err); continue; }
         }
+        mbs_error_free(&err);
         int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
         mbs_data *d = mbs_data_new(m);
         double *q = calloc((size_t)nq, sizeof *q), *v = calloc((size_t)nv, sizeof *v);
@@ -626,9 +653,10 @@ static void test_triangle_inequality(void)
     mbs_error err;
     mbs_model *m = load_string(xml, &FLOATING, &err);
     CHECK(m != NULL && err.code == 0, "triangle warning only: %s", err.msg);
-    CHECK(err.nwarnings == 1 && strstr(err.warnings, "t.urdf:4: link 'a':") && strstr(err.warnings, "triangle inequality"),
-          "warning: %s", err.warnings);
+    CHECK(err.nwarnings == 1 && strstr(WARN(err), "t.urdf:4: link 'a':") && strstr(WARN(err), "triangle inequality"),
+          "warning: %s", WARN(err));
     mbs_model_free(m);
+    mbs_error_free(&err);
     m = load_string(xml, &STRICT, &err);
     CHECK(m == NULL && err.code == MBS_ERR_MODEL && strstr(err.msg, "t.urdf:4: link 'a': inertia violates the triangle"),
           "strict: %s", err.msg);
@@ -649,6 +677,160 @@ static void test_triangle_inequality(void)
                           "izz='0'/></inertial></link>"),
                     &STRICT, &err);
     CHECK(m != NULL && err.nwarnings == 0, "point mass: %s", err.msg);
+    mbs_model_free(m);
+}
+
+/* Rotational inertia is carried by mass: a link of mass 0 with a non-zero inertia loads, with a
+ * warning at its <inertia>; mass 0 with a zero inertia (a frame-only link) stays silent. */
+static void test_zero_mass_inertia(void)
+{
+    mbs_error err;
+    mbs_model *m = load_string("<robot name='r'>\n" LINK_A "\n<link name='b'><inertial><mass value='0'/>\n"
+                               "<inertia ixx='1e-3' ixy='0' ixz='0' iyy='2e-3' iyz='0' izz='2e-3'/></inertial></link>\n"
+                               JOINT_J("fixed", "") "\n</robot>", &STRICT, &err);
+    CHECK(m != NULL && err.nwarnings == 1 &&
+          strstr(WARN(err), "t.urdf:4: link 'b': mass 0 with a non-zero inertia (principal moments 0.001 0.002 0.002)"),
+          "mass 0, inertia 1e-3: %s%s", err.msg, WARN(err));
+    mbs_model_free(m);
+    mbs_error_free(&err);
+    m = load_string(ROBOT(LINK_A "<link name='b'><inertial><mass value='0'/><inertia ixx='0' ixy='0' ixz='0' iyy='0' "
+                          "iyz='0' izz='0'/></inertial></link>" JOINT_J("fixed", "")),
+                    &STRICT, &err);
+    CHECK(m != NULL && err.nwarnings == 0, "mass 0, inertia 0: %s%s", err.msg, WARN(err));
+    mbs_model_free(m);
+    mbs_error_free(&err);
+}
+
+/* Every warning reaches the caller whole, however many: a chain of 30 links whose inertias break
+ * the triangle inequality gives 30 lines, each naming its link and ending as written, far past the
+ * 2048 bytes the record once held; mbs_error_free leaves it empty (and the tests run under ASan and
+ * valgrind, which would see the text leak). */
+static void test_many_warnings(void)
+{
+    enum { N = 30 };
+    size_t cap = 400 * N + 64, at = 0;
+    char *xml = malloc(cap);
+    CHECK(xml != NULL, "out of memory");
+    if (!xml) return;
+    at += (size_t)snprintf(xml + at, cap - at, "<robot name='r'>\n");
+    for (int i = 0; i < N; i++) {
+        at += (size_t)snprintf(xml + at, cap - at, "<link name='a_rather_long_link_name_%02d'><inertial><mass value='1'/>"
+                               "<inertia ixx='1' ixy='0' ixz='0' iyy='1' iyz='0' izz='3'/></inertial></link>\n", i);
+        if (i > 0)
+            at += (size_t)snprintf(xml + at, cap - at, "<joint name='j%02d' type='revolute'><parent link="
+                                   "'a_rather_long_link_name_%02d'/><child link='a_rather_long_link_name_%02d'/></joint>\n",
+                                   i, i - 1, i);
+    }
+    snprintf(xml + at, cap - at, "</robot>\n");
+    mbs_error err;
+    mbs_model *m = load_string(xml, &FLOATING, &err);
+    CHECK(m != NULL && err.code == 0, "many warnings: %s", err.msg);
+    CHECK(err.nwarnings == N, "%d warnings, expected %d", err.nwarnings, N);
+    CHECK(err.warnings && strlen(err.warnings) == err.warnings_len && err.warnings_len > 2048,
+          "warnings text of %zu bytes (length field %zu)", strlen(WARN(err)), err.warnings_len);
+    int lines = 0, whole = 0;
+    for (const char *line = WARN(err), *nl; (nl = strchr(line, '\n')); line = nl + 1) {
+        lines++;
+        whole += nl > line && nl[-1] == ')' && strncmp(line, "t.urdf:", 7) == 0;
+    }
+    CHECK(lines == N && whole == N, "%d lines, %d whole, of %d", lines, whole, N);
+    for (int i = 0; i < N; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "link 'a_rather_long_link_name_%02d': inertia violates", i);
+        CHECK(strstr(WARN(err), name) != NULL, "no warning for %s", name);
+    }
+    mbs_error_free(&err);
+    CHECK(err.warnings == NULL && err.nwarnings == 0 && err.warnings_len == 0 && err.code == 0, "freed record not empty");
+    /* ./sim --info prints them all (MBS_SIM: the ./sim that make test built) */
+    char path[] = "/tmp/mbs_warnings_XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    CHECK(f != NULL, "cannot write a temporary file");
+    if (f) {
+        fputs(xml, f);
+        fclose(f);
+        const char *sim = getenv("MBS_SIM");
+        if (!sim || !*sim) sim = "sim";
+        char cmd[4096];   /* a bare name is the tree's own program, not one on the PATH */
+        snprintf(cmd, sizeof cmd, "'%s%s' --info %s 2>&1", strchr(sim, '/') ? "" : MBS_SOURCE_DIR "/", sim, path);
+        FILE *p = popen(cmd, "r");
+        int printed = 0, counted = 0;
+        char line[1024];
+        while (p && fgets(line, sizeof line, p)) {
+            printed += strstr(line, "inertia violates the triangle inequality") != NULL && strstr(line, "3)\n") != NULL;
+            counted += strcmp(line, "warnings: 30\n") == 0;
+        }
+        int rc = p ? pclose(p) : -1;
+        CHECK(rc == 0 && printed == N && counted == 1, "./sim --info: exit %d, %d whole warnings printed, count line %d",
+              rc, printed, counted);
+        unlink(path);
+    }
+    mbs_error_free(&err);   /* a freed record may be freed again */
+    mbs_error_free(NULL);
+    mbs_model_free(m);
+    free(xml);
+}
+
+/* A file of ../shared/reference (third-party descriptions stay out of the repository): its path in
+ * out, or NULL after one "skipped" line when the folder is absent (a clone alone still passes). */
+static const char *shared_reference(const char *rel, char *out, size_t n)
+{
+    snprintf(out, n, "%s/../shared/reference/%s", MBS_SOURCE_DIR, rel);
+    if (access(out, R_OK) == 0) return out;
+    printf("skipped: ../shared/reference not found (%s)\n", rel);
+    return NULL;
+}
+
+/* A link welded to the world (fixed joints only, under a fixed root) never moves, so its inertia
+ * never enters the dynamics: an impossible one loads, with a warning naming it, even in strict
+ * mode. TIAGo (example-robot-data's tiago_dual) with its root on the world: its antennas' 1e-6 kg
+ * placeholders have a principal moment of -3.5e-8 (Pinocchio loads it); RNEA(ABA) = id on it. */
+static void test_welded_to_world(void)
+{
+#define ANTENNA(on) "<link name='antenna'><inertial><mass value='0.000001'/><inertia ixx='0.00000002371' " \
+                    "ixy='0.00000006119' ixz='0.00000001179' iyy='0.00000002833' iyz='0.00000000774' " \
+                    "izz='0.00000003849'/></inertial></link><joint name='w' type='fixed'><parent link='" on "'/>" \
+                    "<child link='antenna'/></joint>"
+    const mbs_urdf_options strict_fixed = {.floating_base = 0, .strict = 1};
+    mbs_error err;
+    /* on the massless moving link b it is the body's whole inertia: refused */
+    mbs_model *m = load_string(ROBOT(LINK_A "<link name='b'/>" ANTENNA("b") JOINT_J("revolute", "")), &strict_fixed, &err);
+    CHECK(m == NULL && strstr(err.msg, "link 'antenna': inertia is not positive semi-definite"),
+          "on a moving body: %s", err.msg);
+    mbs_model_free(m);
+    mbs_error_free(&err);
+    /* on the fixed root a: welded to the world, ignored with a warning */
+    m = load_string(ROBOT(LINK_A "<link name='b'/>" ANTENNA("a") JOINT_J("revolute", "")), &strict_fixed, &err);
+    CHECK(m != NULL && err.nwarnings == 2 && strstr(WARN(err), "link 'antenna': inertia is not physically possible") &&
+          strstr(WARN(err), "welded to the world"), "welded to the world: %s%s", err.msg, WARN(err));
+    CHECK(m && mbs_model_nv(m) == 1, "one joint");
+    mbs_model_free(m);
+    mbs_error_free(&err);
+#undef ANTENNA
+
+    char path[4096];
+    if (!shared_reference("urdf/collection/tiago_dual.urdf", path, sizeof path)) return;
+    m = mbs_model_from_urdf(path, &FIXED, &err);
+    CHECK(m != NULL, "tiago with a fixed root: %s", err.msg);
+    CHECK(strstr(WARN(err), "link 'base_antenna_left_link': inertia is not physically possible") &&
+          strstr(WARN(err), "link 'base_antenna_right_link'"), "tiago's warnings: %s", WARN(err));
+    mbs_error_free(&err);
+    if (!m) return;
+    int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
+    CHECK(nq == 101 && nv == 101, "tiago: nq %d nv %d", nq, nv);
+    mbs_data *d = mbs_data_new(m);
+    double *q = malloc(sizeof(double) * (size_t)nq), *buf = malloc(sizeof(double) * 4 * (size_t)nv);
+    double *v = buf, *a = buf + nv, *tau = buf + 2 * nv, *back = buf + 3 * nv;
+    unsigned long long seed = 44;
+    for (int trial = 0; d && q && buf && trial < 3; trial++) {
+        tm_random_state(m, &seed, q, v, a, tau);
+        mbs_aba(m, d, q, v, tau, a);
+        mbs_rnea(m, d, q, v, a, back);
+        CHECK_CLOSE(back, tau, nv, 1e-8, "tiago: rnea(aba(tau)) - tau");
+    }
+    free(q);
+    free(buf);
+    mbs_data_free(d);
     mbs_model_free(m);
 }
 
@@ -723,6 +905,7 @@ static void parse_errors_quietly(void)
                           "izz='3'/></inertial></link>"),
                     &FLOATING, &err);
     mbs_model_free(m);
+    mbs_error_free(&err);
 }
 
 static void test_entity_bomb(void)
@@ -861,6 +1044,9 @@ int main(void)
     RUN(test_value_errors);
     RUN(test_missing_attributes);
     RUN(test_triangle_inequality);
+    RUN(test_many_warnings);
+    RUN(test_zero_mass_inertia);
+    RUN(test_welded_to_world);
     RUN(test_inertia_tolerance);
     RUN(test_massless_subtree);
     RUN(test_urdf_collection);

@@ -111,6 +111,7 @@ static int info(const char *path, int fixed, int strict)
     if (err.nwarnings) fprintf(stderr, "%s", err.warnings);
     if (!m) {
         fprintf(stderr, "sim: %s\n", err.msg);
+        mbs_error_free(&err);
         return 1;
     }
     printf("model: %s\nfile: %s\nnq: %d\nnv: %d\njoints: %d\nframes: %d\nmass_kg: %.6f\nwarnings: %d\n",
@@ -123,6 +124,7 @@ static int info(const char *path, int fixed, int strict)
                par < 0 ? "world" : mbs_joint_name(m, par));
     }
     mbs_model_free(m);
+    mbs_error_free(&err);
     return 0;
 }
 
@@ -196,8 +198,10 @@ static int run(const char *path, const char **sets, int nsets, const char *csv, 
     if (err.nwarnings && !quiet) fprintf(stderr, "%s", err.warnings);
     if (!sc) {
         fprintf(stderr, "sim: %s\n", err.msg);
+        mbs_error_free(&err);
         return 1;
     }
+    mbs_error_free(&err);   /* the warnings are printed; the record goes on to the run */
     mbs_sim *sim = mbs_sim_new(sc, &err);
     if (!sim) {
         fprintf(stderr, "sim: %s\n", err.msg);
@@ -287,8 +291,11 @@ static void *sweep_worker(void *arg)
             st->failed = 1;
             st->failed_at = i;
             st->err = err;
+            st->err.warnings = NULL;   /* the message is kept; the warnings are freed with err */
+            st->err.warnings_len = 0;
         }
         pthread_mutex_unlock(&st->lock);
+        mbs_error_free(&err);
     }
     free(row);
     return NULL;
@@ -303,6 +310,7 @@ static int sweep(const char *path, const char **sets, int nsets, const char **sw
     mbs_sweep *sw = mbs_sweep_new(path, sets, nsets, sweeps, nsweeps, &err);
     if (!sw) {
         fprintf(stderr, "sim: %s\n", err.msg);
+        mbs_error_free(&err);
         return 1;
     }
     int to_stdout = !out_path || strcmp(out_path, "-") == 0;

@@ -98,6 +98,7 @@ int main(int argc, char **argv)
                     snprintf(row, ROW_LEN, "%s", err.msg);
                     tag = TAG_FAIL;
                 }
+                mbs_error_free(&err);
             } else {
                 MPI_Status st;
                 MPI_Recv(row, ROW_LEN, MPI_CHAR, from, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
@@ -123,6 +124,7 @@ int main(int argc, char **argv)
                 snprintf(row, ROW_LEN, "%s", err.msg);
                 tag = TAG_FAIL;
             }
+            mbs_error_free(&err);
             MPI_Send(row, (int)strlen(row) + 1, MPI_CHAR, 0, tag, MPI_COMM_WORLD);
         }
     }

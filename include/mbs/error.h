@@ -5,6 +5,8 @@
 #ifndef MBS_ERROR_H
 #define MBS_ERROR_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -28,17 +30,25 @@ enum {
 };
 
 #define MBS_ERROR_MSG_LEN 512
-#define MBS_WARNING_LEN 2048
 
+/* On failure a call fills code and msg. Warnings (a model that loads but is suspect) are
+ * collected whole, one line each, in a text on the heap that the record owns: call
+ * mbs_error_free(&err) once done with a record that may hold some. The calls that collect
+ * warnings (the URDF loaders, mbs_model_finalize, mbs_scenario_load, the sweeps) start by
+ * resetting the record, so it may be uninitialised, and forget without freeing what it held. */
 typedef struct mbs_error {
     int code;                          /* MBS_OK when nothing went wrong */
     char msg[MBS_ERROR_MSG_LEN];       /* "file:line: element: what is wrong" */
-    int nwarnings;                     /* warnings collected on success (e.g. inertia triangle inequality) */
-    char warnings[MBS_WARNING_LEN];    /* one warning per line, truncated when full */
+    int nwarnings;                     /* warnings collected (e.g. inertia triangle inequality) */
+    char *warnings;                    /* one warning per line, each ending in '\n'; NULL when none */
+    size_t warnings_len;               /* strlen(warnings), 0 when none */
 } mbs_error;
 
-/* Resets an error record to "no error, no warnings". */
+/* Resets an error record to "no error, no warnings" without freeing anything (safe on an uninitialised one). */
 void mbs_error_clear(mbs_error *err);
+
+/* Frees the warnings of a record a call has filled (or a cleared or zeroed one) and resets it. */
+void mbs_error_free(mbs_error *err);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

@@ -58,7 +58,12 @@ _vp = C.c_void_p
 
 
 class _ErrorRecord(C.Structure):
-    _fields_ = [("code", C.c_int), ("msg", C.c_char * 512), ("nwarnings", C.c_int), ("warnings", C.c_char * 2048)]
+    _fields_ = [("code", C.c_int), ("msg", C.c_char * 512), ("nwarnings", C.c_int), ("warnings", _vp),
+                ("warnings_len", C.c_size_t)]
+
+    def __del__(self):   # the warnings text is on the library's heap, owned by a record Python made
+        if self._b_needsfree_ and self.warnings:
+            _lib.mbs_error_free(C.byref(self))
 
 
 class _UrdfOptions(C.Structure):
@@ -169,7 +174,8 @@ class Model:
         self._m = _model_from_urdf(os.fsencode(path), C.byref(opt), C.byref(err))
         if not self._m:
             _raise(err, "cannot load " + str(path))
-        self.warnings = err.warnings.decode(errors="replace").strip().split("\n") if err.nwarnings else []
+        text = C.string_at(err.warnings, err.warnings_len) if err.warnings else b""
+        self.warnings = text.decode(errors="replace").strip().split("\n") if err.nwarnings else []
         self._d = _data_new(self._m)
         self.nq, self.nv = _nq(self._m), _nv(self._m)
         self.joint_names = [_joint_name(self._m, j).decode() for j in range(_njoints(self._m))]

@@ -257,6 +257,7 @@ static void joint_subspace(const mbs_body *b, double *S)
 
 int mbs_model_finalize(mbs_model *m, mbs_error *err)
 {
+    mbs_error_clear(err);   /* it collects warnings, so like the loaders it starts from an empty record */
     if (!m) return mbsi_fail(err, MBS_ERR_ARG, "mbs_model_finalize: NULL model");
     if (m->finalized) return MBS_OK;
     int nq = 0, nv = 0;

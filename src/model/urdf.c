@@ -668,6 +668,9 @@ static int check_inertias(urdf_ctx *c)
         const urdf_link *l = &c->links[i];
         if (!l->inertia_node) continue;
         const double *ev = l->ev;
+        if (l->mass == 0 && (ev[0] != 0 || ev[1] != 0 || ev[2] != 0))   /* rotational inertia is carried by mass */
+            mbsi_warn(c->err, "%s:%ld: link '%s': mass 0 with a non-zero inertia (principal moments %g %g %g)", c->file,
+                      xmlGetLineNo(l->inertia_node), (const char *)l->name, ev[0], ev[1], ev[2]);
         double not_psd = -ev[0], triangle = ev[2] - ev[0] - ev[1];
         if (!(not_psd > 0) && !(triangle > 0)) continue;
         double S = fabs(ev[0] + ev[1] + ev[2]) + 2 * l->mass * (l->com[0] * l->com[0] + l->com[1] * l->com[1] +
@@ -680,6 +683,13 @@ static int check_inertias(urdf_ctx *c)
         }
         double tol = INERTIA_RTOL * S;
         set_owner(c, "link", l->name);
+        if (l->body < 0) {   /* welded to the world through fixed joints: its inertia never enters the dynamics */
+            if (not_psd > tol || triangle > tol)
+                mbsi_warn(c->err, "%s:%ld: link '%s': inertia is not physically possible (principal moments %g %g %g); "
+                          "ignored, the link is welded to the world", c->file, xmlGetLineNo(l->inertia_node), c->owner,
+                          ev[0], ev[1], ev[2]);
+            continue;
+        }
         if (not_psd > tol)
             return fail(c, l->inertia_node, MBS_ERR_MODEL,
                         "inertia is not positive semi-definite (principal moments %g %g %g)", ev[0], ev[1], ev[2]);
@@ -766,13 +776,15 @@ static int build_model(urdf_ctx *c, int root)
     mbs_error_clear(&fe);
     if (mbs_model_finalize(c->m, &fe) != MBS_OK) {
         mbsi_fail(c->err, fe.code ? fe.code : MBS_ERR_MODEL, "%s: %s", c->file, fe.msg);
+        mbs_error_free(&fe);
         return -1;
     }
-    for (char *line = fe.warnings, *nl; !massless && *line; line = nl + 1) {
+    for (char *line = fe.warnings, *nl; !massless && line && *line; line = nl + 1) {
         if (!(nl = strchr(line, '\n'))) break;
         *nl = 0;
         mbsi_warn(c->err, "%s: %s", c->file, line);
     }
+    mbs_error_free(&fe);
     return 0;
 }
 
@@ -804,6 +816,25 @@ static int read_robot(urdf_ctx *c, const xmlNode *robot)
     return 0;
 }
 
+/* The first error libxml2 raises while parsing: the cause, where the last one (what the context
+ * keeps) is often a consequence far below, such as "Premature end of data" at the file's end. */
+typedef struct first_xml_error {
+    int seen, line;
+    char what[MBS_ERROR_MSG_LEN];
+} first_xml_error;
+
+/* The parser context's structured error handler (its SAX serror, which XML_PARSE_NOERROR leaves
+ * alone): keeps the first error only; data is the parser context, whose _private holds the record. */
+static void keep_first_error(void *data, xmlErrorPtr e)
+{
+    xmlParserCtxt *px = data;
+    first_xml_error *fe = px ? px->_private : NULL;
+    if (!fe || fe->seen || !e || e->level < XML_ERR_ERROR) return;
+    fe->seen = 1;
+    fe->line = e->line;
+    snprintf(fe->what, sizeof fe->what, "%s", e->message ? e->message : "not well-formed");
+}
+
 /* Parses with a private parser context so that the error (message and line) is read from
  * it, not from libxml2's global state, and nothing is printed. */
 static int parse_xml(urdf_ctx *c, const char *buf, int len)
@@ -814,14 +845,23 @@ static int parse_xml(urdf_ctx *c, const char *buf, int len)
         mbsi_fail(c->err, MBS_ERR_NOMEM, "%s: out of memory", c->file);
         return -1;
     }
+    first_xml_error first = {0, 0, ""};
+    px->_private = &first;
+    px->sax->serror = keep_first_error;
     c->doc = xmlCtxtReadMemory(px, buf, len, c->file, NULL, URDF_XML_OPTIONS);
     if (!c->doc) {
         const xmlError *e = xmlCtxtGetLastError(px);
         char what[MBS_ERROR_MSG_LEN] = "not well-formed";
-        if (e && e->message) snprintf(what, sizeof what, "%s", e->message);
+        int line = e ? e->line : 0;
+        if (first.seen) {
+            snprintf(what, sizeof what, "%s", first.what);
+            line = first.line;
+        } else if (e && e->message) {
+            snprintf(what, sizeof what, "%s", e->message);
+        }
         size_t n = strlen(what);
         while (n > 0 && (what[n - 1] == '\n' || what[n - 1] == ' ')) what[--n] = 0;
-        mbsi_fail(c->err, MBS_ERR_PARSE, "%s:%d: not a valid XML document: %s", c->file, e ? e->line : 0, what);
+        mbsi_fail(c->err, MBS_ERR_PARSE, "%s:%d: not a valid XML document: %s", c->file, line, what);
     }
     xmlFreeParserCtxt(px);
     return c->doc ? 0 : -1;
@@ -888,7 +928,8 @@ static mbs_model *load_buffer(const char *buf, size_t len, const char *file, con
         }
     }
     free_ctx(&c);
-    if (err) *err = e;
+    if (err) *err = e;   /* the caller's record takes over the warnings */
+    else mbs_error_free(&e);
     return c.m;
 }
 

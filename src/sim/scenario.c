@@ -327,13 +327,18 @@ static int load_model(mbs_scenario *sc, mbs_error *err)
                            .bound_inertia = num(sc, "model", "bound_inertia")};
     sc->model = mbs_model_from_urdf(sc->urdf, &uo, &merr);
     /* the model's warnings join the scenario's, one line each */
-    for (char *line = merr.warnings, *nl; *line; line = nl + 1) {
+    for (char *line = merr.warnings, *nl; line && *line; line = nl + 1) {
         nl = strchr(line, '\n');
         if (!nl) { mbsi_warn(err, "%s", line); break; }
         *nl = '\0';
         mbsi_warn(err, "%s", line);
     }
-    if (!sc->model) return mbsi_ini_fail_at(sc, e, err, merr.code ? merr.code : MBS_ERR_MODEL, "%s", merr.msg);
+    if (!sc->model) {
+        int rc = mbsi_ini_fail_at(sc, e, err, merr.code ? merr.code : MBS_ERR_MODEL, "%s", merr.msg);
+        mbs_error_free(&merr);
+        return rc;
+    }
+    mbs_error_free(&merr);
     nums(sc, "model", "gravity", sc->gravity, 3);
     mbs_model_set_gravity(sc->model, sc->gravity);
     return MBS_OK;

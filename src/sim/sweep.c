@@ -164,9 +164,9 @@ mbs_sweep *mbs_sweep_new(const char *path, const char *const *sets, int nsets, c
             mbs_scenario *sc = mbs_scenario_load(path, ov, nsets + 1, err);
             if (!sc) { free(ov); goto fail; }
             mbs_scenario_free(sc);
+            mbs_error_free(err);   /* the checks' warnings are the runs' to report */
         }
     free(ov);
-    if (err) mbs_error_clear(err);   /* the checks' warnings are the runs' to report */
     summary_columns(sw);
     return sw;
 fail:

@@ -23,5 +23,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     mbs_scenario *sc = mbsi_scenario_load_text(MBS_SOURCE_DIR "/scenarios/fuzz.ini", (const char *)data, size, NULL, 0, &err);
     if (sc) mbs_sim_free(mbs_sim_new(sc, &err));
     mbs_scenario_free(sc);
+    mbs_error_free(&err);
     return 0;
 }

@@ -47,6 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         mbs_model *m = mbs_model_from_urdf_string(xml, "fuzz.urdf", &opts[k], &err);
         if (m) exercise(m);
         mbs_model_free(m);
+        mbs_error_free(&err);
     }
     free(xml);
     return 0;
