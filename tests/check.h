@@ -41,6 +41,10 @@ static int check_quiet;
                   what, worst_, at_, at_ >= 0 ? (a)[at_] : 0.0, at_ >= 0 ? (b)[at_] : 0.0, (double)(tol)); \
     } while (0)
 
+/* The larger of a running worst error w and x, NaN as soon as either is: fmax drops a NaN, so a
+ * worst error kept with it passes a check of a state that is no longer finite. */
+static inline double check_worst(double w, double x) { return isnan(w) || isnan(x) ? NAN : x > w ? x : w; }
+
 #define RUN(test)                                                                   \
     do {                                                                            \
         check_failed_here = 0;                                                      \

@@ -217,7 +217,7 @@ static void test_conservative_drops(void)
             mbs_step_stats stats;
             CHECK(mbs_stepper_step(st, 1e-2, &stats) == MBS_OK, "drop %d: %s", trial, mbs_stepper_last_error(st)->msg);
             sub += stats.substeps;
-            worst = fmax(worst, 0.1 - mbs_system_q(s)[2]);
+            worst = check_worst(worst, 0.1 - mbs_system_q(s)[2]);
         }
         CHECK(fabs(mbs_system_q(s)[2] - 0.1) < 1e-3, "drop %d: the ball at z = %g", trial, mbs_system_q(s)[2]);
         mbs_stepper_free(st);

@@ -610,12 +610,12 @@ static void test_scenario(void)
     CHECK(env->nboxes >= 11 && fabs(env->boxes[0].center[0]) < 1e-9, "%d stones", env->nboxes);
     double worst_stone = 0, worst_ref = 0;
     for (int k = 1; k < env->nboxes && k <= nref; k++)
-        worst_stone = fmax(worst_stone, fabs(env->boxes[k].center[0] - ref[k - 1]));
+        worst_stone = check_worst(worst_stone, fabs(env->boxes[k].center[0] - ref[k - 1]));
     for (int k = 0; k < env->nboxes; k++)   /* tops at the stance foot's level, z = −l */
-        worst_stone = fmax(worst_stone, fabs(env->boxes[k].center[2] + env->boxes[k].half[2] + L));
+        worst_stone = check_worst(worst_stone, fabs(env->boxes[k].center[2] + env->boxes[k].half[2] + L));
     int on = 0;
     for (int i = 0; i < lg.n; i++) {
-        worst_ref = fmax(worst_ref, fabs(lg.x[i] - ref[i]));
+        worst_ref = check_worst(worst_ref, fabs(lg.x[i] - ref[i]));
         const mbs_box *b = &env->boxes[i + 1];
         on += fabs(lg.x[i] - b->center[0]) < b->half[0] && lg.left[i] == (b->center[1] > 0) && lg.left[i] == (i % 2 == 1);
     }
@@ -657,7 +657,7 @@ static void test_swing_energy(void)
     for (int k = 0; k < n; k++) {
         mbs_stepper_step(st, cyc.T / n, NULL);
         const double *x = mbs_system_q(s), *w = mbs_system_v(s);
-        worst = fmax(worst, fabs(mbs_kinetic_energy(m, d, x, w) + mbs_potential_energy(m, d, x) - E0) / fabs(E0));
+        worst = check_worst(worst, fabs(mbs_kinetic_energy(m, d, x, w) + mbs_potential_energy(m, d, x) - E0) / fabs(E0));
     }
     const double *x = mbs_system_q(s);
     double zf = cos(x[0]) - cos(x[0] + x[1]), xf = sin(x[0]) - sin(x[0] + x[1]);

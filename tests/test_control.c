@@ -93,7 +93,7 @@ static void test_tsid_stands(void)
         }
         double worst = 0;
         const double *q = mbs_system_q(sys), *q0 = mbs_scenario_q0(sc);
-        for (int k = 7; k < mbs_model_nq(m); k++) worst = fmax(worst, fabs(q[k] - q0[k]));
+        for (int k = 7; k < mbs_model_nq(m); k++) worst = check_worst(worst, fabs(q[k] - q0[k]));
         CHECK(!sum.diverged, "romeo standing: %s", sum.reason);
         CHECK(fabs(fz - weight) < 0.02 * weight, "romeo standing: the contacts carry %g N of %g N", fz, weight);
         CHECK(worst < 0.02, "romeo standing: a joint %g rad from its posture", worst);
@@ -224,7 +224,7 @@ static double arm_error(const char *fb, double kp, double kd, double h, const ch
         }
         if (ok) {
             worst = 0;
-            for (int k = 0; k < 3; k++) worst = fmax(worst, fabs(mbs_system_q(sys)[k] - q0[k]));
+            for (int k = 0; k < 3; k++) worst = check_worst(worst, fabs(mbs_system_q(sys)[k] - q0[k]));
         }
     }
     mbs_stepper_free(st);
@@ -433,19 +433,19 @@ static void test_limb_ik(void)
                 double R[9], o[3], Rc[9], Jc[3 * MBS_LIMB_MAX_JOINTS];
                 mbsi_limb_fk_jacobian(&l, y, f, Rc, Jc);
                 robot_foot(m, d, qb, &l, y, R, o, Jr);
-                for (int r = 0; r < 3; r++) worst_kin = fmax(worst_kin, fabs(f[r] - o[r]));
-                for (int r = 0; r < 9; r++) worst_kin = fmax(worst_kin, fabs(Rc[r] - R[r]));
+                for (int r = 0; r < 3; r++) worst_kin = check_worst(worst_kin, fabs(f[r] - o[r]));
+                for (int r = 0; r < 9; r++) worst_kin = check_worst(worst_kin, fabs(Rc[r] - R[r]));
                 for (int k = 0; k < l.n; k++)
-                    for (int r = 0; r < 3; r++) worst_kin = fmax(worst_kin, fabs(Jc[r + 3 * k] - Jr[r + 6 * l.idx_v[k]]));
-                worst = fmax(worst, dist3(f, p));
+                    for (int r = 0; r < 3; r++) worst_kin = check_worst(worst_kin, fabs(Jc[r + 3 * k] - Jr[r + 6 * l.idx_v[k]]));
+                worst = check_worst(worst, dist3(f, p));
                 if (mode)
                     /* the vertical seen from the foot frame (R's third row): a tilt moves it, a
                      * turn about the vertical (left free) does not */
-                    for (int c = 0; c < 3; c++) worst_tilt = fmax(worst_tilt, fabs(R[2 + 3 * c] - l.rest_R[2 + 3 * c]));
+                    for (int c = 0; c < 3; c++) worst_tilt = check_worst(worst_tilt, fabs(R[2 + 3 * c] - l.rest_R[2 + 3 * c]));
                 /* a cold start (from rest) finds the same angles */
                 if (mbsi_limb_init(&cold, m, foot, mode ? mount : NULL, mode, q0, &err) == MBS_OK) {
                     mbsi_limb_ik(&cold, p, z);
-                    for (int k = 0; k < l.n; k++) worst_start = fmax(worst_start, fabs(z[k] - y[k]));
+                    for (int k = 0; k < l.n; k++) worst_start = check_worst(worst_start, fabs(z[k] - y[k]));
                     if (has_rate) {
                         /* the rate: central differences of the solutions at p ± ε u */
                         const double eps = 1e-6;
@@ -458,13 +458,13 @@ static void test_limb_ik(void)
                             sc2 = fmax(sc2, fabs(fd));
                             dif = fmax(dif, fabs(fd - yd[k]));
                         }
-                        worst_rate = fmax(worst_rate, dif / sc2);
+                        worst_rate = check_worst(worst_rate, dif / sc2);
                         rated++;
                         /* the task's rate: J ẏ = u, and the angular velocity has no x or y part */
                         for (int r = 0; r < (mode ? 5 : 3); r++) {
                             double s = 0;
                             for (int k = 0; k < l.n; k++) s += Jr[r + 6 * l.idx_v[k]] * yd[k];
-                            worst_task = fmax(worst_task, fabs(s - (r < 3 ? u[r] : 0)));
+                            worst_task = check_worst(worst_task, fabs(s - (r < 3 ? u[r] : 0)));
                         }
                     }
                     mbsi_limb_fini(&cold);

@@ -66,7 +66,7 @@ static void test_divided_differences(void)
         double Q[101][4], worst = 0;
         for (int i = 0; i <= 100; i++) mbsi_modal_divided_differences(starts[b][0] * (1 + 1e-9 * (i - 50)), starts[b][1], 0.002, Q[i]);
         for (int i = 1; i < 100; i++)
-            for (int k = 0; k < 4; k++) worst = fmax(worst, fabs(Q[i][k] - 0.5 * (Q[i - 1][k] + Q[i + 1][k])) / fabs(Q[i][k]));
+            for (int k = 0; k < 4; k++) worst = check_worst(worst, fabs(Q[i][k] - 0.5 * (Q[i - 1][k] + Q[i + 1][k])) / fabs(Q[i][k]));
         CHECK(worst < 1e-14, "boundary %d: second difference %.2e between neighbours 1e-9 apart", b, worst);
     }
 }
@@ -102,13 +102,13 @@ static void test_divided_differences_excess(void)
     double worst = 0, Q[101][4];
     for (int i = 0; i <= 100; i++) mbsi_modal_divided_differences_excess(1e6 * (1 + 1e-9 * (i - 50)), 0.0, 0.002, Q[i]);
     for (int i = 1; i < 100; i++)
-        for (int k = 0; k < 4; k++) worst = fmax(worst, fabs(Q[i][k] - 0.5 * (Q[i - 1][k] + Q[i + 1][k])) / fabs(Q[i][k]));
+        for (int k = 0; k < 4; k++) worst = check_worst(worst, fabs(Q[i][k] - 0.5 * (Q[i - 1][k] + Q[i + 1][k])) / fabs(Q[i][k]));
     CHECK(worst < 1e-14, "excess through r = 2: second difference %.2e between neighbours 1e-9 apart", worst);
     worst = 0;
     for (int i = 0; i <= 100; i++) mbsi_modal_divided_differences_excess(1e3 * i, 0.003, 0.002, Q[i]);
     for (int i = 1; i < 100; i++)
         for (int k = 0; k < 4; k++)
-            worst = fmax(worst, fabs(Q[i][k] - 0.5 * (Q[i - 1][k] + Q[i + 1][k])) / fabs(Q[i][k]));
+            worst = check_worst(worst, fabs(Q[i][k] - 0.5 * (Q[i - 1][k] + Q[i + 1][k])) / fabs(Q[i][k]));
     CHECK(worst < 1e-4, "excess from lambda = 0: second difference %.2e on a grid of 1e3 (smooth: ~1e-5)", worst);
 }
 
@@ -505,7 +505,7 @@ static void test_factored(void)
             int r2 = mbsi_modal_averages_factored(&w, 0, nc, m, Gf, nc, Rb, betas[b], x[0], x[1], x[2], x[3], h, fb, fb2);
             CHECK(r1 == 0 && r2 == 0, "case %d beta %g: failed", c, betas[b]);
             double e1 = rel_err(fb, lb, nc), e2 = rel_err(fb2, lb2, nc);
-            worst = fmax(worst, fmax(e1, e2));
+            worst = check_worst(worst, fmax(e1, e2));
             CHECK(e1 < 1e-11 && e2 < 1e-11, "case %d (%d x %d, h %g, beta %g): factored off by %.2e, %.2e", c, nc, m, h,
                   betas[b], e1, e2);
         }
@@ -570,7 +570,7 @@ static void test_warm_start(void)
             warm_calls += ww.warm_left == before - 1;
             restarts += ww.warm_left == 16 && call > 0;
             if (call == 30) CHECK(ww.warm_left == 16, "factored %d: a jump of 1e-3 started warm", factored);
-            worst = fmax(worst, fmax(rel_err(lw, lc, nc), rel_err(lw2, lc2, nc)));
+            worst = check_worst(worst, fmax(rel_err(lw, lc, nc), rel_err(lw2, lc2, nc)));
         }
         CHECK(worst < 1e-12, "factored %d: warm against cold %.2e", factored, worst);
         /* call 0 cold, 1-16 warm, 17 cold (the chain's end), 18-29 warm, 30 cold (the jump), 31-39 warm */
@@ -644,8 +644,8 @@ static void test_warm_start_option(void)
         int same = memcmp(a->q, b->q, sizeof(double) * (size_t)a->nq) == 0 &&
                    memcmp(a->v, b->v, sizeof(double) * (size_t)a->nv) == 0;
         double worst = 0;
-        for (int k = 0; k < a->nq; k++) worst = fmax(worst, fabs(a->q[k] - b->q[k]));
-        for (int k = 0; k < a->nv; k++) worst = fmax(worst, fabs(a->v[k] - b->v[k]));
+        for (int k = 0; k < a->nq; k++) worst = check_worst(worst, fabs(a->q[k] - b->q[k]));
+        for (int k = 0; k < a->nv; k++) worst = check_worst(worst, fabs(a->v[k] - b->v[k]));
         if (!warm) CHECK(same, "warm_start 0: the reused stepper differs from a fresh one by %.2e", worst);
         /* standing still (|v| ~ 1e-8 after the settling), the reused stepper started warm: it
          * differs from the fresh one, by rounding (6e-14 when written) */
@@ -698,8 +698,8 @@ static void test_solo_steps(void)
         double vs = 1, qs = 1;
         for (int k = 0; k < a->nv; k++) vs = fmax(vs, fabs(b->v[k]));
         for (int k = 0; k < a->nq; k++) qs = fmax(qs, fabs(b->q[k]));
-        for (int k = 0; k < a->nv; k++) worst = fmax(worst, fabs(a->v[k] - b->v[k]) / vs);
-        for (int k = 0; k < a->nq; k++) worst = fmax(worst, fabs(a->q[k] - b->q[k]) / qs);
+        for (int k = 0; k < a->nv; k++) worst = check_worst(worst, fabs(a->v[k] - b->v[k]) / vs);
+        for (int k = 0; k < a->nq; k++) worst = check_worst(worst, fabs(a->q[k] - b->q[k]) / qs);
     }
     CHECK(worst < 1e-9, "closed form and Pade differ by %.2e after one step", worst);
     CHECK(most == 4 && steps_with_contact > 150, "the test lost its point: %d feet at most, %d steps with contact", most,
@@ -738,8 +738,8 @@ static double step_both(mbs_stepper *const st[2], mbs_system *a, mbs_system *b, 
     double vs = 1, qs = 1, worst = 0;
     for (int k = 0; k < a->nv; k++) vs = fmax(vs, fabs(b->v[k]));
     for (int k = 0; k < a->nq; k++) qs = fmax(qs, fabs(b->q[k]));
-    for (int k = 0; k < a->nv; k++) worst = fmax(worst, fabs(a->v[k] - b->v[k]) / vs);
-    for (int k = 0; k < a->nq; k++) worst = fmax(worst, fabs(a->q[k] - b->q[k]) / qs);
+    for (int k = 0; k < a->nv; k++) worst = check_worst(worst, fabs(a->v[k] - b->v[k]) / vs);
+    for (int k = 0; k < a->nq; k++) worst = check_worst(worst, fabs(a->q[k] - b->q[k]) / qs);
     return worst;
 }
 
@@ -805,7 +805,7 @@ static void test_sole_rows(void)
     int most = 0, slid = 0;
     for (int i = 0; i < 100; i++) {
         int n = 0;
-        worst = fmax(worst, step_both(st, a, b, 5e-3, &n, &slid));
+        worst = check_worst(worst, step_both(st, a, b, 5e-3, &n, &slid));
         most = n > most ? n : most;
     }
     finish_pair("Romeo's soles", worst, most, 8, slid, st, sys);
@@ -871,7 +871,7 @@ static void test_singular_frame_rows(void)
         a->tau[0] = 2 * sin(0.05 * i);
         a->tau[1] = 1.5 * cos(0.07 * i);
         int n = 0;
-        worst = fmax(worst, step_both(st, a, b, 2e-3, &n, &slid));
+        worst = check_worst(worst, step_both(st, a, b, 2e-3, &n, &slid));
         most = n > most ? n : most;
     }
     finish_pair("arm's link (singular frame rows)", worst, most, 3, slid, st, sys);

@@ -188,7 +188,7 @@ static void test_controller_api(void)
     q[7] += 0.1;   /* the first joint 0.1 rad off its posture: τ = −kp · 0.1 there, 0 elsewhere */
     if (c) mbs_controller_compute(c, 0, q, v, tau);
     double worst = 0;
-    for (int k = 0; k < nv; k++) worst = fmax(worst, fabs(tau[k] - (k == 6 ? -1.0 : 0.0)));
+    for (int k = 0; k < nv; k++) worst = check_worst(worst, fabs(tau[k] - (k == 6 ? -1.0 : 0.0)));
     CHECK(c && worst < 1e-12, "pd torque off by %g", worst);
     mbs_controller_free(c);
     free(q); free(v); free(tau);

@@ -101,13 +101,13 @@ static int check_kkt(const mbs_qp *qp, const problem *P, const double *x, double
         for (int j = 0; j < n; j++) { r += P->H[i + n * j] * x[j]; sc += fabs(P->H[i + n * j] * x[j]); }
         for (int k = 0; k < meq; k++) { r -= P->Aeq[k + meq * i] * le[k]; sc += fabs(P->Aeq[k + meq * i] * le[k]); }
         for (int k = 0; k < min; k++) { r -= P->Ain[k + min * i] * li[k]; sc += fabs(P->Ain[k + min * i] * li[k]); }
-        worst = fmax(worst, fabs(r) / fmax(sc, 1e-300));
+        worst = check_worst(worst, fabs(r) / fmax(sc, 1e-300));
     }
     CHECK(worst <= tol, "%s: stationarity residual %.2e > %.0e", what, worst, tol);
     worst = 0;
     for (int k = 0; k < meq; k++) {
         double sc, s = slack(P->Aeq, meq, n, k, x, P->beq[k], &sc);
-        worst = fmax(worst, fabs(s) / fmax(sc, 1e-300));
+        worst = check_worst(worst, fabs(s) / fmax(sc, 1e-300));
     }
     CHECK(worst <= tol, "%s: equality residual %.2e > %.0e", what, worst, tol);
     const mbs_qp_info *info = mbs_qp_last_info(qp);
@@ -628,7 +628,7 @@ static void test_spd_solve(void)
             }
             double tol = rank == n ? 1e-8 : 1e-6;
             CHECK(res <= tol * bmax, "n = %d, rank %d: residual %.3g of |b| %.3g", n, rank, res, bmax);
-            if (rank == n) worst = fmax(worst, res / bmax);
+            if (rank == n) worst = check_worst(worst, res / bmax);
         }
     }
     /* indefinite: diag(1, -1) */
