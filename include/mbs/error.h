@@ -47,7 +47,9 @@ typedef struct mbs_error {
 /* Resets an error record to "no error, no warnings" without freeing anything (safe on an uninitialised one). */
 void mbs_error_clear(mbs_error *err);
 
-/* Frees the warnings of a record a call has filled (or a cleared or zeroed one) and resets it. */
+/* Frees the warnings of a record and resets it. Only for a record that a warning-collecting call
+ * above filled, or that mbs_error_clear (or zeroing) prepared: a record another call merely failed
+ * into may hold an uninitialised pointer, which this would free. */
 void mbs_error_free(mbs_error *err);
 
 #if defined(__GNUC__)
