@@ -1,137 +1,237 @@
-/* test_derivatives.c — analytical RNEA and ABA derivatives against central finite
- * differences in the tangent space, on random trees with every joint type. */
+/* test_derivatives.c — the Jacobians of one step (mbs_stepper_derivatives): every analytical
+ * scheme's A and B against central differences of its own step (1e-6 relative to the Jacobian's
+ * largest entry), their linear prediction of a perturbed step exact to second order (the error
+ * falls 4× when the perturbation halves), forward and central differences of every other scheme
+ * agreeing, the state untouched by the call, and no allocation in it (the allocator wrap).
+ * States: Solo in the air, standing on its four feet (anchors sticking) under a joint servo, and
+ * sliding (the base pushed sideways, every foot on its friction cone). */
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "testmodels.h"
 
-typedef void (*eval_fn)(const mbs_model *m, mbs_data *d, const double *q, const double *v, const double *u,
-                        double *out);
+#include "alloc_count.h"
+/* white-box: the velocity set with the contacts' anchors kept (set_state would release them) */
+#include "../src/contact/contact_internal.h"
 
-static void eval_rnea(const mbs_model *m, mbs_data *d, const double *q, const double *v, const double *u, double *out)
-{
-    mbs_rnea(m, d, q, v, u, out);
-}
+enum { AIR, STAND, SLIDE, NSTATES };
+static const char *const STATE_NAME[NSTATES] = {"air", "standing", "sliding"};
 
-static void eval_aba(const mbs_model *m, mbs_data *d, const double *q, const double *v, const double *u, double *out)
-{
-    mbs_aba(m, d, q, v, u, out);
-}
+static mbs_model *solo;
 
-/* Central differences of f with respect to q (tangent), v and u, column by column. */
-static void finite_differences(const mbs_model *m, mbs_data *d, eval_fn f, const double *q, const double *v,
-                               const double *u, double *Dq, double *Dv, double *Du)
+/* Solo in state `which`, its feet on the ground (K = 1e5 N/m, B = 300 N s/m, μ = 0.6), a joint
+ * servo (kp 3 N m/rad, kd 0.1 N m s/rad) about the standing posture, and a torque besides. */
+static mbs_system *solo_in(int which, unsigned long long seed)
 {
-    int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
-    double h = 1e-6;
-    double *dq = calloc((size_t)nv, sizeof(double)), *qp = calloc((size_t)nq, sizeof(double));
-    double *qm = calloc((size_t)nq, sizeof(double)), *x = calloc((size_t)nv, sizeof(double));
-    double *fp = calloc((size_t)nv, sizeof(double)), *fm = calloc((size_t)nv, sizeof(double));
+    mbs_error err;
+    mbs_system *s = tm_solo_standing(solo, which == AIR ? 0.3 : 0.0, 1e5, 300, 0.6);
+    if (!s || mbs_system_finalize(s, &err) != MBS_OK) return NULL;
+    const int nq = mbs_model_nq(solo), nv = mbs_model_nv(solo);
+    double *q = malloc(sizeof(double) * (size_t)nq), *v = calloc((size_t)nv, sizeof(double));
+    double *kp = calloc((size_t)nv, sizeof(double)), *kd = calloc((size_t)nv, sizeof(double));
+    double *tau = calloc((size_t)nv, sizeof(double));
+    memcpy(q, mbs_system_q(s), sizeof(double) * (size_t)nq);
+    for (int k = 6; k < nv; k++) { kp[k] = 3; kd[k] = 0.1; }
+    mbs_system_set_impedance(s, kp, kd, q, NULL);
+    mbs_system_set_state(s, q, NULL, 0);
+    if (which != AIR) {
+        /* settle on the feet: anchors placed and at rest */
+        mbs_stepper *st = mbs_stepper_new("expo", s, NULL, 0, &err);
+        for (int i = 0; i < 300 && st; i++) mbs_stepper_step(st, 1e-3, NULL);
+        mbs_stepper_free(st);
+    }
+    memcpy(q, mbs_system_q(s), sizeof(double) * (size_t)nq);
+    memcpy(v, mbs_system_v(s), sizeof(double) * (size_t)nv);
     for (int k = 0; k < nv; k++) {
-        memset(dq, 0, sizeof(double) * (size_t)nv);
-        dq[k] = h;
-        mbs_integrate(m, q, dq, qp);
-        dq[k] = -h;
-        mbs_integrate(m, q, dq, qm);
-        f(m, d, qp, v, u, fp);
-        f(m, d, qm, v, u, fm);
-        for (int r = 0; r < nv; r++) Dq[r + (size_t)nv * k] = (fp[r] - fm[r]) / (2 * h);
-        memcpy(x, v, sizeof(double) * (size_t)nv);
-        x[k] += h; f(m, d, q, x, u, fp);
-        x[k] -= 2 * h; f(m, d, q, x, u, fm);
-        for (int r = 0; r < nv; r++) Dv[r + (size_t)nv * k] = (fp[r] - fm[r]) / (2 * h);
-        memcpy(x, u, sizeof(double) * (size_t)nv);
-        x[k] += h; f(m, d, q, v, x, fp);
-        x[k] -= 2 * h; f(m, d, q, v, x, fm);
-        for (int r = 0; r < nv; r++) Du[r + (size_t)nv * k] = (fp[r] - fm[r]) / (2 * h);
+        v[k] += which == SLIDE ? 0 : tm_uniform(&seed, -0.2, 0.2);
+        tau[k] = k < 6 ? 0 : tm_uniform(&seed, -0.5, 0.5);
     }
-    free(dq); free(qp); free(qm); free(x); free(fp); free(fm);
+    if (which == SLIDE) v[1] = 1.5;   /* the base sideways at 1.5 m/s: every foot slips */
+    /* keep the anchors (set_state would release them): the velocity and torque only */
+    memcpy(s->v, v, sizeof(double) * (size_t)nv);
+    mbs_system_set_tau(s, tau);
+    free(q); free(v); free(kp); free(kd); free(tau);
+    return s;
 }
 
-/* Relative error scaled by the matrix's largest entry (entries can be zero). */
-static double rel_err(const double *A, const double *B, int n)
+/* max |X − Y| / max |Y| over n entries. */
+static double rel_err(const double *X, const double *Y, size_t n)
 {
-    double e = 0, s = 1e-300;
-    for (int k = 0; k < n; k++) { e = fmax(e, fabs(A[k] - B[k])); s = fmax(s, fabs(B[k])); }
-    return e / fmax(s, 1.0);
+    double e = 0, y = 0;
+    for (size_t k = 0; k < n; k++) {
+        e = check_worst(e, fabs(X[k] - Y[k]));
+        y = fmax(y, fabs(Y[k]));
+    }
+    return e / fmax(y, 1e-300);
 }
 
-static void check_model(mbs_model *m, unsigned long long seed)
+/* The step from s's state moved by ε (δx, δτ) (tangent), its result as a tangent vector at the
+ * unperturbed result (q1, v1) into out (2nv). */
+static void perturbed_step(mbs_stepper *st, mbs_system *s, const void *saved, size_t n, double dt, double eps,
+                           const double *dx, const double *dtau, const double *q1, const double *v1, double *out)
 {
-    int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
-    size_t n2 = (size_t)nv * nv;
-    mbs_data *d = mbs_data_new(m);
-    double *q = calloc((size_t)nq, sizeof(double)), *v = calloc((size_t)nv, sizeof(double));
-    double *a = calloc((size_t)nv, sizeof(double)), *tau = calloc((size_t)nv, sizeof(double));
-    double *A[3], *F[3], *ddq = calloc((size_t)nv, sizeof(double)), *M = calloc(n2, sizeof(double));
-    for (int k = 0; k < 3; k++) { A[k] = calloc(n2, sizeof(double)); F[k] = calloc(n2, sizeof(double)); }
-    tm_random_state(m, &seed, q, v, a, tau);
-
-    mbs_rnea_derivatives(m, d, q, v, a, A[0], A[1], A[2]);
-    finite_differences(m, d, eval_rnea, q, v, a, F[0], F[1], F[2]);
-    CHECK(rel_err(A[0], F[0], (int)n2) < 1e-6, "dtau/dq vs FD: %.3e (nv %d)", rel_err(A[0], F[0], (int)n2), nv);
-    CHECK(rel_err(A[1], F[1], (int)n2) < 1e-6, "dtau/dv vs FD: %.3e", rel_err(A[1], F[1], (int)n2));
-    CHECK(rel_err(A[2], F[2], (int)n2) < 1e-6, "dtau/da vs FD: %.3e", rel_err(A[2], F[2], (int)n2));
-    mbs_crba(m, d, q, M);
-    CHECK(rel_err(A[2], M, (int)n2) < 1e-12, "dtau/da = M: %.3e", rel_err(A[2], M, (int)n2));
-
-    mbs_aba_derivatives(m, d, q, v, tau, ddq, A[0], A[1], A[2]);
-    finite_differences(m, d, eval_aba, q, v, tau, F[0], F[1], F[2]);
-    CHECK(rel_err(A[0], F[0], (int)n2) < 1e-6, "dddq/dq vs FD: %.3e (nv %d)", rel_err(A[0], F[0], (int)n2), nv);
-    CHECK(rel_err(A[1], F[1], (int)n2) < 1e-6, "dddq/dv vs FD: %.3e", rel_err(A[1], F[1], (int)n2));
-    CHECK(rel_err(A[2], F[2], (int)n2) < 1e-6, "dddq/dtau vs FD: %.3e", rel_err(A[2], F[2], (int)n2));
-    mbs_aba(m, d, q, v, tau, a);
-    /* q̈ comes from M⁻¹(τ − b) by LTDL, not from the ABA recursion: equal up to rounding */
-    CHECK_CLOSE(ddq, a, nv, 1e-12, "aba_derivatives returns aba");
-    /* any subset of the three outputs (NULL for the others) lays the solve's block out anew
-     * (its identity part only with ∂q̈/∂τ, each part on whole cache lines): the same values */
-    for (int mask = 0; mask < 7; mask++) {
-        double *B[3];
-        for (int k = 0; k < 3; k++) {
-            B[k] = mask >> k & 1 ? F[k] : NULL;
-            if (B[k]) memset(B[k], 0, n2 * sizeof(double));
-        }
-        memset(a, 0, (size_t)nv * sizeof(double));
-        mbs_aba_derivatives(m, d, q, v, tau, a, B[0], B[1], B[2]);
-        CHECK(rel_err(a, ddq, nv) < 1e-12, "q̈ of subset %d: %.3e", mask, rel_err(a, ddq, nv));
-        for (int k = 0; k < 3; k++)
-            if (B[k]) CHECK(rel_err(B[k], A[k], (int)n2) < 1e-12, "output %d of subset %d: %.3e", k, mask,
-                            rel_err(B[k], A[k], (int)n2));
-    }
-
-    /* ∂T/∂q with v held, against central differences of the kinetic energy */
-    double *g = A[0], *qp = F[0], *qm = F[1], *dq = F[2], h = 1e-6, e = 0, sc = 1;
-    mbs_kinetic_energy_dq(m, d, q, v, g);
+    const int nq = mbs_model_nq(solo), nv = mbs_model_nv(solo);
+    double q[64], d[64], tau[64];
+    mbs_stepper_restore(st, saved, n, NULL);
+    for (int k = 0; k < nv; k++) d[k] = eps * dx[k];
+    mbs_integrate(solo, s->q, d, q);
+    memcpy(s->q, q, sizeof(double) * (size_t)nq);
     for (int k = 0; k < nv; k++) {
-        memset(dq, 0, sizeof(double) * (size_t)nv);
-        dq[k] = h;
-        mbs_integrate(m, q, dq, qp);
-        dq[k] = -h;
-        mbs_integrate(m, q, dq, qm);
-        double fd = (mbs_kinetic_energy(m, d, qp, v) - mbs_kinetic_energy(m, d, qm, v)) / (2 * h);
-        e = fmax(e, fabs(fd - g[k]));
-        sc = fmax(sc, fabs(fd));
+        s->v[k] += eps * dx[nv + k];
+        tau[k] = mbs_system_tau(s)[k] + eps * dtau[k];
     }
-    CHECK(e / sc < 1e-7, "dT/dq vs FD: %.3e (nv %d)", e / sc, nv);
-
-    for (int k = 0; k < 3; k++) { free(A[k]); free(F[k]); }
-    free(q); free(v); free(a); free(tau); free(ddq); free(M);
-    mbs_data_free(d);
+    mbs_system_set_tau(s, tau);
+    mbs_stepper_step(st, dt, NULL);
+    mbs_difference(solo, q1, mbs_system_q(s), out);
+    for (int k = 0; k < nv; k++) out[nv + k] = mbs_system_v(s)[k] - v1[k];
 }
 
-static void test_random_trees(void)
+/* Analytical against central differences, the second-order prediction, an untouched state. */
+static void check_analytical(const char *scheme, int which, double dt)
 {
-    static const int sizes[] = {1, 2, 3, 4, 6, 9, 12, 17, 25};
-    for (int k = 0; k < (int)(sizeof sizes / sizeof *sizes); k++)
-        for (int floating = 0; floating < 2; floating++) {
-            mbs_model *m = tm_random_tree(sizes[k], floating, 300 + (unsigned long long)(10 * k + floating));
-            check_model(m, 42 + (unsigned long long)k);
-            mbs_model_free(m);
+    mbs_error err;
+    mbs_system *s = solo_in(which, 11 + (unsigned long long)which);
+    CHECK(s != NULL, "system");
+    if (!s) return;
+    mbs_stepper *st = mbs_stepper_new(scheme, s, NULL, 0, &err);
+    CHECK(st != NULL, "%s: %s", scheme, err.msg);
+    if (!st) { mbs_system_free(s); return; }
+    const int nq = mbs_model_nq(solo), nv = mbs_model_nv(solo), n2 = 2 * nv;
+    double *A = calloc((size_t)n2 * n2, 8), *B = calloc((size_t)n2 * nv, 8);
+    double *Af = calloc((size_t)n2 * n2, 8), *Bf = calloc((size_t)n2 * nv, 8);
+    CHECK(mbs_stepper_has_analytical_derivatives(st), "%s: no analytical derivatives", scheme);
+    CHECK(mbs_stepper_derivatives(st, dt, MBS_DERIVATIVES_ANALYTICAL, NULL, 0, A, B) == MBS_OK, "%s: %s", scheme,
+          mbs_stepper_last_error(st)->msg);
+    CHECK(mbs_stepper_derivatives(st, dt, MBS_DERIVATIVES_CENTRAL, NULL, 0, Af, Bf) == MBS_OK, "%s: %s", scheme,
+          mbs_stepper_last_error(st)->msg);
+    double ea = rel_err(A, Af, (size_t)n2 * n2), eb = rel_err(B, Bf, (size_t)n2 * nv);
+    printf("  %-16s %-8s dt %g: |A - A_fd| %.1e, |B - B_fd| %.1e (relative to the largest entry)\n", scheme,
+           STATE_NAME[which], dt, ea, eb);
+    CHECK(ea <= 1e-6 && eb <= 1e-6, "%s %s: analytical vs central differences: A %.2e, B %.2e", scheme,
+          STATE_NAME[which], ea, eb);
+
+    /* the call leaves everything as it was: the step after it is bitwise the step without it */
+    size_t n = mbs_stepper_state_size(st);
+    unsigned char *saved = malloc(n);
+    mbs_stepper_save(st, saved, n, NULL);
+    double *q1 = malloc(sizeof(double) * (size_t)nq), *v1 = malloc(sizeof(double) * (size_t)nv);
+    mbs_stepper_step(st, dt, NULL);
+    memcpy(q1, mbs_system_q(s), sizeof(double) * (size_t)nq);
+    memcpy(v1, mbs_system_v(s), sizeof(double) * (size_t)nv);
+    mbs_stepper_restore(st, saved, n, NULL);
+    mbs_stepper_derivatives(st, dt, MBS_DERIVATIVES_AUTO, NULL, 0, A, B);
+    mbs_stepper_step(st, dt, NULL);
+    CHECK(memcmp(q1, mbs_system_q(s), sizeof(double) * (size_t)nq) == 0 &&
+              memcmp(v1, mbs_system_v(s), sizeof(double) * (size_t)nv) == 0,
+          "%s: the step after mbs_stepper_derivatives differs from the step without it", scheme);
+
+    /* second order: ‖x⁺(x ⊕ εδx, τ + εδτ) − x⁺ − ε (A δx + B δτ)‖ = O(ε²) */
+    unsigned long long seed = 5;
+    double dx[128], dtau[64], out[128], e[3];
+    for (int k = 0; k < n2; k++) dx[k] = tm_uniform(&seed, -1, 1);
+    for (int k = 0; k < nv; k++) dtau[k] = tm_uniform(&seed, -1, 1);
+    const double eps0 = which == AIR ? 1e-2 : 1e-4;
+    for (int i = 0; i < 3; i++) {
+        double eps = eps0 / (1 << i), m = 0;
+        perturbed_step(st, s, saved, n, dt, eps, dx, dtau, q1, v1, out);
+        for (int r = 0; r < n2; r++) {
+            double lin = 0;
+            for (int c = 0; c < n2; c++) lin += A[r + (size_t)n2 * c] * dx[c];
+            for (int c = 0; c < nv; c++) lin += B[r + (size_t)n2 * c] * dtau[c];
+            m = check_worst(m, fabs(out[r] - eps * lin));
         }
+        e[i] = m;
+    }
+    double r1 = e[0] / e[1], r2 = e[1] / e[2];
+    printf("  %-16s %-8s prediction error at eps, eps/2, eps/4: %.2e %.2e %.2e (ratios %.2f %.2f)\n", scheme,
+           STATE_NAME[which], e[0], e[1], e[2], r1, r2);
+    CHECK(r1 > 3 && r1 < 5 && r2 > 3 && r2 < 5, "%s %s: the prediction error does not fall as eps² (ratios %.2f %.2f)",
+          scheme, STATE_NAME[which], r1, r2);
+    mbs_stepper_restore(st, saved, n, NULL);
+    free(saved); free(q1); free(v1);
+    free(A); free(B); free(Af); free(Bf);
+    mbs_stepper_free(st);
+    mbs_system_free(s);
+}
+
+static void test_analytical(void)
+{
+    static const char *const schemes[] = {"euler", "symplectic_euler"};
+    for (size_t i = 0; i < sizeof schemes / sizeof *schemes; i++)
+        for (int w = 0; w < NSTATES; w++) check_analytical(schemes[i], w, 1e-3);
+}
+
+/* Every scheme: forward and central differences agree to what forward differences can, B's chosen
+ * columns are those of the whole B, and the call allocates nothing. */
+static void test_every_scheme(void)
+{
+    ALLOC_GUARD();
+    const int nv = mbs_model_nv(solo), n2 = 2 * nv;
+    double *A = calloc((size_t)n2 * n2, 8), *B = calloc((size_t)n2 * nv, 8);
+    double *Af = calloc((size_t)n2 * n2, 8), *Bf = calloc((size_t)n2 * nv, 8), *Bc = calloc((size_t)n2 * nv, 8);
+    int cols[12];
+    for (int k = 0; k < 12; k++) cols[k] = 6 + k;
+    for (int i = 0; i < mbs_stepper_count(); i++) {
+        const char *name = mbs_stepper_at(i)->name;
+        mbs_error err;
+        mbs_system *s = solo_in(STAND, 3);
+        mbs_stepper *st = s ? mbs_stepper_new(name, s, NULL, 0, &err) : NULL;
+        CHECK(st != NULL, "%s: %s", name, err.msg);
+        if (!st) { mbs_system_free(s); continue; }
+        double dt = 1e-3;
+        long before = allocations;
+        int rc = mbs_stepper_derivatives(st, dt, MBS_DERIVATIVES_CENTRAL, NULL, 0, Af, Bf);
+        rc |= mbs_stepper_derivatives(st, dt, MBS_DERIVATIVES_FORWARD, NULL, 0, A, B);
+        rc |= mbs_stepper_derivatives(st, dt, MBS_DERIVATIVES_AUTO, cols, 12, A, Bc);
+        long made = allocations - before;
+        CHECK(rc == MBS_OK, "%s: %s", name, mbs_stepper_last_error(st)->msg);
+        CHECK(made == 0, "%s: mbs_stepper_derivatives allocated %ld times", name, made);
+        mbs_stepper_derivatives(st, dt, MBS_DERIVATIVES_FORWARD, NULL, 0, A, B);
+        double ea = rel_err(A, Af, (size_t)n2 * n2), eb = rel_err(B, Bf, (size_t)n2 * nv);
+        printf("  %-16s standing: forward vs central differences: A %.1e, B %.1e\n", name, ea, eb);
+        CHECK(ea < 1e-3 && eb < 1e-3, "%s: forward and central differences disagree: A %.2e, B %.2e", name, ea, eb);
+        mbs_stepper_derivatives(st, dt, MBS_DERIVATIVES_AUTO, NULL, 0, A, B);
+        CHECK(rel_err(Bc, B + (size_t)n2 * 6, (size_t)n2 * 12) == 0, "%s: B's columns 6.. differ from the whole B's", name);
+        mbs_stepper_free(st);
+        mbs_system_free(s);
+    }
+    free(A); free(B); free(Af); free(Bf); free(Bc);
+}
+
+/* Bad arguments are refused with a message that says what to pass. */
+static void test_arguments(void)
+{
+    mbs_error err;
+    mbs_system *s = solo_in(AIR, 1);
+    mbs_stepper *st = mbs_stepper_new("expo", s, NULL, 0, &err);
+    const int nv = mbs_model_nv(solo), n2 = 2 * nv;
+    double *A = calloc((size_t)n2 * n2, 8), *B = calloc((size_t)n2 * nv, 8);
+    int bad = nv;
+    CHECK(mbs_stepper_derivatives(st, 1e-3, MBS_DERIVATIVES_AUTO, NULL, 0, NULL, B) == MBS_ERR_ARG &&
+              strstr(mbs_stepper_last_error(st)->msg, "A is NULL"), "A NULL: '%s'", mbs_stepper_last_error(st)->msg);
+    CHECK(mbs_stepper_derivatives(st, -1, MBS_DERIVATIVES_AUTO, NULL, 0, A, B) == MBS_ERR_ARG, "dt < 0 accepted");
+    CHECK(mbs_stepper_derivatives(st, 1e-3, MBS_DERIVATIVES_AUTO, &bad, 1, A, B) == MBS_ERR_ARG &&
+              strstr(mbs_stepper_last_error(st)->msg, "cols[0]"), "bad column: '%s'", mbs_stepper_last_error(st)->msg);
+    CHECK(mbs_stepper_has_analytical_derivatives(st) ||
+              (mbs_stepper_derivatives(st, 1e-3, MBS_DERIVATIVES_ANALYTICAL, NULL, 0, A, B) == MBS_ERR_ARG &&
+               strstr(mbs_stepper_last_error(st)->msg, "FORWARD")),
+          "analytical asked of a scheme without: '%s'", mbs_stepper_last_error(st)->msg);
+    free(A); free(B);
+    mbs_stepper_free(st);
+    mbs_system_free(s);
 }
 
 int main(void)
 {
-    RUN(test_random_trees);
-    return check_summary("test_derivatives");
+    mbs_error err;
+    solo = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), NULL, &err);
+    CHECK(solo != NULL, "solo12: %s", err.msg);
+    if (!solo) return check_summary("derivatives");
+    RUN(test_arguments);
+    RUN(test_analytical);
+    RUN(test_every_scheme);
+    mbs_model_free(solo);
+    return check_summary("derivatives");
 }

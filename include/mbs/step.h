@@ -51,6 +51,34 @@ mbs_stepper *mbs_stepper_new(const char *name, mbs_system *sys, const mbs_option
  * step or its state is no longer finite (MBS_ERR_NUMERIC, naming the joint and the time;
  * mbs_stepper_last_error says why). Never hands back a NaN state as success. Allocates nothing. */
 int mbs_stepper_step(mbs_stepper *st, double dt, mbs_step_stats *stats);
+/* How mbs_stepper_derivatives differentiates a step. */
+typedef enum mbs_derivatives_method {
+    MBS_DERIVATIVES_AUTO = 0,      /* analytical where the scheme has them, forward differences otherwise */
+    MBS_DERIVATIVES_ANALYTICAL,    /* the scheme's own chain rule; MBS_ERR_ARG for a scheme without */
+    MBS_DERIVATIVES_FORWARD,       /* forward differences: 1 + 2nv + ncols steps (as MuJoCo's mjd_transitionFD) */
+    MBS_DERIVATIVES_CENTRAL,       /* central differences: 2 (2nv + ncols) steps, error O(h²) */
+} mbs_derivatives_method;
+
+/* 1 when st's scheme differentiates its step analytically (euler, symplectic_euler, rk4,
+ * implicit_euler); 0 when mbs_stepper_derivatives takes finite differences for it. */
+int mbs_stepper_has_analytical_derivatives(const mbs_stepper *st);
+/* The Jacobians of one step of dt from the system's current state, x⁺ = f(x, τ), without taking
+ * it: A = ∂x⁺/∂x (2nv x 2nv) and B = ∂x⁺/∂τ (2nv x ncols), column-major, leading dimension 2nv.
+ * The state x is (q, v) in the tangent space: a perturbation δx = (δq, δv) means the state
+ * (integrate(q, δq), v + δv), and the rows of δq⁺ are difference(q⁺, ·) at the step's result, as
+ * Pinocchio and Crocoddyl define them. τ is the torque the system holds (mbs_system_set_tau),
+ * held over the step; the joint impedance and the dissipation of the step are part of f. The
+ * contacts' anchors, active set and modes are not state: they are held at their values at the
+ * start of the step, as the step itself then updates them (a contact touching down or slipping
+ * in the step is updated from the perturbed state, exactly as a step from it would be). cols
+ * (ncols indices of velocity coordinates, e.g. the actuated joints') chooses B's columns; NULL:
+ * all nv (ncols ignored). B may be NULL (then no torque columns are computed). The system, the
+ * contacts and the stepper's own state are left exactly as they were (a step afterwards is bitwise
+ * the step without the call). Allocates nothing. MBS_ERR_ARG for a bad argument or an analytical
+ * request to a scheme without; a step's error (MBS_ERR_NUMERIC, ...) with mbs_stepper_last_error
+ * saying why. */
+int mbs_stepper_derivatives(mbs_stepper *st, double dt, mbs_derivatives_method method, const int *cols, int ncols,
+                            double *A, double *B);
 /* Exponential velocity dissipation (Zapolsky and Drumwright 2015, sec. IV-E), for any scheme:
  * after each step v ← (1 − λ) v. λ in [0, 1]; 0 (the default) is none, 1 stops the system each
  * step. MBS_ERR_ARG for a λ out of range. */

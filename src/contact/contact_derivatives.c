@@ -84,7 +84,7 @@ static int clamp_jacobian(const mbs_system *s, const mbs_contact *c, double G[9]
 }
 
 void mbsi_contact_force_derivatives(mbs_system *s, const double *q, const double *v, int clamped, double *dtau_dq,
-                                   double *dtau_dv, double *work, int *iwork)
+                                   double *dtau_dv, double *work, int *iwork, const unsigned char *fresh)
 {
     const mbs_model *m = s->model;
     mbs_data *d = s->data;
@@ -126,7 +126,8 @@ void mbsi_contact_force_derivatives(mbs_system *s, const double *q, const double
             v3_cross(omega, P + 3 * a, w);
             for (int r = 0; r < 3; r++) dpdq[r] += w[r];
             double pn = v3_dot(n_, P + 3 * a), mn = v3_dot(n_, Pm + 3 * a);
-            for (int r = 0; r < 3; r++) x[r] = mt->k_normal * pn * n_[r] + mt->k_tangent * (Pm[3 * a + r] - mn * n_[r]);
+            double kt = fresh && fresh[i] ? 0 : mt->k_tangent;
+            for (int r = 0; r < 3; r++) x[r] = mt->k_normal * pn * n_[r] + kt * (Pm[3 * a + r] - mn * n_[r]);
             gain_mul(mt->b_normal, mt->b_tangent, n_, dpdq, y);
             for (int r = 0; r < 3; r++) x[r] = -x[r] - y[r];
             m3_mulv(G, x, dlq + 3 * a);
@@ -210,7 +211,8 @@ void mbsi_system_dynamics_smooth(mbs_system *s, const double *q, const double *v
 }
 
 int mbsi_system_dynamics_derivatives(mbs_system *s, const double *q, const double *v, int clamped, const double *ddq,
-                                    double *dddq_dq, double *dddq_dv, double *work, int *iwork)
+                                    double *dddq_dq, double *dddq_dv, double *work, int *iwork,
+                                    const unsigned char *fresh)
 {
     const mbs_model *m = s->model;
     mbs_data *d = s->data;
@@ -222,7 +224,7 @@ int mbsi_system_dynamics_derivatives(mbs_system *s, const double *q, const doubl
      * times the contact derivatives, with one factorisation of M for both. */
     mbs_rnea_derivatives(m, d, q, v, ddq, dddq_dq, dddq_dv, M);
     for (size_t k = 0; k < nn; k++) { dddq_dq[k] = -dddq_dq[k]; dddq_dv[k] = -dddq_dv[k]; }
-    mbsi_contact_force_derivatives(s, q, v, clamped, dddq_dq, dddq_dv, work + nn, iwork);
+    mbsi_contact_force_derivatives(s, q, v, clamped, dddq_dq, dddq_dv, work + nn, iwork, fresh);
     if (mbs_ltdl(m, d, M) != MBS_OK) return MBS_ERR_MODEL;
     mbs_ltdl_solve(m, d, dddq_dq, nv, nv);
     mbs_ltdl_solve(m, d, dddq_dv, nv, nv);

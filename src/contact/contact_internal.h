@@ -169,17 +169,21 @@ void mbsi_system_dynamics_smooth(mbs_system *s, const double *q, const double *v
  * differentiated where they are smooth (a released contact contributes nothing); clamped = 0:
  * of those of mbsi_contact_forces_smooth(s, q, v). Must follow that call at the same (q, v):
  * it reads the contact points, velocities and forces it left in s->contacts. Overwrites the
- * kinematics in s->data (joint Jacobians at q). */
+ * kinematics in s->data (joint Jacobians at q). fresh (ncontacts flags, may be NULL): contacts whose
+ * anchor an update at this (q, v) placed right above the point, so that it moves with the point
+ * across the surface and only the normal spring stretches with q. */
 void mbsi_contact_force_derivatives(mbs_system *s, const double *q, const double *v, int clamped, double *dtau_dq,
-                                   double *dtau_dv, double *work, int *iwork);
+                                   double *dtau_dv, double *work, int *iwork, const unsigned char *fresh);
 
 /* ∂q̈/∂q and ∂q̈/∂v (nv x nv, column-major, leading dimension nv) of the system dynamics
  * q̈ = M⁻¹ (τ − h + Σ J_iᵀ λ_i) at (q, v), with anchors and active set fixed as above.
  * `ddq` must be what mbs_system_dynamics(s, q, v, 0, ddq) (clamped = 1) or
  * mbsi_system_dynamics_smooth(s, q, v, ddq) (clamped = 0) just returned. Returns MBS_OK, or
- * MBS_ERR_MODEL when the mass matrix cannot be factorised. */
+ * MBS_ERR_MODEL when the mass matrix cannot be factorised. fresh: as above. The LTDL factor of
+ * M(q) is left in s->data (mbs_ltdl_solve applies M⁻¹). */
 int mbsi_system_dynamics_derivatives(mbs_system *s, const double *q, const double *v, int clamped, const double *ddq,
-                                    double *dddq_dq, double *dddq_dv, double *work, int *iwork);
+                                    double *dddq_dq, double *dddq_dv, double *work, int *iwork,
+                                    const unsigned char *fresh);
 
 /* ---- maximal-dissipation polytope contacts (polytope.c; Pan and Hauser 2020, eq. 5) ----
  * f_x = V_x w_x with w_x >= 0, 1ᵀ w_x <= 1 and the vertices v_x^a = s(d) (n + μ t^a) of a friction

@@ -237,5 +237,5 @@ const mbs_stepper_type mbsi_stepper_adaptive = {
     {"adaptive", "error-controlled steps by the kinetic-energy error of step doubling, with conservative advancement "
                  "and Richardson extrapolation (C²A, Algorithm 2 of Zapolsky and Drumwright) around any fixed-step scheme",
      &table},
-    init, step, fini, 1, 1, state,
+    init, step, fini, 1, 1, state, NULL,
 };

@@ -18,7 +18,10 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     return MBS_OK;
 }
 
+/* the chain rule through the step above (derivatives.c) */
+static int derivatives(mbs_stepper *st, double dt, double *A, double *B) { return mbsi_derivatives_euler(st, dt, 0, A, B); }
+
 const mbs_stepper_type mbsi_stepper_euler = {
     {"euler", "explicit Euler (eq. 34 of Hammoud et al.): the baseline; needs tiny steps with stiff contacts", &(const mbs_option_table){"euler", NULL, 0, NULL, 0, 0}},
-    init, step, mbsi_step_buffers_fini, 0, 0, NULL,
+    init, step, mbsi_step_buffers_fini, 0, 0, NULL, derivatives,
 };

@@ -1063,5 +1063,5 @@ static void state(mbs_stepper *st, mbsi_state *s)
 const mbs_stepper_type mbsi_stepper_expo = {
     {"expo", "exponential integrator (Hammoud et al. 2022): stiff viscoelastic contacts at 5-40 ms steps",
      &(const mbs_option_table){"expo", expo_spec, (int)(sizeof expo_spec / sizeof *expo_spec), NULL, 0, sizeof(expo_options)}},
-    init, step, fini, 0, 0, state,
+    init, step, fini, 0, 0, state, NULL,
 };

@@ -146,7 +146,7 @@ static void newton_matrix(implicit_euler *w, mbs_system *s, double dt, const dou
     /* M q̈ + h(q, v) = τ + τ_c(q, v): G = ∂τ_c/∂x − ∂rnea/∂x at q̈ = a1 */
     mbs_rnea_derivatives(m, s->data, q1, v1, a1, w->Gq, w->Gv, w->M);
     for (size_t k = 0; k < nn; k++) { w->Gq[k] = -w->Gq[k]; w->Gv[k] = -w->Gv[k]; }
-    mbsi_contact_force_derivatives(s, q1, v1, w->clamped, w->Gq, w->Gv, w->work, w->iwork);
+    mbsi_contact_force_derivatives(s, q1, v1, w->clamped, w->Gq, w->Gv, w->work, w->iwork, NULL);
     for (int k = 0; k < nv; k++) w->th[k] = dt * v1[k];
     mbs_integrate(m, s->q, w->th, w->y);
     mbs_dintegrate(m, s->q, w->th, MBS_ARG1, w->I1);
@@ -347,5 +347,5 @@ const mbs_stepper_type mbsi_stepper_implicit_euler = {
      "stiff contacts at large steps, at a price",
      &(const mbs_option_table){"implicit_euler", spec, (int)(sizeof spec / sizeof *spec), NULL, 0,
                                sizeof(implicit_euler_options)}},
-    init, step, fini, 0, 0, state,
+    init, step, fini, 0, 0, state, NULL,
 };

@@ -149,5 +149,5 @@ const mbs_stepper_type mbsi_stepper_mdp = {
      "dissipation (one QP per step); the baseline of nmdp, stable only at small steps",
      &(const mbs_option_table){"mdp", spec, (int)(sizeof spec / sizeof *spec), &mbsi_polytope_option_table,
                                offsetof(mdp_options, poly), sizeof(mdp_options)}},
-    init, step, fini, 1, 0, state,
+    init, step, fini, 1, 0, state, NULL,
 };

@@ -465,5 +465,5 @@ const mbs_stepper_type mbsi_stepper_nmdp = {
      "maximal dissipation, by the projected gradient method (Algorithms 1-2); stable at 50 ms steps",
      &(const mbs_option_table){"nmdp", spec, (int)(sizeof spec / sizeof *spec), &mbsi_polytope_option_table,
                                offsetof(nmdp_options, poly), sizeof(nmdp_options)}},
-    init, step, fini, 1, 0, state,
+    init, step, fini, 1, 0, state, NULL,
 };

@@ -79,7 +79,7 @@ mbs_stepper *mbs_stepper_new(const char *name, mbs_system *sys, const mbs_option
     /* room for mbs_stepper_restore's undo copy, so that restoring allocates nothing */
     st->undo_n = mbs_stepper_state_size(st);
     st->undo = malloc(st->undo_n ? st->undo_n : 1);
-    if (!st->undo) {
+    if (!st->undo || mbsi_derivatives_init(st, NULL) != MBS_OK) {
         mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
         mbs_stepper_free(st);
         return NULL;
@@ -276,6 +276,7 @@ void mbs_stepper_free(mbs_stepper *st)
 {
     if (!st) return;
     if (st->type->fini) st->type->fini(st);
+    mbsi_derivatives_fini(st);
     free(st->undo);
     free(st->opts);
     free(st);

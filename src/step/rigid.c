@@ -114,5 +114,5 @@ static void state(mbs_stepper *st, mbsi_state *s)
 const mbs_stepper_type mbsi_stepper_rigid = {
     {"rigid", "rigid contact: first-order time stepping (eqs. 1–2 of Zapolsky and Drumwright) with inelastic impulses "
               "of maximal dissipation and conservative advancement to impacts (Algorithm 1)", &table},
-    init, step, fini, 0, 1, state,
+    init, step, fini, 0, 1, state, NULL,
 };

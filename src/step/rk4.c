@@ -56,11 +56,10 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
         s->v[k] += dt / 6 * acc[nv + k];
     }
     mbs_integrate(s->model, s->q, th, s->q);
-    s->t += dt;
     return MBS_OK;
 }
 
 const mbs_stepper_type mbsi_stepper_rk4 = {
     {"rk4", "classic Runge-Kutta 4 on the Lie group: accuracy per step on smooth motion", &(const mbs_option_table){"rk4", NULL, 0, NULL, 0, 0}},
-    init, step, mbsi_step_buffers_fini, 0, 0, NULL,
+    init, step, mbsi_step_buffers_fini, 0, 0, NULL, NULL,
 };

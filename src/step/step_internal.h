@@ -31,7 +31,31 @@ typedef struct mbs_stepper_type {
      * — a previous configuration, warm starts, an inner stepper — for checkpoints; NULL: nothing
      * persists (scratch only), which tests/test_checkpoint.c proves by resuming bitwise */
     void (*state)(mbs_stepper *st, mbsi_state *s);
+    /* the analytical Jacobians of one step of dt from the system's state (mbs_stepper_derivatives
+     * says what they are): A (2nv x 2nv) and B (2nv x nv, every torque column), column-major, with
+     * the torque the system holds (the registry adds the joint impedance's torque to it and its
+     * derivative to A, and scales the velocity rows for the dissipation). It may change the system
+     * and its contacts: the registry saved them and puts them back. NULL: finite differences. */
+    int (*derivatives)(mbs_stepper *st, double dt, double *A, double *B);
 } mbs_stepper_type;
+
+/* What mbs_stepper_derivatives works in, carved once when the stepper is made (derivatives.c):
+ * the state saved around the call, the nominal and perturbed results of finite differences, and
+ * the matrices of the analytical chain rules. */
+typedef struct mbsi_derivatives_ws {
+    unsigned char *saved;          /* the stepper's state at the call (undo_n bytes) */
+    double *q0, *v0, *tau0;        /* the state and torque at the call */
+    double *qn, *vn, *qp, *vp;     /* the nominal and a perturbed step's result */
+    double *col, *A, *B;           /* 2nv; 2nv x 2nv and 2nv x nv: the full Jacobians before the columns are chosen */
+    double *a;                     /* nv: an acceleration */
+    double *Fq, *Fv, *Mi;          /* nv x nv: ∂q̈/∂q, ∂q̈/∂v, M⁻¹ */
+    double *D0, *D1;               /* nv x nv: Lie-group Jacobians */
+    double *X[6];                  /* nv x 3nv each: derivatives of a stage's vectors in (δq, δv, δτ) */
+    double *work;                  /* mbsi_contact_derivatives_work_size(nv) */
+    int *iwork;                    /* nv */
+    mbs_contact *contacts, *contacts2;   /* ncontacts each: the contacts before and after an update */
+    unsigned char *fresh;          /* ncontacts: the update placed this contact's anchor */
+} mbsi_derivatives_ws;
 
 struct mbs_stepper {
     const mbs_stepper_type *type;
@@ -42,6 +66,8 @@ struct mbs_stepper {
     double dissipation;            /* λ of mbs_stepper_set_dissipation: v ← (1 − λ) v after each step */
     unsigned char *undo;           /* mbs_stepper_restore's copy of the state it replaces (undo_n bytes) */
     size_t undo_n;
+    mbsi_derivatives_ws dw;        /* mbs_stepper_derivatives' buffers (one block, dw_block) */
+    void *dw_block;
 };
 
 /* One step of st's scheme as mbs_stepper_step takes it, without the checks and the dissipation:
@@ -53,6 +79,26 @@ int mbsi_stepper_raw_step(mbs_stepper *st, double dt, mbs_step_stats *stats);
 void mbsi_stepper_state(mbs_stepper *st, mbsi_state *s);
 /* 1 when one of s's contacts is a rim. */
 int mbsi_system_has_rims(const mbs_system *s);
+
+/* Carves st->dw for st's system (once, at creation) and frees it. */
+int mbsi_derivatives_init(mbs_stepper *st, mbs_error *err);
+void mbsi_derivatives_fini(mbs_stepper *st);
+/* q̈ at (q, v) as a step evaluates it (mbs_system_dynamics with `update`, from the contacts' state
+ * at the call) into a, and its Jacobians ∂q̈/∂q (tangent), ∂q̈/∂v and M⁻¹ (= ∂q̈/∂τ) into st->dw.Fq,
+ * Fv, Mi, with the contacts' anchors held; with update, a contact whose anchor the update placed
+ * (touch-down) is differentiated with its anchor following the point across the surface, as it
+ * does. Leaves the contacts as the evaluation with `update` leaves them. MBS_ERR_MODEL when M
+ * cannot be factorised. */
+int mbsi_step_acceleration_derivatives(mbs_stepper *st, const double *q, const double *v, int update, double *a);
+/* The configuration rows of a step's Jacobians for q⁺ = integrate(q, δ): A's and B's first nv rows
+ * = [D0 0 0] + D1 X, where D0, D1 are the Jacobians of integrate at (q, δ) and X (nv x 3nv) is the
+ * derivative of δ in (δq, δv, δτ). */
+void mbsi_derivatives_configuration_rows(mbs_stepper *st, const double *q, const double *delta, const double *X,
+                                         double *A, double *B);
+
+/* The analytical A and B of explicit Euler (eq. 34; symplectic = 0) or semi-implicit Euler
+ * (symplectic = 1), the two schemes' derivatives hook. */
+int mbsi_derivatives_euler(mbs_stepper *st, double dt, int symplectic, double *A, double *B);
 
 /* Steppers that need only scratch vectors keep them as st->impl = one carved block of nbuf
  * zeroed arrays of n doubles each; these make and free it (only at init / fini). */

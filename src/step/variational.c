@@ -157,5 +157,5 @@ const mbs_stepper_type mbsi_stepper_variational = {
      "linear-time variational integrator (Lee et al. 2016): DRNEA + RIQN, O(n) per step; long runs without energy drift",
      &(const mbs_option_table){"variational", spec, (int)(sizeof spec / sizeof *spec), NULL, 0,
                                sizeof(variational_options)}},
-    init, step, fini, 0, 0, state,
+    init, step, fini, 0, 0, state, NULL,
 };

@@ -197,7 +197,7 @@ void part_k(const char *data, int quick)
                 t[IE_RNEAD] = tool_now() - ta;
                 mbs_contact_forces(s, q1, v1, 0);
                 ta = tool_now();
-                mbsi_contact_force_derivatives(s, q1, v1, 1, Gq, Gv, work, iwork);
+                mbsi_contact_force_derivatives(s, q1, v1, 1, Gq, Gv, work, iwork, NULL);
                 t[IE_CONTD] = tool_now() - ta;
                 /* the solve: M r_v and the LU with partial pivoting of the 36x36 matrix, as newton_direction */
                 memcpy(A, N, sizeof(double) * (size_t)n2 * n2);

@@ -1,0 +1,294 @@
+/* derivatives.c — the Jacobians of one step, x⁺ = f(x, τ), for every scheme (mbs/step.h,
+ * mbs_stepper_derivatives): the schemes' own chain rules where they have one (their type's
+ * derivatives hook), finite differences in the tangent space otherwise, and the pieces the chain
+ * rules share. The state is (q, v): the contacts' anchors, active set and modes are held at their
+ * values at the call, as a step from a perturbed state would find them; each perturbed step of the
+ * differences starts from the saved state of the whole stepper, so both methods differentiate the
+ * same map.
+ *
+ * Finite-difference steps (tangent space, as MuJoCo's mjd_transitionFD): h = 1e-8 forward — near
+ * √ε, where truncation h |f''| and rounding ε |f| / h balance for f'' ~ f — and h = 1e-6 central,
+ * near ε^⅓ (its truncation is h² |f'''| / 6): central differences with it are the reference the
+ * tests hold the analytical Jacobians to (1e-6 relative), forward ones what a user takes when
+ * speed matters more. */
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../contact/contact_internal.h"
+#include "step_internal.h"
+
+static const double H_FORWARD = 1e-8, H_CENTRAL = 1e-6;
+
+int mbsi_derivatives_init(mbs_stepper *st, mbs_error *err)
+{
+    const mbs_system *s = st->sys;
+    const size_t nq = (size_t)s->nq, nv = (size_t)s->nv, nn = nv * nv, nc = (size_t)(s->ncontacts > 0 ? s->ncontacts : 1);
+    mbsi_derivatives_ws *w = &st->dw;
+    mbs_carver c = {NULL, 0};
+    for (int pass = 0; pass < 2; pass++) {
+        w->saved = mbsi_carve(&c, st->undo_n ? st->undo_n : 1);
+        double **vq[] = {&w->q0, &w->qn, &w->qp};
+        for (int k = 0; k < 3; k++) *vq[k] = mbsi_carve_doubles(&c, nq);
+        double **vv[] = {&w->v0, &w->tau0, &w->vn, &w->vp, &w->a};
+        for (int k = 0; k < 5; k++) *vv[k] = mbsi_carve_doubles(&c, nv);
+        w->col = mbsi_carve_doubles(&c, 2 * nv);
+        w->A = mbsi_carve_doubles(&c, 4 * nn);
+        w->B = mbsi_carve_doubles(&c, 2 * nn);
+        double **m[] = {&w->Fq, &w->Fv, &w->Mi, &w->D0, &w->D1};
+        for (int k = 0; k < 5; k++) *m[k] = mbsi_carve_doubles(&c, nn);
+        for (int k = 0; k < 6; k++) w->X[k] = mbsi_carve_doubles(&c, 3 * nn);
+        w->work = mbsi_carve_doubles(&c, mbsi_contact_derivatives_work_size((int)nv));
+        w->iwork = mbsi_carve_ints(&c, nv);
+        w->contacts = mbsi_carve(&c, nc * sizeof(mbs_contact));
+        w->contacts2 = mbsi_carve(&c, nc * sizeof(mbs_contact));
+        w->fresh = mbsi_carve(&c, nc);
+        if (pass == 0 && !mbsi_carver_alloc(&c)) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
+    }
+    st->dw_block = c.base;
+    return MBS_OK;
+}
+
+void mbsi_derivatives_fini(mbs_stepper *st)
+{
+    free(st->dw_block);
+    st->dw_block = NULL;
+}
+
+int mbs_stepper_has_analytical_derivatives(const mbs_stepper *st) { return st && st->type->derivatives != NULL; }
+
+int mbsi_step_acceleration_derivatives(mbs_stepper *st, const double *q, const double *v, int update, double *a)
+{
+    mbs_system *s = st->sys;
+    mbsi_derivatives_ws *w = &st->dw;
+    const int nv = s->nv, nc = s->ncontacts;
+    const size_t cb = (size_t)nc * sizeof(mbs_contact);
+    memset(w->fresh, 0, (size_t)(nc > 0 ? nc : 1));
+    if (update) {
+        /* the update's forces are the held model's (update 0) from the contacts before it, but for
+         * a contact it activated: that one's anchor was placed right above its point, and moves
+         * with it across the surface (contact.c, first penetration) */
+        memcpy(w->contacts, s->contacts, cb);
+        mbs_system_dynamics(s, q, v, 1, a);
+        memcpy(w->contacts2, s->contacts, cb);
+        for (int i = 0; i < nc; i++) {
+            w->fresh[i] = s->contacts[i].active && !w->contacts[i].active;
+            if (!w->fresh[i]) s->contacts[i] = w->contacts[i];
+        }
+    }
+    /* the derivatives must follow the evaluation they differentiate, at the same (q, v) */
+    mbs_system_dynamics(s, q, v, 0, w->a);
+    if (!update) memcpy(a, w->a, (size_t)nv * sizeof(double));
+    int rc = mbsi_system_dynamics_derivatives(s, q, v, 1, w->a, w->Fq, w->Fv, w->work, w->iwork, w->fresh);
+    if (update) memcpy(s->contacts, w->contacts2, cb);
+    if (rc != MBS_OK) return rc;
+    /* M⁻¹ from the factor the derivatives left in s->data */
+    memset(w->Mi, 0, (size_t)nv * (size_t)nv * sizeof(double));
+    for (int k = 0; k < nv; k++) w->Mi[k + (size_t)nv * k] = 1;
+    mbs_ltdl_solve(s->model, s->data, w->Mi, nv, nv);
+    return MBS_OK;
+}
+
+void mbsi_derivatives_configuration_rows(mbs_stepper *st, const double *q, const double *delta, const double *X,
+                                         double *A, double *B)
+{
+    const mbs_model *m = st->sys->model;
+    mbsi_derivatives_ws *w = &st->dw;
+    const int nv = st->sys->nv, n2 = 2 * nv;
+    mbs_dintegrate(m, q, delta, MBS_ARG0, w->D0);
+    mbs_dintegrate(m, q, delta, MBS_ARG1, w->D1);
+    /* [A_q | B_q] = D1 X (the three blocks of X's columns), then A_qq += D0 */
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, 2 * nv, nv, 1.0, w->D1, nv, X, nv, 0.0, A, n2);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, nv, nv, 1.0, w->D1, nv, X + 2 * (size_t)nv * nv, nv, 0.0,
+                B, n2);
+    for (int c = 0; c < nv; c++)
+        for (int r = 0; r < nv; r++) A[r + (size_t)n2 * c] += w->D0[r + (size_t)nv * c];
+}
+
+/* One step of the scheme from the system's state as mbs_stepper_step takes it (impedance and
+ * dissipation included; no clock, no checks), its result into (q1, v1). */
+static int plain_step(mbs_stepper *st, double dt, double *q1, double *v1)
+{
+    mbs_system *s = st->sys;
+    mbs_step_stats stats;
+    memset(&stats, 0, sizeof stats);
+    int rc = mbsi_stepper_raw_step(st, dt, &stats);
+    for (int k = 0; k < s->nv; k++) v1[k] = s->v[k] * (1 - st->dissipation);
+    memcpy(q1, s->q, (size_t)s->nq * sizeof(double));
+    for (int k = 0; k < s->nq; k++)
+        if (!isfinite(q1[k])) rc = rc ? rc : MBS_ERR_NUMERIC;
+    for (int k = 0; k < s->nv; k++)
+        if (!isfinite(v1[k])) rc = rc ? rc : MBS_ERR_NUMERIC;
+    return rc;
+}
+
+/* Puts the state saved at the call back (it fits: it was saved from this stepper). */
+static void restore(mbs_stepper *st)
+{
+    mbs_stepper_restore(st, st->dw.saved, st->undo_n, NULL);
+}
+
+/* Input j of (δq, δv, δτ) moved by h from the saved state, the step taken, and its result as a
+ * tangent vector at the nominal result (qn, vn) into out (2nv). */
+static int perturbed(mbs_stepper *st, double dt, int j, double h, double *out)
+{
+    mbs_system *s = st->sys;
+    mbsi_derivatives_ws *w = &st->dw;
+    const int nv = s->nv;
+    restore(st);
+    if (j < nv) {
+        memset(w->a, 0, (size_t)nv * sizeof(double));
+        w->a[j] = h;
+        mbs_integrate(s->model, w->q0, w->a, s->q);
+    } else if (j < 2 * nv) s->v[j - nv] += h;
+    else s->tau[j - 2 * nv] += h;
+    int rc = plain_step(st, dt, w->qp, w->vp);
+    if (rc) return rc;
+    mbs_difference(s->model, w->qn, w->qp, out);
+    for (int k = 0; k < nv; k++) out[nv + k] = w->vp[k] - w->vn[k];
+    return MBS_OK;
+}
+
+/* A (into w->A) and B's columns cols[0..nb) (into those of w->B; cols NULL: every one) by
+ * forward or central differences: a step per column and side. */
+static int finite_differences(mbs_stepper *st, double dt, int central, const int *cols, int nb)
+{
+    mbs_system *s = st->sys;
+    mbsi_derivatives_ws *w = &st->dw;
+    const int nv = s->nv, n2 = 2 * nv;
+    const double h = central ? H_CENTRAL : H_FORWARD;
+    int rc = plain_step(st, dt, w->qn, w->vn);
+    for (int i = 0; i < n2 + nb && rc == MBS_OK; i++) {
+        int j = i < n2 ? i : n2 + (cols ? cols[i - n2] : i - n2);
+        double *out = j < n2 ? w->A + (size_t)n2 * j : w->B + (size_t)n2 * (j - n2);
+        rc = perturbed(st, dt, j, h, out);
+        if (rc == MBS_OK && central) rc = perturbed(st, dt, j, -h, w->col);
+        if (rc != MBS_OK) break;
+        for (int k = 0; k < n2; k++) out[k] = central ? (out[k] - w->col[k]) / (2 * h) : out[k] / h;
+    }
+    return rc;
+}
+
+/* The scheme's own A and B (into w->A, w->B), with the joint impedance's torque added to τ for a
+ * scheme that holds it over the step, as mbsi_stepper_raw_step does, and its derivative chained
+ * in: τ_imp = kp (q_ref − q) + kd (v_ref − v) on one-coordinate joints. */
+static int analytical(mbs_stepper *st, double dt)
+{
+    mbs_system *s = st->sys;
+    mbsi_derivatives_ws *w = &st->dw;
+    const int nv = s->nv, n2 = 2 * nv;
+    int imp = s->imp_on && !st->type->impedance;
+    if (imp) mbsi_system_impedance_torque(s, s->q, s->v, s->tau);
+    int rc = st->type->derivatives(st, dt, w->A, w->B);
+    if (rc != MBS_OK || !imp) return rc;
+    for (int k = 0; k < nv; k++) {
+        double kp = s->imp_kp[k], kd = s->imp_kd[k];
+        if (kp == 0 && kd == 0) continue;
+        const double *b = w->B + (size_t)n2 * k;
+        double *aq = w->A + (size_t)n2 * k, *av = w->A + (size_t)n2 * (nv + k);
+        for (int r = 0; r < n2; r++) { aq[r] -= kp * b[r]; av[r] -= kd * b[r]; }
+    }
+    return MBS_OK;
+}
+
+int mbs_stepper_derivatives(mbs_stepper *st, double dt, mbs_derivatives_method method, const int *cols, int ncols,
+                            double *A, double *B)
+{
+    if (!st) return MBS_ERR_ARG;
+    mbs_system *s = st->sys;
+    mbsi_derivatives_ws *w = &st->dw;
+    const int nv = s->nv, n2 = 2 * nv;
+    const char *name = st->type->info.name;
+    st->err.code = MBS_OK;
+    st->err.msg[0] = '\0';
+    if (!A) return mbsi_fail(&st->err, MBS_ERR_ARG, "mbs_stepper_derivatives: A is NULL (room for 2nv x 2nv = %d doubles)",
+                             n2 * n2);
+    if (!(dt > 0) || !isfinite(dt))
+        return mbsi_fail(&st->err, MBS_ERR_ARG, "mbs_stepper_derivatives: dt = %g s is not a positive number", dt);
+    if (B && cols) {
+        if (ncols < 0 || ncols > nv)
+            return mbsi_fail(&st->err, MBS_ERR_ARG, "mbs_stepper_derivatives: ncols = %d is not in [0, nv = %d]", ncols, nv);
+        for (int j = 0; j < ncols; j++)
+            if (cols[j] < 0 || cols[j] >= nv)
+                return mbsi_fail(&st->err, MBS_ERR_ARG, "mbs_stepper_derivatives: cols[%d] = %d is not a velocity index "
+                                 "(0 to nv - 1 = %d)", j, cols[j], nv - 1);
+    }
+    if (method < MBS_DERIVATIVES_AUTO || method > MBS_DERIVATIVES_CENTRAL)
+        return mbsi_fail(&st->err, MBS_ERR_ARG, "mbs_stepper_derivatives: unknown method %d", (int)method);
+    if (method == MBS_DERIVATIVES_ANALYTICAL && !st->type->derivatives)
+        return mbsi_fail(&st->err, MBS_ERR_ARG, "mbs_stepper_derivatives: stepper '%s' has no analytical derivatives "
+                         "(they are euler, symplectic_euler, rk4 and implicit_euler's): ask for finite differences "
+                         "(MBS_DERIVATIVES_FORWARD or CENTRAL) or MBS_DERIVATIVES_AUTO", name);
+    int use_analytical = st->type->derivatives && (method == MBS_DERIVATIVES_AUTO || method == MBS_DERIVATIVES_ANALYTICAL);
+    /* the state at the call, put back at the end whatever happened; the sim's sub-step callback
+     * must not see the steps taken here */
+    if (mbs_stepper_save(st, w->saved, st->undo_n, &st->err) != MBS_OK) return st->err.code;
+    memcpy(w->q0, s->q, (size_t)s->nq * sizeof(double));
+    memcpy(w->v0, s->v, (size_t)nv * sizeof(double));
+    memcpy(w->tau0, s->tau, (size_t)nv * sizeof(double));
+    void (*substep)(void *, const mbs_system *, double) = s->substep;
+    s->substep = NULL;
+    int nb = B ? (cols ? ncols : nv) : 0;
+    int rc = use_analytical ? analytical(st, dt)
+                            : finite_differences(st, dt, method == MBS_DERIVATIVES_CENTRAL, cols, nb);
+    restore(st);
+    s->substep = substep;
+    if (rc != MBS_OK) {
+        if (st->err.code == MBS_OK)
+            mbsi_fail(&st->err, rc, "mbs_stepper_derivatives: %s: a step from the state at t = %.9g s failed (code %d)",
+                      name, s->t, rc);
+        return st->err.code;
+    }
+    /* the dissipation v ← (1 − λ) v closes the step: the analytical velocity rows take it here
+     * (finite differences took it in each step) */
+    double keep = use_analytical ? 1 - st->dissipation : 1;
+    memcpy(A, w->A, sizeof(double) * (size_t)n2 * (size_t)n2);
+    if (keep != 1)
+        for (int c = 0; c < n2; c++)
+            for (int r = nv; r < n2; r++) A[r + (size_t)n2 * c] *= keep;
+    if (B) {
+        for (int j = 0; j < nb; j++) {
+            const double *src = w->B + (size_t)n2 * (cols ? cols[j] : j);
+            double *dst = B + (size_t)n2 * j;
+            for (int r = 0; r < n2; r++) dst[r] = r < nv ? src[r] : keep * src[r];
+        }
+    }
+    return MBS_OK;
+}
+
+int mbsi_derivatives_euler(mbs_stepper *st, double dt, int symplectic, double *A, double *B)
+{
+    mbs_system *s = st->sys;
+    mbsi_derivatives_ws *w = &st->dw;
+    const int nv = s->nv, n2 = 2 * nv;
+    double *a = w->col, *delta = w->vp, *X = w->X[0];
+    int rc = mbsi_step_acceleration_derivatives(st, s->q, s->v, 1, a);
+    if (rc != MBS_OK) return rc;
+    /* v⁺ = v + δt q̈ */
+    for (int c = 0; c < nv; c++)
+        for (int r = 0; r < nv; r++) {
+            size_t i = (size_t)r + (size_t)nv * c;
+            A[nv + r + (size_t)n2 * c] = dt * w->Fq[i];
+            A[nv + r + (size_t)n2 * (nv + c)] = (r == c) + dt * w->Fv[i];
+            B[nv + r + (size_t)n2 * c] = dt * w->Mi[i];
+        }
+    /* δ = δt v + δt²/2 q̈ (eq. 34), or δt v⁺ (symplectic): its derivative X = [∂δ/∂q ∂δ/∂v ∂δ/∂τ] */
+    const double h2 = 0.5 * dt * dt;
+    for (int c = 0; c < nv; c++)
+        for (int r = 0; r < nv; r++) {
+            size_t i = (size_t)r + (size_t)nv * c, nn = (size_t)nv * nv;
+            if (symplectic) {
+                X[i] = dt * A[nv + r + (size_t)n2 * c];
+                X[nn + i] = dt * A[nv + r + (size_t)n2 * (nv + c)];
+                X[2 * nn + i] = dt * B[nv + r + (size_t)n2 * c];
+            } else {
+                X[i] = h2 * w->Fq[i];
+                X[nn + i] = h2 * w->Fv[i] + (r == c) * dt;
+                X[2 * nn + i] = h2 * w->Mi[i];
+            }
+        }
+    for (int k = 0; k < nv; k++) delta[k] = symplectic ? dt * (s->v[k] + dt * a[k]) : dt * s->v[k] + h2 * a[k];
+    mbsi_derivatives_configuration_rows(st, s->q, delta, X, A, B);
+    return MBS_OK;
+}
