@@ -30,8 +30,8 @@
 
 size_t mbsi_contact_derivatives_work_size(int nv)
 {
-    /* the mass matrix, then per contact J, P, ∂λ/∂q, ∂λ/∂v, Pm (3 x d each) and V (6 x (d + 1)) */
-    return (size_t)nv * (size_t)nv + 21 * (size_t)nv + 6;
+    /* the mass matrix, then per contact J, P, ∂ṗ/∂q, ∂λ/∂q, ∂λ/∂v, Pm (3 x d each) and V (6 x (d + 1)) */
+    return (size_t)nv * (size_t)nv + 24 * (size_t)nv + 6;
 }
 
 /* World position of the body point recorded under the contact at the last update. */
@@ -83,11 +83,61 @@ static int clamp_jacobian(const mbs_system *s, const mbs_contact *c, double G[9]
     return 1;
 }
 
+/* The terms of active contact i (clamp Jacobian G) over its body's support (iwork, n dofs, which
+ * it returns), from the joint Jacobians in s->data: in work, 3 x n each, J (the point's Jacobian
+ * columns), P (∂p/∂q), Dp (∂ṗ/∂q), dlq and dlv (∂λ/∂q, ∂λ/∂v); see the top of the file. */
+static int contact_terms(mbs_system *s, int i, const double *v, const double G[9], const unsigned char *fresh,
+                         double *work, int *iwork)
+{
+    const mbs_model *m = s->model;
+    mbs_data *d = s->data;
+    const mbs_contact *c = &s->contacts[i];
+    int n = mbsi_body_support(m, mbs_frame_body(m, c->frame), iwork);
+    double *J = work, *P = J + 3 * n, *Dp = P + 3 * n, *dlq = Dp + 3 * n, *dlv = dlq + 3 * n, *Pm = dlv + 3 * n;
+    double *V = Pm + 3 * n;
+    const double *p = c->p, *n_ = c->normal;
+    const mbs_material *mt = mbsi_contact_material(s, c);
+    double ctr[3], pm[3];
+    for (int k = 0; k < 3; k++) ctr[k] = p[k] + c->radius * n_[k];
+    /* the tangential spring stretches with the body point recorded at the last update
+     * (contact.c, follow_roll), the normal one with the sphere's deepest point */
+    contact_body_point(s, c, pm);
+    /* V[a] = Σ_{a' >= a} S v: the velocity the joints from entry a down give the body */
+    memset(V + 6 * n, 0, 6 * sizeof(double));
+    for (int a = n - 1; a >= 0; a--) {
+        const double *S = d->J + 6 * iwork[a];
+        for (int r = 0; r < 6; r++) V[6 * a + r] = V[6 * (a + 1) + r] + S[r] * v[iwork[a]];
+        pt_velocity(S, p, J + 3 * a);
+        pt_velocity(S, ctr, P + 3 * a);
+        pt_velocity(S, pm, Pm + 3 * a);
+    }
+    const double *omega = V + 3;   /* body angular velocity (world) */
+    /* a contact whose anchor was just placed above its point: only the normal spring stretches */
+    double kt = fresh && fresh[i] ? 0 : mt->k_tangent;
+    for (int a = 0; a < n; a++) {
+        int k = iwork[a];
+        int a0 = a - (k - m->bodies[m->dof_body[k]].idx_v);   /* entry of the first dof of k's joint */
+        double mc[6], *dpdq = Dp + 3 * a, w[3], x[3], y[3];
+        motion_cross(d->J + 6 * k, V + 6 * a0, mc);
+        pt_velocity(mc, p, dpdq);
+        v3_cross(omega, P + 3 * a, w);
+        for (int r = 0; r < 3; r++) dpdq[r] += w[r];
+        double pn = v3_dot(n_, P + 3 * a), mn = v3_dot(n_, Pm + 3 * a);
+        for (int r = 0; r < 3; r++) x[r] = mt->k_normal * pn * n_[r] + kt * (Pm[3 * a + r] - mn * n_[r]);
+        gain_mul(mt->b_normal, mt->b_tangent, n_, dpdq, y);
+        for (int r = 0; r < 3; r++) x[r] = -x[r] - y[r];
+        m3_mulv(G, x, dlq + 3 * a);
+        gain_mul(mt->b_normal, mt->b_tangent, n_, J + 3 * a, y);
+        for (int r = 0; r < 3; r++) y[r] = -y[r];
+        m3_mulv(G, y, dlv + 3 * a);
+    }
+    return n;
+}
+
 void mbsi_contact_force_derivatives(mbs_system *s, const double *q, const double *v, int clamped, double *dtau_dq,
                                    double *dtau_dv, double *work, int *iwork, const unsigned char *fresh)
 {
     const mbs_model *m = s->model;
-    mbs_data *d = s->data;
     const int nv = m->nv;
     int have_jacobians = 0;
     for (int i = 0; i < s->ncontacts; i++) {
@@ -97,47 +147,71 @@ void mbsi_contact_force_derivatives(mbs_system *s, const double *q, const double
         if (body < 0) continue;
         if (!clamped) m3_identity(G);
         else if (!clamp_jacobian(s, c, G)) continue;
-        if (!have_jacobians) { mbs_compute_joint_jacobians(m, d, q); have_jacobians = 1; }
-        int n = mbsi_body_support(m, body, iwork);
-        double *J = work, *P = J + 3 * n, *dlq = P + 3 * n, *dlv = dlq + 3 * n, *Pm = dlv + 3 * n, *V = Pm + 3 * n;
-        const double *p = c->p, *n_ = c->normal, *lam = c->lambda;
-        const mbs_material *mt = mbsi_contact_material(s, c);
-        double ctr[3], pm[3];
-        for (int k = 0; k < 3; k++) ctr[k] = p[k] + c->radius * n_[k];
-        /* the tangential spring stretches with the body point recorded at the last update
-         * (contact.c, follow_roll), the normal one with the sphere's deepest point */
-        contact_body_point(s, c, pm);
-        /* V[a] = Σ_{a' >= a} S v: the velocity the joints from entry a down give the body */
-        memset(V + 6 * n, 0, 6 * sizeof(double));
-        for (int a = n - 1; a >= 0; a--) {
-            const double *S = d->J + 6 * iwork[a];
-            for (int r = 0; r < 6; r++) V[6 * a + r] = V[6 * (a + 1) + r] + S[r] * v[iwork[a]];
-            pt_velocity(S, p, J + 3 * a);
-            pt_velocity(S, ctr, P + 3 * a);
-            pt_velocity(S, pm, Pm + 3 * a);
-        }
-        const double *omega = V + 3;   /* body angular velocity (world) */
-        for (int a = 0; a < n; a++) {
-            int k = iwork[a];
-            int a0 = a - (k - m->bodies[m->dof_body[k]].idx_v);   /* entry of the first dof of k's joint */
-            double mc[6], dpdq[3], w[3], x[3], y[3];
-            motion_cross(d->J + 6 * k, V + 6 * a0, mc);
-            pt_velocity(mc, p, dpdq);
-            v3_cross(omega, P + 3 * a, w);
-            for (int r = 0; r < 3; r++) dpdq[r] += w[r];
-            double pn = v3_dot(n_, P + 3 * a), mn = v3_dot(n_, Pm + 3 * a);
-            double kt = fresh && fresh[i] ? 0 : mt->k_tangent;
-            for (int r = 0; r < 3; r++) x[r] = mt->k_normal * pn * n_[r] + kt * (Pm[3 * a + r] - mn * n_[r]);
-            gain_mul(mt->b_normal, mt->b_tangent, n_, dpdq, y);
-            for (int r = 0; r < 3; r++) x[r] = -x[r] - y[r];
-            m3_mulv(G, x, dlq + 3 * a);
-            gain_mul(mt->b_normal, mt->b_tangent, n_, J + 3 * a, y);
-            for (int r = 0; r < 3; r++) y[r] = -y[r];
-            m3_mulv(G, y, dlv + 3 * a);
-        }
-        mbsi_point_force_dq(m, d, iwork, n, p, lam, J, P, dlq, dtau_dq);
+        if (!have_jacobians) { mbs_compute_joint_jacobians(m, s->data, q); have_jacobians = 1; }
+        int n = contact_terms(s, i, v, G, fresh, work, iwork);
+        const double *J = work, *P = J + 3 * n, *dlq = P + 6 * n, *dlv = dlq + 3 * n;
+        mbsi_point_force_dq(m, s->data, iwork, n, c->p, c->lambda, J, P, dlq, dtau_dq);
         for (int e = 0; e < n; e++)
             for (int a = 0; a < n; a++) dtau_dv[iwork[a] + (size_t)nv * iwork[e]] += v3_dot(J + 3 * a, dlv + 3 * e);
+    }
+}
+
+void mbsi_contact_anchor_derivatives(mbs_system *s, const double *q, const double *v, const unsigned char *fresh,
+                                     unsigned char *moved, double *E, double *work, int *iwork)
+{
+    const mbs_model *m = s->model;
+    const int nv = m->nv, n2 = 2 * nv;
+    int have_jacobians = 0;
+    for (int i = 0; i < s->ncontacts; i++) {
+        const mbs_contact *c = &s->contacts[i];
+        double G[9], *Ei = E + (size_t)3 * n2 * i;
+        const mbs_material *mt = c->active ? mbsi_contact_material(s, c) : NULL;
+        int slid = mt && c->slipping && mt->k_tangent > 0 && clamp_jacobian(s, c, G);
+        moved[i] = (unsigned char)(slid || (fresh && fresh[i] && mt && mt->k_tangent > 0));
+        if (!moved[i]) continue;
+        if (!slid) m3_identity(G);
+        memset(Ei, 0, sizeof(double) * 3 * (size_t)n2);
+        if (!have_jacobians) { mbs_compute_joint_jacobians(m, s->data, q); have_jacobians = 1; }
+        int n = contact_terms(s, i, v, G, fresh, work, iwork);
+        const double *J = work, *P = J + 3 * n, *Dp = P + 3 * n, *dlq = Dp + 3 * n, *dlv = dlq + 3 * n;
+        const double *nn = c->normal, kt = mt->k_tangent, bt = mt->b_tangent;
+        /* the anchor's tangential part p0_t = p_t + λ_t / k_t and ṗ0 = ṗ_t (slid), or p0_t = p_t (placed) */
+        for (int a = 0; a < n; a++) {
+            double xq[3], xv[3];
+            for (int r = 0; r < 3; r++) {
+                xq[r] = kt * P[3 * a + r] + (slid ? bt * Dp[3 * a + r] + dlq[3 * a + r] : 0);
+                xv[r] = slid ? bt * J[3 * a + r] + dlv[3 * a + r] : 0;
+            }
+            double xqn = v3_dot(xq, nn), xvn = v3_dot(xv, nn);
+            for (int r = 0; r < 3; r++) {
+                Ei[r + 3 * (size_t)iwork[a]] = xq[r] - xqn * nn[r];
+                Ei[r + 3 * ((size_t)nv + iwork[a])] = xv[r] - xvn * nn[r];
+            }
+        }
+    }
+}
+
+void mbsi_contact_anchor_chain(mbs_system *s, const double *q, const double *E, const unsigned char *moved, double alpha,
+                               double *D, int ldD, int *iwork)
+{
+    const mbs_model *m = s->model;
+    const int nv = m->nv, n2 = 2 * nv;
+    int have_jacobians = 0;
+    for (int i = 0; i < s->ncontacts; i++) {
+        const mbs_contact *c = &s->contacts[i];
+        double G[9];
+        if (!moved[i] || !c->active || !clamp_jacobian(s, c, G)) continue;
+        if (!have_jacobians) { mbs_compute_joint_jacobians(m, s->data, q); have_jacobians = 1; }
+        int n = mbsi_body_support(m, mbs_frame_body(m, c->frame), iwork);
+        const double *Ei = E + (size_t)3 * n2 * i;
+        for (int a = 0; a < n; a++) {
+            /* row j of Jᵀ G: (Gᵀ J_j)ᵀ */
+            double Jj[3], GJ[3];
+            pt_velocity(s->data->J + 6 * iwork[a], c->p, Jj);
+            for (int r = 0; r < 3; r++) GJ[r] = G[3 * r] * Jj[0] + G[3 * r + 1] * Jj[1] + G[3 * r + 2] * Jj[2];
+            double *row = D + iwork[a];
+            for (int col = 0; col < n2; col++) row[(size_t)ldD * col] += alpha * v3_dot(GJ, Ei + 3 * (size_t)col);
+        }
     }
 }
 

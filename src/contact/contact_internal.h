@@ -175,6 +175,22 @@ void mbsi_system_dynamics_smooth(mbs_system *s, const double *q, const double *v
 void mbsi_contact_force_derivatives(mbs_system *s, const double *q, const double *v, int clamped, double *dtau_dq,
                                    double *dtau_dv, double *work, int *iwork, const unsigned char *fresh);
 
+/* The anchors an update (mbs_contact_forces with update = 1) at the state x = (q, v) placed or
+ * moved, as functions of x: a contact that slipped there gets its anchor at p_t + λ_t / k_t with
+ * ṗ0 = ṗ_t (eq. 28), one that touched down (fresh) at p_t, so that the spring force of such a
+ * contact at any later point changes with x by E δx, E = (1 − n nᵀ)(k_t ∂p + b_t ∂ṗ + ∂λ) for a
+ * slip (∂λ: the cone-clamped force's derivative at x), (1 − n nᵀ) k_t ∂p/∂q for a touch-down.
+ * Fills E (3 x 2nv per contact, column-major, contact i at E + 6nv·i) and moved (1 where E is not
+ * zero). Must follow mbs_contact_forces(s, q, v, 0) on the contacts as they were before that
+ * update (the fresh ones as it left them), as mbsi_contact_force_derivatives. Overwrites s->data. */
+void mbsi_contact_anchor_derivatives(mbs_system *s, const double *q, const double *v, const unsigned char *fresh,
+                                     unsigned char *moved, double *E, double *work, int *iwork);
+/* D (nv x 2nv, leading dimension ldD) += α Σ_i J_i(q)ᵀ G_i E_i over the moved contacts active at q:
+ * the generalized contact force's change at q with the start state x through the anchors the
+ * update at x placed. Must follow mbs_contact_forces(s, q, ·, 0). Overwrites s->data. */
+void mbsi_contact_anchor_chain(mbs_system *s, const double *q, const double *E, const unsigned char *moved, double alpha,
+                               double *D, int ldD, int *iwork);
+
 /* ∂q̈/∂q and ∂q̈/∂v (nv x nv, column-major, leading dimension nv) of the system dynamics
  * q̈ = M⁻¹ (τ − h + Σ J_iᵀ λ_i) at (q, v), with anchors and active set fixed as above.
  * `ddq` must be what mbs_system_dynamics(s, q, v, 0, ddq) (clamped = 1) or

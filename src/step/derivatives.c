@@ -44,6 +44,8 @@ int mbsi_derivatives_init(mbs_stepper *st, mbs_error *err)
         w->contacts = mbsi_carve(&c, nc * sizeof(mbs_contact));
         w->contacts2 = mbsi_carve(&c, nc * sizeof(mbs_contact));
         w->fresh = mbsi_carve(&c, nc);
+        w->moved = mbsi_carve(&c, nc);
+        w->E = mbsi_carve_doubles(&c, 6 * nv * nc);
         if (pass == 0 && !mbsi_carver_alloc(&c)) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
     }
     st->dw_block = c.base;
@@ -65,6 +67,7 @@ int mbsi_step_acceleration_derivatives(mbs_stepper *st, const double *q, const d
     const int nv = s->nv, nc = s->ncontacts;
     const size_t cb = (size_t)nc * sizeof(mbs_contact);
     memset(w->fresh, 0, (size_t)(nc > 0 ? nc : 1));
+    memset(w->moved, 0, (size_t)(nc > 0 ? nc : 1));
     if (update) {
         /* the update's forces are the held model's (update 0) from the contacts before it, but for
          * a contact it activated: that one's anchor was placed right above its point, and moves
@@ -81,12 +84,15 @@ int mbsi_step_acceleration_derivatives(mbs_stepper *st, const double *q, const d
     mbs_system_dynamics(s, q, v, 0, w->a);
     if (!update) memcpy(a, w->a, (size_t)nv * sizeof(double));
     int rc = mbsi_system_dynamics_derivatives(s, q, v, 1, w->a, w->Fq, w->Fv, w->work, w->iwork, w->fresh);
-    if (update) memcpy(s->contacts, w->contacts2, cb);
     if (rc != MBS_OK) return rc;
-    /* M⁻¹ from the factor the derivatives left in s->data */
+    /* M⁻¹ now, from the factor the derivatives left in s->data (the next call overwrites it) */
     memset(w->Mi, 0, (size_t)nv * (size_t)nv * sizeof(double));
     for (int k = 0; k < nv; k++) w->Mi[k + (size_t)nv * k] = 1;
     mbs_ltdl_solve(s->model, s->data, w->Mi, nv, nv);
+    if (update) {
+        mbsi_contact_anchor_derivatives(s, q, v, w->fresh, w->moved, w->E, w->work, w->iwork);
+        memcpy(s->contacts, w->contacts2, cb);
+    }
     return MBS_OK;
 }
 

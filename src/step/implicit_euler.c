@@ -38,6 +38,7 @@
 #include "../base/base.h"
 #include "step_internal.h"
 /* after the library headers: lapacke.h brings complex.h, whose macro I would rename an identifier */
+#include <cblas.h>
 #include <lapacke.h>
 
 enum { LINE_SEARCH_MAX = 12 };      /* halvings of the step before the regularisation is raised */
@@ -334,6 +335,59 @@ double mbsi_implicit_euler_residual(mbs_stepper *st, double dt, int clamped, con
     return rho;
 }
 
+/* The implicit function theorem on eq. A1 at the step's solution x⁺, with the anchors and the
+ * active set the step ended with: r(x⁺; x, τ) = 0 gives dx⁺ = −(∂r/∂x⁺)⁻¹ (∂r/∂x dx + ∂r/∂τ dτ),
+ * and with the row-scaled Newton matrix N = −diag(1, M) ∂r/∂x⁺ at x⁺ (unregularised),
+ *   dx⁺ = N⁻¹ diag(1, M) (∂r/∂x dx + ∂r/∂τ dτ),   diag(1, M) ∂r/∂x = [ D1 I0  0 ],   M ∂r_v/∂τ = δt 1,
+ *                                                                   [ 0     M ]
+ * D1 the Jacobian of difference(q⁺, y) in y and I0 that of integrate(q, δt v⁺) in q: one LU of
+ * N for the 3nv right-hand sides. The registry saved the state and puts it back. */
+static int derivatives(mbs_stepper *st, double dt, double *A, double *B)
+{
+    implicit_euler *w = st->impl;
+    mbs_system *s = st->sys;
+    const mbs_model *m = s->model;
+    const int nv = s->nv, n2 = 2 * nv;
+    const size_t nn = (size_t)nv * (size_t)nv;
+    /* the anchors the step's first update (its warm start) places or moves, as functions of x */
+    int rc = mbsi_step_acceleration_derivatives(st, s->q, s->v, 1, st->dw.a);
+    if (rc != MBS_OK) return rc;
+    memcpy(s->contacts, st->dw.contacts, sizeof(mbs_contact) * (size_t)s->ncontacts);
+    mbs_step_stats stats;
+    memset(&stats, 0, sizeof stats);
+    rc = step(st, dt, &stats);
+    if (rc != MBS_OK) return rc;
+    memcpy(w->q1, s->q, sizeof(double) * (size_t)s->nq);
+    memcpy(w->v1, s->v, sizeof(double) * (size_t)nv);
+    memcpy(s->q, st->dw.q0, sizeof(double) * (size_t)s->nq);
+    memcpy(s->v, st->dw.v0, sizeof(double) * (size_t)nv);
+    w->clamped = 1;
+    residual(w, s, dt, w->q1, w->v1, w->a1, w->r);
+    newton_matrix(w, s, dt, w->q1, w->v1, w->a1);
+    /* newton_matrix left D1 at (q⁺, y), y = integrate(q, δt v⁺), and th = δt v⁺ */
+    mbs_dintegrate(m, s->q, w->th, MBS_ARG0, w->I1);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, nv, nv, 1.0, w->D1, nv, w->I1, nv, 0.0, w->Gq, nv);
+    memset(A, 0, sizeof(double) * 4 * nn);
+    memset(B, 0, sizeof(double) * 2 * nn);
+    for (int c = 0; c < nv; c++) {
+        for (int r = 0; r < nv; r++) {
+            A[r + (size_t)n2 * c] = w->Gq[r + (size_t)nv * c];
+            A[nv + r + (size_t)n2 * (nv + c)] = w->M[r + (size_t)nv * c];
+        }
+        B[nv + c + (size_t)n2 * c] = dt;
+    }
+    /* M ∂r_v/∂x through those anchors: δt Σ J(q⁺)ᵀ G E */
+    mbsi_contact_anchor_chain(s, w->q1, st->dw.E, st->dw.moved, dt, A + nv, n2, w->iwork);
+    memcpy(w->A, w->N, sizeof(double) * 4 * nn);
+    lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n2, n2, w->A, n2, w->ipiv);
+    if (info == 0) info = LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n2, n2, w->A, n2, w->ipiv, A, n2);
+    if (info == 0) info = LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n2, nv, w->A, n2, w->ipiv, B, n2);
+    if (info != 0)
+        return mbsi_fail(&st->err, MBS_ERR_NUMERIC, "implicit_euler: the Newton matrix at the step's solution is singular "
+                         "(LAPACK info %d): no derivatives there", (int)info);
+    return MBS_OK;
+}
+
 /* Checkpoints: which force model the last step ended on (the next starts from it). */
 static void state(mbs_stepper *st, mbsi_state *s)
 {
@@ -347,5 +401,5 @@ const mbs_stepper_type mbsi_stepper_implicit_euler = {
      "stiff contacts at large steps, at a price",
      &(const mbs_option_table){"implicit_euler", spec, (int)(sizeof spec / sizeof *spec), NULL, 0,
                                sizeof(implicit_euler_options)}},
-    init, step, fini, 0, 0, state, NULL,
+    init, step, fini, 0, 0, state, derivatives,
 };

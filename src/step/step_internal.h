@@ -55,6 +55,8 @@ typedef struct mbsi_derivatives_ws {
     int *iwork;                    /* nv */
     mbs_contact *contacts, *contacts2;   /* ncontacts each: the contacts before and after an update */
     unsigned char *fresh;          /* ncontacts: the update placed this contact's anchor */
+    unsigned char *moved;          /* ncontacts: the update placed or moved it (E not zero) */
+    double *E;                     /* 3 x 2nv per contact: mbsi_contact_anchor_derivatives */
 } mbsi_derivatives_ws;
 
 struct mbs_stepper {
@@ -87,8 +89,10 @@ void mbsi_derivatives_fini(mbs_stepper *st);
  * at the call) into a, and its Jacobians ∂q̈/∂q (tangent), ∂q̈/∂v and M⁻¹ (= ∂q̈/∂τ) into st->dw.Fq,
  * Fv, Mi, with the contacts' anchors held; with update, a contact whose anchor the update placed
  * (touch-down) is differentiated with its anchor following the point across the surface, as it
- * does. Leaves the contacts as the evaluation with `update` leaves them. MBS_ERR_MODEL when M
- * cannot be factorised. */
+ * does, and the anchors it placed or moved are differentiated in st->dw.E and moved
+ * (mbsi_contact_anchor_derivatives), for the schemes that evaluate forces again later in the step.
+ * Leaves the contacts as the evaluation with `update` leaves them (their state before it in
+ * st->dw.contacts). MBS_ERR_MODEL when M cannot be factorised. */
 int mbsi_step_acceleration_derivatives(mbs_stepper *st, const double *q, const double *v, int update, double *a);
 /* The configuration rows of a step's Jacobians for q⁺ = integrate(q, δ): A's and B's first nv rows
  * = [D0 0 0] + D1 X, where D0, D1 are the Jacobians of integrate at (q, δ) and X (nv x 3nv) is the
