@@ -38,7 +38,7 @@ int mbsi_derivatives_init(mbs_stepper *st, mbs_error *err)
         w->B = mbsi_carve_doubles(&c, 2 * nn);
         double **m[] = {&w->Fq, &w->Fv, &w->Mi, &w->D0, &w->D1};
         for (int k = 0; k < 5; k++) *m[k] = mbsi_carve_doubles(&c, nn);
-        for (int k = 0; k < 6; k++) w->X[k] = mbsi_carve_doubles(&c, 3 * nn);
+        for (int k = 0; k < 7; k++) w->X[k] = mbsi_carve_doubles(&c, 3 * nn);
         w->work = mbsi_carve_doubles(&c, mbsi_contact_derivatives_work_size((int)nv));
         w->iwork = mbsi_carve_ints(&c, nv);
         w->contacts = mbsi_carve(&c, nc * sizeof(mbs_contact));
@@ -66,9 +66,8 @@ int mbsi_step_acceleration_derivatives(mbs_stepper *st, const double *q, const d
     mbsi_derivatives_ws *w = &st->dw;
     const int nv = s->nv, nc = s->ncontacts;
     const size_t cb = (size_t)nc * sizeof(mbs_contact);
-    memset(w->fresh, 0, (size_t)(nc > 0 ? nc : 1));
-    memset(w->moved, 0, (size_t)(nc > 0 ? nc : 1));
     if (update) {
+        memset(w->moved, 0, (size_t)(nc > 0 ? nc : 1));
         /* the update's forces are the held model's (update 0) from the contacts before it, but for
          * a contact it activated: that one's anchor was placed right above its point, and moves
          * with it across the surface (contact.c, first penetration) */
@@ -83,7 +82,9 @@ int mbsi_step_acceleration_derivatives(mbs_stepper *st, const double *q, const d
     /* the derivatives must follow the evaluation they differentiate, at the same (q, v) */
     mbs_system_dynamics(s, q, v, 0, w->a);
     if (!update) memcpy(a, w->a, (size_t)nv * sizeof(double));
-    int rc = mbsi_system_dynamics_derivatives(s, q, v, 1, w->a, w->Fq, w->Fv, w->work, w->iwork, w->fresh);
+    /* without update, the anchors (however placed) are held: their dependence on the state an
+     * earlier update saw is the caller's (w->E) */
+    int rc = mbsi_system_dynamics_derivatives(s, q, v, 1, w->a, w->Fq, w->Fv, w->work, w->iwork, update ? w->fresh : NULL);
     if (rc != MBS_OK) return rc;
     /* M⁻¹ now, from the factor the derivatives left in s->data (the next call overwrites it) */
     memset(w->Mi, 0, (size_t)nv * (size_t)nv * sizeof(double));

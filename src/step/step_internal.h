@@ -50,7 +50,7 @@ typedef struct mbsi_derivatives_ws {
     double *a;                     /* nv: an acceleration */
     double *Fq, *Fv, *Mi;          /* nv x nv: ∂q̈/∂q, ∂q̈/∂v, M⁻¹ */
     double *D0, *D1;               /* nv x nv: Lie-group Jacobians */
-    double *X[6];                  /* nv x 3nv each: derivatives of a stage's vectors in (δq, δv, δτ) */
+    double *X[7];                  /* nv x 3nv each: derivatives of a stage's vectors in (δq, δv, δτ) */
     double *work;                  /* mbsi_contact_derivatives_work_size(nv) */
     int *iwork;                    /* nv */
     mbs_contact *contacts, *contacts2;   /* ncontacts each: the contacts before and after an update */
