@@ -70,6 +70,18 @@ int main(int argc, char **argv)
         }
     }
 
+    /* For MPC and trajectory optimisation: the Jacobians of the next step x⁺ = f(x, τ) at this
+     * state, A = ∂x⁺/∂x (36 x 36, x = (q, v) in the tangent space) and B = ∂x⁺/∂τ for the twelve
+     * actuated joints (36 x 12), column-major. Nothing is stepped; the state stays as it is. */
+    static double A[36 * 36], B[36 * 12];
+    int actuated[12];
+    for (int k = 0; k < 12; k++) actuated[k] = 6 + k;
+    if (mbs_stepper_derivatives(st, 2e-3, MBS_DERIVATIVES_AUTO, actuated, 12, A, B) != MBS_OK) {
+        fprintf(stderr, "%s\n", mbs_stepper_last_error(st)->msg);
+        goto done;
+    }
+    printf("d(base_vz+)/d(tau_FL_KFE): %.3g m/s/(N m)\n", B[20 + 36 * 2]);   /* row 18 + 2: v⁺ base z; column 2: FL_KFE */
+
     double z = mbs_system_q(sys)[2], weight = 9.81 * mbs_model_mass(m);
     printf("t: %g s\nbase_z: %.4f m (start %.4f m)\nfeet_fz: %.2f N (weight %.2f N)\n",
            mbs_system_time(sys), z, q0[2], fz, weight);
