@@ -19,7 +19,7 @@
  *             Solo, 1, 2, 4, 8, 16: up to 4 the feet (diagonal pairs first), beyond them spheres of
  *             the same radius on the lower legs around each foot, 1 cm from its sphere.
  * Times are medians over repeated calls from the same state (each step restored before the next),
- * the least of 3 rounds in which the schemes take turns; OpenBLAS on one thread. Ends with `key: value` lines; a full run (not --quick) built with MuJoCo
+ * the least of 3 rounds in which every state and scheme, and MuJoCo, take turns; OpenBLAS on one thread. Ends with `key: value` lines; a full run (not --quick) built with MuJoCo
  * writes the tables of docs/benchmarks.md's section "Step derivatives" into <data>/tables.md
  * (tools/bench/bench_doc.h), which tools/bench/bench_doc.py puts into the document (make
  * bench-derivatives does both).
@@ -133,25 +133,32 @@ static int active_contacts(const mbs_system *s)
     return n;
 }
 
-/* Every scheme with analytical derivatives, and expo, on the state of sys (sc: the scenario whose
- * options the schemes take, or NULL), B's columns the joints' (v from 6 on). Each time is the
- * least of ROUNDS medians, the schemes taking turns, so that a burst of load on the shared machine
- * hits one round and not one scheme. */
-static void measure(mbs_system *sys, const mbs_scenario *sc, case_res *res)
-{
-    const mbs_model *m = mbs_system_model(sys);
-    const int nv = mbs_model_nv(m), n2 = 2 * nv, ncols = nv - 6;
-    int *cols = xmalloc(sizeof(int) * (size_t)ncols);
-    for (int k = 0; k < ncols; k++) cols[k] = 6 + k;
-    double *A = xmalloc(sizeof(double) * (size_t)n2 * n2), *B = xmalloc(sizeof(double) * (size_t)n2 * ncols);
-    double *Ac = xmalloc(sizeof(double) * (size_t)n2 * n2), *Bc = xmalloc(sizeof(double) * (size_t)n2 * ncols);
-    memset(res, 0, sizeof *res);
-    res->active = active_contacts(sys);
-    res->nv = nv;
-    res->ncols = ncols;
+/* One state's schemes, timed in rounds: every scheme with analytical derivatives, and expo. */
+typedef struct set {
+    case_res res;
     mbs_stepper *st[MAXSCHEMES];
     void *saved[MAXSCHEMES];
     size_t nsaved[MAXSCHEMES];
+    int *cols;
+    double *A, *B;
+} set;
+
+/* The schemes on the state of sys (sc: the scenario whose options they take, or NULL), B's columns
+ * the joints' (v from 6 on); the analytical ones' errors against central differences. */
+static void set_open(set *x, mbs_system *sys, const mbs_scenario *sc)
+{
+    const mbs_model *m = mbs_system_model(sys);
+    const int nv = mbs_model_nv(m), n2 = 2 * nv, ncols = nv - 6;
+    case_res *res = &x->res;
+    memset(x, 0, sizeof *x);
+    x->cols = xmalloc(sizeof(int) * (size_t)ncols);
+    for (int k = 0; k < ncols; k++) x->cols[k] = 6 + k;
+    x->A = xmalloc(sizeof(double) * (size_t)n2 * n2);
+    x->B = xmalloc(sizeof(double) * (size_t)n2 * ncols);
+    double *Ac = xmalloc(sizeof(double) * (size_t)n2 * n2), *Bc = xmalloc(sizeof(double) * (size_t)n2 * ncols);
+    res->active = active_contacts(sys);
+    res->nv = nv;
+    res->ncols = ncols;
     for (int i = 0; i < mbs_stepper_count() && res->nfig < MAXSCHEMES; i++) {
         const char *name = mbs_stepper_at(i)->name;
         mbs_option opts[64];
@@ -165,36 +172,48 @@ static void measure(mbs_system *sys, const mbs_scenario *sc, case_res *res)
             continue;
         }
         int f = res->nfig++;
-        st[f] = t;
-        nsaved[f] = mbs_stepper_state_size(t);
-        saved[f] = xmalloc(nsaved[f]);
-        if (mbs_stepper_save(t, saved[f], nsaved[f], &err) != MBS_OK) die(name, err.msg);
+        x->st[f] = t;
+        x->nsaved[f] = mbs_stepper_state_size(t);
+        x->saved[f] = xmalloc(x->nsaved[f]);
+        if (mbs_stepper_save(t, x->saved[f], x->nsaved[f], &err) != MBS_OK) die(name, err.msg);
         res->fig[f] = (figures){name, analytical, INFINITY, INFINITY, NAN, INFINITY};
         if (analytical) {
-            call an = {t, MBS_DERIVATIVES_ANALYTICAL, cols, ncols, A, B, saved[f], nsaved[f]};
-            call fd = {t, MBS_DERIVATIVES_CENTRAL, cols, ncols, Ac, Bc, saved[f], nsaved[f]};
+            call an = {t, MBS_DERIVATIVES_ANALYTICAL, x->cols, ncols, x->A, x->B, x->saved[f], x->nsaved[f]};
+            call fd = {t, MBS_DERIVATIVES_CENTRAL, x->cols, ncols, Ac, Bc, x->saved[f], x->nsaved[f]};
             timed(&an);
             timed(&fd);
-            res->fig[f].err = fmax(rel_err(A, Ac, (size_t)n2 * n2), rel_err(B, Bc, (size_t)n2 * ncols));
+            res->fig[f].err = fmax(rel_err(x->A, Ac, (size_t)n2 * n2), rel_err(x->B, Bc, (size_t)n2 * ncols));
         }
     }
-    for (int round = 0; round < ROUNDS; round++)
-        for (int f = 0; f < res->nfig; f++) {
-            figures *g = &res->fig[f];
-            call c = {st[f], MBS_DERIVATIVES_AUTO, cols, ncols, A, B, saved[f], nsaved[f]};
-            g->deriv_us = fmin(g->deriv_us, median_us(&c));
-            if (!g->analytical) {
-                call fd = {st[f], MBS_DERIVATIVES_FORWARD, cols, ncols, A, B, saved[f], nsaved[f]};
-                g->fd_us = fmin(g->fd_us, median_us(&fd));
-            }
-            call step = {st[f], -1, NULL, 0, NULL, NULL, saved[f], nsaved[f]};
-            g->step_us = fmin(g->step_us, median_us(&step));
+    free(Ac);
+    free(Bc);
+}
+
+/* One round: each figure becomes the least of its medians so far. */
+static void set_round(set *x)
+{
+    for (int f = 0; f < x->res.nfig; f++) {
+        figures *g = &x->res.fig[f];
+        call c = {x->st[f], MBS_DERIVATIVES_AUTO, x->cols, x->res.ncols, x->A, x->B, x->saved[f], x->nsaved[f]};
+        g->deriv_us = fmin(g->deriv_us, median_us(&c));
+        if (!g->analytical) {
+            c.method = MBS_DERIVATIVES_FORWARD;
+            g->fd_us = fmin(g->fd_us, median_us(&c));
         }
-    for (int f = 0; f < res->nfig; f++) {
-        free(saved[f]);
-        mbs_stepper_free(st[f]);
+        c.method = -1;
+        g->step_us = fmin(g->step_us, median_us(&c));
     }
-    free(cols); free(A); free(B); free(Ac); free(Bc);
+}
+
+static void set_close(set *x)
+{
+    for (int f = 0; f < x->res.nfig; f++) {
+        free(x->saved[f]);
+        mbs_stepper_free(x->st[f]);
+    }
+    free(x->cols);
+    free(x->A);
+    free(x->B);
 }
 
 static const figures *find(const case_res *r, const char *scheme)
@@ -325,63 +344,77 @@ int main(int argc, char **argv)
     mbs_model *solo = mbs_model_from_urdf(urdf, NULL, &err);
     if (!solo) die(urdf, err.msg);
 
-    bench_doc_begin(&doc, "derivatives-cases");
-    bench_doc_printf(&doc, "| case | active contacts | scheme | method | derivatives µs | step µs | derivatives / step | "
-                           "max rel. error vs central differences |\n|---|---|---|---|---|---|---|---|\n");
-    case_res stand, trot, romeo;
-    mbs_system *s = solo_on(solo, 4, NULL, SETTLE);
+    /* every state first, then ROUNDS rounds over all of them: the cases, the contact counts and
+     * MuJoCo take turns, so that a burst of load on the shared machine hits one round of all */
+    enum { STAND, TROT, ROMEO, NCASES };
+    set sets[NCASES + NCOUNTS];
+    mbs_system *own[1 + NCOUNTS];
+    own[0] = solo_on(solo, 4, NULL, SETTLE);
     double q_stand[19];
-    memcpy(q_stand, mbs_system_q(s), sizeof q_stand);
-    measure(s, NULL, &stand);
-    report("solo_stand", "Solo-12 standing on its 4 foot spheres under a joint PD, settled 0.3 s", &stand);
-    mbs_system_free(s);
+    memcpy(q_stand, mbs_system_q(own[0]), sizeof q_stand);
+    set_open(&sets[STAND], own[0], NULL);
 
-    mbs_scenario *sc;
-    mbs_sim *sim = scenario_sim("solo_trot.ini", NULL, &sc);
+    mbs_scenario *sc_trot, *sc_romeo;
+    mbs_sim *trot = scenario_sim("solo_trot.ini", NULL, &sc_trot);
     int two = 0;
     while (two < 10) {
-        sim_period(sim, "solo_trot");
-        double t = mbs_system_time(mbs_sim_system(sim));
-        two = t >= 1.0 && active_contacts(mbs_sim_system(sim)) == 2 ? two + 1 : 0;
+        sim_period(trot, "solo_trot");
+        double t = mbs_system_time(mbs_sim_system(trot));
+        two = t >= 1.0 && active_contacts(mbs_sim_system(trot)) == 2 ? two + 1 : 0;
         if (t > 4) die("solo_trot", "no 10 ms on exactly two feet between 1 and 4 s");
     }
     char what[256];
     snprintf(what, sizeof what, "scenarios/solo_trot.ini by its controller at 1 ms to t = %.3f s, on two feet for 10 ms",
-             mbs_system_time(mbs_sim_system(sim)));
-    measure(mbs_sim_system(sim), sc, &trot);
-    report("solo_trot", what, &trot);
-    mbs_sim_free(sim);
-    mbs_scenario_free(sc);
+             mbs_system_time(mbs_sim_system(trot)));
+    set_open(&sets[TROT], mbs_sim_system(trot), sc_trot);
 
     static const char *const romeo_ov[] = {"controller.type=pd", NULL};
-    sim = scenario_sim("romeo_walk.ini", romeo_ov, &sc);
-    for (int k = 0; k < SETTLE; k++) sim_period(sim, "romeo_walk");
-    measure(mbs_sim_system(sim), sc, &romeo);
-    report("romeo_stand", "scenarios/romeo_walk.ini on its 8 sole corners under its PD controller, settled 0.3 s", &romeo);
-    mbs_sim_free(sim);
-    mbs_scenario_free(sc);
+    mbs_sim *romeo = scenario_sim("romeo_walk.ini", romeo_ov, &sc_romeo);
+    for (int k = 0; k < SETTLE; k++) sim_period(romeo, "romeo_walk");
+    set_open(&sets[ROMEO], mbs_sim_system(romeo), sc_romeo);
 
-    const figures *ex = find(&stand, "expo");
-#ifdef MBS_HAVE_MUJOCO
-    {
-        double q0[19], us = NAN;
-        int iq[12], iv[12], ncon = 0;
-        char version[32] = "", msg[512] = "";
-        solo_stance(solo, q0, iq, iv);
-        int reps = args.quick ? 5 : 401;
-        if (mjderiv_transition_fd(urdf, DT, q0[2], solo_joints, solo_posture, KP, KD, SETTLE, reps, &us, &ncon, version,
-                                  sizeof version, msg, sizeof msg) != 0)
-            die("MuJoCo", msg);
-        printf("\n## MuJoCo %s: mjd_transitionFD (forward differences, eps 1e-6) on Solo standing on its 4 foot spheres, "
-               "a motor per joint (nu 12), dt %g ms, settled 0.3 s under the same PD; %d contacts\n", version, 1e3 * DT, ncon);
-        printf("#   mjd_transitionFD %.2f us, expo's derivatives (forward differences) %.2f us: %.2f times faster\n", us,
-               ex->deriv_us, us / ex->deriv_us);
-        key("mujoco_contacts: %d\n", ncon);
-        key("mujoco_transition_fd_us: %.2f\n", us);
-        key("expo_derivatives_speedup_vs_mujoco_fd: %.3f\n", us / ex->deriv_us);
-        bench_doc_printf(&doc, "| solo_stand | %d | MuJoCo %s `mjd_transitionFD` | forward differences | %.1f | | | |\n", ncon,
-                         version, us);
+    for (int c = 0; c < NCOUNTS; c++) {
+        own[1 + c] = solo_on(solo, COUNTS[c], q_stand, TABLE_STEPS);
+        set_open(&sets[NCASES + c], own[1 + c], NULL);
     }
+
+#ifdef MBS_HAVE_MUJOCO
+    double mj_us = INFINITY;
+    int ncon = 0;
+    char version[32] = "", msg[512] = "";
+    int iq[12], iv[12];
+    double q0[19];
+    solo_stance(solo, q0, iq, iv);
+#endif
+    for (int round = 0; round < ROUNDS; round++) {
+        for (int k = 0; k < NCASES + NCOUNTS; k++) set_round(&sets[k]);
+#ifdef MBS_HAVE_MUJOCO
+        double us;
+        if (mjderiv_transition_fd(urdf, DT, q0[2], solo_joints, solo_posture, KP, KD, SETTLE, args.quick ? 5 : 201, &us,
+                                  &ncon, version, sizeof version, msg, sizeof msg) != 0)
+            die("MuJoCo", msg);
+        mj_us = fmin(mj_us, us);
+#endif
+    }
+
+    bench_doc_begin(&doc, "derivatives-cases");
+    bench_doc_printf(&doc, "| case | active contacts | scheme | method | derivatives µs | step µs | derivatives / step | "
+                           "max rel. error vs central differences |\n|---|---|---|---|---|---|---|---|\n");
+    report("solo_stand", "Solo-12 standing on its 4 foot spheres under a joint PD, settled 0.3 s", &sets[STAND].res);
+    report("solo_trot", what, &sets[TROT].res);
+    report("romeo_stand", "scenarios/romeo_walk.ini on its 8 sole corners under its PD controller, settled 0.3 s",
+           &sets[ROMEO].res);
+    const figures *ex = find(&sets[STAND].res, "expo");
+#ifdef MBS_HAVE_MUJOCO
+    printf("\n## MuJoCo %s: mjd_transitionFD (forward differences, eps 1e-6) on Solo standing on its 4 foot spheres, "
+           "a motor per joint (nu 12), dt %g ms, settled 0.3 s under the same PD; %d contacts\n", version, 1e3 * DT, ncon);
+    printf("#   mjd_transitionFD %.2f us, expo's derivatives (forward differences) %.2f us: %.2f times faster\n", mj_us,
+           ex->deriv_us, mj_us / ex->deriv_us);
+    key("mujoco_contacts: %d\n", ncon);
+    key("mujoco_transition_fd_us: %.2f\n", mj_us);
+    key("expo_derivatives_speedup_vs_mujoco_fd: %.3f\n", mj_us / ex->deriv_us);
+    bench_doc_printf(&doc, "| solo_stand | %d | MuJoCo %s `mjd_transitionFD` | forward differences | %.1f | | | |\n", ncon,
+                     version, mj_us);
 #else
     printf("\n## MuJoCo: skipped (not built in: apt-get install libmujoco-dev); mujoco_transition_fd_us and "
            "expo_derivatives_speedup_vs_mujoco_fd print as n/a\n");
@@ -391,37 +424,40 @@ int main(int argc, char **argv)
     bench_doc_end(&doc, "derivatives-cases");
 
     /* the cost against the number of contacts */
+    const case_res *byn[NCOUNTS];
+    for (int c = 0; c < NCOUNTS; c++) byn[c] = &sets[NCASES + c].res;
     printf("\n## contacts: the standing Solo on n contact points (feet, then spheres on the lower legs around them), from "
-           "solo_stand's configuration at rest, 5 steps to place the anchors; us per derivatives call\n#   %3s %6s", "n", "active");
-    case_res byn[NCOUNTS];
-    for (int c = 0; c < NCOUNTS; c++) {
-        s = solo_on(solo, COUNTS[c], q_stand, TABLE_STEPS);
-        measure(s, NULL, &byn[c]);
-        mbs_system_free(s);
-    }
-    for (int i = 0; i < byn[0].nfig; i++) printf(" %18s", byn[0].fig[i].scheme);
+           "solo_stand's configuration at rest, 5 steps to place the anchors; us per derivatives call\n#   %3s %6s", "n",
+           "active");
+    for (int i = 0; i < byn[0]->nfig; i++) printf(" %18s", byn[0]->fig[i].scheme);
     printf(" %18s %12s\n", "expo_step", "expo_ratio");
     bench_doc_begin(&doc, "derivatives-contacts");
     bench_doc_printf(&doc, "| contact points n | active |");
-    for (int i = 0; i < byn[0].nfig; i++)
-        bench_doc_printf(&doc, " `%s` derivatives µs (%s) |", byn[0].fig[i].scheme,
-                         byn[0].fig[i].analytical ? "analytical" : "forward differences");
+    for (int i = 0; i < byn[0]->nfig; i++)
+        bench_doc_printf(&doc, " `%s` derivatives µs (%s) |", byn[0]->fig[i].scheme,
+                         byn[0]->fig[i].analytical ? "analytical" : "forward differences");
     bench_doc_printf(&doc, " `expo` step µs | `expo` derivatives / step |\n|---|---|");
-    for (int i = 0; i < byn[0].nfig + 2; i++) bench_doc_printf(&doc, "---|");
+    for (int i = 0; i < byn[0]->nfig + 2; i++) bench_doc_printf(&doc, "---|");
     bench_doc_printf(&doc, "\n");
     for (int c = 0; c < NCOUNTS; c++) {
-        const figures *e = find(&byn[c], "expo");
-        printf("#   %3d %6d", COUNTS[c], byn[c].active);
-        bench_doc_printf(&doc, "| %d | %d |", COUNTS[c], byn[c].active);
-        for (int i = 0; i < byn[c].nfig; i++) {
-            printf(" %18.2f", byn[c].fig[i].deriv_us);
-            bench_doc_printf(&doc, " %.1f |", byn[c].fig[i].deriv_us);
-            key("solo_contacts%d_%s_derivatives_us: %.2f\n", COUNTS[c], byn[c].fig[i].scheme, byn[c].fig[i].deriv_us);
+        const figures *e = find(byn[c], "expo");
+        printf("#   %3d %6d", COUNTS[c], byn[c]->active);
+        bench_doc_printf(&doc, "| %d | %d |", COUNTS[c], byn[c]->active);
+        for (int i = 0; i < byn[c]->nfig; i++) {
+            printf(" %18.2f", byn[c]->fig[i].deriv_us);
+            bench_doc_printf(&doc, " %.1f |", byn[c]->fig[i].deriv_us);
+            key("solo_contacts%d_%s_derivatives_us: %.2f\n", COUNTS[c], byn[c]->fig[i].scheme, byn[c]->fig[i].deriv_us);
         }
         printf(" %18.2f %12.1f\n", e->step_us, e->deriv_us / e->step_us);
         bench_doc_printf(&doc, " %.2f | %.0f× |\n", e->step_us, e->deriv_us / e->step_us);
     }
     bench_doc_end(&doc, "derivatives-contacts");
+    for (int k = 0; k < NCASES + NCOUNTS; k++) set_close(&sets[k]);
+    for (int k = 0; k < 1 + NCOUNTS; k++) mbs_system_free(own[k]);
+    mbs_sim_free(trot);
+    mbs_sim_free(romeo);
+    mbs_scenario_free(sc_trot);
+    mbs_scenario_free(sc_romeo);
     mbs_model_free(solo);
     printf("# total %.0f s\n\n", tool_now() - t0);
     bench_doc_finish(&doc, "derivatives", &keys);
