@@ -196,7 +196,7 @@ bench:
 	if [ -n "$$missing" ]; then echo "make bench rewrites every table and figure of docs/benchmarks.md: it needs" \
 	  "gnuplot (the figures) and MuJoCo (the ESS and batch tables' peer); apt-get install -y$$missing," \
 	  "or run one bench-NAME target alone" >&2; exit 1; fi
-	$(MAKE) bench-dynamics bench-ess bench-variational bench-expo bench-nmdp bench-adaptive bench-batch
+	$(MAKE) bench-dynamics bench-ess bench-variational bench-expo bench-nmdp bench-adaptive bench-batch bench-derivatives
 
 # bench_doc: runs a benchmark ($(1)) with its data in $(2), its output teed into $(2)/output.txt, then
 # puts the tables its full run wrote ($(2)/tables.md) into docs/benchmarks.md (tools/bench/bench_doc.py)
@@ -270,13 +270,29 @@ bench-adaptive: $(BUILD)/tools/bench_adaptive
 # (expo, 2 ms) on 1 and 2 threads, and MuJoCo's mj_step on the same robot beside them when
 # libmujoco-dev is installed (tools/bench/batch_mujoco.c; never linked into libmbs).
 .PHONY: bench-batch
-$(BUILD)/tools/bench_batch: tools/bench/bench_batch.c tools/bench/batch_mujoco.c tools/bench/batch_mujoco.h $(LIB) $(HEADERS)
+# a benchmark with a MuJoCo side: $(1) the benchmark, $(2) its MuJoCo files (compiled in with libmujoco-dev only)
+with_mujoco = $(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(LDSAN) -DMBS_SOURCE_DIR='"$(CURDIR)"' $(if $(ESS_MUJOCO),-DMBS_HAVE_MUJOCO) \
+	  $(1) $(if $(ESS_MUJOCO),$(2)) $(LIB) $(if $(ESS_MUJOCO),-lmujoco) $(LIBS) -o $@
+$(BUILD)/tools/bench_batch: tools/bench/bench_batch.c tools/bench/batch_mujoco.c tools/bench/solo_mujoco.c $(LIB) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(LDSAN) -DMBS_SOURCE_DIR='"$(CURDIR)"' $(if $(ESS_MUJOCO),-DMBS_HAVE_MUJOCO) \
-	  tools/bench/bench_batch.c $(if $(ESS_MUJOCO),tools/bench/batch_mujoco.c) $(LIB) $(if $(ESS_MUJOCO),-lmujoco) $(LIBS) -o $@
+	$(call with_mujoco,tools/bench/bench_batch.c,tools/bench/batch_mujoco.c tools/bench/solo_mujoco.c)
 
 bench-batch: $(BUILD)/tools/bench_batch
 	$(call bench_doc,$(BUILD)/tools/bench_batch,$(BUILD)/bench_batch)
+
+# bench-derivatives: the cost of one step's Jacobians (mbs_stepper_derivatives) on Solo standing, Solo
+# mid-trot and Romeo standing, per scheme with analytical derivatives and for expo (forward
+# differences), their error against central differences, MuJoCo's mjd_transitionFD on the same Solo
+# when libmujoco-dev is installed (tools/bench/derivatives_mujoco.c; never linked into libmbs), and
+# the cost against 1 to 16 contacts. Under a minute.
+.PHONY: bench-derivatives
+$(BUILD)/tools/bench_derivatives: tools/bench/bench_derivatives.c tools/bench/derivatives_mujoco.c tools/bench/solo_mujoco.c \
+  $(LIB) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(call with_mujoco,tools/bench/bench_derivatives.c,tools/bench/derivatives_mujoco.c tools/bench/solo_mujoco.c)
+
+bench-derivatives: $(BUILD)/tools/bench_derivatives
+	$(call bench_doc,$(BUILD)/tools/bench_derivatives,$(BUILD)/bench_derivatives)
 
 # fuzz: libFuzzer targets for the two parsers (tools/fuzz/fuzz_urdf.c, tools/fuzz/fuzz_scenario.c), built
 # with clang under ASan + UBSan (leaks on) into build-fuzz/ and run one after the other (never two

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The Python package (python/mbs, ctypes over libmbs.so, Debian's numpy): the dynamics identities
 on Solo (rnea(aba(q, v, τ)) = τ to 1e-9, M from crba, aba_derivatives' M⁻¹ and minverse's, integrate/difference),
-simulate() against ./sim's own run, a Simulator stepped with a controller written in Python, and
+simulate() against ./sim's own run, a Simulator stepped with a controller written in Python, its
+step_derivatives() against central differences of its step() (Solo in the air and standing), and
 errors raised with the library's message. MBS_LIBRARY names the libmbs.so to load, MBS_SIM the
 ./sim to compare with; MBS_PRELOAD (sanitizer builds) the runtimes to preload.
 
@@ -32,6 +33,90 @@ def raises(fn, needle):
     except mbs.Error as e:
         return needle in str(e)
     return False
+
+
+def fd_step_jacobians(s, h=1e-6):
+    """(A, B) of one s.step() by central differences taken from Python in the tangent space: the state
+    (integrate(q, δq), v + δv) written with the contacts held (set_state(hold_contacts=True)) after a
+    restore_state of the start, the result as (difference(q⁺, ·), v − v⁺)."""
+    saved = s.save_state()
+    q0, v0, tau0 = s.q.copy(), s.v.copy(), s.tau.copy()
+    nv = s.nv
+    s.step()
+    q1, v1 = s.q.copy(), s.v.copy()
+
+    def outcome(dx, dtau):
+        s.restore_state(saved)
+        s.set_state(s.integrate(q0, dx[:nv]), v0 + dx[nv:], hold_contacts=True)
+        s.tau[:] = tau0 + dtau
+        s.step()
+        return np.concatenate([s.difference(q1, s.q), s.v - v1])
+
+    A, B = np.empty((2 * nv, 2 * nv)), np.empty((2 * nv, nv))
+    zx, zt = np.zeros(2 * nv), np.zeros(nv)
+    for j in range(2 * nv):
+        e = zx.copy()
+        e[j] = h
+        A[:, j] = (outcome(e, zt) - outcome(-e, zt)) / (2 * h)
+    for j in range(nv):
+        e = zt.copy()
+        e[j] = h
+        B[:, j] = (outcome(zx, e) - outcome(zx, -e)) / (2 * h)
+    s.restore_state(saved)
+    return A, B
+
+
+def check_step_derivatives():
+    """step_derivatives() against central differences of step() from Python, Solo in the air and
+    standing (settled by expo, then one step of the scheme to place its anchors); 1e-5 relative to
+    the largest entry. euler and symplectic_euler answer analytically, expo by forward differences."""
+    over = {"stepper.dt": 0.001, "controller.dt": 0.001}
+    rng = np.random.default_rng(3)
+    settled = mbs.Simulator("scenarios/solo_trot.ini", over)
+    q_ref = settled.q.copy()
+
+    def pd(s):
+        s.tau[:6] = 0
+        s.tau[6:] = 3.0 * (q_ref[7:] - s.q[7:]) - 0.1 * s.v[6:]
+
+    for _ in range(300):
+        pd(settled)
+        settled.step()
+    for where in ("air", "standing"):
+        for scheme in ("euler", "symplectic_euler", "expo"):
+            s = mbs.Simulator("scenarios/solo_trot.ini", dict(over, **{"stepper.name": scheme}))
+            if where == "air":
+                q = s.q.copy()
+                q[2] += 0.3
+                s.set_state(q, rng.uniform(-0.2, 0.2, s.nv))
+            else:
+                s.set_state(settled.q, settled.v)
+                pd(s)
+                s.step()
+            pd(s)
+            s.tau[6:] += rng.uniform(-0.5, 0.5, 12)
+            active = s.contact_forces()[1]
+            A, B = s.step_derivatives()
+            state = (s.q.copy(), s.v.copy(), s.t)
+            Af, Bf = fd_step_jacobians(s)
+            ea, eb = np.abs(A - Af).max() / np.abs(Af).max(), np.abs(B - Bf).max() / np.abs(Bf).max()
+            print("  step_derivatives %-16s %-8s (%d contacts active, %s): A %.1e, B %.1e relative to step()'s "
+                  "central differences" % (scheme, where, active.sum(),
+                                           "analytical" if s.has_analytical_derivatives else "forward differences",
+                                           ea, eb))
+            check(A.shape == (2 * s.nv, 2 * s.nv) and B.shape == (2 * s.nv, s.nv), "shapes %s %s" % (A.shape, B.shape))
+            check(active.all() == (where == "standing") and active.any() == (where == "standing"),
+                  "%s %s: active contacts %s" % (scheme, where, active))
+            check(ea < 1e-5 and eb < 1e-5, "%s %s: step_derivatives vs central differences of step(): A %.2e, B %.2e"
+                  % (scheme, where, ea, eb))
+            check(s.has_analytical_derivatives == (scheme != "expo"), "%s: has_analytical_derivatives" % scheme)
+            A2, B2 = s.step_derivatives("central", cols=[6, 17])
+            check(np.array_equal(state[0], s.q) and np.array_equal(state[1], s.v) and state[2] == s.t,
+                  "step_derivatives changed the state")
+            check(B2.shape == (2 * s.nv, 2) and np.abs(B2 - Bf[:, [6, 17]]).max() < 1e-5 * np.abs(Bf).max(),
+                  "%s %s: B's columns 6 and 17, central" % (scheme, where))
+    check(raises(lambda: s.step_derivatives("analytical"), "FORWARD"), "analytical asked of expo raises")
+    check(raises(lambda: s.step_derivatives(cols=[s.nv]), "cols[0]"), "a column out of range raises")
 
 
 def main():
@@ -139,6 +224,8 @@ def main():
     except mbs.Error as e:
         check("[2, z] = nan (q[2])" in str(e) and "given to the step" in str(e), "a NaN in q[2] is reported as: %s" % e)
     s.restore_state(saved)
+
+    check_step_derivatives()
 
     # Batch: the same on 1 and 2 threads, bit for bit, and the same as the system stepped alone
     check(mbs.Batch is not None, "no mbs.Batch")

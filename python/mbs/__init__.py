@@ -6,6 +6,7 @@
     ddq = m.aba(q, v, tau)                          # Pinocchio's conventions: q = [x y z qx qy qz qw, joints]
     summary, traj = mbs.simulate("scenarios/solo_trot.ini", {"stepper.dt": 0.001})
     sim = mbs.Simulator("scenarios/solo_trot.ini")  # a controller of your own: set sim.tau, call sim.step()
+    A, B = sim.step_derivatives()                   # the step's Jacobians ∂x⁺/∂x, ∂x⁺/∂τ at the current state
 
 Matrices are numpy arrays in C order (rows first), as numpy users expect; the library's are
 column-major and are transposed on the way. Errors raise mbs.Error with the library's message.
@@ -127,6 +128,13 @@ _system_tau = _fn("mbs_system_tau", _dp, _vp)
 _system_time = _fn("mbs_system_time", C.c_double, _vp)
 _system_set_state = _fn("mbs_system_set_state", None, _vp, _dp, _dp, C.c_double)
 _system_ncontacts = _fn("mbs_system_ncontacts", C.c_int, _vp)
+_scenario_stepper_dt = _fn("mbs_scenario_dt", C.c_double, _vp)
+_stepper_derivatives = _fn("mbs_stepper_derivatives", C.c_int, _vp, C.c_double, C.c_int, C.POINTER(C.c_int), C.c_int,
+                           _dp, _dp)
+_stepper_last_error = _fn("mbs_stepper_last_error", C.POINTER(_ErrorRecord), _vp)
+_stepper_has_analytical = _fn("mbs_stepper_has_analytical_derivatives", C.c_int, _vp)
+# mbs_derivatives_method (mbs/step.h), by the words step_derivatives takes
+_DERIVATIVES_METHOD = {"auto": 0, "analytical": 1, "forward": 2, "central": 3}
 
 
 class _ContactInfo(C.Structure):
@@ -159,6 +167,20 @@ def _vec(x, n, name):
 
 def _ptr(a):
     return a.ctypes.data_as(_dp)
+
+
+def _integrate_with(m, nq, nv, q, v):
+    q, v = _vec(q, nq, "q"), _vec(v, nv, "v")
+    out = np.empty(nq)
+    _integrate(m, _ptr(q), _ptr(v), _ptr(out))
+    return out
+
+
+def _difference_with(m, nq, nv, q0, q1):
+    q0, q1 = _vec(q0, nq, "q0"), _vec(q1, nq, "q1")
+    out = np.empty(nv)
+    _difference(m, _ptr(q0), _ptr(q1), _ptr(out))
+    return out
 
 
 class Model:
@@ -202,16 +224,10 @@ class Model:
         return q
 
     def integrate(self, q, v):
-        q, v = _vec(q, self.nq, "q"), _vec(v, self.nv, "v")
-        out = np.empty(self.nq)
-        _integrate(self._m, _ptr(q), _ptr(v), _ptr(out))
-        return out
+        return _integrate_with(self._m, self.nq, self.nv, q, v)
 
     def difference(self, q0, q1):
-        q0, q1 = _vec(q0, self.nq, "q0"), _vec(q1, self.nq, "q1")
-        out = np.empty(self.nv)
-        _difference(self._m, _ptr(q0), _ptr(q1), _ptr(out))
-        return out
+        return _difference_with(self._m, self.nq, self.nv, q0, q1)
 
     def rnea(self, q, v, a):
         q, v, a = _vec(q, self.nq, "q"), _vec(v, self.nv, "v"), _vec(a, self.nv, "a")
@@ -351,16 +367,82 @@ class Simulator:
     def t(self):
         return _system_time(self._sys)
 
-    def step(self):
-        """One controller period. Raises mbs.Error when the stepper fails (e.g. a state that is not finite)."""
+    def _take_written_state(self):
         if not (np.array_equal(self.q, self._last[0]) and np.array_equal(self.v, self._last[1])):
             # the state was written from Python: a new start for the stepper
             q, v = self.q.copy(), self.v.copy()
             _system_set_state(self._sys, _ptr(q), _ptr(v), self.t)
+            self._last = (self.q.copy(), self.v.copy())
+
+    def step(self):
+        """One controller period. Raises mbs.Error when the stepper fails (e.g. a state that is not finite)."""
+        self._take_written_state()
         err = _ErrorRecord()
         if _sim_step(self._sim, 1 if self.use_controller else 0, C.byref(err)) != 0:
             _raise(err, "the step failed")
         self._last = (self.q.copy(), self.v.copy())
+
+    @property
+    def has_analytical_derivatives(self):
+        """True when the scenario's stepper differentiates its step analytically (step_derivatives'
+        method "auto" then is "analytical"), False when it takes finite differences."""
+        return bool(_stepper_has_analytical(_sim_stepper(self._sim)))
+
+    def step_derivatives(self, method="auto", cols=None):
+        """The Jacobians of one step of the scenario's stepper ([stepper] dt) from the current state,
+        without taking it: (A, B), A = ∂x⁺/∂x (2nv x 2nv), B = ∂x⁺/∂τ (2nv x len(cols); all nv
+        columns when cols is None), numpy arrays in C order. x = (q, v) in the tangent space: a
+        column of A is the step's answer to the state (integrate(q, δq), v + δv), its δq rows are
+        difference(q⁺, ·) at the step's result; τ is `tau`, held over the step; the contacts'
+        anchors and modes are held at their values now (hold_contacts in set_state does the same
+        for a step of your own). When controller.dt = stepper.dt, as in scenarios/solo_trot.ini,
+        a step is one period of step() without the scenario's controller.
+        method: "auto" (analytical where the scheme has them, forward differences otherwise),
+        "analytical", "forward" or "central"; cols: indices into v (e.g. the actuated joints).
+        The state is left as it was. Raises mbs.Error with the library's message (a bad column,
+        "analytical" asked of a scheme without, a step that fails).
+
+            sim = mbs.Simulator("scenarios/solo_trot.ini", {"stepper.name": "symplectic_euler",
+                                                            "stepper.dt": 0.001, "controller.dt": 0.001})
+            A, B = sim.step_derivatives(cols=range(6, 18))   # the 12 joint torques' columns
+        """
+        if method not in _DERIVATIVES_METHOD:
+            raise ValueError("step_derivatives: method %r: expected one of %s" % (method, ", ".join(_DERIVATIVES_METHOD)))
+        self._take_written_state()
+        n2 = 2 * self.nv
+        idx = None if cols is None else np.ascontiguousarray(list(cols), dtype=np.intc)
+        ncols = self.nv if idx is None else len(idx)
+        A, B = np.empty((n2, n2)), np.empty((ncols, n2))   # column-major 2nv x ncols is C-order ncols x 2nv
+        ip = None if idx is None or ncols == 0 else idx.ctypes.data_as(C.POINTER(C.c_int))
+        st = _sim_stepper(self._sim)
+        rc = _stepper_derivatives(st, _scenario_stepper_dt(self._sc), _DERIVATIVES_METHOD[method], ip, ncols, _ptr(A),
+                                  _ptr(B) if ncols > 0 else None)
+        if rc != 0:
+            _raise(_stepper_last_error(st).contents, "step_derivatives failed")
+        return A.T.copy(), B.T.copy()
+
+    def set_state(self, q=None, v=None, hold_contacts=False):
+        """Writes q and v (None: as they are). hold_contacts=False: a new start, as writing the `q` and
+        `v` views (the contacts touching at the new state are placed afresh); True: the contacts'
+        anchors and modes are kept as they are, as step_derivatives holds them, so that the steps
+        from states perturbed this way (after restore_state) are the map it differentiates."""
+        q = self.q.copy() if q is None else _vec(q, self.nq, "q")
+        v = self.v.copy() if v is None else _vec(v, self.nv, "v")
+        self._take_written_state()
+        if hold_contacts:
+            self.q[:], self.v[:] = q, v
+            self._last = (self.q.copy(), self.v.copy())
+        else:
+            _system_set_state(self._sys, _ptr(q), _ptr(v), self.t)
+            self._last = (self.q.copy(), self.v.copy())
+
+    def integrate(self, q, dq):
+        """The configuration q moved by the tangent vector dq (nv), on the model's Lie group."""
+        return _integrate_with(_scenario_model(self._sc), self.nq, self.nv, q, dq)
+
+    def difference(self, q0, q1):
+        """The tangent vector dq with integrate(q0, dq) = q1."""
+        return _difference_with(_scenario_model(self._sc), self.nq, self.nv, q0, q1)
 
     def save_state(self):
         """The system's and the stepper's whole state (t, q, v, tau, the contacts' anchors and modes,

@@ -3,13 +3,11 @@
  * only when Debian's libmujoco-dev is installed (the Makefile defines MBS_HAVE_MUJOCO); never part
  * of libmbs.
  *
- * The model is the project's urdf/solo12.urdf read by MuJoCo's own URDF importer, given a free
- * root joint (a floating joint from a `world` link) and its fixed FOOT links kept as bodies
- * (compiler fusestatic = false), then written back as MJCF and completed with the ground plane and
- * a sphere of radius 0.0191 m on each FOOT body, friction 1, as bench_batch sets up its own
- * systems. MuJoCo's contacts are its soft constraints with their default impedance and reference
- * (not the visco-elastic springs of K = 1e5 N/m); the integrator is its default semi-implicit
- * Euler at the same 2 ms step. */
+ * The model is tools/bench/solo_mujoco.h's (the project's urdf/solo12.urdf through MuJoCo's URDF
+ * importer, with the ground plane and a sphere of radius 0.0191 m on each FOOT body, friction 1),
+ * as bench_batch sets up its own systems. MuJoCo's contacts are its soft constraints with their
+ * default impedance and reference (not the visco-elastic springs of K = 1e5 N/m); the integrator
+ * is its default semi-implicit Euler at the same 2 ms step. */
 #ifndef MBS_BATCH_MUJOCO_H
 #define MBS_BATCH_MUJOCO_H
 
