@@ -230,6 +230,58 @@ static void test_every_scheme(void)
     free(A); free(B); free(Af); free(Bf); free(Bc);
 }
 
+/* The classical acceleration of a body point: its derivatives in q (tangent) and v against central
+ * differences of mbs_frame_classical_acceleration, on random states of Solo. */
+static void test_point_acceleration(void)
+{
+    const int nq = mbs_model_nq(solo), nv = mbs_model_nv(solo);
+    mbs_data *d = mbs_data_new(solo);
+    double q[32], v[32], a[32], tau[32], q1[32], dq[32], J6[6 * 32], P[3 * 32], Aq[3 * 32], Av[3 * 32], work[18 * 40];
+    int support[32];
+    unsigned long long seed = 9;
+    const double off[3] = {0.01, -0.02, 0.005}, h = 1e-6;
+    int frame = mbs_frame_id(solo, "HR_FOOT"), body = mbs_frame_body(solo, frame);
+    double worst = 0;
+    for (int trial = 0; trial < 5; trial++) {
+        tm_random_state(solo, &seed, q, v, a, tau);
+        mbs_forward_kinematics(solo, d, q, v, a);
+        double R[9], pf[3], p[3];
+        mbs_frame_placement(solo, d, frame, R, pf);
+        for (int r = 0; r < 3; r++) p[r] = pf[r] + R[r] * off[0] + R[r + 3] * off[1] + R[r + 6] * off[2];
+        mbs_compute_joint_jacobians(solo, d, q);
+        mbs_frame_jacobian(solo, d, frame, off, MBS_LOCAL_WORLD_ALIGNED, J6, 6);
+        int n = mbsi_body_support(solo, body, support);
+        for (int e = 0; e < n; e++)
+            for (int r = 0; r < 3; r++) P[3 * e + r] = J6[r + 6 * support[e]];
+        mbsi_point_acceleration_derivatives(solo, d, support, n, p, P, v, a, Aq, Av, work);
+        for (int e = 0; e < n; e++) {
+            int k = support[e];
+            double ap[6], am[6];
+            for (int side = 0; side < 2; side++) {
+                double *o = side ? am : ap, sg = side ? -h : h;
+                memset(dq, 0, sizeof dq);
+                dq[k] = sg;
+                mbs_integrate(solo, q, dq, q1);
+                mbs_forward_kinematics(solo, d, q1, v, a);
+                mbs_frame_classical_acceleration(solo, d, frame, off, MBS_LOCAL_WORLD_ALIGNED, o);
+            }
+            for (int r = 0; r < 3; r++) worst = check_worst(worst, fabs((ap[r] - am[r]) / (2 * h) - Aq[3 * e + r]));
+            for (int side = 0; side < 2; side++) {
+                double *o = side ? am : ap, vv[32];
+                memcpy(vv, v, sizeof(double) * (size_t)nv);
+                vv[k] += side ? -h : h;
+                mbs_forward_kinematics(solo, d, q, vv, a);
+                mbs_frame_classical_acceleration(solo, d, frame, off, MBS_LOCAL_WORLD_ALIGNED, o);
+            }
+            for (int r = 0; r < 3; r++) worst = check_worst(worst, fabs((ap[r] - am[r]) / (2 * h) - Av[3 * e + r]));
+        }
+    }
+    (void)nq;
+    printf("  point acceleration derivatives: worst error against central differences %.1e\n", worst);
+    CHECK(worst < 1e-6, "point acceleration derivatives: %.2e", worst);
+    mbs_data_free(d);
+}
+
 /* Bad arguments are refused with a message that says what to pass. */
 static void test_arguments(void)
 {
@@ -259,6 +311,7 @@ int main(void)
     solo = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), NULL, &err);
     CHECK(solo != NULL, "solo12: %s", err.msg);
     if (!solo) return check_summary("derivatives");
+    RUN(test_point_acceleration);
     RUN(test_arguments);
     RUN(test_analytical);
     RUN(test_every_scheme);

@@ -83,6 +83,29 @@ static int clamp_jacobian(const mbs_system *s, const mbs_contact *c, double G[9]
     return 1;
 }
 
+void mbsi_support_velocities(const mbs_data *d, const int *support, int n, const double *y, double *V)
+{
+    memset(V + 6 * n, 0, 6 * sizeof(double));
+    for (int a = n - 1; a >= 0; a--) {
+        const double *S = d->J + 6 * support[a];
+        for (int r = 0; r < 6; r++) V[6 * a + r] = V[6 * (a + 1) + r] + S[r] * y[support[a]];
+    }
+}
+
+void mbsi_point_velocity_dq(const mbs_model *m, const mbs_data *d, const int *support, int n, const double p[3],
+                            const double *P, const double *V, double *out)
+{
+    for (int a = 0; a < n; a++) {
+        int k = support[a];
+        int a0 = a - (k - m->bodies[m->dof_body[k]].idx_v);
+        double mc[6], w[3];
+        motion_cross(d->J + 6 * k, V + 6 * a0, mc);
+        pt_velocity(mc, p, out + 3 * a);
+        v3_cross(V + 3, P + 3 * a, w);
+        for (int r = 0; r < 3; r++) out[3 * a + r] += w[r];
+    }
+}
+
 /* The terms of active contact i (clamp Jacobian G) over its body's support (iwork, n dofs, which
  * it returns), from the joint Jacobians in s->data: in work, 3 x n each, J (the point's Jacobian
  * columns), P (∂p/∂q), Dp (∂ṗ/∂q), dlq and dlv (∂λ/∂q, ∂λ/∂v); see the top of the file. */
@@ -102,26 +125,18 @@ static int contact_terms(mbs_system *s, int i, const double *v, const double G[9
     /* the tangential spring stretches with the body point recorded at the last update
      * (contact.c, follow_roll), the normal one with the sphere's deepest point */
     contact_body_point(s, c, pm);
-    /* V[a] = Σ_{a' >= a} S v: the velocity the joints from entry a down give the body */
-    memset(V + 6 * n, 0, 6 * sizeof(double));
+    mbsi_support_velocities(d, iwork, n, v, V);
     for (int a = n - 1; a >= 0; a--) {
         const double *S = d->J + 6 * iwork[a];
-        for (int r = 0; r < 6; r++) V[6 * a + r] = V[6 * (a + 1) + r] + S[r] * v[iwork[a]];
         pt_velocity(S, p, J + 3 * a);
         pt_velocity(S, ctr, P + 3 * a);
         pt_velocity(S, pm, Pm + 3 * a);
     }
-    const double *omega = V + 3;   /* body angular velocity (world) */
     /* a contact whose anchor was just placed above its point: only the normal spring stretches */
     double kt = fresh && fresh[i] ? 0 : mt->k_tangent;
+    mbsi_point_velocity_dq(m, d, iwork, n, p, P, V, Dp);
     for (int a = 0; a < n; a++) {
-        int k = iwork[a];
-        int a0 = a - (k - m->bodies[m->dof_body[k]].idx_v);   /* entry of the first dof of k's joint */
-        double mc[6], *dpdq = Dp + 3 * a, w[3], x[3], y[3];
-        motion_cross(d->J + 6 * k, V + 6 * a0, mc);
-        pt_velocity(mc, p, dpdq);
-        v3_cross(omega, P + 3 * a, w);
-        for (int r = 0; r < 3; r++) dpdq[r] += w[r];
+        double *dpdq = Dp + 3 * a, x[3], y[3];
         double pn = v3_dot(n_, P + 3 * a), mn = v3_dot(n_, Pm + 3 * a);
         for (int r = 0; r < 3; r++) x[r] = mt->k_normal * pn * n_[r] + kt * (Pm[3 * a + r] - mn * n_[r]);
         gain_mul(mt->b_normal, mt->b_tangent, n_, dpdq, y);
@@ -157,41 +172,43 @@ void mbsi_contact_force_derivatives(mbs_system *s, const double *q, const double
 }
 
 void mbsi_contact_anchor_derivatives(mbs_system *s, const double *q, const double *v, const unsigned char *fresh,
-                                     unsigned char *moved, double *E, double *work, int *iwork)
+                                     unsigned char *moved, double *A0, double *work, int *iwork)
 {
     const mbs_model *m = s->model;
     const int nv = m->nv, n2 = 2 * nv;
     int have_jacobians = 0;
     for (int i = 0; i < s->ncontacts; i++) {
         const mbs_contact *c = &s->contacts[i];
-        double G[9], *Ei = E + (size_t)3 * n2 * i;
+        double G[9], *Ai = A0 + (size_t)6 * n2 * i;
         const mbs_material *mt = c->active ? mbsi_contact_material(s, c) : NULL;
         int slid = mt && c->slipping && mt->k_tangent > 0 && clamp_jacobian(s, c, G);
         moved[i] = (unsigned char)(slid || (fresh && fresh[i] && mt && mt->k_tangent > 0));
         if (!moved[i]) continue;
         if (!slid) m3_identity(G);
-        memset(Ei, 0, sizeof(double) * 3 * (size_t)n2);
+        memset(Ai, 0, sizeof(double) * 6 * (size_t)n2);
         if (!have_jacobians) { mbs_compute_joint_jacobians(m, s->data, q); have_jacobians = 1; }
         int n = contact_terms(s, i, v, G, fresh, work, iwork);
         const double *J = work, *P = J + 3 * n, *Dp = P + 3 * n, *dlq = Dp + 3 * n, *dlv = dlq + 3 * n;
-        const double *nn = c->normal, kt = mt->k_tangent, bt = mt->b_tangent;
-        /* the anchor's tangential part p0_t = p_t + λ_t / k_t and ṗ0 = ṗ_t (slid), or p0_t = p_t (placed) */
-        for (int a = 0; a < n; a++) {
-            double xq[3], xv[3];
-            for (int r = 0; r < 3; r++) {
-                xq[r] = kt * P[3 * a + r] + (slid ? bt * Dp[3 * a + r] + dlq[3 * a + r] : 0);
-                xv[r] = slid ? bt * J[3 * a + r] + dlv[3 * a + r] : 0;
+        const double *nn = c->normal, ikt = 1 / mt->k_tangent;
+        /* slid: p0_t = p_t + λ_t / k_t, ṗ0 = ṗ_t (eq. 28); placed: p0_t = p_t, ṗ0 = 0 */
+        for (int a = 0; a < n; a++)
+            for (int col = 0; col < 2; col++) {
+                double x[3], y[3];
+                for (int r = 0; r < 3; r++) {
+                    x[r] = col ? (slid ? dlv[3 * a + r] * ikt : 0) : P[3 * a + r] + (slid ? dlq[3 * a + r] * ikt : 0);
+                    y[r] = slid ? (col ? J[3 * a + r] : Dp[3 * a + r]) : 0;
+                }
+                double xn = v3_dot(x, nn), yn = v3_dot(y, nn);
+                double *o = Ai + 6 * ((size_t)iwork[a] + (size_t)nv * col);
+                for (int r = 0; r < 3; r++) {
+                    o[r] = x[r] - xn * nn[r];
+                    o[3 + r] = y[r] - yn * nn[r];
+                }
             }
-            double xqn = v3_dot(xq, nn), xvn = v3_dot(xv, nn);
-            for (int r = 0; r < 3; r++) {
-                Ei[r + 3 * (size_t)iwork[a]] = xq[r] - xqn * nn[r];
-                Ei[r + 3 * ((size_t)nv + iwork[a])] = xv[r] - xvn * nn[r];
-            }
-        }
     }
 }
 
-void mbsi_contact_anchor_chain(mbs_system *s, const double *q, const double *E, const unsigned char *moved, double alpha,
+void mbsi_contact_anchor_chain(mbs_system *s, const double *q, const double *A0, const unsigned char *moved, double alpha,
                                double *D, int ldD, int *iwork)
 {
     const mbs_model *m = s->model;
@@ -203,15 +220,80 @@ void mbsi_contact_anchor_chain(mbs_system *s, const double *q, const double *E, 
         if (!moved[i] || !c->active || !clamp_jacobian(s, c, G)) continue;
         if (!have_jacobians) { mbs_compute_joint_jacobians(m, s->data, q); have_jacobians = 1; }
         int n = mbsi_body_support(m, mbs_frame_body(m, c->frame), iwork);
-        const double *Ei = E + (size_t)3 * n2 * i;
+        const double *Ai = A0 + (size_t)6 * n2 * i;
+        const mbs_material *mt = mbsi_contact_material(s, c);
         for (int a = 0; a < n; a++) {
             /* row j of Jᵀ G: (Gᵀ J_j)ᵀ */
             double Jj[3], GJ[3];
             pt_velocity(s->data->J + 6 * iwork[a], c->p, Jj);
             for (int r = 0; r < 3; r++) GJ[r] = G[3 * r] * Jj[0] + G[3 * r + 1] * Jj[1] + G[3 * r + 2] * Jj[2];
             double *row = D + iwork[a];
-            for (int col = 0; col < n2; col++) row[(size_t)ldD * col] += alpha * v3_dot(GJ, Ei + 3 * (size_t)col);
+            /* the spring's force changes by K δp0 + B δṗ0 (tangential: k_t, b_t) */
+            for (int col = 0; col < n2; col++) {
+                const double *o = Ai + 6 * (size_t)col;
+                double e[3] = {mt->k_tangent * o[0] + mt->b_tangent * o[3], mt->k_tangent * o[1] + mt->b_tangent * o[4],
+                               mt->k_tangent * o[2] + mt->b_tangent * o[5]};
+                row[(size_t)ldD * col] += alpha * v3_dot(GJ, e);
+            }
         }
+    }
+}
+
+void mbsi_point_acceleration_derivatives(const mbs_model *m, const mbs_data *d, const int *support, int n,
+                                         const double p[3], const double *P, const double *v, const double *acc,
+                                         double *da_dq, double *da_dv, double *work)
+{
+    double *Vs = work, *Vp = Vs + 6 * (n + 1), *As = Vp + 6 * (n + 1);
+    mbsi_support_velocities(d, support, n, v, Vs);
+    /* Vp[a] = Σ_{a' < a} S v: the velocity of the body above entry a */
+    memset(Vp, 0, 6 * sizeof(double));
+    for (int a = 0; a < n; a++)
+        for (int r = 0; r < 6; r++) Vp[6 * (a + 1) + r] = Vp[6 * a + r] + d->J[6 * support[a] + r] * v[support[a]];
+    /* As[a] = Σ_{a' >= a} S a + (V_body × S) v, V_body the velocity of the body the dof moves */
+    memset(As + 6 * n, 0, 6 * sizeof(double));
+    for (int a = n - 1; a >= 0; a--) {
+        int k = support[a], b = m->dof_body[k];
+        int e1 = a - (k - m->bodies[b].idx_v) + m->bodies[b].nv;
+        const double *S = d->J + 6 * k;
+        double t[6];
+        motion_cross(Vp + 6 * e1, S, t);
+        for (int r = 0; r < 6; r++) As[6 * a + r] = As[6 * (a + 1) + r] + S[r] * acc[k] + t[r] * v[k];
+    }
+    const double *Vb = Vs, *Ab = As, *w = Vb + 3, *alpha = Ab + 3;
+    double vp[3];
+    pt_velocity(Vb, p, vp);
+    for (int a = 0; a < n; a++) {
+        int k = support[a], b = m->dof_body[k];
+        int a0 = a - (k - m->bodies[b].idx_v), e1 = a0 + m->bodies[b].nv;
+        const double *S = d->J + 6 * k, *dp = P + 3 * a;
+        double dV[6], dA[6], t[6], u[6], x[3], y[3], z[3];
+        /* q_k: dV = S_k × V[a0], dA = S_k × A[a0] − (S_k × V_λ(k)) × V[a0] (the top of the file) */
+        motion_cross(S, Vs + 6 * a0, dV);
+        motion_cross(S, As + 6 * a0, dA);
+        motion_cross(S, Vp + 6 * a0, t);
+        motion_cross(t, Vs + 6 * a0, u);
+        for (int r = 0; r < 6; r++) dA[r] -= u[r];
+        /* d a_p = pt(dA, p) + α × dp + dω × v_p + ω × (pt(dV, p) + ω × dp) */
+        double *o = da_dq + 3 * a;
+        pt_velocity(dA, p, o);
+        v3_cross(alpha, dp, x);
+        v3_cross(dV + 3, vp, y);
+        pt_velocity(dV, p, z);
+        double wd[3];
+        v3_cross(w, dp, wd);
+        for (int r = 0; r < 3; r++) z[r] += wd[r];
+        v3_cross(w, z, wd);
+        for (int r = 0; r < 3; r++) o[r] += x[r] + y[r] + wd[r];
+        /* v_k: dV = S_k, dA = V_body(k) × S_k + S_k × V[a0] */
+        motion_cross(Vp + 6 * e1, S, dA);
+        motion_cross(S, Vs + 6 * a0, t);
+        for (int r = 0; r < 6; r++) dA[r] += t[r];
+        o = da_dv + 3 * a;
+        pt_velocity(dA, p, o);
+        v3_cross(S + 3, vp, y);
+        pt_velocity(S, p, z);
+        v3_cross(w, z, wd);
+        for (int r = 0; r < 3; r++) o[r] += y[r] + wd[r];
     }
 }
 

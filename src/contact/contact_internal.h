@@ -149,6 +149,33 @@ int mbsi_body_support(const mbs_model *m, int body, int *support);
 void mbsi_point_force_dq(const mbs_model *m, const mbs_data *d, const int *support, int n, const double p[3],
                          const double lam[3], const double *J, const double *P, const double *dlq, double *dtau_dq);
 
+/* V[a] = Σ_{a' >= a} S_{a'} y_{a'} over a body's support (n dofs, root first; mbsi_body_support),
+ * V[n] = 0 (6 x (n + 1)): the velocity the dofs from entry a down give the body, for joint
+ * velocities y, from the world joint Jacobian columns S in d (mbs_compute_joint_jacobians). */
+void mbsi_support_velocities(const mbs_data *d, const int *support, int n, const double *y, double *V);
+/* ∂(J_p(q) y)/∂q at the support's dofs (3 x n into out): the change, with q, of the velocity for
+ * joint velocities y of the body point at world p, p following a point whose own Jacobian columns
+ * are P (3 x n; P = J_p for a point of the body, the centre's for a sphere's touching point),
+ * from V of mbsi_support_velocities(y):
+ *   ∂(J y)/∂q_k = pt(S_k × V[a0(k)], p) + ω × P_k,   ω = V[0]'s angular part,
+ * a0(k) the entry of the first dof of k's joint (a tangent perturbation of dof k moves the subtree
+ * from k's joint rigidly by exp(S_k δ); contact_derivatives.c's top comment). */
+void mbsi_point_velocity_dq(const mbs_model *m, const mbs_data *d, const int *support, int n, const double p[3],
+                            const double *P, const double *V, double *out);
+/* ∂a_p/∂q and ∂a_p/∂v (3 x n each, at the support's dofs) of the classical acceleration of the body
+ * point at world p (following P as above) for joint velocities v and accelerations acc, gravity
+ * excluded (mbs_frame_classical_acceleration after kinematics at (q, v, acc)); ∂a_p/∂acc = J_p.
+ * With the body's spatial velocity V = Σ S v and acceleration A = Σ S acc + (V_body(j) × S_j) v_j
+ * (world axes, at the origin), a_p = pt(A, p) + ω × v_p, and a perturbation of dof k gives
+ *   q_k:  δV = S_k × V[a0],  δA = S_k × A[a0] − (S_k × V_λ(k)) × V[a0],  δp = P_k
+ *   v_k:  δV = S_k,          δA = V_body(k) × S_k + S_k × V[a0],         δp = 0
+ * (V[a0], A[a0]: the sums from k's joint down; V_λ(k): the velocity of the joint's parent body;
+ * the Jacobi identity folds the Ṡ terms), then δa_p = pt(δA, p) + α × δp + δω × v_p
+ * + ω × (pt(δV, p) + ω × δp). work: 18 (n + 1) doubles. */
+void mbsi_point_acceleration_derivatives(const mbs_model *m, const mbs_data *d, const int *support, int n,
+                                         const double p[3], const double *P, const double *v, const double *acc,
+                                         double *da_dq, double *da_dv, double *work);
+
 /* Doubles of scratch (`work`) that the two functions below need for a model with nv
  * velocities; they also need `iwork`, nv ints. Allocate once, outside any step. */
 size_t mbsi_contact_derivatives_work_size(int nv);
@@ -176,19 +203,20 @@ void mbsi_contact_force_derivatives(mbs_system *s, const double *q, const double
                                    double *dtau_dv, double *work, int *iwork, const unsigned char *fresh);
 
 /* The anchors an update (mbs_contact_forces with update = 1) at the state x = (q, v) placed or
- * moved, as functions of x: a contact that slipped there gets its anchor at p_t + λ_t / k_t with
- * ṗ0 = ṗ_t (eq. 28), one that touched down (fresh) at p_t, so that the spring force of such a
- * contact at any later point changes with x by E δx, E = (1 − n nᵀ)(k_t ∂p + b_t ∂ṗ + ∂λ) for a
- * slip (∂λ: the cone-clamped force's derivative at x), (1 − n nᵀ) k_t ∂p/∂q for a touch-down.
- * Fills E (3 x 2nv per contact, column-major, contact i at E + 6nv·i) and moved (1 where E is not
- * zero). Must follow mbs_contact_forces(s, q, v, 0) on the contacts as they were before that
- * update (the fresh ones as it left them), as mbsi_contact_force_derivatives. Overwrites s->data. */
+ * moved, as functions of x: a contact that slipped there gets its anchor at p0_t = p_t + λ_t / k_t
+ * with ṗ0 = ṗ_t (eq. 28; λ_t the cone-clamped force at x), one that touched down (fresh) at
+ * p0_t = p_t with ṗ0 = 0; the anchor's normal part is kept. Fills A0 (6 x 2nv per contact,
+ * column-major, contact i at A0 + 12nv·i: rows 0–2 ∂p0/∂x, rows 3–5 ∂ṗ0/∂x, x = (q tangent, v))
+ * and moved (1 where A0 is not zero). Must follow mbs_contact_forces(s, q, v, 0) on the contacts
+ * as they were before that update (the fresh ones as it left them), as
+ * mbsi_contact_force_derivatives. Overwrites s->data. */
 void mbsi_contact_anchor_derivatives(mbs_system *s, const double *q, const double *v, const unsigned char *fresh,
-                                     unsigned char *moved, double *E, double *work, int *iwork);
-/* D (nv x 2nv, leading dimension ldD) += α Σ_i J_i(q)ᵀ G_i E_i over the moved contacts active at q:
- * the generalized contact force's change at q with the start state x through the anchors the
- * update at x placed. Must follow mbs_contact_forces(s, q, ·, 0). Overwrites s->data. */
-void mbsi_contact_anchor_chain(mbs_system *s, const double *q, const double *E, const unsigned char *moved, double alpha,
+                                     unsigned char *moved, double *A0, double *work, int *iwork);
+/* D (nv x 2nv, leading dimension ldD) += α Σ_i J_i(q)ᵀ G_i (K_i δp0 + B_i δṗ0)/δx over the moved
+ * contacts active at q: the generalized contact force's change at q with the start state x through
+ * the anchors the update at x placed (A0 above). Must follow mbs_contact_forces(s, q, ·, 0).
+ * Overwrites s->data. */
+void mbsi_contact_anchor_chain(mbs_system *s, const double *q, const double *A0, const unsigned char *moved, double alpha,
                                double *D, int ldD, int *iwork);
 
 /* ∂q̈/∂q and ∂q̈/∂v (nv x nv, column-major, leading dimension nv) of the system dynamics

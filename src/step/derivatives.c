@@ -45,7 +45,7 @@ int mbsi_derivatives_init(mbs_stepper *st, mbs_error *err)
         w->contacts2 = mbsi_carve(&c, nc * sizeof(mbs_contact));
         w->fresh = mbsi_carve(&c, nc);
         w->moved = mbsi_carve(&c, nc);
-        w->E = mbsi_carve_doubles(&c, 6 * nv * nc);
+        w->A0 = mbsi_carve_doubles(&c, 12 * nv * nc);
         if (pass == 0 && !mbsi_carver_alloc(&c)) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
     }
     st->dw_block = c.base;
@@ -83,7 +83,7 @@ int mbsi_step_acceleration_derivatives(mbs_stepper *st, const double *q, const d
     mbs_system_dynamics(s, q, v, 0, w->a);
     if (!update) memcpy(a, w->a, (size_t)nv * sizeof(double));
     /* without update, the anchors (however placed) are held: their dependence on the state an
-     * earlier update saw is the caller's (w->E) */
+     * earlier update saw is the caller's (w->A0) */
     int rc = mbsi_system_dynamics_derivatives(s, q, v, 1, w->a, w->Fq, w->Fv, w->work, w->iwork, update ? w->fresh : NULL);
     if (rc != MBS_OK) return rc;
     /* M⁻¹ now, from the factor the derivatives left in s->data (the next call overwrites it) */
@@ -91,7 +91,7 @@ int mbsi_step_acceleration_derivatives(mbs_stepper *st, const double *q, const d
     for (int k = 0; k < nv; k++) w->Mi[k + (size_t)nv * k] = 1;
     mbs_ltdl_solve(s->model, s->data, w->Mi, nv, nv);
     if (update) {
-        mbsi_contact_anchor_derivatives(s, q, v, w->fresh, w->moved, w->E, w->work, w->iwork);
+        mbsi_contact_anchor_derivatives(s, q, v, w->fresh, w->moved, w->A0, w->work, w->iwork);
         memcpy(s->contacts, w->contacts2, cb);
     }
     return MBS_OK;

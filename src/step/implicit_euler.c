@@ -376,8 +376,8 @@ static int derivatives(mbs_stepper *st, double dt, double *A, double *B)
         }
         B[nv + c + (size_t)n2 * c] = dt;
     }
-    /* M ∂r_v/∂x through those anchors: δt Σ J(q⁺)ᵀ G E */
-    mbsi_contact_anchor_chain(s, w->q1, st->dw.E, st->dw.moved, dt, A + nv, n2, w->iwork);
+    /* M ∂r_v/∂x through those anchors: δt Σ J(q⁺)ᵀ G (K δp0 + B δṗ0) */
+    mbsi_contact_anchor_chain(s, w->q1, st->dw.A0, st->dw.moved, dt, A + nv, n2, w->iwork);
     memcpy(w->A, w->N, sizeof(double) * 4 * nn);
     lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n2, n2, w->A, n2, w->ipiv);
     if (info == 0) info = LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n2, n2, w->A, n2, w->ipiv, A, n2);

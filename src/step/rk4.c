@@ -63,7 +63,7 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
 
 /* The chain rule through the four stages, in the inputs z = (δq, δv, δτ) (nv x 3nv matrices):
  *   δqs_i = D0(q, θ_i) δq + D1(q, θ_i) δθ_i                (the stage's configuration, tangent at qs_i)
- *   δkv_i = ∂q̈/∂q δqs_i + ∂q̈/∂v δvs_i + M⁻¹ δτ + M⁻¹ Σ Jᵀ G E δx   (stages 2–4: the anchors the
+ *   δkv_i = ∂q̈/∂q δqs_i + ∂q̈/∂v δvs_i + M⁻¹ δτ + M⁻¹ Σ Jᵀ G (K δp0 + B δṗ0)   (stages 2–4: the anchors the
  *           first stage's update placed or moved, mbsi_contact_anchor_derivatives)
  *   δkq_i = ∂(dexp⁻¹(θ) w)/∂θ|_(θ_i, vs_i) δθ_i + dexp⁻¹(θ_i) δvs_i
  *   δθ_{i+1} = c_{i+1} δt δkq_i,   δvs_{i+1} = δv + c_{i+1} δt δkv_i
@@ -108,7 +108,7 @@ static int derivatives(mbs_stepper *st, double dt, double *A, double *B)
         for (size_t k = 0; k < nn; k++) DKV[2 * nn + k] += w->Mi[k];
         if (i > 0) {
             memset(T, 0, 2 * nn * sizeof(double));
-            mbsi_contact_anchor_chain(s, qs, w->E, w->moved, 1.0, T, nv, w->iwork);
+            mbsi_contact_anchor_chain(s, qs, w->A0, w->moved, 1.0, T, nv, w->iwork);
             cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, 2 * nv, nv, 1.0, w->Mi, nv, T, nv, 1.0, DKV, nv);
         }
         for (size_t k = 0; k < n3; k++) KVa[k] += wt[i] * DKV[k];

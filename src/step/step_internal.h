@@ -55,8 +55,8 @@ typedef struct mbsi_derivatives_ws {
     int *iwork;                    /* nv */
     mbs_contact *contacts, *contacts2;   /* ncontacts each: the contacts before and after an update */
     unsigned char *fresh;          /* ncontacts: the update placed this contact's anchor */
-    unsigned char *moved;          /* ncontacts: the update placed or moved it (E not zero) */
-    double *E;                     /* 3 x 2nv per contact: mbsi_contact_anchor_derivatives */
+    unsigned char *moved;          /* ncontacts: the update placed or moved it (A0 not zero) */
+    double *A0;                    /* 6 x 2nv per contact: mbsi_contact_anchor_derivatives */
 } mbsi_derivatives_ws;
 
 struct mbs_stepper {
@@ -89,7 +89,7 @@ void mbsi_derivatives_fini(mbs_stepper *st);
  * at the call) into a, and its Jacobians ∂q̈/∂q (tangent), ∂q̈/∂v and M⁻¹ (= ∂q̈/∂τ) into st->dw.Fq,
  * Fv, Mi, with the contacts' anchors held; with update, a contact whose anchor the update placed
  * (touch-down) is differentiated with its anchor following the point across the surface, as it
- * does, and the anchors it placed or moved are differentiated in st->dw.E and moved
+ * does, and the anchors it placed or moved are differentiated in st->dw.A0 and moved
  * (mbsi_contact_anchor_derivatives), for the schemes that evaluate forces again later in the step.
  * Leaves the contacts as the evaluation with `update` leaves them (their state before it in
  * st->dw.contacts). MBS_ERR_MODEL when M cannot be factorised. */
