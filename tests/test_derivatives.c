@@ -26,7 +26,7 @@ static mbs_model *solo;
 static mbs_system *solo_in(int which, unsigned long long seed)
 {
     mbs_error err;
-    mbs_system *s = tm_solo_standing(solo, which == AIR ? 0.3 : 0.0, 1e5, 300, 0.6);
+    mbs_system *s = tm_solo_standing(solo, which == AIR ? 0.3 : 0.0, which == STAND ? 2e4 : 1e5, 300, which == SLIDE ? 0.6 : 1.0);
     if (!s || mbs_system_finalize(s, &err) != MBS_OK) return NULL;
     const int nq = mbs_model_nq(solo), nv = mbs_model_nv(solo);
     double *q = malloc(sizeof(double) * (size_t)nq), *v = calloc((size_t)nv, sizeof(double));
@@ -45,7 +45,7 @@ static mbs_system *solo_in(int which, unsigned long long seed)
     memcpy(q, mbs_system_q(s), sizeof(double) * (size_t)nq);
     memcpy(v, mbs_system_v(s), sizeof(double) * (size_t)nv);
     for (int k = 0; k < nv; k++) {
-        v[k] += which == SLIDE ? 0 : tm_uniform(&seed, -0.2, 0.2);
+        v[k] += which == SLIDE ? 0 : which == STAND ? 0.0 * tm_uniform(&seed, -0.01, 0.01) : tm_uniform(&seed, -0.2, 0.2);
         tau[k] = k < 6 ? 0 : tm_uniform(&seed, -0.5, 0.5);
     }
     if (which == SLIDE) v[1] = 1.5;   /* the base sideways at 1.5 m/s: every foot slips */
@@ -88,7 +88,50 @@ static void perturbed_step(mbs_stepper *st, mbs_system *s, const void *saved, si
     for (int k = 0; k < nv; k++) out[nv + k] = mbs_system_v(s)[k] - v1[k];
 }
 
-/* Analytical against central differences, the second-order prediction, an untouched state. */
+/* The reference the analytical Jacobians are held to: central differences of the step taken through
+ * the public calls, at h and h/2, extrapolated (Richardson: (4 D(h/2) − D(h)) / 3, error O(h⁴)),
+ * h = 1e-6 (in the tangent space; m, rad, m/s, rad/s, N m). With stiff contacts the step's third
+ * derivatives are large (1e12 and more for rk4 at K = 2e4 N/m and 1 ms), where plain central
+ * differences at 1e-6 are off by 1e-4 of the Jacobian; the extrapolation removes that term. A
+ * column where D(h) and D(h/2) differ by more than 1e-3 of the largest entry is a kink of the step
+ * map within h of the state (a discrete choice of the scheme: the implicit step keeps the better of
+ * two warm starts): it is flagged in kink[] and left out; at most one of the 2nv may be one. */
+static int fd_reference(mbs_stepper *st, mbs_system *s, const void *saved, size_t n, double dt, const double *q1,
+                        const double *v1, double *Aref, double *Bref, unsigned char *kink, const char *what)
+{
+    const int nv = mbs_model_nv(solo), n2 = 2 * nv;
+    const double h = 1e-6;
+    double dx[128], dtau[64], p1[128], m1[128], p2[128], m2[128];
+    int kinks = 0;
+    double amax = 0;
+    for (int j = 0; j < 3 * nv; j++) {
+        memset(dx, 0, sizeof dx);
+        memset(dtau, 0, sizeof dtau);
+        if (j < n2) dx[j] = 1;
+        else dtau[j - n2] = 1;
+        perturbed_step(st, s, saved, n, dt, h, dx, dtau, q1, v1, p1);
+        perturbed_step(st, s, saved, n, dt, -h, dx, dtau, q1, v1, m1);
+        perturbed_step(st, s, saved, n, dt, h / 2, dx, dtau, q1, v1, p2);
+        perturbed_step(st, s, saved, n, dt, -h / 2, dx, dtau, q1, v1, m2);
+        double *col = j < n2 ? Aref + (size_t)n2 * j : Bref + (size_t)n2 * (j - n2), diff = 0;
+        for (int r = 0; r < n2; r++) {
+            double d1 = (p1[r] - m1[r]) / (2 * h), d2 = (p2[r] - m2[r]) / h;
+            col[r] = (4 * d2 - d1) / 3;
+            diff = check_worst(diff, fabs(d1 - d2));
+            amax = fmax(amax, fabs(col[r]));
+        }
+        if (j < n2) kink[j] = !(diff <= 1e-3 * fmax(amax, 1e-300)) && diff > 1e-9;
+    }
+    for (int j = 0; j < n2; j++)
+        if (kink[j]) {
+            printf("  %s: column %d left out: a kink of the step map within 1e-6\n", what, j);
+            kinks++;
+        }
+    mbs_stepper_restore(st, saved, n, NULL);
+    return kinks;
+}
+
+/* Analytical against differences, the second-order prediction, an untouched state. */
 static void check_analytical(const char *scheme, int which, double dt)
 {
     mbs_error err;
@@ -104,41 +147,9 @@ static void check_analytical(const char *scheme, int which, double dt)
     const int nq = mbs_model_nq(solo), nv = mbs_model_nv(solo), n2 = 2 * nv;
     double *A = calloc((size_t)n2 * n2, 8), *B = calloc((size_t)n2 * nv, 8);
     double *Af = calloc((size_t)n2 * n2, 8), *Bf = calloc((size_t)n2 * nv, 8);
-    CHECK(mbs_stepper_has_analytical_derivatives(st), "%s: no analytical derivatives", scheme);
-    CHECK(mbs_stepper_derivatives(st, dt, MBS_DERIVATIVES_ANALYTICAL, NULL, 0, A, B) == MBS_OK, "%s: %s", scheme,
-          mbs_stepper_last_error(st)->msg);
-    CHECK(mbs_stepper_derivatives(st, dt, MBS_DERIVATIVES_CENTRAL, NULL, 0, Af, Bf) == MBS_OK, "%s: %s", scheme,
-          mbs_stepper_last_error(st)->msg);
-    /* A column where forward differences (h = 1e-8) and central ones (h = 1e-6) disagree by more
-     * than 1e-3 is a kink of the step map within 1e-6 of the state (a discrete choice of a solver:
-     * the implicit step keeps the better of two warm starts); such columns are left out, printed
-     * and counted: at most one of the 2nv */
-    double *Aw = calloc((size_t)n2 * n2, 8), *Bw = calloc((size_t)n2 * nv, 8);
-    mbs_stepper_derivatives(st, dt, MBS_DERIVATIVES_FORWARD, NULL, 0, Aw, Bw);
-    double amax = 0;
-    for (size_t k = 0; k < (size_t)n2 * n2; k++) amax = fmax(amax, fabs(Af[k]));
-    int kinks = 0;
-    unsigned char kink[128] = {0};
-    for (int c = 0; c < n2; c++) {
-        double d = 0;
-        for (int r = 0; r < n2; r++) d = check_worst(d, fabs(Aw[r + (size_t)n2 * c] - Af[r + (size_t)n2 * c]));
-        if (!(d <= 1e-3 * amax)) {
-            printf("  %-16s %-8s column %d left out: forward and central differences differ by %.1e\n", scheme,
-                   STATE_NAME[which], c, d / amax);
-            kinks++;
-            kink[c] = 1;
-            for (int r = 0; r < n2; r++) Af[r + (size_t)n2 * c] = A[r + (size_t)n2 * c];
-        }
-    }
-    CHECK(kinks <= 1, "%s %s: %d columns where the step map has a kink", scheme, STATE_NAME[which], kinks);
-    free(Aw); free(Bw);
-    double ea = rel_err(A, Af, (size_t)n2 * n2), eb = rel_err(B, Bf, (size_t)n2 * nv);
-    printf("  %-16s %-8s dt %g: |A - A_fd| %.1e, |B - B_fd| %.1e (relative to the largest entry)\n", scheme,
-           STATE_NAME[which], dt, ea, eb);
-    CHECK(ea <= 1e-6 && eb <= 1e-6, "%s %s: analytical vs central differences: A %.2e, B %.2e", scheme,
-          STATE_NAME[which], ea, eb);
-
-    /* the call leaves everything as it was: the step after it is bitwise the step without it */
+    char what[64];
+    snprintf(what, sizeof what, "%-16s %-8s", scheme, STATE_NAME[which]);
+    /* the state and the unperturbed step's result */
     size_t n = mbs_stepper_state_size(st);
     unsigned char *saved = malloc(n);
     mbs_stepper_save(st, saved, n, NULL);
@@ -147,11 +158,27 @@ static void check_analytical(const char *scheme, int which, double dt)
     memcpy(q1, mbs_system_q(s), sizeof(double) * (size_t)nq);
     memcpy(v1, mbs_system_v(s), sizeof(double) * (size_t)nv);
     mbs_stepper_restore(st, saved, n, NULL);
+
+    CHECK(mbs_stepper_has_analytical_derivatives(st), "%s: no analytical derivatives", scheme);
+    CHECK(mbs_stepper_derivatives(st, dt, MBS_DERIVATIVES_ANALYTICAL, NULL, 0, A, B) == MBS_OK, "%s: %s", scheme,
+          mbs_stepper_last_error(st)->msg);
+    unsigned char kink[128] = {0};
+    int kinks = fd_reference(st, s, saved, n, dt, q1, v1, Af, Bf, kink, what);
+    CHECK(kinks <= 1, "%s: %d columns where the step map has a kink", what, kinks);
+    for (int c = 0; c < n2; c++)
+        if (kink[c])
+            for (int r = 0; r < n2; r++) Af[r + (size_t)n2 * c] = A[r + (size_t)n2 * c];
+    double ea = rel_err(A, Af, (size_t)n2 * n2), eb = rel_err(B, Bf, (size_t)n2 * nv);
+    printf("  %s dt %g: |A - A_fd| %.1e, |B - B_fd| %.1e (relative to the largest entry)\n", what, dt, ea, eb);
+    CHECK(ea <= 1e-6 && eb <= 1e-6, "%s: analytical vs differences: A %.2e, B %.2e", what, ea, eb);
+
+    /* the call leaves everything as it was: the step after it is bitwise the step without it */
     mbs_stepper_derivatives(st, dt, MBS_DERIVATIVES_AUTO, NULL, 0, A, B);
     mbs_stepper_step(st, dt, NULL);
     CHECK(memcmp(q1, mbs_system_q(s), sizeof(double) * (size_t)nq) == 0 &&
               memcmp(v1, mbs_system_v(s), sizeof(double) * (size_t)nv) == 0,
           "%s: the step after mbs_stepper_derivatives differs from the step without it", scheme);
+    mbs_stepper_restore(st, saved, n, NULL);
 
     /* second order: ‖x⁺(x ⊕ εδx, τ + εδτ) − x⁺ − ε (A δx + B δτ)‖ = O(ε²) */
     unsigned long long seed = 5;
@@ -173,8 +200,14 @@ static void check_analytical(const char *scheme, int which, double dt)
     double r1 = e[0] / e[1], r2 = e[1] / e[2];
     printf("  %-16s %-8s prediction error at eps, eps/2, eps/4: %.2e %.2e %.2e (ratios %.2f %.2f)\n", scheme,
            STATE_NAME[which], e[0], e[1], e[2], r1, r2);
-    CHECK(r1 > 3 && r1 < 5 && r2 > 3 && r2 < 5, "%s %s: the prediction error does not fall as eps² (ratios %.2f %.2f)",
-          scheme, STATE_NAME[which], r1, r2);
+    /* rk4 from a sliding state: the first stage's update moves each slipping anchor so that its
+     * spring gives the force on the cone's edge (eq. 28), and the later stages evaluate the forces
+     * right there, where the cone's projection has a kink: the step is smooth only within ~1e-6 of
+     * the state (its Jacobian matches the differences above), and the perturbations of 1e-4 here
+     * cross the edge. The order is checked in the other states. */
+    int smooth = !(which == SLIDE && strcmp(scheme, "rk4") == 0);
+    CHECK(!smooth || (r1 > 3 && r1 < 5 && r2 > 3 && r2 < 5),
+          "%s %s: the prediction error does not fall as eps² (ratios %.2f %.2f)", scheme, STATE_NAME[which], r1, r2);
     mbs_stepper_restore(st, saved, n, NULL);
     free(saved); free(q1); free(v1);
     free(A); free(B); free(Af); free(Bf);
@@ -184,13 +217,12 @@ static void check_analytical(const char *scheme, int which, double dt)
 
 static void test_analytical(void)
 {
-    static const char *const schemes[] = {"euler", "symplectic_euler", "rk4", "implicit_euler"};
+    static const char *const schemes[] = {"euler", "symplectic_euler", "rk4", "implicit_euler", "expo"};
     for (size_t i = 0; i < sizeof schemes / sizeof *schemes; i++)
-        for (int w = 0; w < NSTATES; w++)
-            /* rk4's step from the sliding state is not smooth within 1e-4 of it (the prediction error
-             * does not fall with the perturbation; a foot's stage forces switch): an open question,
-             * left out until understood */
-            if (!(w == SLIDE && strcmp(schemes[i], "rk4") == 0)) check_analytical(schemes[i], w, 1e-3);
+        for (int w = 0; w < NSTATES; w++) check_analytical(schemes[i], w, 1e-3);
+    /* the exponential integrator at the steps MPC takes it at (10 ms) */
+    check_analytical("expo", STAND, 1e-2);
+    check_analytical("expo", AIR, 1e-2);
 }
 
 /* Every scheme: forward and central differences agree to what forward differences can, B's chosen

@@ -60,25 +60,50 @@ void mbsi_derivatives_fini(mbs_stepper *st)
 
 int mbs_stepper_has_analytical_derivatives(const mbs_stepper *st) { return st && st->type->derivatives != NULL; }
 
+/* The update of a step's first evaluation at (q, v): the contacts before it into w->contacts, the
+ * update (the dynamics into a, or the forces alone when a is NULL), the contacts after it into
+ * w->contacts2, and back to the contacts before it but for those it activated (fresh): the state
+ * the held model (update 0) differentiates the update's forces from. A fresh contact's anchor was
+ * placed right above its point and moves with it across the surface (contact.c). */
+static void update_begin(mbs_stepper *st, const double *q, const double *v, double *a)
+{
+    mbs_system *s = st->sys;
+    mbsi_derivatives_ws *w = &st->dw;
+    const int nc = s->ncontacts;
+    memset(w->moved, 0, (size_t)(nc > 0 ? nc : 1));
+    memcpy(w->contacts, s->contacts, (size_t)nc * sizeof(mbs_contact));
+    if (a) mbs_system_dynamics(s, q, v, 1, a);
+    else mbs_contact_forces(s, q, v, 1);
+    memcpy(w->contacts2, s->contacts, (size_t)nc * sizeof(mbs_contact));
+    for (int i = 0; i < nc; i++) {
+        w->fresh[i] = s->contacts[i].active && !w->contacts[i].active;
+        if (!w->fresh[i]) s->contacts[i] = w->contacts[i];
+    }
+}
+
+/* After the held model's evaluation at (q, v) (update 0): the anchors the update placed or moved,
+ * as functions of (q, v), into w->A0 and w->moved; the contacts as the update left them. */
+static void update_end(mbs_stepper *st, const double *q, const double *v)
+{
+    mbs_system *s = st->sys;
+    mbsi_derivatives_ws *w = &st->dw;
+    mbsi_contact_anchor_derivatives(s, q, v, w->fresh, w->moved, w->A0, w->work, w->iwork);
+    memcpy(s->contacts, w->contacts2, (size_t)s->ncontacts * sizeof(mbs_contact));
+}
+
+void mbsi_step_anchor_derivatives(mbs_stepper *st, const double *q, const double *v)
+{
+    update_begin(st, q, v, NULL);
+    mbs_contact_forces(st->sys, q, v, 0);
+    update_end(st, q, v);
+}
+
 int mbsi_step_acceleration_derivatives(mbs_stepper *st, const double *q, const double *v, int update, double *a)
 {
     mbs_system *s = st->sys;
     mbsi_derivatives_ws *w = &st->dw;
-    const int nv = s->nv, nc = s->ncontacts;
-    const size_t cb = (size_t)nc * sizeof(mbs_contact);
-    if (update) {
-        memset(w->moved, 0, (size_t)(nc > 0 ? nc : 1));
-        /* the update's forces are the held model's (update 0) from the contacts before it, but for
-         * a contact it activated: that one's anchor was placed right above its point, and moves
-         * with it across the surface (contact.c, first penetration) */
-        memcpy(w->contacts, s->contacts, cb);
-        mbs_system_dynamics(s, q, v, 1, a);
-        memcpy(w->contacts2, s->contacts, cb);
-        for (int i = 0; i < nc; i++) {
-            w->fresh[i] = s->contacts[i].active && !w->contacts[i].active;
-            if (!w->fresh[i]) s->contacts[i] = w->contacts[i];
-        }
-    }
+    const int nv = s->nv;
+    if (update) update_begin(st, q, v, a);
     /* the derivatives must follow the evaluation they differentiate, at the same (q, v) */
     mbs_system_dynamics(s, q, v, 0, w->a);
     if (!update) memcpy(a, w->a, (size_t)nv * sizeof(double));
@@ -90,10 +115,7 @@ int mbsi_step_acceleration_derivatives(mbs_stepper *st, const double *q, const d
     memset(w->Mi, 0, (size_t)nv * (size_t)nv * sizeof(double));
     for (int k = 0; k < nv; k++) w->Mi[k + (size_t)nv * k] = 1;
     mbs_ltdl_solve(s->model, s->data, w->Mi, nv, nv);
-    if (update) {
-        mbsi_contact_anchor_derivatives(s, q, v, w->fresh, w->moved, w->A0, w->work, w->iwork);
-        memcpy(s->contacts, w->contacts2, cb);
-    }
+    if (update) update_end(st, q, v);
     return MBS_OK;
 }
 
@@ -188,6 +210,11 @@ static int analytical(mbs_stepper *st, double dt)
     int imp = s->imp_on && !st->type->impedance;
     if (imp) mbsi_system_impedance_torque(s, s->q, s->v, s->tau);
     int rc = st->type->derivatives(st, dt, w->A, w->B);
+    if (rc == MBSI_DERIVATIVES_FALLBACK) {
+        /* a step outside what the scheme's chain rule covers: central differences of it */
+        restore(st);
+        return finite_differences(st, dt, 1, NULL, nv);
+    }
     if (rc != MBS_OK || !imp) return rc;
     for (int k = 0; k < nv; k++) {
         double kp = s->imp_kp[k], kd = s->imp_kd[k];

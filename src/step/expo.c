@@ -53,6 +53,7 @@
 #include "../contact/contact_internal.h"
 #include "../base/base.h"
 #include "expm.h"
+#include "expo_derivatives.h"
 #include "expo_modal.h"
 #include "step_internal.h"
 
@@ -137,6 +138,10 @@ typedef struct expo {
     mbs_contact *c0;        /* the contacts at the start of the sub-step */
     double *impulse;        /* 3 per contact: Σ h λ over the sub-steps of a split step */
     int nq, nc;
+    /* what the last step did, for its derivatives (expo_derivatives.h): sub-steps, the passes of
+     * its last sub-step, whether that one took the closed form and whether a cone trimmed a force */
+    int last_subs, last_passes, last_modal, last_trimmed;
+    mbsi_expo_dws dws;      /* the derivatives' workspace */
 } expo;
 
 /* SLID_PULLING: a contact whose first-pass average pulled, but mostly tangentially; it slides in
@@ -195,6 +200,7 @@ static void layout(mbs_carver *c, expo *e)
     e->c0 = mbsi_carve(c, (size_t)e->nc * sizeof(mbs_contact));
     e->impulse = mbsi_carve_doubles(c, 3 * (size_t)e->nc);
     e->qlin = mbsi_carve_doubles(c, (size_t)e->nq);
+    mbsi_expo_dws_layout(c, &e->dws, e->cmax, e->nq, e->nv);
 }
 
 /* Folds material mt into the factor β of B = βK (−1: none seen yet): 0 when its damping is not
@@ -797,6 +803,7 @@ static int average_forces(expo *e, const mbs_system *s, int na, double dt, int *
      * eigenvectors start from that step's (expo_modal.c, warm starts) */
     if (modal ? modal_averages(e, s, na, dt, beta, e->warm_start) : contact_averages(e, s, na, dt)) return MBS_ERR_MODEL;
     *passes = 1;
+    e->last_modal = modal;
     for (int pass = 2; pass <= 3 && (pass == 2 ? classify(e, s, na, dt) : separate_pulling(e, s, na)); pass++) {
         /* a sliding contact's force, λ_n (n + μ f̂), is no longer B = βK with K symmetric: Padé */
         int slide = 0;
@@ -830,6 +837,7 @@ static void project_on_cones(expo *e, mbs_system *s, int na)
         mbs_cone_project(e->lb2 + 3 * a, c->normal, mu, e->lam2 + 3 * a);
         const double *l = e->lam + 3 * a;
         int trimmed = memcmp(e->lb + 3 * a, l, 3 * sizeof(double)) != 0, zero = l[0] == 0 && l[1] == 0 && l[2] == 0;
+        e->last_trimmed |= trimmed || memcmp(e->lb2 + 3 * a, e->lam2 + 3 * a, 3 * sizeof(double)) != 0;
         /* on the cone's boundary; the force applied is kept for logging */
         mbsi_contact_record_step(c, l, e->mode[a] == SLIDE || (trimmed && !zero));
     }
@@ -891,6 +899,7 @@ static int exponential_step(mbs_stepper *st, int na, double h, int *exponentials
     int passes = 0;
     if (average_forces(e, s, na, h, &passes) != MBS_OK) return MBS_ERR_MODEL;
     *exponentials += passes;
+    e->last_passes = passes;
     project_on_cones(e, s, na);
     advance_state(e, s, na, h);
     return MBS_OK;
@@ -1003,8 +1012,13 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     double left = dt, piece = dt;   /* the sub-step length after a touch-down (comment above SPLITS) */
     int exponentials = 0, touches = 0;
     double t_sub = s->t;   /* the sub-step's start; the system's clock moves only when the step ends */
+    e->last_subs = 0;
     for (int sub = 0; left > 0; sub++) {
         int na = gather_active(e, s);
+        e->last_subs++;
+        e->last_passes = 0;
+        e->last_modal = 0;
+        e->last_trimmed = 0;
         /* the contacts between sub-steps count too: a point that left at the end of the last step
          * and lands again inside this one was free at this step's start */
         if (s->substep) s->substep(s->substep_user, s, t_sub);
@@ -1060,8 +1074,35 @@ static void state(mbs_stepper *st, mbsi_state *s)
     mbsi_modal_state(&e->modal, s);
 }
 
+/* The analytical Jacobians of a step that took the closed form in one piece (expo_derivatives.c);
+ * central differences (through the registry) for any other: a touch-down split, a second pass, a
+ * force trimmed to its cone, Padé. The step is taken once to see which it is; the registry saved
+ * the state and puts it back. */
+static int derivatives(mbs_stepper *st, double dt, double *A, double *B)
+{
+    mbs_system *s = st->sys;
+    expo *e = st->impl;
+    mbsi_derivatives_ws *dw = &st->dw;
+    /* the anchors the step's gather places or moves, as functions of the state */
+    mbsi_step_anchor_derivatives(st, s->q, s->v);
+    memcpy(s->contacts, dw->contacts, (size_t)s->ncontacts * sizeof(mbs_contact));
+    mbs_step_stats stats;
+    memset(&stats, 0, sizeof stats);
+    int rc = step(st, dt, &stats);
+    if (rc != MBS_OK) return rc;
+    if (e->last_subs != 1 || e->last_passes > 1 || e->last_trimmed || (e->last_passes == 1 && !e->last_modal))
+        return MBSI_DERIVATIVES_FALLBACK;
+    /* from the start again, the contacts as the step's gather leaves them */
+    memcpy(s->q, dw->q0, (size_t)s->nq * sizeof(double));
+    memcpy(s->v, dw->v0, (size_t)s->nv * sizeof(double));
+    memcpy(s->contacts, dw->contacts, (size_t)s->ncontacts * sizeof(mbs_contact));
+    int na = gather_active(e, s);
+    double beta = na > 0 ? proportional_beta(s, e->act, na) : 0;
+    return mbsi_expo_derivatives(&e->dws, st, dt, e->act, na, e->linearise == AT_MIDPOINT, beta, A, B);
+}
+
 const mbs_stepper_type mbsi_stepper_expo = {
     {"expo", "exponential integrator (Hammoud et al. 2022): stiff viscoelastic contacts at 5-40 ms steps",
      &(const mbs_option_table){"expo", expo_spec, (int)(sizeof expo_spec / sizeof *expo_spec), NULL, 0, sizeof(expo_options)}},
-    init, step, fini, 0, 0, state, NULL,
+    init, step, fini, 0, 0, state, derivatives,
 };

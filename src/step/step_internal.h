@@ -82,6 +82,15 @@ void mbsi_stepper_state(mbs_stepper *st, mbsi_state *s);
 /* 1 when one of s's contacts is a rim. */
 int mbsi_system_has_rims(const mbs_system *s);
 
+/* What a scheme's derivatives hook returns for a step its chain rule does not cover (expo: a step
+ * split at a touch-down, a second pass, a force trimmed to its cone, the Padé path): the registry
+ * then takes central differences of it, through the same call. */
+enum { MBSI_DERIVATIVES_FALLBACK = 1000 };
+
+/* The anchors a step's first update (mbs_contact_forces with update = 1) at (q, v) places or
+ * moves, as functions of (q, v), into st->dw.A0 and moved (mbsi_contact_anchor_derivatives); the
+ * contacts left as that update leaves them, their state before it in st->dw.contacts. */
+void mbsi_step_anchor_derivatives(mbs_stepper *st, const double *q, const double *v);
 /* Carves st->dw for st's system (once, at creation) and frees it. */
 int mbsi_derivatives_init(mbs_stepper *st, mbs_error *err);
 void mbsi_derivatives_fini(mbs_stepper *st);

@@ -1,0 +1,445 @@
+/* expo_derivatives.c — the Jacobians A = ∂x⁺/∂x and B = ∂x⁺/∂τ of one step of the exponential
+ * integrator (Hammoud et al. 2022; equation numbers are the paper's), analytically, for a step
+ * its closed form takes in one piece (expo_derivatives.h says which). The expo paper leaves this
+ * as future work ("we will need to differentiate the integration scheme, which should be
+ * feasible", sec. 7). Everything is differentiated in the inputs z = (δq, δv, δτ), δq in the
+ * tangent space, as nv x 3nv (or 3c x 3nv) matrices.
+ *
+ * The step (expo.c), with qm = integrate(q, h/2 v) (or q) where the dynamics are frozen:
+ *   Δp = p(q) − p0, Δṗ = ṗ(q, v) − ṗ0                        the contacts at the start (anchors
+ *                                                              placed by the update: st->dw.A0)
+ *   J, M, v̇_f = M⁻¹(τ − h), Y = M⁻¹Jᵀ, Υ = J Y (eq. 9),      at (qm, v)
+ *   p̈_free = J v̇_f + J̇v (eq. 10)                             the points' classical acceleration
+ *   λ̄ = −R [Q₀(S) y_A + h Q₁(S) y_B + h² Q₂(S) y_C],           the averages (23) and (25) in the
+ *   λ̄₂ = −2R [Q₁(S) y_A + h Q₂(S) y_B + h² Q₃(S) y_C]          closed form of expo_modal.c:
+ *        S = R Υ R, R = K^½, y_A = R(Δp + βΔṗ), y_B = R(Δṗ + ṗ0 + β p̈_free), y_C = R p̈_free,
+ *        Q_k(S) the matrix functions of the scalars mbsi_modal_divided_differences gives
+ *   v⁺ = v + h (v̇_f + Y λ̄),  q⁺ = integrate(q, h v + h²/2 (v̇_f + Y λ̄₂))   (eqs. 14, 19–20).
+ * The derivatives:
+ *   - of the start terms: ∂p/∂q (the touching point follows the sphere's centre), ∂ṗ/∂q, J, less
+ *     the anchors' (mbsi_contact_anchor_derivatives);
+ *   - of the acceleration for held forces, M⁻¹ (∂(Jᵀλ)/∂qm − ∂rnea/∂qm, −∂rnea/∂v, 1), from the
+ *     RNEA derivatives at that acceleration (Carpentier & Mansard 2018) and the point-force terms
+ *     of the contact layer (mbsi_point_force_dq);
+ *   - of Υ = J M⁻¹Jᵀ: ∂Υ/∂qm_k = (∂J/∂qm_k) Y + ((∂J/∂qm_k) Y)ᵀ − Yᵀ (∂M/∂qm_k) Y, with
+ *     (∂M/∂qm) y = ∂rnea(qm, 0, y)/∂qm − ∂g/∂qm, one RNEA derivative per contact coordinate;
+ *   - of p̈_free: the classical acceleration's derivatives (mbsi_point_acceleration_derivatives)
+ *     and J ∂v̇_f;
+ *   - of the matrix functions: Daleckii and Krein's formula, for S = V diag(σ) Vᵀ,
+ *       ∂f(S)[E] = V (F ∘ (Vᵀ E V)) Vᵀ,   F_ij = (f(σ_i) − f(σ_j))/(σ_i − σ_j), F_ii = f'(σ_i),
+ *     whose divided differences are taken whole where the eigenvalues are apart (above 1e-3 of
+ *     their scale) and as f' at their mean where they are not (equal eigenvalues: a symmetric
+ *     robot's feet); f' by central differences of the closed form in σ (Q_k is an entire function of
+ *     σ; a relative step of 1e-5 leaves ~1e-10).
+ * No allocation; the workspace is carved with expo's. */
+#include <math.h>
+#include <string.h>
+
+#include "../contact/contact_internal.h"
+#include "../spatial/spatial.h"
+#include "expo_derivatives.h"
+#include "expo_modal.h"
+#include "symeig.h"
+/* after the library headers: cblas.h brings complex.h, whose macro I would rename an identifier */
+#include <cblas.h>
+
+void mbsi_expo_dws_layout(mbs_carver *c, mbsi_expo_dws *w, int cmax, int nq, int nv)
+{
+    size_t n = 3 * (size_t)(cmax > 0 ? cmax : 1), v = (size_t)nv, v3 = 3 * v;
+    w->nv = nv;
+    w->nq = nq;
+    w->nmax = (int)n;
+    w->qm = mbsi_carve_doubles(c, (size_t)nq);
+    w->dm = mbsi_carve_doubles(c, v);
+    w->dqm = mbsi_carve_doubles(c, v * v3);
+    w->Jm = mbsi_carve_doubles(c, n * v);
+    w->Pm = mbsi_carve_doubles(c, n * v);
+    w->Y = mbsi_carve_doubles(c, n * v);
+    w->Mi = mbsi_carve_doubles(c, v * v);
+    w->U = mbsi_carve_doubles(c, n * n);
+    w->S = mbsi_carve_doubles(c, n * n);
+    w->V = mbsi_carve_doubles(c, n * n);
+    w->lam = mbsi_carve_doubles(c, n);
+    w->esc = mbsi_carve_doubles(c, n);
+    w->R = mbsi_carve_doubles(c, 3 * n);
+    w->dU = mbsi_carve_doubles(c, n * n * v);
+    w->F = mbsi_carve_doubles(c, 4 * n * n);
+    w->Sk = mbsi_carve_doubles(c, n * n);
+    w->T = mbsi_carve_doubles(c, n * (n + v));
+    w->Z1 = mbsi_carve_doubles(c, n * v3);
+    w->Z2 = mbsi_carve_doubles(c, n * v3);
+    w->W = mbsi_carve_doubles(c, v * v3);
+    double **m[] = {&w->RQ, &w->RV, &w->RA, &w->G0, &w->Mb};
+    for (int k = 0; k < 5; k++) *m[k] = mbsi_carve_doubles(c, v * v);
+    double **vv[] = {&w->vf, &w->acc1, &w->acc2, &w->zero};
+    for (int k = 0; k < 4; k++) *vv[k] = mbsi_carve_doubles(c, v);
+    double **vn[] = {&w->dp, &w->dw, &w->pd0, &w->pdd, &w->pm, &w->lb, &w->lb2};
+    for (int k = 0; k < 7; k++) *vn[k] = mbsi_carve_doubles(c, n);
+    w->yh = mbsi_carve_doubles(c, 3 * n);
+    w->Qv = mbsi_carve_doubles(c, 4 * n);
+    w->tk = mbsi_carve_doubles(c, 2 * n);
+    double **mz[] = {&w->dDp, &w->dDw, &w->dPd0, &w->dPdd, &w->dL1, &w->dL2};
+    for (int k = 0; k < 6; k++) *mz[k] = mbsi_carve_doubles(c, n * v3);
+    w->dy = mbsi_carve_doubles(c, 3 * n * v3);
+    double **mv[] = {&w->dvf, &w->dacc1, &w->dacc2};
+    for (int k = 0; k < 3; k++) *mv[k] = mbsi_carve_doubles(c, v * v3);
+    w->work = mbsi_carve_doubles(c, 18 * (v + 1));
+    double **m3[] = {&w->J3, &w->P3, &w->D3, &w->D3v};
+    for (int k = 0; k < 4; k++) *m3[k] = mbsi_carve_doubles(c, 3 * v);
+    w->support = mbsi_carve_ints(c, v);
+}
+
+/* Velocity at world point p of the world spatial motion s. */
+static inline void pt_vel(const double s[6], const double p[3], double o[3])
+{
+    double t[3];
+    v3_cross(s + 3, p, t);
+    for (int k = 0; k < 3; k++) o[k] = s[k] + t[k];
+}
+
+/* out (n x cols, leading dimension n) = R X, R block-diagonal with a symmetric 3 x 3 block per
+ * contact (w->R); out may not be X. */
+static void r_mul(const double *R, int n, int cols, const double *X, double *out)
+{
+    for (int c = 0; c < cols; c++)
+        for (int b = 0; b < n / 3; b++) {
+            const double *x = X + (size_t)n * c + 3 * b;
+            double *o = out + (size_t)n * c + 3 * b;
+            for (int i = 0; i < 3; i++) o[i] = R[9 * b + i] * x[0] + R[9 * b + i + 3] * x[1] + R[9 * b + i + 6] * x[2];
+        }
+}
+
+/* out = R X R (n x n); T n² of scratch. */
+static void rxr(const double *R, int n, const double *X, double *out, double *T)
+{
+    r_mul(R, n, n, X, T);   /* R X, then (R (R X)ᵀ)ᵀ = R X R as R and the result's symmetry allow */
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) out[j + (size_t)n * i] = T[i + (size_t)n * j];
+    r_mul(R, n, n, out, T);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) out[j + (size_t)n * i] = T[i + (size_t)n * j];
+}
+
+/* Q_0..Q_3 at σ and their derivatives in σ (central differences, the comment at the top). */
+static void q_and_slope(double sigma, double beta, double h, double scale, double Q[4], double dQ[4])
+{
+    double qp[4], qm[4], e = 1e-5 * fmax(fabs(sigma), scale);
+    mbsi_modal_divided_differences(sigma, beta, h, Q);
+    mbsi_modal_divided_differences(sigma + e, beta, h, qp);
+    mbsi_modal_divided_differences(sigma - e, beta, h, qm);
+    for (int k = 0; k < 4; k++) dQ[k] = (qp[k] - qm[k]) / (2 * e);
+}
+
+int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int *act, int na, int midpoint,
+                          double beta, double *A, double *B)
+{
+    mbs_system *s = st->sys;
+    const mbs_model *m = s->model;
+    mbs_data *d = s->data;
+    mbsi_derivatives_ws *dw = &st->dw;
+    const int nv = s->nv, n = 3 * na, n2 = 2 * nv, n3 = 3 * nv;
+    const size_t nn = (size_t)nv * (size_t)nv, zn = (size_t)n * (size_t)n3;
+    const double *q = s->q, *v = s->v;
+    int *sup = w->support;
+    memset(w->zero, 0, (size_t)nv * sizeof(double));
+
+    /* ---- the contacts at the step's start: Δp, Δṗ, ṗ0 and their derivatives ---- */
+    memset(w->dDp, 0, zn * sizeof(double));
+    memset(w->dDw, 0, zn * sizeof(double));
+    memset(w->dPd0, 0, zn * sizeof(double));
+    mbs_forward_kinematics(m, d, q, v, NULL);
+    mbs_compute_joint_jacobians(m, d, q);
+    for (int a = 0; a < na; a++) {
+        const mbs_contact *c = &s->contacts[act[a]];
+        int ns = mbsi_body_support(m, mbs_frame_body(m, c->frame), sup);
+        double ctr[3];
+        for (int r = 0; r < 3; r++) {
+            ctr[r] = c->p[r] + c->radius * c->normal[r];
+            w->dp[3 * a + r] = c->p[r] - c->p0[r];
+            w->dw[3 * a + r] = c->dp[r] - c->dp0[r];
+            w->pd0[3 * a + r] = c->dp0[r];
+        }
+        for (int e = 0; e < ns; e++) {
+            pt_vel(d->J + 6 * sup[e], c->p, w->J3 + 3 * e);
+            pt_vel(d->J + 6 * sup[e], ctr, w->P3 + 3 * e);
+        }
+        mbsi_support_velocities(d, sup, ns, v, w->work);
+        mbsi_point_velocity_dq(m, d, sup, ns, c->p, w->P3, w->work, w->D3);
+        for (int e = 0; e < ns; e++)
+            for (int r = 0; r < 3; r++) {
+                size_t i = (size_t)(3 * a + r);
+                w->dDp[i + (size_t)n * sup[e]] = w->P3[3 * e + r];
+                w->dDw[i + (size_t)n * sup[e]] = w->D3[3 * e + r];
+                w->dDw[i + (size_t)n * (nv + sup[e])] = w->J3[3 * e + r];
+            }
+        if (!dw->moved[act[a]]) continue;
+        const double *A0 = dw->A0 + (size_t)12 * nv * act[a];
+        for (int col = 0; col < n2; col++)
+            for (int r = 0; r < 3; r++) {
+                size_t i = (size_t)(3 * a + r) + (size_t)n * col;
+                w->dDp[i] -= A0[r + 6 * col];
+                w->dDw[i] -= A0[3 + r + 6 * col];
+                w->dPd0[i] = A0[3 + r + 6 * col];
+            }
+    }
+
+    /* ---- the linearisation point qm and its derivative ---- */
+    memset(w->dqm, 0, (size_t)nv * n3 * sizeof(double));
+    if (midpoint) {
+        for (int k = 0; k < nv; k++) w->dm[k] = 0.5 * h * v[k];
+        mbs_integrate(m, q, w->dm, w->qm);
+        mbs_dintegrate(m, q, w->dm, MBS_ARG0, dw->D0);
+        mbs_dintegrate(m, q, w->dm, MBS_ARG1, dw->D1);
+        for (size_t k = 0; k < nn; k++) {
+            w->dqm[k] = dw->D0[k];
+            w->dqm[nn + k] = 0.5 * h * dw->D1[k];
+        }
+    } else {
+        memcpy(w->qm, q, (size_t)s->nq * sizeof(double));
+        for (int k = 0; k < nv; k++) w->dqm[k + (size_t)nv * k] = 1;
+    }
+    const double *qm = w->qm;
+
+    /* ---- the frozen dynamics at (qm, v): M⁻¹, v̇_f, the points' Jacobians, p̈_free ---- */
+    mbs_crba(m, d, qm, w->Mb);
+    if (mbs_ltdl(m, d, w->Mb) != MBS_OK) return MBS_ERR_MODEL;
+    memset(w->Mi, 0, nn * sizeof(double));
+    for (int k = 0; k < nv; k++) w->Mi[k + (size_t)nv * k] = 1;
+    mbs_ltdl_solve(m, d, w->Mi, nv, nv);
+    mbs_nonlinear_effects(m, d, qm, v, w->acc1);
+    for (int k = 0; k < nv; k++) w->acc1[k] = s->tau[k] - w->acc1[k];
+    cblas_dgemv(CblasColMajor, CblasNoTrans, nv, nv, 1.0, w->Mi, nv, w->acc1, 1, 0.0, w->vf, 1);
+    mbs_forward_kinematics(m, d, qm, v, w->vf);
+    for (int a = 0; a < na; a++) {
+        const mbs_contact *c = &s->contacts[act[a]];
+        double R[9], pf[3], off[3], dpf[3], acc[6];
+        mbsi_contact_touch_point(s, c, c->normal, w->pm + 3 * a, R, pf);
+        for (int r = 0; r < 3; r++) dpf[r] = w->pm[3 * a + r] - pf[r];
+        m3t_mulv(R, dpf, off);
+        mbs_frame_classical_acceleration(m, d, c->frame, off, MBS_LOCAL_WORLD_ALIGNED, acc);
+        memcpy(w->pdd + 3 * a, acc, 3 * sizeof(double));
+    }
+    mbs_compute_joint_jacobians(m, d, qm);
+    memset(w->Jm, 0, (size_t)n * nv * sizeof(double));
+    memset(w->Pm, 0, (size_t)n * nv * sizeof(double));
+    for (int a = 0; a < na; a++) {
+        const mbs_contact *c = &s->contacts[act[a]];
+        int ns = mbsi_body_support(m, mbs_frame_body(m, c->frame), sup);
+        double ctr[3], x[3];
+        for (int r = 0; r < 3; r++) ctr[r] = w->pm[3 * a + r] + c->radius * c->normal[r];
+        for (int e = 0; e < ns; e++) {
+            pt_vel(d->J + 6 * sup[e], w->pm + 3 * a, x);
+            for (int r = 0; r < 3; r++) w->Jm[3 * a + r + (size_t)n * sup[e]] = x[r];
+            pt_vel(d->J + 6 * sup[e], ctr, x);
+            for (int r = 0; r < 3; r++) w->Pm[3 * a + r + (size_t)n * sup[e]] = x[r];
+        }
+    }
+    if (n > 0) {
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, nv, n, nv, 1.0, w->Mi, nv, w->Jm, n, 0.0, w->Y, nv);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, nv, 1.0, w->Jm, n, w->Y, nv, 0.0, w->U, n);
+    }
+
+    /* ∂v̇_f = M⁻¹ (−∂rnea/∂qm ∂qm − ∂rnea/∂v δv + δτ), at v̇_f */
+    mbs_rnea_derivatives(m, d, qm, v, w->vf, w->RQ, w->RV, w->RA);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, n3, nv, -1.0, w->RQ, nv, w->dqm, nv, 0.0, w->W, nv);
+    for (size_t k = 0; k < nn; k++) { w->W[nn + k] -= w->RV[k]; w->W[2 * nn + k] = 0; }
+    for (int k = 0; k < nv; k++) w->W[2 * nn + k + (size_t)nv * k] = 1;
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, n3, nv, 1.0, w->Mi, nv, w->W, nv, 0.0, w->dvf, nv);
+    if (n > 0) {
+        /* ---- ∂p̈_free = ∂a_p/∂qm ∂qm + ∂a_p/∂v δv + J ∂v̇_f ---- */
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n3, nv, 1.0, w->Jm, n, w->dvf, nv, 0.0, w->dPdd, n);
+        mbs_compute_joint_jacobians(m, d, qm);
+        for (int a = 0; a < na; a++) {
+            const mbs_contact *c = &s->contacts[act[a]];
+            int ns = mbsi_body_support(m, mbs_frame_body(m, c->frame), sup);
+            for (int e = 0; e < ns; e++)
+                for (int r = 0; r < 3; r++) w->P3[3 * e + r] = w->Pm[3 * a + r + (size_t)n * sup[e]];
+            mbsi_point_acceleration_derivatives(m, d, sup, ns, w->pm + 3 * a, w->P3, v, w->vf, w->D3, w->D3v, w->work);
+            for (int e = 0; e < ns; e++)
+                for (int r = 0; r < 3; r++) {
+                    size_t i = (size_t)(3 * a + r);
+                    w->dPdd[i + (size_t)n * (nv + sup[e])] += w->D3v[3 * e + r];
+                    for (int col = 0; col < n3; col++)
+                        w->dPdd[i + (size_t)n * col] += w->D3[3 * e + r] * w->dqm[sup[e] + (size_t)nv * col];
+                }
+        }
+
+        /* ---- ∂Υ/∂qm_k = (∂J/∂qm_k) Y + ((∂J/∂qm_k) Y)ᵀ − Yᵀ (∂M/∂qm_k) Y ---- */
+        const size_t un = (size_t)n * (size_t)n;
+        mbs_rnea_derivatives(m, d, qm, w->zero, w->zero, w->G0, w->RV, w->RA);
+        for (int c = 0; c < n; c++) {
+            mbs_rnea_derivatives(m, d, qm, w->zero, w->Y + (size_t)nv * c, w->RQ, w->RV, w->RA);
+            for (size_t k = 0; k < nn; k++) w->RQ[k] -= w->G0[k];
+            /* T = Yᵀ (∂(M y_c)/∂qm), n x nv */
+            cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, nv, nv, 1.0, w->Y, nv, w->RQ, nv, 0.0, w->T, n);
+            for (int k = 0; k < nv; k++)
+                for (int i = 0; i < n; i++) w->dU[i + (size_t)n * c + un * k] = -w->T[i + (size_t)n * k];
+        }
+        mbs_compute_joint_jacobians(m, d, qm);
+        for (int a = 0; a < na; a++) {
+            int ns = mbsi_body_support(m, mbs_frame_body(m, s->contacts[act[a]].frame), sup);
+            for (int e = 0; e < ns; e++)
+                for (int r = 0; r < 3; r++) w->P3[3 * e + r] = w->Pm[3 * a + r + (size_t)n * sup[e]];
+            for (int c = 0; c < n; c++) {
+                mbsi_support_velocities(d, sup, ns, w->Y + (size_t)nv * c, w->work);
+                mbsi_point_velocity_dq(m, d, sup, ns, w->pm + 3 * a, w->P3, w->work, w->D3);
+                for (int e = 0; e < ns; e++)
+                    for (int r = 0; r < 3; r++) {
+                        double x = w->D3[3 * e + r];
+                        w->dU[3 * a + r + (size_t)n * c + un * sup[e]] += x;
+                        w->dU[c + (size_t)n * (3 * a + r) + un * sup[e]] += x;
+                    }
+            }
+        }
+
+        /* ---- the closed form and its derivative ---- */
+        for (int a = 0; a < na; a++) {
+            const mbs_contact *c = &s->contacts[act[a]];
+            const mbs_material *mt = mbsi_contact_material(s, c);
+            double kn = sqrt(mt->k_normal), kt = sqrt(mt->k_tangent);
+            for (int j = 0; j < 3; j++)
+                for (int i = 0; i < 3; i++)
+                    w->R[9 * a + i + 3 * j] = (kn - kt) * c->normal[i] * c->normal[j] + (i == j ? kt : 0);
+        }
+        rxr(w->R, n, w->U, w->S, w->T);
+        memcpy(w->V, w->S, un * sizeof(double));
+        if (mbsi_symeig(n, w->V, w->lam, w->esc) != 0) return MBS_ERR_MODEL;
+        /* the scale on which Q_k changes: σ h² ~ 1 or σ h β ~ 1 */
+        double scale = 1 / (h * h);
+        if (beta > 0) scale = fmin(scale, 1 / (h * beta));
+        for (int i = 0; i < n; i++) {
+            double Q[4], dQ[4];
+            q_and_slope(w->lam[i], beta, h, scale, Q, dQ);
+            for (int k = 0; k < 4; k++) {
+                w->Qv[k * n + i] = Q[k];
+                w->F[(size_t)k * un + i + (size_t)n * i] = dQ[k];
+            }
+        }
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < j; i++) {
+                double li = w->lam[i], lj = w->lam[j], gap = li - lj;
+                double Fk[4];
+                if (fabs(gap) > 1e-3 * fmax(fmax(fabs(li), fabs(lj)), scale)) {
+                    for (int k = 0; k < 4; k++) Fk[k] = (w->Qv[k * n + i] - w->Qv[k * n + j]) / gap;
+                } else {
+                    double Q[4];
+                    q_and_slope(0.5 * (li + lj), beta, h, scale, Q, Fk);
+                }
+                for (int k = 0; k < 4; k++) {
+                    w->F[(size_t)k * un + i + (size_t)n * j] = Fk[k];
+                    w->F[(size_t)k * un + j + (size_t)n * i] = Fk[k];
+                }
+            }
+        /* y_A, y_B, y_C and ŷ = Vᵀ y */
+        double *yA = w->tk, *yB = w->tk + n;
+        for (int i = 0; i < n; i++) {
+            w->T[i] = w->dp[i] + beta * w->dw[i];
+            w->T[n + i] = w->dw[i] + w->pd0[i] + beta * w->pdd[i];
+            w->T[2 * n + i] = w->pdd[i];
+        }
+        r_mul(w->R, n, 3, w->T, w->Sk);
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, 3, n, 1.0, w->V, n, w->Sk, n, 0.0, w->yh, n);
+        const double *hA = w->yh, *hB = w->yh + n, *hC = w->yh + 2 * n;
+        const double *Q0 = w->Qv, *Q1 = w->Qv + n, *Q2 = w->Qv + 2 * n, *Q3 = w->Qv + 3 * n;
+        for (int i = 0; i < n; i++) {
+            yA[i] = Q0[i] * hA[i] + h * Q1[i] * hB[i] + h * h * Q2[i] * hC[i];
+            yB[i] = -2 * (Q1[i] * hA[i] + h * Q2[i] * hB[i] + h * h * Q3[i] * hC[i]);
+            yA[i] = -yA[i];
+        }
+        /* λ̄ = −R V (…), λ̄₂ = −2 R V (…) */
+        cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, w->V, n, yA, 1, 0.0, w->Sk, 1);
+        r_mul(w->R, n, 1, w->Sk, w->lb);
+        cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, w->V, n, yB, 1, 0.0, w->Sk, 1);
+        r_mul(w->R, n, 1, w->Sk, w->lb2);
+
+        /* ∂y (n x 3nv each): R(∂Δp + β∂Δṗ), R(∂Δṗ + ∂ṗ0 + β∂p̈_free), R ∂p̈_free, into ŷ-space */
+        double *dyA = w->dy, *dyB = w->dy + zn, *dyC = w->dy + 2 * zn;
+        for (size_t k = 0; k < zn; k++) {
+            w->Z1[k] = w->dDp[k] + beta * w->dDw[k];
+            w->Z2[k] = w->dDw[k] + w->dPd0[k] + beta * w->dPdd[k];
+        }
+        r_mul(w->R, n, n3, w->Z1, dyA);
+        r_mul(w->R, n, n3, w->Z2, dyB);
+        r_mul(w->R, n, n3, w->dPdd, dyC);
+        for (int t = 0; t < 3; t++) {
+            cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, n3, n, 1.0, w->V, n, w->dy + t * zn, n, 0.0, w->Z1, n);
+            memcpy(w->dy + t * zn, w->Z1, zn * sizeof(double));
+        }
+        /* Z1, Z2: the averages' derivatives in ŷ-space before −R V (and −2 R V) */
+        for (int col = 0; col < n3; col++)
+            for (int i = 0; i < n; i++) {
+                size_t k = (size_t)i + (size_t)n * col;
+                w->Z1[k] = Q0[i] * dyA[k] + h * Q1[i] * dyB[k] + h * h * Q2[i] * dyC[k];
+                w->Z2[k] = Q1[i] * dyA[k] + h * Q2[i] * dyB[k] + h * h * Q3[i] * dyC[k];
+            }
+        /* the matrix functions' own change with S: per direction k of qm, (F_m ∘ Ŝ_k) ŷ */
+        for (int k = 0; k < nv; k++) {
+            rxr(w->R, n, w->dU + un * k, w->S, w->T);
+            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, w->S, n, w->V, n, 0.0, w->T, n);
+            cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, n, n, 1.0, w->V, n, w->T, n, 0.0, w->Sk, n);
+            for (int i = 0; i < n; i++) {
+                double s1 = 0, s2 = 0;
+                for (int j = 0; j < n; j++) {
+                    double x = w->Sk[i + (size_t)n * j];
+                    const double *f0 = w->F + (size_t)n * j + i;
+                    double f[4] = {f0[0], f0[un], f0[2 * un], f0[3 * un]};
+                    s1 += x * (f[0] * hA[j] + h * f[1] * hB[j] + h * h * f[2] * hC[j]);
+                    s2 += x * (f[1] * hA[j] + h * f[2] * hB[j] + h * h * f[3] * hC[j]);
+                }
+                w->esc[i] = s1;
+                w->T[i] = s2;
+            }
+            for (int col = 0; col < n3; col++) {
+                double g = w->dqm[k + (size_t)nv * col];
+                if (g == 0) continue;
+                for (int i = 0; i < n; i++) {
+                    w->Z1[i + (size_t)n * col] += w->esc[i] * g;
+                    w->Z2[i + (size_t)n * col] += w->T[i] * g;
+                }
+            }
+        }
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n3, n, -1.0, w->V, n, w->Z1, n, 0.0, w->dy, n);
+        r_mul(w->R, n, n3, w->dy, w->dL1);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n3, n, -2.0, w->V, n, w->Z2, n, 0.0, w->dy, n);
+        r_mul(w->R, n, n3, w->dy, w->dL2);
+    }
+
+    /* ---- the accelerations and their derivatives: M⁻¹ (∂(Jᵀλ)/∂qm − ∂rnea/∂qm, −∂rnea/∂v, 1) + Y ∂λ ---- */
+    for (int pass = 0; pass < 2; pass++) {
+        double *acc = pass ? w->acc2 : w->acc1, *dacc = pass ? w->dacc2 : w->dacc1;
+        const double *lb = pass ? w->lb2 : w->lb, *dL = pass ? w->dL2 : w->dL1;
+        memcpy(acc, w->vf, (size_t)nv * sizeof(double));
+        if (n > 0) cblas_dgemv(CblasColMajor, CblasNoTrans, nv, n, 1.0, w->Y, nv, lb, 1, 1.0, acc, 1);
+        mbs_rnea_derivatives(m, d, qm, v, acc, w->RQ, w->RV, w->RA);
+        for (size_t k = 0; k < nn; k++) w->RQ[k] = -w->RQ[k];
+        if (n > 0) {
+            mbs_compute_joint_jacobians(m, d, qm);
+            for (int a = 0; a < na; a++) {
+                int ns = mbsi_body_support(m, mbs_frame_body(m, s->contacts[act[a]].frame), sup);
+                for (int e = 0; e < ns; e++)
+                    for (int r = 0; r < 3; r++) {
+                        w->J3[3 * e + r] = w->Jm[3 * a + r + (size_t)n * sup[e]];
+                        w->P3[3 * e + r] = w->Pm[3 * a + r + (size_t)n * sup[e]];
+                    }
+                mbsi_point_force_dq(m, d, sup, ns, w->pm + 3 * a, lb + 3 * a, w->J3, w->P3, NULL, w->RQ);
+            }
+        }
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, n3, nv, 1.0, w->RQ, nv, w->dqm, nv, 0.0, w->W, nv);
+        for (size_t k = 0; k < nn; k++) { w->W[nn + k] -= w->RV[k]; w->W[2 * nn + k] = 0; }
+        for (int k = 0; k < nv; k++) w->W[2 * nn + k + (size_t)nv * k] = 1;
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, n3, nv, 1.0, w->Mi, nv, w->W, nv, 0.0, dacc, nv);
+        if (n > 0) cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, n3, n, 1.0, w->Y, nv, dL, n, 1.0, dacc, nv);
+    }
+
+    /* ---- v⁺ = v + h acc1, q⁺ = integrate(q, h v + h²/2 acc2) ---- */
+    for (int col = 0; col < n3; col++)
+        for (int r = 0; r < nv; r++) {
+            double x = h * w->dacc1[r + (size_t)nv * col] + (col == nv + r);
+            if (col < n2) A[nv + r + (size_t)n2 * col] = x;
+            else B[nv + r + (size_t)n2 * (col - n2)] = x;
+            w->dacc2[r + (size_t)nv * col] = 0.5 * h * h * w->dacc2[r + (size_t)nv * col] + (col == nv + r ? h : 0);
+        }
+    for (int k = 0; k < nv; k++) w->dm[k] = h * v[k] + 0.5 * h * h * w->acc2[k];
+    mbsi_derivatives_configuration_rows(st, q, w->dm, w->dacc2, A, B);
+    return MBS_OK;
+}
