@@ -179,32 +179,52 @@ void mbsi_contact_anchor_derivatives(mbs_system *s, const double *q, const doubl
     int have_jacobians = 0;
     for (int i = 0; i < s->ncontacts; i++) {
         const mbs_contact *c = &s->contacts[i];
-        double G[9], *Ai = A0 + (size_t)6 * n2 * i;
+        double G[9], *Ai = A0 + (size_t)9 * n2 * i;
         const mbs_material *mt = c->active ? mbsi_contact_material(s, c) : NULL;
         int slid = mt && c->slipping && mt->k_tangent > 0 && clamp_jacobian(s, c, G);
-        moved[i] = (unsigned char)(slid || (fresh && fresh[i] && mt && mt->k_tangent > 0));
+        int placed = fresh && fresh[i];
+        /* a sphere that stays: the update rolled its anchor by the touching point's move over the
+         * body (follow_roll), p0_t += (p − p_m)_t, p_m the body point recorded at the last update */
+        int rolled = !slid && !placed && c->radius > 0;
+        moved[i] = (unsigned char)(mt && mt->k_tangent > 0 && (slid || placed || c->radius > 0));
         if (!moved[i]) continue;
         if (!slid) m3_identity(G);
-        memset(Ai, 0, sizeof(double) * 6 * (size_t)n2);
+        memset(Ai, 0, sizeof(double) * 9 * (size_t)n2);
         if (!have_jacobians) { mbs_compute_joint_jacobians(m, s->data, q); have_jacobians = 1; }
         int n = contact_terms(s, i, v, G, fresh, work, iwork);
-        const double *J = work, *P = J + 3 * n, *Dp = P + 3 * n, *dlq = Dp + 3 * n, *dlv = dlq + 3 * n;
+        const double *J = work, *P = J + 3 * n, *Dp = P + 3 * n, *dlq = Dp + 3 * n, *dlv = dlq + 3 * n, *Pm = dlv + 3 * n;
         const double *nn = c->normal, ikt = 1 / mt->k_tangent;
-        /* slid: p0_t = p_t + λ_t / k_t, ṗ0 = ṗ_t (eq. 28); placed: p0_t = p_t, ṗ0 = 0 */
+        /* slid: p0_t = p_t + λ_t / k_t, ṗ0 = ṗ_t (eq. 28); placed: p0_t = p_t, ṗ0 = 0; rolled:
+         * p0_t moves by (p − p_m)_t */
         for (int a = 0; a < n; a++)
             for (int col = 0; col < 2; col++) {
                 double x[3], y[3];
                 for (int r = 0; r < 3; r++) {
-                    x[r] = col ? (slid ? dlv[3 * a + r] * ikt : 0) : P[3 * a + r] + (slid ? dlq[3 * a + r] * ikt : 0);
-                    y[r] = slid ? (col ? J[3 * a + r] : Dp[3 * a + r]) : 0;
+                    if (slid) {
+                        x[r] = col ? dlv[3 * a + r] * ikt : P[3 * a + r] + dlq[3 * a + r] * ikt;
+                        y[r] = col ? J[3 * a + r] : Dp[3 * a + r];
+                    } else {
+                        x[r] = col ? 0 : P[3 * a + r] - (rolled ? Pm[3 * a + r] : 0);
+                        y[r] = 0;
+                    }
                 }
                 double xn = v3_dot(x, nn), yn = v3_dot(y, nn);
-                double *o = Ai + 6 * ((size_t)iwork[a] + (size_t)nv * col);
+                double *o = Ai + 9 * ((size_t)iwork[a] + (size_t)nv * col);
                 for (int r = 0; r < 3; r++) {
                     o[r] = x[r] - xn * nn[r];
                     o[3 + r] = y[r] - yn * nn[r];
                 }
             }
+        if (c->radius > 0) {
+            /* the body point recorded under a sphere, local = Rᵀ(p − p_f): δlocal = Rᵀ(P − J) δq */
+            double R[9], pf[3];
+            mbs_frame_placement(m, s->data, c->frame, R, pf);
+            for (int a = 0; a < n; a++) {
+                double x[3];
+                for (int r = 0; r < 3; r++) x[r] = P[3 * a + r] - J[3 * a + r];
+                m3t_mulv(R, x, Ai + 9 * (size_t)iwork[a] + 6);
+            }
+        }
     }
 }
 
@@ -220,8 +240,12 @@ void mbsi_contact_anchor_chain(mbs_system *s, const double *q, const double *A0,
         if (!moved[i] || !c->active || !clamp_jacobian(s, c, G)) continue;
         if (!have_jacobians) { mbs_compute_joint_jacobians(m, s->data, q); have_jacobians = 1; }
         int n = mbsi_body_support(m, mbs_frame_body(m, c->frame), iwork);
-        const double *Ai = A0 + (size_t)6 * n2 * i;
+        const double *Ai = A0 + (size_t)9 * n2 * i;
         const mbs_material *mt = mbsi_contact_material(s, c);
+        /* a sphere's anchor as evaluated here is rolled by −(R δlocal)_t too (follow_roll at q) */
+        double R[9], pf[3];
+        mbs_frame_placement(m, s->data, c->frame, R, pf);
+        const double *nn = c->normal;
         for (int a = 0; a < n; a++) {
             /* row j of Jᵀ G: (Gᵀ J_j)ᵀ */
             double Jj[3], GJ[3];
@@ -230,9 +254,11 @@ void mbsi_contact_anchor_chain(mbs_system *s, const double *q, const double *A0,
             double *row = D + iwork[a];
             /* the spring's force changes by K δp0 + B δṗ0 (tangential: k_t, b_t) */
             for (int col = 0; col < n2; col++) {
-                const double *o = Ai + 6 * (size_t)col;
-                double e[3] = {mt->k_tangent * o[0] + mt->b_tangent * o[3], mt->k_tangent * o[1] + mt->b_tangent * o[4],
-                               mt->k_tangent * o[2] + mt->b_tangent * o[5]};
+                const double *o = Ai + 9 * (size_t)col;
+                double rl[3], e[3];
+                m3_mulv(R, o + 6, rl);
+                double rn = v3_dot(rl, nn);
+                for (int r = 0; r < 3; r++) e[r] = mt->k_tangent * (o[r] - (rl[r] - rn * nn[r])) + mt->b_tangent * o[3 + r];
                 row[(size_t)ldD * col] += alpha * v3_dot(GJ, e);
             }
         }

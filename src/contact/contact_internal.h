@@ -205,8 +205,11 @@ void mbsi_contact_force_derivatives(mbs_system *s, const double *q, const double
 /* The anchors an update (mbs_contact_forces with update = 1) at the state x = (q, v) placed or
  * moved, as functions of x: a contact that slipped there gets its anchor at p0_t = p_t + λ_t / k_t
  * with ṗ0 = ṗ_t (eq. 28; λ_t the cone-clamped force at x), one that touched down (fresh) at
- * p0_t = p_t with ṗ0 = 0; the anchor's normal part is kept. Fills A0 (6 x 2nv per contact,
- * column-major, contact i at A0 + 12nv·i: rows 0–2 ∂p0/∂x, rows 3–5 ∂ṗ0/∂x, x = (q tangent, v))
+ * p0_t = p_t with ṗ0 = 0, and a sphere's that stayed was rolled by its touching point's move over
+ * the body, p0_t += (p − p_m)_t (follow_roll); the anchor's normal part is kept. And a sphere's
+ * body point recorded under it, local = Rᵀ(p − p_f), from which later evaluations in the step roll
+ * the anchor again. Fills A0 (9 x 2nv per contact, column-major, contact i at A0 + 18nv·i: rows
+ * 0–2 ∂p0/∂x, rows 3–5 ∂ṗ0/∂x, rows 6–8 ∂local/∂x (frame axes), x = (q tangent, v))
  * and moved (1 where A0 is not zero). Must follow mbs_contact_forces(s, q, v, 0) on the contacts
  * as they were before that update (the fresh ones as it left them), as
  * mbsi_contact_force_derivatives. Overwrites s->data. */
@@ -214,7 +217,7 @@ void mbsi_contact_anchor_derivatives(mbs_system *s, const double *q, const doubl
                                      unsigned char *moved, double *A0, double *work, int *iwork);
 /* D (nv x 2nv, leading dimension ldD) += α Σ_i J_i(q)ᵀ G_i (K_i δp0 + B_i δṗ0)/δx over the moved
  * contacts active at q: the generalized contact force's change at q with the start state x through
- * the anchors the update at x placed (A0 above). Must follow mbs_contact_forces(s, q, ·, 0).
+ * the anchors the update at x placed (A0 above), a sphere's rolled again from its recorded body point. Must follow mbs_contact_forces(s, q, ·, 0).
  * Overwrites s->data. */
 void mbsi_contact_anchor_chain(mbs_system *s, const double *q, const double *A0, const unsigned char *moved, double alpha,
                                double *D, int ldD, int *iwork);

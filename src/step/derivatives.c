@@ -45,7 +45,7 @@ int mbsi_derivatives_init(mbs_stepper *st, mbs_error *err)
         w->contacts2 = mbsi_carve(&c, nc * sizeof(mbs_contact));
         w->fresh = mbsi_carve(&c, nc);
         w->moved = mbsi_carve(&c, nc);
-        w->A0 = mbsi_carve_doubles(&c, 12 * nv * nc);
+        w->A0 = mbsi_carve_doubles(&c, 18 * nv * nc);
         if (pass == 0 && !mbsi_carver_alloc(&c)) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
     }
     st->dw_block = c.base;

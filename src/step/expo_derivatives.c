@@ -173,13 +173,13 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
                 w->dDw[i + (size_t)n * (nv + sup[e])] = w->J3[3 * e + r];
             }
         if (!dw->moved[act[a]]) continue;
-        const double *A0 = dw->A0 + (size_t)12 * nv * act[a];
+        const double *A0 = dw->A0 + (size_t)18 * nv * act[a];
         for (int col = 0; col < n2; col++)
             for (int r = 0; r < 3; r++) {
                 size_t i = (size_t)(3 * a + r) + (size_t)n * col;
-                w->dDp[i] -= A0[r + 6 * col];
-                w->dDw[i] -= A0[3 + r + 6 * col];
-                w->dPd0[i] = A0[3 + r + 6 * col];
+                w->dDp[i] -= A0[r + 9 * col];
+                w->dDw[i] -= A0[3 + r + 9 * col];
+                w->dPd0[i] = A0[3 + r + 9 * col];
             }
     }
 

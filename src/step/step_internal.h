@@ -56,7 +56,7 @@ typedef struct mbsi_derivatives_ws {
     mbs_contact *contacts, *contacts2;   /* ncontacts each: the contacts before and after an update */
     unsigned char *fresh;          /* ncontacts: the update placed this contact's anchor */
     unsigned char *moved;          /* ncontacts: the update placed or moved it (A0 not zero) */
-    double *A0;                    /* 6 x 2nv per contact: mbsi_contact_anchor_derivatives */
+    double *A0;                    /* 9 x 2nv per contact: mbsi_contact_anchor_derivatives */
 } mbsi_derivatives_ws;
 
 struct mbs_stepper {
