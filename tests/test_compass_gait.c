@@ -1,4 +1,4 @@
-/* test_compass_gait.c — Drake's compass gait walker (urdf/compass_gait.urdf) walking down a slope
+/* test_compass_gait.c — the compass gait walker (urdf/compass_gait.urdf) walking down a slope
  * under rigid contact (stepper `rigid`), against an independent reference: the classic hybrid model
  * of Goswami, Thuilot and Espiau 1998 (Tedrake, Underactuated Robotics, "Simple models of walking"),
  * integrated here by RK4 with event location, its impact map from the conservation of angular

@@ -1,14 +1,23 @@
 /* test_pinocchio.c — peer cross-check against the vectors Pinocchio 3.7 computed on the
  * reference URDFs (tests/data/reference/vectors/<robot>.json; read their `conventions`). Joints
- * are matched by name, so the comparison does not depend on the joint order. Runs on the
- * reference URDF loaded by our loader and on our own urdf/ model of the same robot. */
+ * are matched by name, so the comparison does not depend on the joint order. Runs on our own
+ * urdf/ model of each robot and, when ../shared/reference is present, on the published
+ * description the vectors were computed on (third-party files stay out of the repository). */
 #include <cjson/cJSON.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "testmodels.h"
 
 #define TOL 1e-9
+
+/* A path as messages show it: relative to the source tree when it is inside it. */
+static const char *shown(const char *path)
+{
+    size_t n = strlen(MBS_SOURCE_DIR);
+    return strncmp(path, MBS_SOURCE_DIR, n) == 0 ? path + n : path;
+}
 
 static void read_vec(const cJSON *arr, double *x, int n)
 {
@@ -87,7 +96,7 @@ static void compare(const char *robot, const char *urdf)
             call;                                                                 \
             to_ref(mapv, out, back, n);                                           \
             read_vec(cJSON_GetObjectItem(s, key), ref, n);                        \
-            snprintf(what, sizeof what, "%s %s", urdf + strlen(MBS_SOURCE_DIR), key); \
+            snprintf(what, sizeof what, "%s %s", shown(urdf), key); \
             CHECK_CLOSE(back, ref, n, TOL, what);                                 \
         } while (0)
         VEC("rnea_a0", nv, mp.v, (memset(M, 0, 8 * (size_t)nv), mbs_rnea(m, d, q, v, M, out)));
@@ -103,7 +112,7 @@ static void compare(const char *robot, const char *urdf)
         {
             read_vec(row, ref, nv);
             for (int j = 0; j < nv; j++) back[j] = M[mp.v[i] + (size_t)nv * mp.v[j]];
-            snprintf(what, sizeof what, "%s M row %d", urdf + strlen(MBS_SOURCE_DIR), i);
+            snprintf(what, sizeof what, "%s M row %d", shown(urdf), i);
             CHECK_CLOSE(back, ref, nv, TOL, what);
             i++;
         }
@@ -117,7 +126,7 @@ static void compare(const char *robot, const char *urdf)
             double R[9], p[3], Rref[9];
             mbs_compute_frame_placement(m, d, q, f, R, p);
             read_vec(cJSON_GetObjectItem(fr, "translation"), ref, 3);
-            snprintf(what, sizeof what, "%s frame %s translation", urdf + strlen(MBS_SOURCE_DIR), fr->string);
+            snprintf(what, sizeof what, "%s frame %s translation", shown(urdf), fr->string);
             CHECK_CLOSE(p, ref, 3, TOL, what);
             int r = 0;
             cJSON_ArrayForEach(row, cJSON_GetObjectItem(fr, "rotation"))
@@ -126,7 +135,7 @@ static void compare(const char *robot, const char *urdf)
                 for (int c = 0; c < 3; c++) Rref[r + 3 * c] = ref[c];
                 r++;
             }
-            snprintf(what, sizeof what, "%s frame %s rotation", urdf + strlen(MBS_SOURCE_DIR), fr->string);
+            snprintf(what, sizeof what, "%s frame %s rotation", shown(urdf), fr->string);
             CHECK_CLOSE(R, Rref, 9, TOL, what);
         }
         /* Jacobian of the first frame, LOCAL_WORLD_ALIGNED */
@@ -137,7 +146,7 @@ static void compare(const char *robot, const char *urdf)
         {
             read_vec(row, ref, nv);
             for (int j = 0; j < nv; j++) back[j] = J[i + 6 * mp.v[j]];
-            snprintf(what, sizeof what, "%s J %s row %d", urdf + strlen(MBS_SOURCE_DIR), f0, i);
+            snprintf(what, sizeof what, "%s J %s row %d", shown(urdf), f0, i);
             CHECK_CLOSE(back, ref, nv, TOL, what);
             i++;
         }
@@ -154,13 +163,20 @@ static void compare(const char *robot, const char *urdf)
     cJSON_Delete(root);
 }
 
+/* The project's model (urdf/), then the published description the vectors were computed on
+ * (../shared/reference/urdf/) when that folder is present. */
 static void run_robot(const char *robot)
 {
-    char ref[4096], ours[4096];
-    snprintf(ref, sizeof ref, "%s/tests/data/reference/urdf/%s.urdf", MBS_SOURCE_DIR, robot);
+    char rel[256], ours[4096];
     snprintf(ours, sizeof ours, "%s/urdf/%s.urdf", MBS_SOURCE_DIR, robot);
-    compare(robot, ref);
     compare(robot, ours);
+    snprintf(rel, sizeof rel, "urdf/%s.urdf", robot);
+    const char *ref = tm_shared_reference(rel);
+    if (ref) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s", ref);
+        compare(robot, path);
+    }
 }
 
 static void test_solo12(void) { run_robot("solo12"); }

@@ -137,7 +137,7 @@ static void test_conservative_advancement(void)
     CHECK(worst_fixed > 1e-2, "worst_fixed > 1e-2");
 }
 
-/* Drake's rimless wheel (urdf/rimless_wheel.urdf, as scenarios/rimless_wheel.ini) on a 0.08 rad
+/* The rimless wheel (urdf/rimless_wheel.urdf, as scenarios/rimless_wheel.ini) on a 0.08 rad
  * slope: each spoke's touchdown keeps the angular momentum about the new contact, so the rate after
  * it is c = (I + m l² cos 2α) / (I + m l²) times the rate before (1 − c² of the kinetic energy
  * lost), and from rest the wheel settles on the rolling cycle whose rate after an impact is

@@ -20,9 +20,7 @@
 /* a record's warnings as text, "" when it holds none (the record keeps NULL then) */
 #define WARN(e) ((e).warnings ? (e).warnings : "")
 
-#define REF_URDF MBS_SOURCE_DIR "/tests/data/reference/urdf/"
 #define BAD_DIR MBS_SOURCE_DIR "/tests/data/urdf_bad/"
-#define COLLECTION_DIR MBS_SOURCE_DIR "/tests/data/urdf_collection/"
 
 static const mbs_urdf_options FLOATING = {.floating_base = 1}, FIXED = {.floating_base = 0}, STRICT = {.floating_base = 1, .strict = 1};
 
@@ -62,12 +60,24 @@ static mbs_joint_type pinocchio_type(const char *t)
     return MBS_JOINT_REVOLUTE;
 }
 
-/* Joint names, order, types, parents, idx_q / idx_v, nq, nv, total mass and frame names
- * as Pinocchio has them in the reference vectors. */
-static void check_against_json(const char *robot)
+/* The project's model urdf/<robot>.urdf, then the published description it was written from
+ * (../shared/reference/urdf/<robot>.urdf) when that folder is present: n paths (1 or 2). */
+static int robot_files(const char *robot, char paths[2][4096])
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s%s.urdf", REF_URDF, robot);
+    char rel[256];
+    snprintf(paths[0], 4096, "%s", tm_path("urdf/"));
+    snprintf(paths[0] + strlen(paths[0]), 4096 - strlen(paths[0]), "%s.urdf", robot);
+    snprintf(rel, sizeof rel, "urdf/%s.urdf", robot);
+    const char *ref = tm_shared_reference(rel);
+    if (!ref) return 1;
+    snprintf(paths[1], 4096, "%s", ref);
+    return 2;
+}
+
+/* Joint names, order, types, parents, idx_q / idx_v, nq, nv, total mass and frame names
+ * as Pinocchio has them in the reference vectors, for the file at path. */
+static void check_against_json(const char *robot, const char *path)
+{
     mbs_error err;
     mbs_model *m = mbs_model_from_urdf(path, NULL, &err);
     CHECK(m != NULL, "%s: %s", robot, err.msg);
@@ -105,16 +115,20 @@ static void check_against_json(const char *robot)
 
 static void test_reference_layouts(void)
 {
-    check_against_json("solo12");
-    check_against_json("romeo");
-    check_against_json("robosimian");
+    static const char *robots[3] = {"solo12", "romeo", "robosimian"};
+    for (int r = 0; r < 3; r++) {
+        char paths[2][4096];
+        int n = robot_files(robots[r], paths);
+        for (int k = 0; k < n; k++) check_against_json(robots[r], paths[k]);
+    }
 }
 
-static void test_solo12(void)
+/* Solo-12's layout (the file at path, the project's model or the published description). */
+static void check_solo12(const char *path)
 {
     mbs_error err;
-    mbs_model *m = mbs_model_from_urdf(REF_URDF "solo12.urdf", NULL, &err);
-    CHECK(m != NULL, "solo12: %s", err.msg);
+    mbs_model *m = mbs_model_from_urdf(path, NULL, &err);
+    CHECK(m != NULL, "%s: %s", path, err.msg);
     if (!m) return;
     CHECK(err.code == 0 && err.nwarnings == 0, "solo12: code %d, %d warnings", err.code, err.nwarnings);
     CHECK(mbs_model_nq(m) == 19 && mbs_model_nv(m) == 18, "solo12 nq %d nv %d", mbs_model_nq(m), mbs_model_nv(m));
@@ -135,7 +149,7 @@ static void test_solo12(void)
     CHECK(kfe >= 0 && mbs_frame_type_of(m, kfe) == MBS_FRAME_JOINT, "FL_KFE joint frame");
     mbs_model_free(m);
 
-    m = mbs_model_from_urdf(REF_URDF "solo12.urdf", &(mbs_urdf_options){.floating_base = 0}, &err);
+    m = mbs_model_from_urdf(path, &(mbs_urdf_options){.floating_base = 0}, &err);
     CHECK(m != NULL, "fixed solo12: %s", err.msg);
     if (!m) return;
     CHECK(mbs_model_nq(m) == 12 && mbs_model_nv(m) == 12, "fixed solo12 nq %d nv %d", mbs_model_nq(m), mbs_model_nv(m));
@@ -146,10 +160,22 @@ static void test_solo12(void)
     mbs_model_free(m);
 }
 
+/* Solo-12's layout, on the project's model and on the published description. */
+static void test_solo12(void)
+{
+    char paths[2][4096];
+    int n = robot_files("solo12", paths);
+    for (int k = 0; k < n; k++) check_solo12(paths[k]);
+}
+
+/* The published Romeo description (two right-arm inertias break the triangle inequality): two
+ * warnings naming the links, a refusal in strict mode. */
 static void test_romeo_warnings(void)
 {
+    const char *path = tm_shared_reference("urdf/romeo.urdf");
+    if (!path) return;
     mbs_error err;
-    mbs_model *m = mbs_model_from_urdf(REF_URDF "romeo.urdf", NULL, &err);
+    mbs_model *m = mbs_model_from_urdf(path, NULL, &err);
     CHECK(m != NULL, "romeo: %s", err.msg);
     CHECK(err.code == 0, "romeo code %d", err.code);
     CHECK(err.nwarnings == 2, "romeo: %d warnings:\n%s", err.nwarnings, WARN(err));
@@ -160,7 +186,7 @@ static void test_romeo_warnings(void)
     mbs_model_free(m);
     mbs_error_free(&err);
 
-    m = mbs_model_from_urdf(REF_URDF "romeo.urdf", &STRICT, &err);
+    m = mbs_model_from_urdf(path, &STRICT, &err);
     CHECK(m == NULL, "strict romeo loaded");
     mbs_model_free(m);
     CHECK(err.code == MBS_ERR_MODEL && strstr(err.msg, "triangle inequality") && strstr(err.msg, "romeo.urdf:"),
@@ -168,11 +194,43 @@ static void test_romeo_warnings(void)
     mbs_error_free(&err);
 }
 
+/* 1 when a and b are the same model to the bit: names, tree, joint frames, axes, limits, inertias
+ * and frames (the visuals are what a viewer draws, and may differ). */
+static int same_model(const mbs_model *a, const mbs_model *b)
+{
+    if (strcmp(a->name, b->name) || a->nbodies != b->nbodies || a->nq != b->nq || a->nv != b->nv ||
+        a->nframes != b->nframes || memcmp(&a->world_mass, &b->world_mass, sizeof a->world_mass))
+        return 0;
+    for (int i = 0; i < a->nbodies; i++) {
+        const mbs_body *x = &a->bodies[i], *y = &b->bodies[i];
+        if (x->parent != y->parent || x->type != y->type || x->idx_q != y->idx_q || x->idx_v != y->idx_v ||
+            strcmp(x->joint_name, y->joint_name) || strcmp(x->link_name, y->link_name) ||
+            memcmp(x->axis, y->axis, sizeof x->axis) || memcmp(x->Rt, y->Rt, sizeof x->Rt) ||
+            memcmp(x->pt, y->pt, sizeof x->pt) || memcmp(&x->mass, &y->mass, sizeof x->mass) ||
+            memcmp(x->h, y->h, sizeof x->h) || memcmp(x->Io, y->Io, sizeof x->Io) ||
+            memcmp(x->lower, y->lower, sizeof x->lower) || memcmp(x->upper, y->upper, sizeof x->upper) ||
+            memcmp(x->vlimit, y->vlimit, sizeof x->vlimit) || memcmp(x->effort, y->effort, sizeof x->effort) ||
+            memcmp(x->damping, y->damping, sizeof x->damping) || memcmp(x->friction, y->friction, sizeof x->friction))
+            return 0;
+    }
+    for (int f = 0; f < a->nframes; f++) {
+        const mbs_frame *x = &a->frames[f], *y = &b->frames[f];
+        if (strcmp(x->name, y->name) || x->body != y->body || x->type != y->type || memcmp(x->R, y->R, sizeof x->R) ||
+            memcmp(x->p, y->p, sizeof x->p))
+            return 0;
+    }
+    return 1;
+}
+
+/* The project's compass gait and rimless wheel (urdf/, written by tools/gen/gen_models.py) load
+ * with their layout; the descriptions of Drake they follow, when ../shared/reference is present,
+ * load as the same models to the bit (fixed root, free flyer, planar root). */
 static void test_drake_models(void)
 {
     mbs_error err;
-    mbs_model *m = mbs_model_from_urdf(REF_URDF "compass_gait.urdf", &FIXED, &err);
-    CHECK(m != NULL, "compass gait: %s", err.msg);
+    mbs_model *m = mbs_model_from_urdf(tm_path("urdf/compass_gait.urdf"), &FIXED, &err);
+    CHECK(m != NULL && err.nwarnings == 0, "compass gait: %s%s", err.msg, WARN(err));
+    mbs_error_free(&err);
     if (m) {
         CHECK(mbs_model_njoints(m) == 2, "compass gait has %d joints", mbs_model_njoints(m));
         CHECK(mbs_joint_type_of(m, 0) == MBS_JOINT_PLANAR, "compass gait joint 0 is not planar");
@@ -186,13 +244,36 @@ static void test_drake_models(void)
         CHECK(fabs(mass - 15) < 1e-12 && fabs(com[2] + 0.5 / 3) < 1e-12, "hip body mass %g com z %g", mass, com[2]);
         mbs_model_free(m);
     }
-    m = mbs_model_from_urdf(REF_URDF "compass_gait.urdf", NULL, &err);
+    m = mbs_model_from_urdf(tm_path("urdf/compass_gait.urdf"), NULL, &err);
     CHECK(m != NULL && mbs_model_nq(m) == 12, "floating compass gait: %s", err.msg);
     mbs_model_free(m);
-    m = mbs_model_from_urdf(REF_URDF "rimless_wheel.urdf", NULL, &err);
-    CHECK(m != NULL, "rimless wheel: %s", err.msg);
+    mbs_error_free(&err);
+    m = mbs_model_from_urdf(tm_path("urdf/rimless_wheel.urdf"), NULL, &err);
+    CHECK(m != NULL && err.nwarnings == 0, "rimless wheel: %s%s", err.msg, WARN(err));
     if (m) CHECK(mbs_model_nq(m) == 7 && mbs_frame_id(m, "spoke8") >= 0, "rimless wheel nq %d", mbs_model_nq(m));
     mbs_model_free(m);
+    mbs_error_free(&err);
+
+    static const char *const names[2] = {"compass_gait", "rimless_wheel"};
+    static const mbs_urdf_options roots[3] = {{.floating_base = 0}, {.floating_base = 1}, {.floating_base = 2}};
+    for (int k = 0; k < 2; k++) {
+        char rel[64], ours[4096];
+        snprintf(rel, sizeof rel, "urdf/%s.urdf", names[k]);
+        snprintf(ours, sizeof ours, "%s", tm_path(rel));
+        const char *published = tm_shared_reference(rel);
+        if (!published) return;
+        for (int r = 0; r < 3; r++) {
+            mbs_error e1, e2;
+            mbs_model *a = mbs_model_from_urdf(ours, &roots[r], &e1), *b = mbs_model_from_urdf(published, &roots[r], &e2);
+            CHECK((a != NULL) == (b != NULL), "%s, floating_base %d: %s / %s", names[k], r, e1.msg, e2.msg);
+            CHECK(r == 2 || a, "%s, floating_base %d: %s", names[k], r, e1.msg);
+            if (a && b) CHECK(same_model(a, b), "%s, floating_base %d: not the model of %s", names[k], r, published);
+            mbs_model_free(a);
+            mbs_model_free(b);
+            mbs_error_free(&e1);
+            mbs_error_free(&e2);
+        }
+    }
 }
 
 /* ---- a hand-made tree with a fixed chain ---- */
@@ -502,10 +583,15 @@ static void test_inertia_tolerance(void)
     mbs_model_free(m);
 }
 
-/* Every real description of tests/data/urdf_collection that Pinocchio 3.7 loads (its README),
- * mbs loads, and its dynamics are finite; the two Pinocchio refuses are refused with the reason. */
+/* Every real description of the shared collection (../shared/reference/urdf/collection/) that
+ * Pinocchio 3.7 loads (its README), mbs loads, and its dynamics are finite; the two Pinocchio
+ * refuses are refused with the reason. */
 static void test_urdf_collection(void)
 {
+    const char *found = tm_shared_reference("urdf/collection/");
+    if (!found) return;
+    char dirpath[4096];
+    snprintf(dirpath, sizeof dirpath, "%s", found);
     static const struct { const char *file, *refused; } files[] = {
         {"a1.urdf", NULL}, {"alex_psyonic_hands.urdf", NULL}, {"allegro_right_hand.urdf", NULL},
         {"anymal_b.urdf", NULL}, {"b1.urdf", NULL}, {"bolt.urdf", NULL}, {"bravo7_gripper.urdf", NULL},
@@ -518,8 +604,8 @@ static void test_urdf_collection(void)
     const int n = (int)(sizeof files / sizeof *files);
     /* the list is the whole folder */
     int on_disk = 0;
-    DIR *dir = opendir(COLLECTION_DIR);
-    CHECK(dir != NULL, "cannot open %s", COLLECTION_DIR);
+    DIR *dir = opendir(dirpath);
+    CHECK(dir != NULL, "cannot open %s", dirpath);
     for (struct dirent *e; dir && (e = readdir(dir));) {
         size_t len = strlen(e->d_name);
         if (len < 5 || strcmp(e->d_name + len - 5, ".urdf") != 0) continue;
@@ -533,7 +619,7 @@ static void test_urdf_collection(void)
     int loaded = 0;
     for (int k = 0; k < n; k++) {
         char path[4096];
-        snprintf(path, sizeof path, "%s%s", COLLECTION_DIR, files[k].file);
+        snprintf(path, sizeof path, "%s%s", dirpath, files[k].file);
         mbs_error err;
         mbs_model *m = mbs_model_from_urdf(path, NULL, &err);
         if (files[k].refused) {
@@ -771,16 +857,6 @@ static void test_many_warnings(void)
     free(xml);
 }
 
-/* A file of ../shared/reference (third-party descriptions stay out of the repository): its path in
- * out, or NULL after one "skipped" line when the folder is absent (a clone alone still passes). */
-static const char *shared_reference(const char *rel, char *out, size_t n)
-{
-    snprintf(out, n, "%s/../shared/reference/%s", MBS_SOURCE_DIR, rel);
-    if (access(out, R_OK) == 0) return out;
-    printf("skipped: ../shared/reference not found (%s)\n", rel);
-    return NULL;
-}
-
 /* A link welded to the world (fixed joints only, under a fixed root) never moves, so its inertia
  * never enters the dynamics: an impossible one loads, with a warning naming it, even in strict
  * mode. TIAGo (example-robot-data's tiago_dual) with its root on the world: its antennas' 1e-6 kg
@@ -808,8 +884,8 @@ static void test_welded_to_world(void)
     mbs_error_free(&err);
 #undef ANTENNA
 
-    char path[4096];
-    if (!shared_reference("urdf/collection/tiago_dual.urdf", path, sizeof path)) return;
+    const char *path = tm_shared_reference("urdf/collection/tiago_dual.urdf");
+    if (!path) return;
     m = mbs_model_from_urdf(path, &FIXED, &err);
     CHECK(m != NULL, "tiago with a fixed root: %s", err.msg);
     CHECK(strstr(WARN(err), "link 'base_antenna_left_link': inertia is not physically possible") &&

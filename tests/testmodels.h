@@ -40,5 +40,11 @@ double tm_incline_acceleration(mbs_system *s, mbs_stepper *st, double theta, dou
 mbs_option tm_opt(const char *key, const char *text);
 /* Path to a file of the source tree. */
 const char *tm_path(const char *rel);
+/* Path to a file of the project's shared reference folder (third-party robot descriptions, which
+ * stay out of the repository): ../shared/reference/<rel> beside the repository root, or the folder
+ * named by the environment variable MBS_SHARED_REFERENCE. NULL when the folder is absent, after
+ * printing "skipped: ../shared/reference not found" (once per program), so that a clone alone
+ * passes; a caller skips what needs the file. The path lives until the next call. */
+const char *tm_shared_reference(const char *rel);
 
 #endif

@@ -3,17 +3,23 @@
 
     tools/gen/gen_models.py            write urdf/*.urdf and tests/models/*.urdf
     tools/gen/gen_models.py --check    verify the written files (exit status 1 on any failure)
-    options: --ref DIR   reference data directory (default: <repo>/tests/data/reference, a copy of
-                         the project's ../shared/reference; see its README.md)
+    options: --ref DIR   the project's shared reference folder (default: $MBS_SHARED_REFERENCE,
+                         else ../shared/reference beside the repository; third-party files
+                         stay out of the repository)
              --root DIR  repository root (default: the parent of tools/)
 
 The robot models (solo12, romeo, robosimian) are rewritten from the physical parameters
-of the reference URDF files: every number is printed as repr(float(x)), the shortest
-decimal that parses back to the same double, so the physics is bit-identical to the
-source. The passive walker and the small test models are written from the values in
-this script; the closed forms quoted in their comments are evaluated here and checked
-in --check against a small independent multibody computation (mass matrix from body
-Jacobians, gravity from the potential gradient, Coriolis from Christoffel symbols).
+of the published URDF files in the shared reference folder: every number is printed as
+repr(float(x)), the shortest decimal that parses back to the same double, so the physics
+is bit-identical to the source. Without that folder the script prints "skipped:
+../shared/reference not found", leaves those three files as they are and checks their
+structure only. The passive walker, the compass gait, the rimless wheel and the small test
+models are written from the values in this script; the closed forms quoted in their
+comments are evaluated here and checked in --check against a small independent multibody
+computation (mass matrix from body Jacobians, gravity from the potential gradient,
+Coriolis from Christoffel symbols); with the shared folder, --check also compares the
+compass gait and the rimless wheel to the bit with the descriptions of Drake's examples
+whose layout they keep.
 
 Python 3 standard library only.
 """
@@ -177,24 +183,42 @@ def parallel_axis(m, d):
 
 # --------------------------------------------------------------------------- model representation
 #
+INERTIA_KEYS = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
+
 # A model is a list of items in file order: ("link", Link), ("joint", Joint).
 # Numbers are kept as floats; the writer prints them with num().
 
 
 class Inertial:
+    """I None: a point mass, written without <inertia> (which a URDF reader takes as zero)."""
+
     def __init__(self, mass, xyz, rpy, I, note=None):
         self.mass = float(mass)
         self.xyz = [float(x) for x in xyz]
         self.rpy = [float(x) for x in rpy]
-        self.I = {k: float(v) for k, v in I.items()}  # ixx ixy ixz iyy iyz izz
+        self.point = I is None
+        self.I = {k: float((I or {}).get(k, 0.0)) for k in INERTIA_KEYS}  # ixx ixy ixz iyy iyz izz
         self.note = note
+
+
+class Visual:
+    """A shape a viewer draws: geometry "sphere", "cylinder" or "box" with its attributes (list of
+    (name, value or list of values)), placed by xyz rpy in the link frame, colour rgba."""
+
+    def __init__(self, geometry, attrs, rgba, xyz=(0, 0, 0), rpy=(0, 0, 0)):
+        self.geometry = geometry
+        self.attrs = attrs
+        self.rgba = [float(x) for x in rgba]
+        self.xyz = [float(x) for x in xyz]
+        self.rpy = [float(x) for x in rpy]
 
 
 class Link:
-    def __init__(self, name, inertial=None, note=None):
+    def __init__(self, name, inertial=None, note=None, visuals=()):
         self.name = name
         self.inertial = inertial
         self.note = note
+        self.visuals = list(visuals)
 
 
 class Joint:
@@ -212,7 +236,6 @@ class Joint:
         self.note = note
 
 
-INERTIA_KEYS = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
 LIMIT_KEYS = ("lower", "upper", "effort", "velocity")
 DYNAMICS_KEYS = ("damping", "friction")
 
@@ -238,18 +261,27 @@ def write_model(path, robot_name, header, items):
         if kind == "link":
             if it.note:
                 s += xml_comment(it.note, "  ")
-            if it.inertial is None:
+            if it.inertial is None and not it.visuals:
                 s += '  <link name="%s"/>\n' % it.name
                 continue
             iv = it.inertial
             s += '  <link name="%s">\n' % it.name
-            s += "    <inertial>\n"
-            s += '      <origin xyz="%s" rpy="%s"/>\n' % (nums(iv.xyz), nums(iv.rpy))
-            s += '      <mass value="%s"/>\n' % num(iv.mass)
-            if iv.note:
-                s += xml_comment(iv.note, "      ")
-            s += "      <inertia %s/>\n" % " ".join('%s="%s"' % (k, num(iv.I[k])) for k in INERTIA_KEYS)
-            s += "    </inertial>\n"
+            if iv is not None:
+                s += "    <inertial>\n"
+                s += '      <origin xyz="%s" rpy="%s"/>\n' % (nums(iv.xyz), nums(iv.rpy))
+                s += '      <mass value="%s"/>\n' % num(iv.mass)
+                if iv.note:
+                    s += xml_comment(iv.note, "      ")
+                if not iv.point:
+                    s += "      <inertia %s/>\n" % " ".join('%s="%s"' % (k, num(iv.I[k])) for k in INERTIA_KEYS)
+                s += "    </inertial>\n"
+            for v in it.visuals:
+                s += "    <visual>\n"
+                s += '      <origin xyz="%s" rpy="%s"/>\n' % (nums(v.xyz), nums(v.rpy))
+                s += "      <geometry><%s %s/></geometry>\n" % (v.geometry, " ".join(
+                    '%s="%s"' % (k, nums(x) if isinstance(x, (list, tuple)) else num(x)) for k, x in v.attrs))
+                s += '      <material><color rgba="%s"/></material>\n' % " ".join("%g" % c for c in v.rgba)
+                s += "    </visual>\n"
             s += "  </link>\n"
         else:
             j = it
@@ -306,7 +338,7 @@ def parse_urdf(path):
                 rpy = (o.get("rpy", "0 0 0") if o is not None else "0 0 0").split()
                 m = ie.find("mass").get("value")
                 ii = ie.find("inertia")
-                inertial = Inertial(m, xyz, rpy, {k: ii.get(k, "0") for k in INERTIA_KEYS})
+                inertial = Inertial(m, xyz, rpy, None if ii is None else {k: ii.get(k, "0") for k in INERTIA_KEYS})
             items.append(("link", Link(e.get("name"), inertial)))
         elif e.tag == "joint":
             for c in e:
@@ -436,12 +468,16 @@ ADDED = {
     "solo12": [],
     "romeo": [],
     "robosimian": [("limb%d_foot" % n, "limb%d_foot_joint" % n, "limb%d_link8" % n) for n in range(1, 5)],
+    "compass_gait": [],
+    "rimless_wheel": [],
 }
 
 CONTACT_FRAMES = {
     "solo12": ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"],
     "romeo": ["l_sole", "r_sole"],
     "robosimian": ["limb1_foot", "limb2_foot", "limb3_foot", "limb4_foot"],
+    "compass_gait": ["left_leg", "right_leg"],
+    "rimless_wheel": ["spoke%d" % k for k in range(1, 9)],
 }
 
 
@@ -469,7 +505,7 @@ def robot_header(name, ref, items_ref, items_out):
     if name == "solo12":
         h.append("  (The source also has PyBullet <contact> lateral_friction/restitution on 13 links;")
         h.append("  dropped: contact parameters belong to the scenarios.)")
-    if ADDED[name]:
+    if ADDED.get(name):
         h.append("Frames added: four massless links limb1_foot .. limb4_foot, each on a fixed joint")
         h.append("limbN_foot_joint (origin zero) under limbN_link8, the wheel, i.e. at the wheel")
         h.append("centre, wheel axis = local z. Scenarios put contact points of radius 0.12 (the source's")
@@ -610,6 +646,118 @@ Scenario notes and caveats (read passive_walker_params.md A.2):
    re-derived from the paper.""".format(e0=e[0], e1=e[1], e2=e[2], tri=e[2] - e[0] - e[1], pd=pd,
                                         gx=num(ga[0]), gz=num(ga[2]), **{k: num(v) for k, v in p.items()})
     return "passive_walker", h, items
+
+
+# --------------------------------------------------------------------------- compass gait, rimless wheel
+#
+# Two planar walkers of the passive-walking literature, in the layout of the descriptions that
+# Drake's examples published for them (link and joint names, tree, order of the elements in the
+# file, every number), so that a description written for one runs on the other unchanged: tests
+# (tests/test_urdf.c) and --check compare the two to the bit when ../shared/reference is present.
+
+# Goswami, Thuilot and Espiau, "A study of the passive gait of a compass-like biped robot",
+# Int. J. Robotics Research 17(12), 1998: hip mass mH, leg mass m at distance b below the hip
+# (a above the foot), leg length l = a + b.
+CG = dict(mH=10.0, m=5.0, a=0.5, b=0.5)
+CG_ROD = 0.0075       # drawing only: the radius of a leg's rod
+CG_BALL = 0.05        # drawing only: the radius of a point mass's sphere
+
+
+def build_compass_gait():
+    p = CG
+    l = p["a"] + p["b"]
+
+    def leg(side, rgba):
+        rod = Visual("cylinder", [("length", l), ("radius", CG_ROD)], rgba, xyz=(0, 0, -l / 2))
+        ball = Visual("sphere", [("radius", CG_BALL)], rgba, xyz=(0, 0, -p["b"]))
+        return [
+            ("link", Link("%s_leg" % side, visuals=[rod],
+                          note="The %s leg: massless frame at the hip, the leg along -z, its foot at (0, 0, -l)." % side)),
+            ("link", Link("%s_leg_mass" % side, Inertial(p["m"], (0, 0, -p["b"]), (0, 0, 0), None), visuals=[ball],
+                          note="The %s leg's point mass m, b below the hip (no <inertia>: zero)." % side)),
+            ("joint", Joint("%s_leg_mass_weld" % side, "fixed", "%s_leg" % side, "%s_leg_mass" % side)),
+        ]
+
+    items = [("link", Link("world", note="The world: the root, fixed.")),
+             ("link", Link("hip", Inertial(p["mH"], (0, 0, 0), (0, 0, 0), None),
+                           visuals=[Visual("sphere", [("radius", CG_BALL)], (0, 1, 0, 1))],
+                           note="The hip: point mass mH (no <inertia>: zero) on the hip axis.")),
+             ("joint", Joint("floating_base", "planar", "world", "hip", axis=(0, 1, 0),
+                             note="The hip moves in the x-z plane and pitches about y (plane normal y)."))]
+    items += leg("left", (1, 0, 0, 1)) + leg("right", (0, 0, 1, 1))
+    items += [("joint", Joint("left_leg_weld", "fixed", "hip", "left_leg",
+                              note="The left leg is welded to the hip: the planar root moves the hip and the left leg.")),
+              ("joint", Joint("hip_pin", "continuous", "hip", "right_leg", axis=(0, 1, 0),
+                              note="The right leg turns about the hip axis y; q = 0: legs together."))]
+    h = """compass_gait.urdf: the compass-gait biped (two straight legs joined at a hip, no knees, no
+feet) with the parameters of Goswami, Thuilot and Espiau, "A study of the passive gait of a
+compass-like biped robot", Int. J. Robotics Research 17(12), 1998. The mbs project's own model,
+written by tools/gen/gen_models.py (do not edit by hand; change the script and rerun it).
+
+Parameters: hip mass mH = {mH} kg, leg mass m = {m} kg per leg, a point mass at b = {b} m below
+the hip (a = {a} m above the foot), leg length l = a + b = {l} m; every mass a point (no
+rotational inertia); total mass mH + 2 m = {total} kg.
+
+Layout: the link and joint names, the tree and the order of the elements are those of the
+compass-gait description of Drake's examples (examples/compass_gait, removed from Drake in 2020),
+so that scenarios written for either run on both: world (root) -[floating_base: planar, normal
+y]-> hip; hip -[left_leg_weld: fixed]-> left_leg -[fixed]-> left_leg_mass; hip -[hip_pin:
+continuous, axis y]-> right_leg -[fixed]-> right_leg_mass. Load with floating_base = 0 (the
+root is the world, the planar joint is the file's own): q = [z x cos t sin t, hip_pin].
+The feet are points 1 m down each leg, at (0, 0, -l) in left_leg and right_leg: scenarios put
+their contact points there (scenarios/compass_gait.ini). Visuals (rods and balls) are drawing
+only. docs/compass_gait.md has the limit cycle and its checks.""".format(
+        l=num(l), total=num(p["mH"] + 2 * p["m"]), **{k: num(v) for k, v in p.items()})
+    return "CompassGait", h, items
+
+
+# McGeer, "Passive dynamic walking", Int. J. Robotics Research 9(2), 1990, and Coleman, Chatterjee
+# and Ruina, "Motions of a rimless spoked wheel", Dynamics and Stability of Systems 12(3), 1997:
+# a hub of mass m with n massless spokes of length l. The hub gets a rotational inertia I about
+# its centre (the ideal wheel has none) so that a flight phase is well defined.
+RW = dict(m=1.0, I=1.0, l=1.0, n=8)
+RW_ANGLE_DIGITS = 4   # spoke angles k 2 pi / n rounded to 4 decimals, as the layout it follows
+RW_HUB = 0.2          # drawing only: radius and width of the hub's disc
+
+
+def rw_spoke_angles():
+    return [round(k * 2.0 * math.pi / RW["n"], RW_ANGLE_DIGITS) for k in range(RW["n"])]
+
+
+def build_rimless_wheel():
+    p = RW
+    I = dict(ixx=p["I"], ixy=0.0, ixz=0.0, iyy=p["I"], iyz=0.0, izz=p["I"])
+    items = [("link", Link("hub", Inertial(p["m"], (0, 0, 0), (0, 0, 0), I),
+                           visuals=[Visual("cylinder", [("length", RW_HUB), ("radius", RW_HUB)], (0.6, 0.2, 0.2, 1),
+                                           rpy=(round(math.pi / 2, RW_ANGLE_DIGITS), 0, 0))],
+                           note="The hub: mass m, inertia I about every axis through its centre (the root)."))]
+    angles = rw_spoke_angles()
+    for k, th in enumerate(angles, 1):
+        items.append(("link", Link("spoke%d" % k, visuals=[Visual("cylinder", [("length", p["l"]), ("radius", CG_ROD)],
+                                                                     (0, 0, 0, 1), xyz=(0, 0, -p["l"] / 2))])))
+        items.append(("joint", Joint("spoke%d_weld" % k, "fixed", "hub", "spoke%d" % k, rpy=(0, th, 0))))
+    dev = max(abs(th - k * 2.0 * math.pi / p["n"]) for k, th in enumerate(angles))
+    h = """rimless_wheel.urdf: the rimless wheel of McGeer, "Passive dynamic walking", Int. J. Robotics
+Research 9(2), 1990 (and Coleman, Chatterjee and Ruina, Dynamics and Stability of Systems 12(3),
+1997): a hub with {n} massless spokes rolling from spoke to spoke. The mbs project's own model,
+written by tools/gen/gen_models.py (do not edit by hand; change the script and rerun it).
+
+Parameters: hub mass m = {m} kg at the hub's centre, spoke length l = {l} m, {n} spokes, 2 alpha =
+2 pi / {n} between neighbours. The ideal wheel has no rotational inertia; the hub gets I = {I} kg m^2
+about every axis through its centre, so that a flight phase (no spoke on the ground) is well
+defined, as in the rimless-wheel description of Drake's examples (examples/rimless_wheel, removed
+from Drake in 2020), whose layout this file keeps: link hub (the root), links spoke1 .. spoke{n},
+each on a fixed joint spokeK_weld turned about y by (K - 1) 2 pi / {n}, written with {d} decimals as
+there ({angles}; at most {dev:.2g} rad from even spacing).
+Each spoke runs along -z of its own frame: its tip is at (0, 0, -l) in spokeK, where scenarios put
+the contact points (scenarios/rimless_wheel.ini). Load with floating_base = 2 (a planar root) or 1.
+The visuals (a disc and rods) are drawing only.""".format(
+        n=p["n"], m=num(p["m"]), l=num(p["l"]), I=num(p["I"]), d=RW_ANGLE_DIGITS,
+        angles=" ".join(num(a) for a in angles), dev=dev)
+    return "RimlessWheel", h, items
+
+
+PLANAR_WALKERS = [("compass_gait", build_compass_gait), ("rimless_wheel", build_rimless_wheel)]
 
 
 # --------------------------------------------------------------------------- test models
@@ -876,8 +1024,21 @@ TEST_MODELS = [build_pendulum, build_double_pendulum, build_free_box, build_plan
 ROBOTS = ["solo12", "romeo", "robosimian"]
 
 
+def shared_reference(root):
+    """The project's shared reference folder (third-party robot descriptions and their licences,
+    which stay out of the repository): $MBS_SHARED_REFERENCE, else ../shared/reference beside the
+    repository root. None when it is absent, after printing one "skipped" line."""
+    ref = os.environ.get("MBS_SHARED_REFERENCE") or os.path.join(root, "..", "shared", "reference")
+    if os.path.isdir(ref):
+        return ref
+    print("skipped: ../shared/reference not found")
+    return None
+
+
 def generate(root, ref):
-    for name in ROBOTS:
+    """Writes every model; the robots (solo12, romeo, robosimian) only when ref is not None, as
+    their parameters are read from the published descriptions there."""
+    for name in ROBOTS if ref is not None else []:
         rname, items_ref, items_out = build_robot(name, ref)
         write_model(os.path.join(root, "urdf", name + ".urdf"), rname,
                     robot_header(name, ref, items_ref, items_out), items_out)
@@ -885,6 +1046,10 @@ def generate(root, ref):
     name, h, items = build_passive_walker()
     write_model(os.path.join(root, "urdf", name + ".urdf"), name, h, items)
     print("wrote urdf/%s.urdf" % name)
+    for name, build in PLANAR_WALKERS:
+        rname, h, items = build()
+        write_model(os.path.join(root, "urdf", name + ".urdf"), rname, h, items)
+        print("wrote urdf/%s.urdf" % name)
     for b in TEST_MODELS:
         name, h, items = b()
         write_model(os.path.join(root, "tests", "models", name + ".urdf"), name, h, items)
@@ -1116,8 +1281,12 @@ def check_test_models(root, report):
 FORBIDDEN = ("visual", "collision", "mesh", "material", "transmission", "gazebo", "contact", "geometry")
 
 
-def check_file_generic(path, report):
-    """Well-formed, one root, unique names, every joint's links exist, a tree, no meshes."""
+DRAWING = ("visual", "geometry", "material", "color", "sphere", "cylinder", "box")
+
+
+def check_file_generic(path, report, visuals=False):
+    """Well-formed, one root, unique names, every joint's links exist, a tree, no meshes; visuals:
+    primitive shapes (sphere, cylinder, box) with a colour are allowed."""
     ok = True
     try:
         root = strip_ns(ET.parse(path).getroot())
@@ -1125,7 +1294,7 @@ def check_file_generic(path, report):
         report("  FAIL %s: not well-formed: %s" % (path, e))
         return False
     for e in root.iter():
-        if isinstance(e.tag, str) and e.tag in FORBIDDEN:
+        if isinstance(e.tag, str) and e.tag in FORBIDDEN and not (visuals and e.tag in DRAWING):
             report("  FAIL %s: contains <%s>" % (path, e.tag))
             ok = False
     _, items, _ = parse_urdf(path)
@@ -1159,10 +1328,11 @@ def check_file_generic(path, report):
 
 
 def check_robot(name, root, ref, report):
+    """Our urdf/<name>.urdf against the published ref/urdf/<name>.urdf: the same physics to the bit."""
     ok = True
     ours_path = os.path.join(root, "urdf", name + ".urdf")
     ref_path = os.path.join(ref, "urdf", name + ".urdf")
-    ok &= check_file_generic(ours_path, report)
+    ok &= check_file_generic(ours_path, report, visuals=name in dict(PLANAR_WALKERS))
     rname, ritems, _ = parse_urdf(ref_path)
     oname, oitems, _ = parse_urdf(ours_path)
 
@@ -1300,8 +1470,8 @@ def check_robot(name, root, ref, report):
     # inertia sanity (report, not fail): PD and triangle inequality
     odd = []
     for l in links:
-        if l.inertial is None or l.inertial.mass == 0.0:
-            continue
+        if l.inertial is None or l.inertial.mass == 0.0 or l.inertial.point:
+            continue   # point masses (no <inertia>) have zero inertia by definition
         pd, tri, e = inertia_ok(inertia_matrix(l.inertial.I))
         if not pd or not tri:
             odd.append("%s (%s)" % (l.name, "not PD" if not pd else "triangle inequality fails by %.3g" %
@@ -1355,7 +1525,40 @@ def check_walker(root, report):
     return ok
 
 
+def check_planar_walkers(root, report):
+    """The compass gait and the rimless wheel from their parameters alone: masses, where the point
+    masses and the feet are, the spoke angles."""
+    ok = True
+    _, items, _ = parse_urdf(os.path.join(root, "urdf", "compass_gait.urdf"))
+    for k, it in items:   # the hip at the origin: the planar root held at q = 0
+        if k == "joint" and it.type == "planar":
+            it.type = "fixed"
+    mech = Mech(items)
+    mass = sum(b[0] for b in mech.bodies(mech.fk({"hip_pin": 0.0})[0]))
+    pose, _ = mech.fk({"hip_pin": 0.6})
+    l = CG["a"] + CG["b"]
+    foot = add(pose["right_leg"][1], mat_vec(pose["right_leg"][0], [0.0, 0.0, -l]))
+    want = [-l * math.sin(0.6), 0.0, -l * math.cos(0.6)]
+    e = max(abs(x - y) for x, y in zip(foot, want))
+    ok &= mass == CG["mH"] + 2 * CG["m"] and e < 1e-15
+    report("  compass_gait: total mass %r kg, right foot at hip_pin = 0.6: %s (expected (-l sin q, 0, -l cos q), "
+           "error %.2g)" % (mass, [round(x, 12) for x in foot], e))
+    _, items, _ = parse_urdf(os.path.join(root, "urdf", "rimless_wheel.urdf"))
+    joints = [it for k, it in items if k == "joint"]
+    angles = [j.rpy[1] for j in joints]
+    hub = [it for k, it in items if k == "link" and it.name == "hub"][0].inertial
+    good = angles == rw_spoke_angles() and len(joints) == RW["n"] and hub.mass == RW["m"] and \
+        all(hub.I[k] == (RW["I"] if k in ("ixx", "iyy", "izz") else 0.0) for k in INERTIA_KEYS)
+    ok &= good
+    report("  rimless_wheel: %d spokes at %s rad, hub mass %r kg, inertia %r kg m^2: %s" %
+           (len(joints), " ".join(num(a) for a in angles), hub.mass, hub.I["iyy"], "as the parameters" if good else
+            "FAIL: not the parameters"))
+    return ok
+
+
 def check(root, ref):
+    """ref None (../shared/reference absent): the models written from the script's own parameters
+    only; the robots' files are checked for structure, not against their sources."""
     lines = []
 
     def report(s):
@@ -1363,11 +1566,24 @@ def check(root, ref):
         print(s)
 
     ok = True
-    report("robot models (urdf/) against %s/urdf:" % os.path.relpath(ref, root))
-    for name in ROBOTS:
-        ok &= check_robot(name, root, ref, report)
+    if ref is not None:
+        report("robot models (urdf/) against %s/urdf:" % os.path.relpath(ref, root))
+        for name in ROBOTS:
+            ok &= check_robot(name, root, ref, report)
+    else:
+        report("robot models (urdf/): structure only")
+        for name in ROBOTS:
+            ok &= check_file_generic(os.path.join(root, "urdf", name + ".urdf"), report)
     report("passive walker:")
     ok &= check_walker(root, report)
+    report("compass gait and rimless wheel:")
+    ok &= check_planar_walkers(root, report)
+    if ref is not None:
+        for name, _ in PLANAR_WALKERS:
+            ok &= check_robot(name, root, ref, report)
+    else:
+        for name, _ in PLANAR_WALKERS:
+            ok &= check_file_generic(os.path.join(root, "urdf", name + ".urdf"), report, visuals=True)
     report("test models (tests/models/):")
     for b in TEST_MODELS:
         name = b()[0]
@@ -1381,17 +1597,18 @@ def check(root, ref):
         with contextlib.redirect_stdout(io.StringIO()):
             generate(tmp, ref)
         stale = []
-        for sub_, names in (("urdf", ROBOTS + ["passive_walker"]), (os.path.join("tests", "models"),
-                                                                    [b()[0] for b in TEST_MODELS])):
-            for n in names:
-                with open(os.path.join(tmp, sub_, n + ".urdf")) as f1, open(os.path.join(root, sub_, n + ".urdf")) as f2:
-                    if f1.read() != f2.read():
-                        stale.append(os.path.join(sub_, n + ".urdf"))
+        own = (ROBOTS if ref is not None else []) + ["passive_walker"] + [n for n, _ in PLANAR_WALKERS]
+        files = [os.path.join("urdf", n + ".urdf") for n in own] + \
+            [os.path.join("tests", "models", b()[0] + ".urdf") for b in TEST_MODELS]
+        for f in files:
+            with open(os.path.join(tmp, f)) as f1, open(os.path.join(root, f)) as f2:
+                if f1.read() != f2.read():
+                    stale.append(f)
         if stale:
             ok = False
             report("FAIL: files differ from a fresh generation: %s" % " ".join(stale))
         else:
-            report("all 9 files are identical to a fresh generation")
+            report("all %d files are identical to a fresh generation" % len(files))
     report("check: %s" % ("OK" if ok else "FAILED"))
     return ok
 
@@ -1400,9 +1617,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--check", action="store_true", help="verify the written files instead of writing them")
     ap.add_argument("--root", default=ROOT, help="repository root")
-    ap.add_argument("--ref", default=None, help="reference directory (default <root>/tests/data/reference)")
+    ap.add_argument("--ref", default=None, help="reference directory (default $MBS_SHARED_REFERENCE, else "
+                    "<root>/../shared/reference)")
     a = ap.parse_args()
-    ref = a.ref or os.path.join(a.root, "tests", "data", "reference")
+    ref = a.ref or shared_reference(a.root)
     if a.check:
         sys.exit(0 if check(a.root, ref) else 1)
     generate(a.root, ref)
