@@ -326,3 +326,58 @@ void mbs_aba_derivatives(const mbs_model *m, mbs_data *d, const double *q, const
             for (int i = 0; i < nv; i++) O[i + (size_t)nv * c] = B[ncols * i + c];
     }
 }
+
+void mbsi_mass_bilinear_dq(const mbs_model *m, const mbs_data *d, const double *Y, int n, double *out, double *work)
+{
+    const int nb = m->nbodies, nv = m->nv;
+    double *Vb = work, *Hs = Vb + (size_t)6 * n * nb, *Iw = Hs + (size_t)6 * n * nb;
+    /* each body's inertia in world axes about the world origin: mass, h (3), Io (9) */
+    for (int b = 0; b < nb; b++) {
+        const mbs_body *bd = &m->bodies[b];
+        double *I = Iw + 13 * b;
+        I[0] = bd->mass;
+        inertia_act(d->oR + 9 * b, d->op + 3 * b, bd->mass, bd->h, bd->Io, I + 1, I + 4);
+    }
+    for (int i = 0; i < n; i++) {
+        const double *y = Y + (size_t)nv * i;
+        double *V = Vb + (size_t)6 * nb * i, *H = Hs + (size_t)6 * nb * i;
+        /* body velocities, root first (a parent's index is below its children's) */
+        for (int b = 0; b < nb; b++) {
+            const mbs_body *bd = &m->bodies[b];
+            double *vb = V + 6 * b;
+            if (bd->parent >= 0) memcpy(vb, V + 6 * bd->parent, 6 * sizeof(double));
+            else memset(vb, 0, 6 * sizeof(double));
+            for (int k = bd->idx_v; k < bd->idx_v + bd->nv; k++)
+                for (int r = 0; r < 6; r++) vb[r] += d->J[6 * k + r] * y[k];
+            const double *I = Iw + 13 * b;
+            inertia_mul(I[0], I + 1, I + 4, vb, H + 6 * b);
+        }
+        /* subtree momenta, leaves first */
+        for (int b = nb - 1; b >= 0; b--) {
+            int p = m->bodies[b].parent;
+            if (p >= 0)
+                for (int r = 0; r < 6; r++) H[6 * p + r] += H[6 * b + r];
+        }
+    }
+    const size_t nn = (size_t)n * (size_t)n;
+    for (int k = 0; k < nv; k++) {
+        int b = m->dof_body[k], p = m->bodies[b].parent;
+        double *o = out + nn * k;
+        if (p < 0) {
+            memset(o, 0, nn * sizeof(double));   /* the root's joint: M does not depend on it */
+            continue;
+        }
+        /* a_i = S_k × V_λ(k)(y_i) */
+        double *a = Iw + 13 * nb;
+        for (int i = 0; i < n; i++) motion_cross(d->J + 6 * k, Vb + (size_t)6 * nb * i + 6 * p, a + 6 * i);
+        for (int i = 0; i < n; i++) {
+            const double *ai = a + 6 * i;
+            for (int j = i; j < n; j++) {
+                const double *aj = a + 6 * j;
+                double x = -sdot(ai, Hs + (size_t)6 * nb * j + 6 * b) - sdot(aj, Hs + (size_t)6 * nb * i + 6 * b);
+                o[i + (size_t)n * j] = x;
+                o[j + (size_t)n * i] = x;
+            }
+        }
+    }
+}

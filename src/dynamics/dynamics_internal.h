@@ -15,6 +15,16 @@
  * run mbs_forward_kinematics at the same q (the exponential integrator, with velocities, for J̇v). */
 void mbsi_joint_jacobians_from_placements(const mbs_model *m, mbs_data *d);
 
+/* y_iᵀ (∂M/∂q_k) y_j for the n columns y of Y (nv x n, column-major), every i, j and dof k (q in
+ * the tangent space), into out[i + n j + n² k], from the world placements and joint Jacobian
+ * columns in d (mbs_compute_joint_jacobians at q). A perturbation of dof k moves the subtree of its
+ * joint rigidly by exp(S_k δ): with M = Σ_b J_bᵀ I_b J_b in world axes, every term of that subtree
+ * is invariant but for the velocity its ancestors give it, V_λ(k) (the parent body's), so
+ *   y_iᵀ ∂M/∂q_k y_j = −(S_k × V_λ(k)(y_i)) · H_k(y_j) − (S_k × V_λ(k)(y_j)) · H_k(y_i),
+ * H_k(y) = Σ_{b in the subtree} I_b V_b(y), the subtree's momentum. O(n nb + n² nv), against n RNEA
+ * derivatives (O(n nv²)) for the same numbers. work: 12 n nb + 13 nb + 6 n doubles. */
+void mbsi_mass_bilinear_dq(const mbs_model *m, const mbs_data *d, const double *Y, int n, double *out, double *work);
+
 /* RNEA's second half alone, on the kinematics mbs_forward_kinematics(m, d, q, v, a) left in d
  * (placements, body velocities and accelerations): its forward pass is that kinematics' with the
  * base accelerating at −g, which is added here to d->a (changed on return). The same τ as

@@ -138,9 +138,7 @@ typedef struct expo {
     mbs_contact *c0;        /* the contacts at the start of the sub-step */
     double *impulse;        /* 3 per contact: Σ h λ over the sub-steps of a split step */
     int nq, nc;
-    /* what the last step did, for its derivatives (expo_derivatives.h): sub-steps, the passes of
-     * its last sub-step, whether that one took the closed form and whether a cone trimmed a force */
-    int last_subs, last_passes, last_modal, last_trimmed;
+    int last_subs;          /* the sub-steps the last step took (its derivatives need one) */
     mbsi_expo_dws dws;      /* the derivatives' workspace */
 } expo;
 
@@ -596,9 +594,17 @@ static int separate_pulling(expo *e, const mbs_system *s, int na)
  * diverged. So expo keeps it and enforces unilaterality on the average force (eqs. 21, 24) as
  * the paper does ("we suggest to check friction constraints on the average value"); it leaves
  * when it no longer penetrates. */
+static int collect_active(expo *e, mbs_system *s);
+
 static int gather_active(expo *e, mbs_system *s)
 {
     mbs_contact_forces(s, s->q, s->v, 1);
+    return collect_active(e, s);
+}
+
+/* gather_active after its mbs_contact_forces: the indices of the active contacts into e->act. */
+static int collect_active(expo *e, mbs_system *s)
+{
     int na = 0;
     for (int i = 0; i < s->ncontacts && na < e->cmax; i++) {
         mbs_contact *c = &s->contacts[i];
@@ -803,7 +809,6 @@ static int average_forces(expo *e, const mbs_system *s, int na, double dt, int *
      * eigenvectors start from that step's (expo_modal.c, warm starts) */
     if (modal ? modal_averages(e, s, na, dt, beta, e->warm_start) : contact_averages(e, s, na, dt)) return MBS_ERR_MODEL;
     *passes = 1;
-    e->last_modal = modal;
     for (int pass = 2; pass <= 3 && (pass == 2 ? classify(e, s, na, dt) : separate_pulling(e, s, na)); pass++) {
         /* a sliding contact's force, λ_n (n + μ f̂), is no longer B = βK with K symmetric: Padé */
         int slide = 0;
@@ -837,7 +842,6 @@ static void project_on_cones(expo *e, mbs_system *s, int na)
         mbs_cone_project(e->lb2 + 3 * a, c->normal, mu, e->lam2 + 3 * a);
         const double *l = e->lam + 3 * a;
         int trimmed = memcmp(e->lb + 3 * a, l, 3 * sizeof(double)) != 0, zero = l[0] == 0 && l[1] == 0 && l[2] == 0;
-        e->last_trimmed |= trimmed || memcmp(e->lb2 + 3 * a, e->lam2 + 3 * a, 3 * sizeof(double)) != 0;
         /* on the cone's boundary; the force applied is kept for logging */
         mbsi_contact_record_step(c, l, e->mode[a] == SLIDE || (trimmed && !zero));
     }
@@ -899,7 +903,6 @@ static int exponential_step(mbs_stepper *st, int na, double h, int *exponentials
     int passes = 0;
     if (average_forces(e, s, na, h, &passes) != MBS_OK) return MBS_ERR_MODEL;
     *exponentials += passes;
-    e->last_passes = passes;
     project_on_cones(e, s, na);
     advance_state(e, s, na, h);
     return MBS_OK;
@@ -1016,9 +1019,6 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
     for (int sub = 0; left > 0; sub++) {
         int na = gather_active(e, s);
         e->last_subs++;
-        e->last_passes = 0;
-        e->last_modal = 0;
-        e->last_trimmed = 0;
         /* the contacts between sub-steps count too: a point that left at the end of the last step
          * and lands again inside this one was free at this step's start */
         if (s->substep) s->substep(s->substep_user, s, t_sub);
@@ -1074,31 +1074,57 @@ static void state(mbs_stepper *st, mbsi_state *s)
     mbsi_modal_state(&e->modal, s);
 }
 
-/* The analytical Jacobians of a step that took the closed form in one piece (expo_derivatives.c);
+/* 1 when the averages λ̄ and λ̄₂ of the na active contacts (3 each in lb, lb2) push and lie inside
+ * their cones: the first pass stands (classify would change nothing) and no cone trims a force. */
+static int inside_cones(const mbs_system *s, const int *act, int na, const double *lb, const double *lb2)
+{
+    for (int a = 0; a < na; a++) {
+        const mbs_contact *c = &s->contacts[act[a]];
+        const double mu = mbsi_contact_material(s, c)->mu, *n = c->normal;
+        for (int k = 0; k < 2; k++) {
+            const double *l = (k ? lb2 : lb) + 3 * a;
+            double ln = l[0] * n[0] + l[1] * n[1] + l[2] * n[2], t2 = 0;
+            for (int r = 0; r < 3; r++) t2 += (l[r] - ln * n[r]) * (l[r] - ln * n[r]);
+            if (!(ln > 0) || !(sqrt(t2) <= mu * ln)) return 0;
+        }
+    }
+    return 1;
+}
+
+/* The analytical Jacobians of a step that takes the closed form in one piece (expo_derivatives.c);
  * central differences (through the registry) for any other: a touch-down split, a second pass, a
- * force trimmed to its cone, Padé. The step is taken once to see which it is; the registry saved
- * the state and puts it back. */
+ * force trimmed to its cone, Padé. Whether the step splits is known only by taking it, and only
+ * when a free contact is near the surface; the passes and the cones are judged on the averages
+ * the derivatives compute. The registry saved the state and puts it back. */
 static int derivatives(mbs_stepper *st, double dt, double *A, double *B)
 {
     mbs_system *s = st->sys;
     expo *e = st->impl;
     mbsi_derivatives_ws *dw = &st->dw;
-    /* the anchors the step's gather places or moves, as functions of the state */
+    const size_t cb = (size_t)s->ncontacts * sizeof(mbs_contact);
+    /* the anchors the step's gather places or moves, as functions of the state; the contacts as
+     * that update leaves them (dw->contacts2) */
     mbsi_step_anchor_derivatives(st, s->q, s->v);
-    memcpy(s->contacts, dw->contacts, (size_t)s->ncontacts * sizeof(mbs_contact));
-    mbs_step_stats stats;
-    memset(&stats, 0, sizeof stats);
-    int rc = step(st, dt, &stats);
-    if (rc != MBS_OK) return rc;
-    if (e->last_subs != 1 || e->last_passes > 1 || e->last_trimmed || (e->last_passes == 1 && !e->last_modal))
-        return MBSI_DERIVATIVES_FALLBACK;
-    /* from the start again, the contacts as the step's gather leaves them */
-    memcpy(s->q, dw->q0, (size_t)s->nq * sizeof(double));
-    memcpy(s->v, dw->v0, (size_t)s->nv * sizeof(double));
-    memcpy(s->contacts, dw->contacts, (size_t)s->ncontacts * sizeof(mbs_contact));
-    int na = gather_active(e, s);
+    int na = collect_active(e, s);
     double beta = na > 0 ? proportional_beta(s, e->act, na) : 0;
-    return mbsi_expo_derivatives(&e->dws, st, dt, e->act, na, e->linearise == AT_MIDPOINT, beta, A, B);
+    int modal = beta >= 0 && e->method != METHOD_PADE && (e->method == METHOD_MODAL || e->max_mat_mult == MBS_EXPM_FULL);
+    if (na > 0 && !modal) return MBSI_DERIVATIVES_FALLBACK;
+    if (e->split && na < s->ncontacts && free_gaps(e, s, dt) > 0) {
+        /* a free point near the surface: the step says whether it lands inside it */
+        memcpy(s->contacts, dw->contacts, cb);
+        mbs_step_stats stats;
+        memset(&stats, 0, sizeof stats);
+        int rc = step(st, dt, &stats);
+        if (rc != MBS_OK) return rc;
+        if (e->last_subs != 1) return MBSI_DERIVATIVES_FALLBACK;
+        memcpy(s->q, dw->q0, (size_t)s->nq * sizeof(double));
+        memcpy(s->v, dw->v0, (size_t)s->nv * sizeof(double));
+        memcpy(s->contacts, dw->contacts2, cb);
+        na = collect_active(e, s);
+    }
+    int rc = mbsi_expo_derivatives(&e->dws, st, dt, e->act, na, e->linearise == AT_MIDPOINT, beta, A, B);
+    if (rc != MBS_OK) return rc;
+    return inside_cones(s, e->act, na, e->dws.lb, e->dws.lb2) ? MBS_OK : MBSI_DERIVATIVES_FALLBACK;
 }
 
 const mbs_stepper_type mbsi_stepper_expo = {

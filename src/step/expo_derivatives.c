@@ -21,8 +21,8 @@
  *   - of the acceleration for held forces, M⁻¹ (∂(Jᵀλ)/∂qm − ∂rnea/∂qm, −∂rnea/∂v, 1), from the
  *     RNEA derivatives at that acceleration (Carpentier & Mansard 2018) and the point-force terms
  *     of the contact layer (mbsi_point_force_dq);
- *   - of Υ = J M⁻¹Jᵀ: ∂Υ/∂qm_k = (∂J/∂qm_k) Y + ((∂J/∂qm_k) Y)ᵀ − Yᵀ (∂M/∂qm_k) Y, with
- *     (∂M/∂qm) y = ∂rnea(qm, 0, y)/∂qm − ∂g/∂qm, one RNEA derivative per contact coordinate;
+ *   - of Υ = J M⁻¹Jᵀ: ∂Υ/∂qm_k = (∂J/∂qm_k) Y + ((∂J/∂qm_k) Y)ᵀ − Yᵀ (∂M/∂qm_k) Y, the last from
+ *     the subtrees' momenta (mbsi_mass_bilinear_dq);
  *   - of p̈_free: the classical acceleration's derivatives (mbsi_point_acceleration_derivatives)
  *     and J ∂v̇_f;
  *   - of the matrix functions: Daleckii and Krein's formula, for S = V diag(σ) Vᵀ,
@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "../contact/contact_internal.h"
+#include "../dynamics/dynamics_internal.h"
 #include "../spatial/spatial.h"
 #include "expo_derivatives.h"
 #include "expo_modal.h"
@@ -66,6 +67,8 @@ void mbsi_expo_dws_layout(mbs_carver *c, mbsi_expo_dws *w, int cmax, int nq, int
     w->F = mbsi_carve_doubles(c, 4 * n * n);
     w->Sk = mbsi_carve_doubles(c, n * n);
     w->T = mbsi_carve_doubles(c, n * (n + v));
+    w->K = mbsi_carve_doubles(c, n * n * n);
+    w->Tk = mbsi_carve_doubles(c, n * v);
     w->Z1 = mbsi_carve_doubles(c, n * v3);
     w->Z2 = mbsi_carve_doubles(c, n * v3);
     w->W = mbsi_carve_doubles(c, v * v3);
@@ -84,6 +87,7 @@ void mbsi_expo_dws_layout(mbs_carver *c, mbsi_expo_dws *w, int cmax, int nq, int
     double **mv[] = {&w->dvf, &w->dacc1, &w->dacc2};
     for (int k = 0; k < 3; k++) *mv[k] = mbsi_carve_doubles(c, v * v3);
     w->work = mbsi_carve_doubles(c, 18 * (v + 1));
+    w->mwork = mbsi_carve_doubles(c, 12 * n * (v + 1) + 13 * (v + 1) + 6 * n);
     double **m3[] = {&w->J3, &w->P3, &w->D3, &w->D3v};
     for (int k = 0; k < 4; k++) *m3[k] = mbsi_carve_doubles(c, 3 * v);
     w->support = mbsi_carve_ints(c, v);
@@ -266,16 +270,9 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
 
         /* ---- ∂Υ/∂qm_k = (∂J/∂qm_k) Y + ((∂J/∂qm_k) Y)ᵀ − Yᵀ (∂M/∂qm_k) Y ---- */
         const size_t un = (size_t)n * (size_t)n;
-        mbs_rnea_derivatives(m, d, qm, w->zero, w->zero, w->G0, w->RV, w->RA);
-        for (int c = 0; c < n; c++) {
-            mbs_rnea_derivatives(m, d, qm, w->zero, w->Y + (size_t)nv * c, w->RQ, w->RV, w->RA);
-            for (size_t k = 0; k < nn; k++) w->RQ[k] -= w->G0[k];
-            /* T = Yᵀ (∂(M y_c)/∂qm), n x nv */
-            cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, nv, nv, 1.0, w->Y, nv, w->RQ, nv, 0.0, w->T, n);
-            for (int k = 0; k < nv; k++)
-                for (int i = 0; i < n; i++) w->dU[i + (size_t)n * c + un * k] = -w->T[i + (size_t)n * k];
-        }
         mbs_compute_joint_jacobians(m, d, qm);
+        mbsi_mass_bilinear_dq(m, d, w->Y, n, w->dU, w->mwork);
+        for (size_t k = 0; k < un * (size_t)nv; k++) w->dU[k] = -w->dU[k];
         for (int a = 0; a < na; a++) {
             int ns = mbsi_body_support(m, mbs_frame_body(m, s->contacts[act[a]].frame), sup);
             for (int e = 0; e < ns; e++)
@@ -372,31 +369,25 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
                 w->Z1[k] = Q0[i] * dyA[k] + h * Q1[i] * dyB[k] + h * h * Q2[i] * dyC[k];
                 w->Z2[k] = Q1[i] * dyA[k] + h * Q2[i] * dyB[k] + h * h * Q3[i] * dyC[k];
             }
-        /* the matrix functions' own change with S: per direction k of qm, (F_m ∘ Ŝ_k) ŷ */
-        for (int k = 0; k < nv; k++) {
-            rxr(w->R, n, w->dU + un * k, w->S, w->T);
-            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, w->S, n, w->V, n, 0.0, w->T, n);
-            cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, n, n, 1.0, w->V, n, w->T, n, 0.0, w->Sk, n);
-            for (int i = 0; i < n; i++) {
-                double s1 = 0, s2 = 0;
-                for (int j = 0; j < n; j++) {
-                    double x = w->Sk[i + (size_t)n * j];
-                    const double *f0 = w->F + (size_t)n * j + i;
-                    double f[4] = {f0[0], f0[un], f0[2 * un], f0[3 * un]};
-                    s1 += x * (f[0] * hA[j] + h * f[1] * hB[j] + h * h * f[2] * hC[j]);
-                    s2 += x * (f[1] * hA[j] + h * f[2] * hB[j] + h * h * f[3] * hC[j]);
-                }
-                w->esc[i] = s1;
-                w->T[i] = s2;
-            }
-            for (int col = 0; col < n3; col++) {
-                double g = w->dqm[k + (size_t)nv * col];
-                if (g == 0) continue;
+        /* the matrix functions' own change with S, per direction k of qm: with Ŝ_k = Wᵀ ∂Υ_k W, W = R V,
+         *   t_k[i] = Σ_j Ŝ_k[i,j] G[i,j] = Σ_ab ∂Υ_k[a,b] W[a,i] U[b,i],   U = W Gᵀ,
+         * G1[i,j] = F₀ ŷ_A + h F₁ ŷ_B + h² F₂ ŷ_C (at i, j; G2 with F₁, F₂, F₃): for every k at once,
+         * T = Kᵀ ∂Υ with K[(a,b), i] = W[a,i] U[b,i] (n² x n), then Z += T ∂qm */
+        double *Wm = w->S, *G = w->Sk, *Um = w->T, *K = w->K, *Tk = w->Tk;
+        r_mul(w->R, n, n, w->V, Wm);
+        for (int t = 0; t < 2; t++) {
+            for (int j = 0; j < n; j++)
                 for (int i = 0; i < n; i++) {
-                    w->Z1[i + (size_t)n * col] += w->esc[i] * g;
-                    w->Z2[i + (size_t)n * col] += w->T[i] * g;
+                    const double *f0 = w->F + (size_t)n * j + i;
+                    const double *f = t ? f0 + un : f0;
+                    G[i + (size_t)n * j] = f[0] * hA[j] + h * f[un] * hB[j] + h * h * f[2 * un] * hC[j];
                 }
-            }
+            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n, n, 1.0, Wm, n, G, n, 0.0, Um, n);
+            for (int i = 0; i < n; i++)
+                for (int bb = 0; bb < n; bb++)
+                    for (int aa = 0; aa < n; aa++) K[aa + (size_t)n * bb + un * i] = Wm[aa + (size_t)n * i] * Um[bb + (size_t)n * i];
+            cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, nv, (int)un, 1.0, K, (int)un, w->dU, (int)un, 0.0, Tk, n);
+            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n3, nv, 1.0, Tk, n, w->dqm, nv, 1.0, t ? w->Z2 : w->Z1, n);
         }
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n3, n, -1.0, w->V, n, w->Z1, n, 0.0, w->dy, n);
         r_mul(w->R, n, n3, w->dy, w->dL1);

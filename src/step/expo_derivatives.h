@@ -21,6 +21,7 @@ typedef struct mbsi_expo_dws {
     double *F;                     /* 4 nmax²: the divided differences of Q_0..Q_3 at S's eigenvalues */
     double *Sk, *T;                /* nmax² and nmax (nmax + nv) scratch */
     double *Z1, *Z2, *W;           /* nmax x 3nv, twice; nv x 3nv: scratch */
+    double *K, *Tk;                /* nmax³, nmax x nv: the matrix functions' change (expo_derivatives.c) */
     double *RQ, *RV, *RA, *G0, *Mb; /* nv x nv: RNEA derivatives, ∂g/∂q, M */
     double *vf, *acc1, *acc2, *zero; /* nv */
     double *dp, *dw, *pd0, *pdd, *pm, *yh, *Qv, *lb, *lb2; /* nmax (yh: 3 nmax, Qv: 4 nmax) */
@@ -28,6 +29,7 @@ typedef struct mbsi_expo_dws {
     double *dvf, *dacc1, *dacc2;   /* nv x 3nv */
     double *tk;                    /* 2 nmax: one direction's share of the two averages */
     double *work;                  /* the contact layer's scratch: 18 (nv + 1) */
+    double *mwork;                 /* mbsi_mass_bilinear_dq's (bodies <= nv + 1) */
     double *J3, *P3, *D3, *D3v;    /* 3 x nv: one contact's rows over its support */
     int *support;                  /* nv */
 } mbsi_expo_dws;
