@@ -57,10 +57,16 @@ typedef enum mbs_derivatives_method {
     MBS_DERIVATIVES_ANALYTICAL,    /* the scheme's own chain rule; MBS_ERR_ARG for a scheme without */
     MBS_DERIVATIVES_FORWARD,       /* forward differences: 1 + 2nv + ncols steps (as MuJoCo's mjd_transitionFD) */
     MBS_DERIVATIVES_CENTRAL,       /* central differences: 2 (2nv + ncols) steps, error O(h²) */
+    MBS_DERIVATIVES_EXTRAPOLATED,  /* central differences at h and h/2 extrapolated (Richardson), error O(h⁴):
+                                    * 4 (2nv + ncols) steps; the reference for stiff contacts, whose third
+                                    * derivatives make plain central differences off by 1e-4 */
 } mbs_derivatives_method;
 
 /* 1 when st's scheme differentiates its step analytically (euler, symplectic_euler, rk4,
- * implicit_euler); 0 when mbs_stepper_derivatives takes finite differences for it. */
+ * implicit_euler, expo); 0 when mbs_stepper_derivatives takes finite differences for it. expo's
+ * chain rule covers the steps its closed form takes in one piece (every contact on its spring
+ * over the step, inside its cone, proportional damping, no touch-down inside the step); the call
+ * takes central differences of any other step of it. */
 int mbs_stepper_has_analytical_derivatives(const mbs_stepper *st);
 /* The Jacobians of one step of dt from the system's current state, x⁺ = f(x, τ), without taking
  * it: A = ∂x⁺/∂x (2nv x 2nv) and B = ∂x⁺/∂τ (2nv x ncols), column-major, leading dimension 2nv.

@@ -134,7 +134,7 @@ _stepper_derivatives = _fn("mbs_stepper_derivatives", C.c_int, _vp, C.c_double, 
 _stepper_last_error = _fn("mbs_stepper_last_error", C.POINTER(_ErrorRecord), _vp)
 _stepper_has_analytical = _fn("mbs_stepper_has_analytical_derivatives", C.c_int, _vp)
 # mbs_derivatives_method (mbs/step.h), by the words step_derivatives takes
-_DERIVATIVES_METHOD = {"auto": 0, "analytical": 1, "forward": 2, "central": 3}
+_DERIVATIVES_METHOD = {"auto": 0, "analytical": 1, "forward": 2, "central": 3, "extrapolated": 4}
 
 
 class _ContactInfo(C.Structure):
@@ -398,7 +398,8 @@ class Simulator:
         for a step of your own). When controller.dt = stepper.dt, as in scenarios/solo_trot.ini,
         a step is one period of step() without the scenario's controller.
         method: "auto" (analytical where the scheme has them, forward differences otherwise),
-        "analytical", "forward" or "central"; cols: indices into v (e.g. the actuated joints).
+        "analytical", "forward", "central" or "extrapolated" (central at h and h/2, Richardson);
+        cols: indices into v (e.g. the actuated joints).
         The state is left as it was. Raises mbs.Error with the library's message (a bad column,
         "analytical" asked of a scheme without, a step that fails).
 

@@ -33,7 +33,7 @@ int mbsi_derivatives_init(mbs_stepper *st, mbs_error *err)
         for (int k = 0; k < 3; k++) *vq[k] = mbsi_carve_doubles(&c, nq);
         double **vv[] = {&w->v0, &w->tau0, &w->vn, &w->vp, &w->a};
         for (int k = 0; k < 5; k++) *vv[k] = mbsi_carve_doubles(&c, nv);
-        w->col = mbsi_carve_doubles(&c, 2 * nv);
+        w->col = mbsi_carve_doubles(&c, 6 * nv);
         w->A = mbsi_carve_doubles(&c, 4 * nn);
         w->B = mbsi_carve_doubles(&c, 2 * nn);
         double **m[] = {&w->Fq, &w->Fv, &w->Mi, &w->D0, &w->D1};
@@ -180,21 +180,29 @@ static int perturbed(mbs_stepper *st, double dt, int j, double h, double *out)
 }
 
 /* A (into w->A) and B's columns cols[0..nb) (into those of w->B; cols NULL: every one) by
- * forward or central differences: a step per column and side. */
-static int finite_differences(mbs_stepper *st, double dt, int central, const int *cols, int nb)
+ * differences: forward (a step per column), central (two) or central at h and h/2 extrapolated
+ * (four: (4 D(h/2) − D(h)) / 3). */
+static int finite_differences(mbs_stepper *st, double dt, mbs_derivatives_method method, const int *cols, int nb)
 {
     mbs_system *s = st->sys;
     mbsi_derivatives_ws *w = &st->dw;
     const int nv = s->nv, n2 = 2 * nv;
+    const int central = method != MBS_DERIVATIVES_FORWARD, extrapolated = method == MBS_DERIVATIVES_EXTRAPOLATED;
     const double h = central ? H_CENTRAL : H_FORWARD;
     int rc = plain_step(st, dt, w->qn, w->vn);
     for (int i = 0; i < n2 + nb && rc == MBS_OK; i++) {
         int j = i < n2 ? i : n2 + (cols ? cols[i - n2] : i - n2);
         double *out = j < n2 ? w->A + (size_t)n2 * j : w->B + (size_t)n2 * (j - n2);
+        double *p2 = w->col + n2, *m2 = w->col + 2 * n2;
         rc = perturbed(st, dt, j, h, out);
         if (rc == MBS_OK && central) rc = perturbed(st, dt, j, -h, w->col);
+        if (rc == MBS_OK && extrapolated) rc = perturbed(st, dt, j, h / 2, p2);
+        if (rc == MBS_OK && extrapolated) rc = perturbed(st, dt, j, -h / 2, m2);
         if (rc != MBS_OK) break;
-        for (int k = 0; k < n2; k++) out[k] = central ? (out[k] - w->col[k]) / (2 * h) : out[k] / h;
+        for (int k = 0; k < n2; k++) {
+            double d1 = central ? (out[k] - w->col[k]) / (2 * h) : out[k] / h;
+            out[k] = extrapolated ? (4 * (p2[k] - m2[k]) / h - d1) / 3 : d1;
+        }
     }
     return rc;
 }
@@ -213,7 +221,7 @@ static int analytical(mbs_stepper *st, double dt)
     if (rc == MBSI_DERIVATIVES_FALLBACK) {
         /* a step outside what the scheme's chain rule covers: central differences of it */
         restore(st);
-        return finite_differences(st, dt, 1, NULL, nv);
+        return finite_differences(st, dt, MBS_DERIVATIVES_CENTRAL, NULL, nv);
     }
     if (rc != MBS_OK || !imp) return rc;
     for (int k = 0; k < nv; k++) {
@@ -248,12 +256,12 @@ int mbs_stepper_derivatives(mbs_stepper *st, double dt, mbs_derivatives_method m
                 return mbsi_fail(&st->err, MBS_ERR_ARG, "mbs_stepper_derivatives: cols[%d] = %d is not a velocity index "
                                  "(0 to nv - 1 = %d)", j, cols[j], nv - 1);
     }
-    if (method < MBS_DERIVATIVES_AUTO || method > MBS_DERIVATIVES_CENTRAL)
+    if (method < MBS_DERIVATIVES_AUTO || method > MBS_DERIVATIVES_EXTRAPOLATED)
         return mbsi_fail(&st->err, MBS_ERR_ARG, "mbs_stepper_derivatives: unknown method %d", (int)method);
     if (method == MBS_DERIVATIVES_ANALYTICAL && !st->type->derivatives)
         return mbsi_fail(&st->err, MBS_ERR_ARG, "mbs_stepper_derivatives: stepper '%s' has no analytical derivatives "
-                         "(they are euler, symplectic_euler, rk4 and implicit_euler's): ask for finite differences "
-                         "(MBS_DERIVATIVES_FORWARD or CENTRAL) or MBS_DERIVATIVES_AUTO", name);
+                         "(they are euler, symplectic_euler, rk4, implicit_euler and expo's): ask for finite differences "
+                         "(MBS_DERIVATIVES_FORWARD, CENTRAL or EXTRAPOLATED) or MBS_DERIVATIVES_AUTO", name);
     int use_analytical = st->type->derivatives && (method == MBS_DERIVATIVES_AUTO || method == MBS_DERIVATIVES_ANALYTICAL);
     /* the state at the call, put back at the end whatever happened; the sim's sub-step callback
      * must not see the steps taken here */
@@ -265,7 +273,7 @@ int mbs_stepper_derivatives(mbs_stepper *st, double dt, mbs_derivatives_method m
     s->substep = NULL;
     int nb = B ? (cols ? ncols : nv) : 0;
     int rc = use_analytical ? analytical(st, dt)
-                            : finite_differences(st, dt, method == MBS_DERIVATIVES_CENTRAL, cols, nb);
+                            : finite_differences(st, dt, method, cols, nb);
     restore(st);
     s->substep = substep;
     if (rc != MBS_OK) {

@@ -124,6 +124,27 @@ static void rxr(const double *R, int n, const double *X, double *out, double *T)
         for (int i = 0; i < n; i++) out[j + (size_t)n * i] = T[i + (size_t)n * j];
 }
 
+/* out (r x 3nv, leading dimension r) = α X ∂qm + β out, X r x nv (leading dimension r): ∂qm =
+ * [D0, h/2 D1, 0] is block-diagonal per joint in each of its blocks (integrate's Jacobians; the
+ * identity on one-coordinate joints), so each column of out sums over its joint's dofs only. */
+static void mul_dqm(const mbs_model *m, const double *dqm, int r, double alpha, const double *X, double beta, double *out)
+{
+    const int nv = m->nv;
+    for (int c = 0; c < 3 * nv; c++) {
+        double *o = out + (size_t)r * c;
+        if (beta == 0) memset(o, 0, (size_t)r * sizeof(double));
+        else if (beta != 1) for (int i = 0; i < r; i++) o[i] *= beta;
+        if (c >= 2 * nv) continue;
+        const mbs_body *b = &m->bodies[m->dof_body[c % nv]];
+        for (int k = b->idx_v; k < b->idx_v + b->nv; k++) {
+            double g = alpha * dqm[k + (size_t)nv * c];
+            if (g == 0) continue;
+            const double *x = X + (size_t)r * k;
+            for (int i = 0; i < r; i++) o[i] += g * x[i];
+        }
+    }
+}
+
 /* Q_0..Q_3 at σ and their derivatives in σ (central differences, the comment at the top). */
 static void q_and_slope(double sigma, double beta, double h, double scale, double Q[4], double dQ[4])
 {
@@ -245,7 +266,7 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
 
     /* ∂v̇_f = M⁻¹ (−∂rnea/∂qm ∂qm − ∂rnea/∂v δv + δτ), at v̇_f */
     mbs_rnea_derivatives(m, d, qm, v, w->vf, w->RQ, w->RV, w->RA);
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, n3, nv, -1.0, w->RQ, nv, w->dqm, nv, 0.0, w->W, nv);
+    mul_dqm(m, w->dqm, nv, -1.0, w->RQ, 0.0, w->W);
     for (size_t k = 0; k < nn; k++) { w->W[nn + k] -= w->RV[k]; w->W[2 * nn + k] = 0; }
     for (int k = 0; k < nv; k++) w->W[2 * nn + k + (size_t)nv * k] = 1;
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, n3, nv, 1.0, w->Mi, nv, w->W, nv, 0.0, w->dvf, nv);
@@ -259,13 +280,17 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
             for (int e = 0; e < ns; e++)
                 for (int r = 0; r < 3; r++) w->P3[3 * e + r] = w->Pm[3 * a + r + (size_t)n * sup[e]];
             mbsi_point_acceleration_derivatives(m, d, sup, ns, w->pm + 3 * a, w->P3, v, w->vf, w->D3, w->D3v, w->work);
-            for (int e = 0; e < ns; e++)
+            for (int e = 0; e < ns; e++) {
+                const mbs_body *bd = &m->bodies[m->dof_body[sup[e]]];
                 for (int r = 0; r < 3; r++) {
                     size_t i = (size_t)(3 * a + r);
                     w->dPdd[i + (size_t)n * (nv + sup[e])] += w->D3v[3 * e + r];
-                    for (int col = 0; col < n3; col++)
-                        w->dPdd[i + (size_t)n * col] += w->D3[3 * e + r] * w->dqm[sup[e] + (size_t)nv * col];
+                    /* ∂qm's row of this dof is not zero only in its joint's columns (mul_dqm) */
+                    for (int half = 0; half < 2; half++)
+                        for (int col = half * nv + bd->idx_v; col < half * nv + bd->idx_v + bd->nv; col++)
+                            w->dPdd[i + (size_t)n * col] += w->D3[3 * e + r] * w->dqm[sup[e] + (size_t)nv * col];
                 }
+            }
         }
 
         /* ---- ∂Υ/∂qm_k = (∂J/∂qm_k) Y + ((∂J/∂qm_k) Y)ᵀ − Yᵀ (∂M/∂qm_k) Y ---- */
@@ -387,7 +412,7 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
                 for (int bb = 0; bb < n; bb++)
                     for (int aa = 0; aa < n; aa++) K[aa + (size_t)n * bb + un * i] = Wm[aa + (size_t)n * i] * Um[bb + (size_t)n * i];
             cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, nv, (int)un, 1.0, K, (int)un, w->dU, (int)un, 0.0, Tk, n);
-            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n3, nv, 1.0, Tk, n, w->dqm, nv, 1.0, t ? w->Z2 : w->Z1, n);
+            mul_dqm(m, w->dqm, n, 1.0, Tk, 1.0, t ? w->Z2 : w->Z1);
         }
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n3, n, -1.0, w->V, n, w->Z1, n, 0.0, w->dy, n);
         r_mul(w->R, n, n3, w->dy, w->dL1);
@@ -415,7 +440,7 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
                 mbsi_point_force_dq(m, d, sup, ns, w->pm + 3 * a, lb + 3 * a, w->J3, w->P3, NULL, w->RQ);
             }
         }
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, n3, nv, 1.0, w->RQ, nv, w->dqm, nv, 0.0, w->W, nv);
+        mul_dqm(m, w->dqm, nv, 1.0, w->RQ, 0.0, w->W);
         for (size_t k = 0; k < nn; k++) { w->W[nn + k] -= w->RV[k]; w->W[2 * nn + k] = 0; }
         for (int k = 0; k < nv; k++) w->W[2 * nn + k + (size_t)nv * k] = 1;
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, n3, nv, 1.0, w->Mi, nv, w->W, nv, 0.0, dacc, nv);
