@@ -226,11 +226,7 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
     const double *qm = w->qm;
 
     /* ---- the frozen dynamics at (qm, v): M⁻¹, v̇_f, the points' Jacobians, p̈_free ---- */
-    mbs_crba(m, d, qm, w->Mb);
-    if (mbs_ltdl(m, d, w->Mb) != MBS_OK) return MBS_ERR_MODEL;
-    memset(w->Mi, 0, nn * sizeof(double));
-    for (int k = 0; k < nv; k++) w->Mi[k + (size_t)nv * k] = 1;
-    mbs_ltdl_solve(m, d, w->Mi, nv, nv);
+    if (mbs_minverse(m, d, qm, w->Mi) != MBS_OK) return MBS_ERR_MODEL;
     mbs_nonlinear_effects(m, d, qm, v, w->acc1);
     for (int k = 0; k < nv; k++) w->acc1[k] = s->tau[k] - w->acc1[k];
     cblas_dgemv(CblasColMajor, CblasNoTrans, nv, nv, 1.0, w->Mi, nv, w->acc1, 1, 0.0, w->vf, 1);
@@ -380,13 +376,12 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
             w->Z1[k] = w->dDp[k] + beta * w->dDw[k];
             w->Z2[k] = w->dDw[k] + w->dPd0[k] + beta * w->dPdd[k];
         }
-        r_mul(w->R, n, n3, w->Z1, dyA);
-        r_mul(w->R, n, n3, w->Z2, dyB);
-        r_mul(w->R, n, n3, w->dPdd, dyC);
-        for (int t = 0; t < 3; t++) {
-            cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, n3, n, 1.0, w->V, n, w->dy + t * zn, n, 0.0, w->Z1, n);
-            memcpy(w->dy + t * zn, w->Z1, zn * sizeof(double));
-        }
+        /* Vᵀ R = Wᵀ, W = R V */
+        double *Wm = w->S;
+        r_mul(w->R, n, n, w->V, Wm);
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, n3, n, 1.0, Wm, n, w->Z1, n, 0.0, dyA, n);
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, n3, n, 1.0, Wm, n, w->Z2, n, 0.0, dyB, n);
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, n3, n, 1.0, Wm, n, w->dPdd, n, 0.0, dyC, n);
         /* Z1, Z2: the averages' derivatives in ŷ-space before −R V (and −2 R V) */
         for (int col = 0; col < n3; col++)
             for (int i = 0; i < n; i++) {
@@ -398,8 +393,7 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
          *   t_k[i] = Σ_j Ŝ_k[i,j] G[i,j] = Σ_ab ∂Υ_k[a,b] W[a,i] U[b,i],   U = W Gᵀ,
          * G1[i,j] = F₀ ŷ_A + h F₁ ŷ_B + h² F₂ ŷ_C (at i, j; G2 with F₁, F₂, F₃): for every k at once,
          * T = Kᵀ ∂Υ with K[(a,b), i] = W[a,i] U[b,i] (n² x n), then Z += T ∂qm */
-        double *Wm = w->S, *G = w->Sk, *Um = w->T, *K = w->K, *Tk = w->Tk;
-        r_mul(w->R, n, n, w->V, Wm);
+        double *G = w->Sk, *Um = w->T, *K = w->K, *Tk = w->Tk;
         for (int t = 0; t < 2; t++) {
             for (int j = 0; j < n; j++)
                 for (int i = 0; i < n; i++) {
@@ -414,10 +408,8 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
             cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, nv, (int)un, 1.0, K, (int)un, w->dU, (int)un, 0.0, Tk, n);
             mul_dqm(m, w->dqm, n, 1.0, Tk, 1.0, t ? w->Z2 : w->Z1);
         }
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n3, n, -1.0, w->V, n, w->Z1, n, 0.0, w->dy, n);
-        r_mul(w->R, n, n3, w->dy, w->dL1);
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n3, n, -2.0, w->V, n, w->Z2, n, 0.0, w->dy, n);
-        r_mul(w->R, n, n3, w->dy, w->dL2);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n3, n, -1.0, Wm, n, w->Z1, n, 0.0, w->dL1, n);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n3, n, -2.0, Wm, n, w->Z2, n, 0.0, w->dL2, n);
     }
 
     /* ---- the accelerations and their derivatives: M⁻¹ (∂(Jᵀλ)/∂qm − ∂rnea/∂qm, −∂rnea/∂v, 1) + Y ∂λ ---- */
