@@ -155,7 +155,7 @@ static int plain_step(mbs_stepper *st, double dt, double *q1, double *v1)
 /* Puts the state saved at the call back (it fits: it was saved from this stepper). */
 static void restore(mbs_stepper *st)
 {
-    mbs_stepper_restore(st, st->dw.saved, st->undo_n, NULL);
+    mbsi_stepper_reload(st, st->dw.saved, st->undo_n);
 }
 
 /* Input j of (δq, δv, δτ) moved by h from the saved state, the step taken, and its result as a

@@ -270,6 +270,13 @@ int mbs_stepper_restore(mbs_stepper *st, const void *buf, size_t n, mbs_error *e
     return mbsi_fail(err, MBS_ERR_ARG, "mbs_stepper_restore: the state does not fit this stepper (nothing changed): %s", s.msg);
 }
 
+void mbsi_stepper_reload(mbs_stepper *st, const void *buf, size_t n)
+{
+    mbsi_state s;
+    mbsi_state_begin_load(&s, buf, n);
+    visit(st, &s);
+}
+
 const mbs_error *mbs_stepper_last_error(const mbs_stepper *st) { return &st->err; }
 
 void mbs_stepper_free(mbs_stepper *st)
