@@ -146,23 +146,29 @@ static int fd_reference(mbs_stepper *st, mbs_system *s, const void *saved, size_
 }
 
 /* Analytical against differences, the second-order prediction, an untouched state. */
-static void check_analytical(const char *scheme, int which, double dt)
+static void check_analytical_with(const char *scheme, int which, double dt, const char *key, const char *value);
+
+static void check_analytical(const char *scheme, int which, double dt) { check_analytical_with(scheme, which, dt, NULL, NULL); }
+
+/* The same with one option of the scheme set (key = value; NULL: none). */
+static void check_analytical_with(const char *scheme, int which, double dt, const char *key, const char *value)
 {
     mbs_error err;
     mbs_system *s = solo_in(which, 11 + (unsigned long long)which);
     CHECK(s != NULL, "system");
     if (!s) return;
     /* Newton solved far below what differences of 1e-6 resolve */
-    mbs_option tight = tm_opt("tol", "1e-12");
-    int opt = strcmp(scheme, "implicit_euler") == 0;
-    mbs_stepper *st = mbs_stepper_new(scheme, s, opt ? &tight : NULL, opt, &err);
+    mbs_option opt = strcmp(scheme, "implicit_euler") == 0 ? tm_opt("tol", "1e-12") : key ? tm_opt(key, value) : tm_opt("", "");
+    int nopt = strcmp(scheme, "implicit_euler") == 0 || key;
+    mbs_stepper *st = mbs_stepper_new(scheme, s, nopt ? &opt : NULL, nopt, &err);
     CHECK(st != NULL, "%s: %s", scheme, err.msg);
     if (!st) { mbs_system_free(s); return; }
     const int nq = mbs_model_nq(solo), nv = mbs_model_nv(solo), n2 = 2 * nv;
     double *A = calloc((size_t)n2 * n2, 8), *B = calloc((size_t)n2 * nv, 8);
     double *Af = calloc((size_t)n2 * n2, 8), *Bf = calloc((size_t)n2 * nv, 8);
     char what[64];
-    snprintf(what, sizeof what, "%-16s %-8s", scheme, STATE_NAME[which]);
+    snprintf(what, sizeof what, "%-16s %-8s%s%s%s", scheme, STATE_NAME[which], key ? " " : "", key ? key : "",
+             key ? (strcmp(value, "start") == 0 ? "=start" : "=pade") : "");
     /* the state and the unperturbed step's result */
     size_t n = mbs_stepper_state_size(st);
     unsigned char *saved = malloc(n);
@@ -241,6 +247,10 @@ static void test_analytical(void)
     /* the exponential integrator at the steps MPC takes it at (10 ms) */
     check_analytical("expo", STAND, 1e-2);
     check_analytical("expo", AIR, 1e-2);
+    /* the paper's linearisation at the step's start; Padé, whose steps take differences */
+    check_analytical_with("expo", STAND, 1e-3, "linearise", "start");
+    check_analytical_with("expo", SPHERES, 1e-2, "linearise", "start");
+    check_analytical_with("expo", STAND, 1e-3, "method", "pade");
 }
 
 /* Every scheme: forward and central differences agree to what forward differences can, B's chosen

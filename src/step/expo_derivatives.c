@@ -173,7 +173,7 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
     memset(w->dDw, 0, zn * sizeof(double));
     memset(w->dPd0, 0, zn * sizeof(double));
     mbs_forward_kinematics(m, d, q, v, NULL);
-    mbs_compute_joint_jacobians(m, d, q);
+    mbsi_joint_jacobians_from_placements(m, d);
     for (int a = 0; a < na; a++) {
         const mbs_contact *c = &s->contacts[act[a]];
         int ns = mbsi_body_support(m, mbs_frame_body(m, c->frame), sup);
@@ -240,7 +240,7 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
         mbs_frame_classical_acceleration(m, d, c->frame, off, MBS_LOCAL_WORLD_ALIGNED, acc);
         memcpy(w->pdd + 3 * a, acc, 3 * sizeof(double));
     }
-    mbs_compute_joint_jacobians(m, d, qm);
+    mbsi_joint_jacobians_from_placements(m, d);   /* the placements of the kinematics above, at qm */
     memset(w->Jm, 0, (size_t)n * nv * sizeof(double));
     memset(w->Pm, 0, (size_t)n * nv * sizeof(double));
     for (int a = 0; a < na; a++) {
@@ -260,7 +260,8 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, nv, 1.0, w->Jm, n, w->Y, nv, 0.0, w->U, n);
     }
 
-    /* ∂v̇_f = M⁻¹ (−∂rnea/∂qm ∂qm − ∂rnea/∂v δv + δτ), at v̇_f */
+    /* ∂v̇_f = M⁻¹ (−∂rnea/∂qm ∂qm − ∂rnea/∂v δv + δτ), at v̇_f; the RNEA derivatives leave the
+     * placements and joint columns at qm in d, which what follows reads */
     mbs_rnea_derivatives(m, d, qm, v, w->vf, w->RQ, w->RV, w->RA);
     mul_dqm(m, w->dqm, nv, -1.0, w->RQ, 0.0, w->W);
     for (size_t k = 0; k < nn; k++) { w->W[nn + k] -= w->RV[k]; w->W[2 * nn + k] = 0; }
@@ -269,7 +270,6 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
     if (n > 0) {
         /* ---- ∂p̈_free = ∂a_p/∂qm ∂qm + ∂a_p/∂v δv + J ∂v̇_f ---- */
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n3, nv, 1.0, w->Jm, n, w->dvf, nv, 0.0, w->dPdd, n);
-        mbs_compute_joint_jacobians(m, d, qm);
         for (int a = 0; a < na; a++) {
             const mbs_contact *c = &s->contacts[act[a]];
             int ns = mbsi_body_support(m, mbs_frame_body(m, c->frame), sup);
@@ -291,7 +291,6 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
 
         /* ---- ∂Υ/∂qm_k = (∂J/∂qm_k) Y + ((∂J/∂qm_k) Y)ᵀ − Yᵀ (∂M/∂qm_k) Y ---- */
         const size_t un = (size_t)n * (size_t)n;
-        mbs_compute_joint_jacobians(m, d, qm);
         mbsi_mass_bilinear_dq(m, d, w->Y, n, w->dU, w->mwork);
         for (size_t k = 0; k < un * (size_t)nv; k++) w->dU[k] = -w->dU[k];
         for (int a = 0; a < na; a++) {
@@ -421,8 +420,7 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
         mbs_rnea_derivatives(m, d, qm, v, acc, w->RQ, w->RV, w->RA);
         for (size_t k = 0; k < nn; k++) w->RQ[k] = -w->RQ[k];
         if (n > 0) {
-            mbs_compute_joint_jacobians(m, d, qm);
-            for (int a = 0; a < na; a++) {
+                for (int a = 0; a < na; a++) {
                 int ns = mbsi_body_support(m, mbs_frame_body(m, s->contacts[act[a]].frame), sup);
                 for (int e = 0; e < ns; e++)
                     for (int r = 0; r < 3; r++) {
