@@ -99,7 +99,7 @@ $(SIM): $(BUILD)/tools/sim.o $(LIB)
 
 # the allocation test routes the library's allocator calls through counters
 WRAP_ALLOC := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc
-$(BUILD)/tests/test_noalloc $(BUILD)/tests/test_ess $(BUILD)/tests/test_expo_noalloc $(BUILD)/tests/test_qp $(BUILD)/tests/test_derivatives \
+$(BUILD)/tests/test_noalloc $(BUILD)/tests/test_ess $(BUILD)/tests/test_expo_noalloc $(BUILD)/tests/test_qp $(BUILD)/tests/test_derivatives $(BUILD)/tests/test_ilqr \
   $(BUILD)/tests/test_batch: TEST_LDFLAGS := $(WRAP_ALLOC)
 $(BUILD)/tests/%: tests/%.c $(TEST_COMMON) $(LIB) $(HEADERS)
 	@mkdir -p $(dir $@)

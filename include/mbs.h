@@ -11,6 +11,7 @@
 #include "mbs/ess.h"
 #include "mbs/contact.h"
 #include "mbs/step.h"
+#include "mbs/ilqr.h"
 #include "mbs/variational.h"
 #include "mbs/batch.h"
 #include "mbs/sim.h"

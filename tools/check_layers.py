@@ -15,7 +15,7 @@ import os, re, sys
 LAYERS = ["base", "qp", "ess", "spatial", "model", "liegroup", "dynamics", "contact", "step", "control", "batch", "sim"]
 PUBLIC = {"version.h": "base", "error.h": "base", "options.h": "base", "qp.h": "qp", "model.h": "model", "liegroup.h": "liegroup",
           "dynamics.h": "dynamics", "contact.h": "contact", "step.h": "step", "ess.h": "ess",
-          "variational.h": "step", "control.h": "control", "batch.h": "batch", "sim.h": "sim"}
+          "variational.h": "step", "control.h": "control", "ilqr.h": "control", "batch.h": "batch", "sim.h": "sim"}
 EXPORTED = {"base": "base.h", "spatial": "spatial.h"}
 INC = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

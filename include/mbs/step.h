@@ -104,6 +104,8 @@ int mbs_stepper_save(mbs_stepper *st, void *buf, size_t n, mbs_error *err);
  * scene) back: the steps that follow are bitwise those that followed the save. Allocates nothing.
  * MBS_ERR_ARG, naming the first field that does not fit, for bytes of another stepper or system. */
 int mbs_stepper_restore(mbs_stepper *st, const void *buf, size_t n, mbs_error *err);
+/* The system st steps. */
+mbs_system *mbs_stepper_system(const mbs_stepper *st);
 /* Frees a stepper (NULL is fine); its system stays. */
 void mbs_stepper_free(mbs_stepper *st);
 

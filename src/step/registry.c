@@ -279,6 +279,8 @@ void mbsi_stepper_reload(mbs_stepper *st, const void *buf, size_t n)
 
 const mbs_error *mbs_stepper_last_error(const mbs_stepper *st) { return &st->err; }
 
+mbs_system *mbs_stepper_system(const mbs_stepper *st) { return st ? st->sys : NULL; }
+
 void mbs_stepper_free(mbs_stepper *st)
 {
     if (!st) return;

@@ -1,0 +1,477 @@
+/* ilqr.c — iterative LQR with box limits on the controls (mbs/ilqr.h), on any stepper.
+ *
+ * One iteration (Tassa, Erez & Todorov 2012, sec. II; the box of Tassa, Mansard & Todorov 2014):
+ *  - the nominal trajectory's Jacobians A_k, B_k from mbs_stepper_derivatives at each knot's saved
+ *    stepper state (the controls' columns only);
+ *  - the backward pass, with the cost's Gauss-Newton Hessians (l_xx = Jᵀ Q J, J the Jacobian of
+ *    difference(q_ref, ·) on the δq rows):
+ *      Q_x = l_x + Aᵀ V_x,  Q_u = l_u + Bᵀ V_x,  Q_xx = l_xx + Aᵀ V_xx A,
+ *      Q_uu = l_uu + Bᵀ V_xx B + μ 1,  Q_ux = Bᵀ V_xx A,
+ *    the feed-forward step k = argmin ½ δuᵀ Q_uu δu + Q_uᵀ δu within the limits (lo − u <= δu <= hi − u),
+ *    by the engine's one QP solver, and the gains K = −Q_uu,ff⁻¹ Q_ux,f on the controls it leaves
+ *    free (zero rows for the clamped ones), then
+ *      V_x = Q_x + Kᵀ Q_uu k + Kᵀ Q_u + Q_uxᵀ k,  V_xx = Q_xx + Kᵀ Q_uu K + Kᵀ Q_ux + Q_uxᵀ K;
+ *    a Q_uu that is not positive definite raises μ (×10) and restarts the pass;
+ *  - the forward pass: u = clamp(ū + α k + K δx) for α = 1, ½, … (at most 10 halvings), accepted
+ *    when the cost falls by at least 1e-4 of the decrease the quadratic model expects,
+ *    α (Σ kᵀ Q_u) + α² (Σ ½ kᵀ Q_uu k); μ then falls (÷ 10, down to 1e-9), else it rises.
+ * Costs are in the tangent space: δx = (difference(q_ref, q), v − v_ref). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "control_internal.h"
+#include "mbs/ilqr.h"
+#include "mbs/qp.h"
+/* after the library headers: cblas.h brings complex.h, whose macro I would rename an identifier */
+#include <cblas.h>
+
+enum { HALVINGS = 10 };
+static const double MU_MIN = 1e-9, MU_MAX = 1e10, ARMIJO = 1e-4;
+
+struct mbs_ilqr {
+    mbs_stepper *st;
+    mbs_system *sys;
+    int N, nu, nv, nq, n;          /* horizon, controls, velocities, coordinates, 2nv */
+    double dt;
+    int *ctl;                      /* nu: the controls' velocity coordinates */
+    double *Q, *R, *Qf, *qref, *vref, *uref;   /* 2nv, nu, 2nv, nq, nv, nu */
+    double *lo, *hi;               /* nu each (−∞, +∞ without limits) */
+    double *u, *un;                /* N x nu: the controls, a trial's */
+    double *xs, *xn;               /* (N + 1) x (nq + nv): the states, a trial's */
+    unsigned char *saved, *savedn; /* (N + 1) stepper states: the nominal's, a trial's */
+    size_t ssize;
+    double *tau0;                  /* nv: τ at the solve's start (the entries not controlled) */
+    double *A, *B, *K, *kff;       /* N x n², N x n nu, N x nu n, N x nu */
+    double *Vx, *Vxx, *Qx, *Qu, *Qxx, *Quu, *Qux, *T, *T2;   /* n, n², n, nu, n², nu², nu n, n², n² */
+    double *dx, *gx, *J;           /* n, n, nv²: a state's tangent error, the cost's gradient, difference's Jacobian */
+    double *H, *g, *Ain, *bin, *du;   /* the box QP: nu², nu, 2nu x nu, 2nu, nu */
+    int *freei;                    /* nu: the controls the box leaves free */
+    mbs_qp *qp;
+    double mu;
+    mbs_error err;
+    void *block;
+};
+
+static void layout(mbs_carver *c, mbs_ilqr *p)
+{
+    size_t N = (size_t)p->N, nu = (size_t)p->nu, n = (size_t)p->n, nv = (size_t)p->nv, nx = (size_t)(p->nq + p->nv);
+    p->ctl = mbsi_carve_ints(c, nu);
+    p->Q = mbsi_carve_doubles(c, n);
+    p->R = mbsi_carve_doubles(c, nu);
+    p->Qf = mbsi_carve_doubles(c, n);
+    p->qref = mbsi_carve_doubles(c, (size_t)p->nq);
+    p->vref = mbsi_carve_doubles(c, nv);
+    p->uref = mbsi_carve_doubles(c, nu);
+    p->lo = mbsi_carve_doubles(c, nu);
+    p->hi = mbsi_carve_doubles(c, nu);
+    p->u = mbsi_carve_doubles(c, N * nu);
+    p->un = mbsi_carve_doubles(c, N * nu);
+    p->xs = mbsi_carve_doubles(c, (N + 1) * nx);
+    p->xn = mbsi_carve_doubles(c, (N + 1) * nx);
+    p->saved = mbsi_carve(c, (N + 1) * p->ssize);
+    p->savedn = mbsi_carve(c, (N + 1) * p->ssize);
+    p->tau0 = mbsi_carve_doubles(c, nv);
+    p->A = mbsi_carve_doubles(c, N * n * n);
+    p->B = mbsi_carve_doubles(c, N * n * nu);
+    p->K = mbsi_carve_doubles(c, N * n * nu);
+    p->kff = mbsi_carve_doubles(c, N * nu);
+    p->Vx = mbsi_carve_doubles(c, n);
+    p->Vxx = mbsi_carve_doubles(c, n * n);
+    p->Qx = mbsi_carve_doubles(c, n);
+    p->Qu = mbsi_carve_doubles(c, nu);
+    p->Qxx = mbsi_carve_doubles(c, n * n);
+    p->Quu = mbsi_carve_doubles(c, nu * nu);
+    p->Qux = mbsi_carve_doubles(c, nu * n);
+    p->T = mbsi_carve_doubles(c, n * n);
+    p->T2 = mbsi_carve_doubles(c, n * n);
+    p->dx = mbsi_carve_doubles(c, n);
+    p->gx = mbsi_carve_doubles(c, n);
+    p->J = mbsi_carve_doubles(c, nv * nv);
+    p->H = mbsi_carve_doubles(c, nu * nu);
+    p->g = mbsi_carve_doubles(c, nu);
+    p->Ain = mbsi_carve_doubles(c, 2 * nu * nu);
+    p->bin = mbsi_carve_doubles(c, 2 * nu);
+    p->du = mbsi_carve_doubles(c, nu);
+    p->freei = mbsi_carve_ints(c, nu);
+}
+
+mbs_ilqr *mbs_ilqr_new(mbs_stepper *st, int horizon, double dt, const int *controls, int nu, mbs_error *err)
+{
+    if (!st || !controls) { mbsi_fail(err, MBS_ERR_ARG, "mbs_ilqr_new: no %s (NULL)", st ? "controls" : "stepper"); return NULL; }
+    mbs_system *sys = mbs_stepper_system(st);
+    const mbs_model *m = mbs_system_model(sys);
+    const int nv = mbs_model_nv(m);
+    if (horizon < 1 || !(dt > 0) || !isfinite(dt) || nu < 1 || nu > nv) {
+        mbsi_fail(err, MBS_ERR_ARG, "mbs_ilqr_new: horizon %d (>= 1), dt %g s (> 0) and nu %d (1 to nv = %d) are not all valid",
+                  horizon, dt, nu, nv);
+        return NULL;
+    }
+    for (int j = 0; j < nu; j++)
+        if (controls[j] < 0 || controls[j] >= nv) {
+            mbsi_fail(err, MBS_ERR_ARG, "mbs_ilqr_new: controls[%d] = %d is not a velocity index (0 to %d)", j, controls[j], nv - 1);
+            return NULL;
+        }
+    mbs_ilqr head = {0};
+    head.st = st;
+    head.sys = sys;
+    head.N = horizon;
+    head.nu = nu;
+    head.nv = nv;
+    head.nq = mbs_model_nq(m);
+    head.n = 2 * nv;
+    head.dt = dt;
+    head.ssize = mbs_stepper_state_size(st);
+    mbs_carver c = {NULL, 0};
+    mbsi_carve(&c, sizeof head);
+    layout(&c, &head);
+    mbs_ilqr *p = mbsi_carver_alloc(&c);
+    if (!p) { mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
+    *p = head;
+    p->block = c.base;
+    mbsi_carve(&c, sizeof head);
+    layout(&c, p);
+    p->qp = mbs_qp_new(nu, 0, 2 * nu, err);
+    if (!p->qp) { free(p->block); return NULL; }
+    memcpy(p->ctl, controls, sizeof(int) * (size_t)nu);
+    for (int j = 0; j < nu; j++) { p->lo[j] = -INFINITY; p->hi[j] = INFINITY; p->R[j] = 1e-6; }
+    memcpy(p->qref, mbs_system_q(sys), sizeof(double) * (size_t)p->nq);
+    p->mu = 1e-6;
+    return p;
+}
+
+void mbs_ilqr_free(mbs_ilqr *p)
+{
+    if (!p) return;
+    mbs_qp_free(p->qp);
+    free(p->block);
+}
+
+int mbs_ilqr_set_cost(mbs_ilqr *p, const double *Q, const double *R, const double *Qf, const double *q_ref,
+                      const double *v_ref, const double *u_ref)
+{
+    if (!p || !Q || !R || !Qf || !q_ref) return mbsi_fail(p ? &p->err : NULL, MBS_ERR_ARG, "mbs_ilqr_set_cost: a NULL argument");
+    for (int k = 0; k < p->n; k++)
+        if (!(Q[k] >= 0 && Qf[k] >= 0 && isfinite(Q[k]) && isfinite(Qf[k])))
+            return mbsi_fail(&p->err, MBS_ERR_ARG, "mbs_ilqr_set_cost: Q[%d] = %g or Qf[%d] = %g is not a finite weight >= 0", k,
+                             Q[k], k, Qf[k]);
+    for (int j = 0; j < p->nu; j++)
+        if (!(R[j] > 0 && isfinite(R[j])))
+            return mbsi_fail(&p->err, MBS_ERR_ARG, "mbs_ilqr_set_cost: R[%d] = %g is not a finite weight > 0", j, R[j]);
+    memcpy(p->Q, Q, sizeof(double) * (size_t)p->n);
+    memcpy(p->Qf, Qf, sizeof(double) * (size_t)p->n);
+    memcpy(p->R, R, sizeof(double) * (size_t)p->nu);
+    memcpy(p->qref, q_ref, sizeof(double) * (size_t)p->nq);
+    for (int k = 0; k < p->nv; k++) p->vref[k] = v_ref ? v_ref[k] : 0;
+    for (int j = 0; j < p->nu; j++) p->uref[j] = u_ref ? u_ref[j] : 0;
+    return MBS_OK;
+}
+
+int mbs_ilqr_set_limits(mbs_ilqr *p, const double *lo, const double *hi)
+{
+    if (!p) return MBS_ERR_ARG;
+    for (int j = 0; j < p->nu; j++) {
+        double l = lo ? lo[j] : -INFINITY, h = hi ? hi[j] : INFINITY;
+        if (!(l <= h) || isnan(l) || isnan(h))
+            return mbsi_fail(&p->err, MBS_ERR_ARG, "mbs_ilqr_set_limits: control %d: lo %g > hi %g", j, l, h);
+        p->lo[j] = l;
+        p->hi[j] = h;
+    }
+    return MBS_OK;
+}
+
+double *mbs_ilqr_controls(mbs_ilqr *p) { return p->u; }
+const double *mbs_ilqr_gains(const mbs_ilqr *p) { return p->K; }
+const mbs_error *mbs_ilqr_last_error(const mbs_ilqr *p) { return &p->err; }
+
+void mbs_ilqr_state(const mbs_ilqr *p, int k, double *q, double *v)
+{
+    const double *x = p->xs + (size_t)k * (size_t)(p->nq + p->nv);
+    if (q) memcpy(q, x, sizeof(double) * (size_t)p->nq);
+    if (v) memcpy(v, x + p->nq, sizeof(double) * (size_t)p->nv);
+}
+
+void mbs_ilqr_shift(mbs_ilqr *p)
+{
+    const size_t nu = (size_t)p->nu;
+    memmove(p->u, p->u + nu, sizeof(double) * nu * (size_t)(p->N - 1));
+}
+
+/* The tangent error δx of state x (nq + nv) from the target, into p->dx; with grad, the cost's
+ * gradient J_δᵀ W δx into p->gx and, with hess (n x n), its Gauss-Newton Hessian J_δᵀ W J_δ. Returns
+ * ½ δxᵀ W δx. */
+static double state_cost(mbs_ilqr *p, const double *x, const double *W, int grad, double *hess)
+{
+    const int nv = p->nv, n = p->n;
+    const mbs_model *m = mbs_system_model(p->sys);
+    mbs_difference(m, p->qref, x, p->dx);
+    for (int k = 0; k < nv; k++) p->dx[nv + k] = x[p->nq + k] - p->vref[k];
+    double c = 0;
+    for (int k = 0; k < n; k++) c += 0.5 * W[k] * p->dx[k] * p->dx[k];
+    if (!grad) return c;
+    mbs_ddifference(m, p->qref, x, MBS_ARG1, p->J);
+    for (int c2 = 0; c2 < nv; c2++) {
+        double s = 0;
+        for (int r = 0; r < nv; r++) s += p->J[r + (size_t)nv * c2] * W[r] * p->dx[r];
+        p->gx[c2] = s;
+        p->gx[nv + c2] = W[nv + c2] * p->dx[nv + c2];
+    }
+    if (hess) {
+        memset(hess, 0, sizeof(double) * (size_t)n * (size_t)n);
+        for (int j = 0; j < nv; j++)
+            for (int i = 0; i < nv; i++) {
+                double s = 0;
+                for (int r = 0; r < nv; r++) s += p->J[r + (size_t)nv * i] * W[r] * p->J[r + (size_t)nv * j];
+                hess[i + (size_t)n * j] = s;
+            }
+        for (int k = 0; k < nv; k++) hess[nv + k + (size_t)n * (nv + k)] = W[nv + k];
+    }
+    return c;
+}
+
+static double control_cost(const mbs_ilqr *p, const double *u)
+{
+    double c = 0;
+    for (int j = 0; j < p->nu; j++) c += 0.5 * p->R[j] * (u[j] - p->uref[j]) * (u[j] - p->uref[j]);
+    return c;
+}
+
+/* τ for controls u: the start's τ with the controlled entries replaced. */
+static void apply_controls(mbs_ilqr *p, const double *u)
+{
+    double *tau = p->gx;   /* nv <= n of scratch */
+    memcpy(tau, p->tau0, sizeof(double) * (size_t)p->nv);
+    for (int j = 0; j < p->nu; j++) tau[p->ctl[j]] = u[j];
+    mbs_system_set_tau(p->sys, tau);
+}
+
+/* A rollout from the saved start: u = clamp(ū + α k + K δx) (alpha < 0: the controls in p->u as
+ * they are) into p->un, states into p->xn, each knot's stepper state (after its τ is set) into
+ * p->savedn. Returns the cost, or NAN when a step fails. */
+static double rollout(mbs_ilqr *p, double alpha)
+{
+    const int nu = p->nu, n = p->n, nx = p->nq + p->nv;
+    const mbs_model *m = mbs_system_model(p->sys);
+    double cost = 0;
+    mbs_stepper_restore(p->st, p->saved, p->ssize, NULL);
+    for (int k = 0; k <= p->N; k++) {
+        double *x = p->xn + (size_t)k * (size_t)nx;
+        memcpy(x, mbs_system_q(p->sys), sizeof(double) * (size_t)p->nq);
+        memcpy(x + p->nq, mbs_system_v(p->sys), sizeof(double) * (size_t)p->nv);
+        if (k == p->N) { cost += state_cost(p, x, p->Qf, 0, NULL); break; }
+        double *u = p->un + (size_t)k * (size_t)nu;
+        const double *ub = p->u + (size_t)k * (size_t)nu;
+        if (alpha < 0) memcpy(u, ub, sizeof(double) * (size_t)nu);
+        else {
+            /* δx from the nominal state at this knot */
+            const double *xb = p->xs + (size_t)k * (size_t)nx;
+            mbs_difference(m, xb, x, p->dx);
+            for (int i = 0; i < p->nv; i++) p->dx[p->nv + i] = x[p->nq + i] - xb[p->nq + i];
+            const double *K = p->K + (size_t)k * (size_t)nu * (size_t)n;
+            for (int j = 0; j < nu; j++) {
+                double s = ub[j] + alpha * p->kff[(size_t)k * nu + j];
+                for (int i = 0; i < n; i++) s += K[j + (size_t)nu * i] * p->dx[i];
+                u[j] = fmin(fmax(s, p->lo[j]), p->hi[j]);
+            }
+        }
+        for (int j = 0; j < nu; j++) u[j] = fmin(fmax(u[j], p->lo[j]), p->hi[j]);
+        cost += state_cost(p, x, p->Q, 0, NULL) + control_cost(p, u);
+        apply_controls(p, u);
+        mbs_stepper_save(p->st, p->savedn + (size_t)k * p->ssize, p->ssize, NULL);
+        if (mbs_stepper_step(p->st, p->dt, NULL) != MBS_OK) {
+            p->err = *mbs_stepper_last_error(p->st);
+            return NAN;
+        }
+    }
+    return cost;
+}
+
+/* The rollout of p->un, p->xn, p->savedn becomes the nominal. */
+static void accept(mbs_ilqr *p)
+{
+    double *t = p->u; p->u = p->un; p->un = t;
+    t = p->xs; p->xs = p->xn; p->xn = t;
+    unsigned char *s = p->saved; p->saved = p->savedn; p->savedn = s;
+}
+
+/* The box QP of knot k's feed-forward step into p->du and which controls it leaves free
+ * (p->freei, their count returned); −1 when Q_uu (regularised) is not positive definite. */
+static int box_step(mbs_ilqr *p, const double *u)
+{
+    const int nu = p->nu;
+    memcpy(p->H, p->Quu, sizeof(double) * (size_t)nu * (size_t)nu);
+    int rows = 0;
+    memset(p->Ain, 0, sizeof(double) * 2 * (size_t)nu * (size_t)nu);
+    for (int j = 0; j < nu; j++) {
+        /* δu_j >= lo − u and −δu_j >= u − hi, for the finite limits */
+        if (isfinite(p->lo[j])) { p->Ain[rows + (size_t)2 * nu * j] = 1; p->bin[rows++] = p->lo[j] - u[j]; }
+        if (isfinite(p->hi[j])) { p->Ain[rows + (size_t)2 * nu * j] = -1; p->bin[rows++] = u[j] - p->hi[j]; }
+    }
+    /* Ain has leading dimension 2nu; the solver wants `rows`: compact the columns */
+    for (int j = 0; j < nu; j++)
+        for (int r = 0; r < rows; r++) p->T2[r + (size_t)rows * j] = p->Ain[r + (size_t)2 * nu * j];
+    if (mbs_qp_solve(p->qp, nu, p->H, p->Qu, 0, NULL, NULL, rows, p->T2, p->bin, 0, p->du, NULL) != MBS_OK) return -1;
+    int nf = 0;
+    for (int j = 0; j < nu; j++) {
+        double x = u[j] + p->du[j], tol = 1e-12 * (1 + fabs(x));
+        int clamped = (isfinite(p->lo[j]) && x <= p->lo[j] + tol) || (isfinite(p->hi[j]) && x >= p->hi[j] - tol);
+        if (!clamped) p->freei[nf++] = j;
+    }
+    return nf;
+}
+
+/* The backward pass over the nominal's Jacobians: p->kff, p->K and the expected decrease's terms
+ * (d1 = Σ kᵀ Q_u, d2 = Σ ½ kᵀ Q_uu k). Returns 0, or -1 when a Q_uu was not positive definite. */
+static int backward(mbs_ilqr *p, double *d1, double *d2)
+{
+    const int n = p->n, nu = p->nu, nx = p->nq + p->nv;
+    *d1 = *d2 = 0;
+    state_cost(p, p->xs + (size_t)p->N * (size_t)nx, p->Qf, 1, p->Vxx);
+    memcpy(p->Vx, p->gx, sizeof(double) * (size_t)n);
+    for (int k = p->N - 1; k >= 0; k--) {
+        const double *A = p->A + (size_t)k * n * n, *B = p->B + (size_t)k * n * nu, *u = p->u + (size_t)k * nu;
+        state_cost(p, p->xs + (size_t)k * (size_t)nx, p->Q, 1, p->Qxx);
+        /* Q_x = l_x + Aᵀ V_x; Q_u = l_u + Bᵀ V_x */
+        cblas_dgemv(CblasColMajor, CblasTrans, n, n, 1.0, A, n, p->Vx, 1, 0.0, p->Qx, 1);
+        for (int i = 0; i < n; i++) p->Qx[i] += p->gx[i];
+        cblas_dgemv(CblasColMajor, CblasTrans, n, nu, 1.0, B, n, p->Vx, 1, 0.0, p->Qu, 1);
+        for (int j = 0; j < nu; j++) p->Qu[j] += p->R[j] * (u[j] - p->uref[j]);
+        /* T = V_xx A, Q_xx += Aᵀ T, Q_ux = Bᵀ T, Q_uu = R + Bᵀ V_xx B + μ */
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, p->Vxx, n, A, n, 0.0, p->T, n);
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, n, n, 1.0, A, n, p->T, n, 1.0, p->Qxx, n);
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, nu, n, n, 1.0, B, n, p->T, n, 0.0, p->Qux, nu);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, nu, n, 1.0, p->Vxx, n, B, n, 0.0, p->T, n);
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, nu, nu, n, 1.0, B, n, p->T, n, 0.0, p->Quu, nu);
+        for (int j = 0; j < nu; j++) p->Quu[j + (size_t)nu * j] += p->R[j] + p->mu;
+        /* k within the box; K on the free controls: −Q_uu,ff⁻¹ Q_ux,f */
+        int nf = box_step(p, u);
+        if (nf < 0) return -1;
+        double *kk = p->kff + (size_t)k * nu, *K = p->K + (size_t)k * nu * n;
+        memcpy(kk, p->du, sizeof(double) * (size_t)nu);
+        memset(K, 0, sizeof(double) * (size_t)nu * (size_t)n);
+        if (nf > 0) {
+            double *L = p->H;   /* nf x nf */
+            for (int b = 0; b < nf; b++)
+                for (int a = 0; a < nf; a++) L[a + (size_t)nf * b] = p->Quu[p->freei[a] + (size_t)nu * p->freei[b]];
+            if (mbsi_cholesky(L, nf, nf, 0) >= 0) return -1;
+            for (int c = 0; c < n; c++) {
+                double *y = p->g;   /* nf */
+                for (int a = 0; a < nf; a++) y[a] = -p->Qux[p->freei[a] + (size_t)nu * c];
+                for (int a = 0; a < nf; a++) {   /* L y' = y */
+                    for (int b = 0; b < a; b++) y[a] -= L[a + (size_t)nf * b] * y[b];
+                    y[a] /= L[a + (size_t)nf * a];
+                }
+                for (int a = nf - 1; a >= 0; a--) {   /* Lᵀ y = y' */
+                    for (int b = a + 1; b < nf; b++) y[a] -= L[b + (size_t)nf * a] * y[b];
+                    y[a] /= L[a + (size_t)nf * a];
+                }
+                for (int a = 0; a < nf; a++) K[p->freei[a] + (size_t)nu * c] = y[a];
+            }
+        }
+        /* the expected decrease, and V_x, V_xx */
+        double kQuk = 0;
+        for (int j = 0; j < nu; j++) {
+            *d1 += kk[j] * p->Qu[j];
+            double s = 0;
+            for (int i = 0; i < nu; i++) s += p->Quu[j + (size_t)nu * i] * kk[i];
+            kQuk += kk[j] * s;
+            p->g[j] = s + p->Qu[j];   /* Q_uu k + Q_u */
+        }
+        *d2 += 0.5 * kQuk;
+        /* V_x = Q_x + Kᵀ (Q_uu k + Q_u) + Q_uxᵀ k */
+        memcpy(p->Vx, p->Qx, sizeof(double) * (size_t)n);
+        cblas_dgemv(CblasColMajor, CblasTrans, nu, n, 1.0, K, nu, p->g, 1, 1.0, p->Vx, 1);
+        cblas_dgemv(CblasColMajor, CblasTrans, nu, n, 1.0, p->Qux, nu, kk, 1, 1.0, p->Vx, 1);
+        /* V_xx = Q_xx + Kᵀ Q_uu K + Kᵀ Q_ux + Q_uxᵀ K, symmetrised */
+        memcpy(p->Vxx, p->Qxx, sizeof(double) * (size_t)n * (size_t)n);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nu, n, nu, 1.0, p->Quu, nu, K, nu, 1.0, p->Qux, nu);
+        /* Qux now holds Q_uu K + Q_ux: V_xx += Kᵀ (Q_uu K + Q_ux) + Q_uxᵀ K */
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, n, nu, 1.0, K, nu, p->Qux, nu, 1.0, p->Vxx, n);
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, n, nu, 1.0, p->Qux, nu, K, nu, 1.0, p->Vxx, n);
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, n, nu, -1.0, K, nu, p->Quu, nu, 0.0, p->T, n);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, nu, 1.0, p->T, n, K, nu, 1.0, p->Vxx, n);
+        for (int j = 0; j < n; j++)
+            for (int i = j + 1; i < n; i++) {
+                double a = 0.5 * (p->Vxx[i + (size_t)n * j] + p->Vxx[j + (size_t)n * i]);
+                p->Vxx[i + (size_t)n * j] = p->Vxx[j + (size_t)n * i] = a;
+            }
+    }
+    return 0;
+}
+
+int mbs_ilqr_solve(mbs_ilqr *p, int max_iter, double tol, mbs_ilqr_stats *stats)
+{
+    mbs_ilqr_stats local;
+    mbs_ilqr_stats *s = stats ? stats : &local;
+    memset(s, 0, sizeof *s);
+    if (!p) return MBS_ERR_ARG;
+    p->err.code = MBS_OK;
+    p->err.msg[0] = '\0';
+    const int n = p->n, nu = p->nu, N = p->N;
+    /* the start, kept as knot 0's saved state and put back at the end */
+    memcpy(p->tau0, mbs_system_tau(p->sys), sizeof(double) * (size_t)p->nv);
+    mbs_stepper_save(p->st, p->saved, p->ssize, NULL);
+    memcpy(p->savedn, p->saved, p->ssize);
+    double cost = rollout(p, -1);
+    int rc = MBS_OK;
+    if (isnan(cost)) { rc = p->err.code ? p->err.code : MBS_ERR_NUMERIC; goto done; }
+    accept(p);
+    s->cost_start = cost;
+    int need_jacobians = 1;
+    for (int it = 0; it < max_iter; it++) {
+        s->iterations = it + 1;
+        /* the nominal's Jacobians (again only when the nominal moved) */
+        for (int k = 0; k < N && need_jacobians; k++) {
+            mbs_stepper_restore(p->st, p->saved + (size_t)k * p->ssize, p->ssize, NULL);
+            if (mbs_stepper_derivatives(p->st, p->dt, MBS_DERIVATIVES_AUTO, p->ctl, nu, p->A + (size_t)k * n * n,
+                                        p->B + (size_t)k * n * nu) != MBS_OK) {
+                p->err = *mbs_stepper_last_error(p->st);
+                rc = p->err.code;
+                goto done;
+            }
+        }
+        double d1 = 0, d2 = 0;
+        while (backward(p, &d1, &d2) != 0) {
+            p->mu = fmax(10 * p->mu, 1e-6);
+            if (p->mu > MU_MAX) {
+                rc = mbsi_fail(&p->err, MBS_ERR_NUMERIC, "mbs_ilqr_solve: the controls' Hessian stays indefinite up to "
+                               "a regularisation of %g", MU_MAX);
+                goto done;
+            }
+        }
+        double alpha = 1, trial = NAN;
+        int taken = 0;
+        for (int h = 0; h <= HALVINGS; h++, alpha *= 0.5) {
+            trial = rollout(p, alpha);
+            double expected = -(alpha * d1 + alpha * alpha * d2);
+            if (!isnan(trial) && trial < cost && (expected <= 0 || (cost - trial) >= ARMIJO * expected)) {
+                taken = 1;
+                break;
+            }
+        }
+        need_jacobians = taken;
+        if (!taken) {
+            /* no decrease along this step: a smaller one, nearer the gradient */
+            p->mu = fmax(10 * p->mu, 1e-6);
+            s->alpha = 0;
+            if (p->mu > MU_MAX) break;
+            continue;
+        }
+        accept(p);
+        double drop = cost - trial;
+        cost = trial;
+        s->alpha = alpha;
+        p->mu = fmax(p->mu / 10, MU_MIN);
+        if (drop <= tol * fabs(cost)) {
+            s->converged = 1;
+            break;
+        }
+    }
+done:
+    s->cost = cost;
+    s->regularization = p->mu;
+    /* the system as it was */
+    mbs_stepper_restore(p->st, p->saved, p->ssize, NULL);
+    mbs_system_set_tau(p->sys, p->tau0);
+    return rc;
+}

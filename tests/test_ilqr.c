@@ -1,0 +1,196 @@
+/* test_ilqr.c — trajectory optimisation through the simulator (mbs/ilqr.h): on Solo in the air the
+ * solution is a stationary point of the cost over the controls (its gradient, by central
+ * differences of the whole rollout taken here through the public calls, vanishes on the free
+ * controls and points out of the box on the clamped ones), the cost falls from the warm start's,
+ * the system is left as it was and a solve allocates nothing; on Solo standing, with the
+ * exponential integrator at 10 ms and its analytical derivatives through the contacts, the
+ * optimiser raises the base towards a target the joint servo alone does not reach. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "testmodels.h"
+
+#include "alloc_count.h"
+
+static mbs_model *solo;
+
+typedef struct problem {
+    mbs_system *s;
+    mbs_stepper *st;
+    int N, nu, ctl[12];
+    double dt, Q[36], R[12], Qf[36], qref[19];
+} problem;
+
+/* The cost of the controls U (N x nu) from the system's state, by the public calls: the rollout
+ * the solver's cost describes (mbs/ilqr.h), the state put back after it. */
+static double total_cost(problem *pb, const double *U, const double *lo, const double *hi)
+{
+    const int nv = 18;
+    size_t n = mbs_stepper_state_size(pb->st);
+    unsigned char *keep = malloc(n);
+    mbs_stepper_save(pb->st, keep, n, NULL);
+    double tau0[18], tau[18], dx[18], cost = 0;
+    memcpy(tau0, mbs_system_tau(pb->s), sizeof tau0);
+    for (int k = 0; k <= pb->N; k++) {
+        const double *W = k == pb->N ? pb->Qf : pb->Q;
+        mbs_difference(solo, pb->qref, mbs_system_q(pb->s), dx);
+        for (int i = 0; i < nv; i++) cost += 0.5 * W[i] * dx[i] * dx[i] + 0.5 * W[nv + i] * pow(mbs_system_v(pb->s)[i], 2);
+        if (k == pb->N) break;
+        memcpy(tau, tau0, sizeof tau);
+        for (int j = 0; j < pb->nu; j++) {
+            double u = fmin(fmax(U[k * pb->nu + j], lo ? lo[j] : -INFINITY), hi ? hi[j] : INFINITY);
+            tau[pb->ctl[j]] = u;
+            cost += 0.5 * pb->R[j] * u * u;
+        }
+        mbs_system_set_tau(pb->s, tau);
+        mbs_stepper_step(pb->st, pb->dt, NULL);
+    }
+    mbs_stepper_restore(pb->st, keep, n, NULL);
+    mbs_system_set_tau(pb->s, tau0);
+    free(keep);
+    return cost;
+}
+
+/* Solo at height z (feet above the ground when z > 0.3), posture offsets, a joint servo. */
+static void make_problem(problem *pb, const char *scheme, double z, double dt, int N)
+{
+    mbs_error err;
+    memset(pb, 0, sizeof *pb);
+    pb->s = tm_solo_standing(solo, z, 1e5, 300, 1.0);
+    mbs_system_finalize(pb->s, &err);
+    double q[19];
+    memcpy(q, mbs_system_q(pb->s), sizeof q);
+    mbs_system_set_state(pb->s, q, NULL, 0);
+    pb->st = mbs_stepper_new(scheme, pb->s, NULL, 0, &err);
+    CHECK(pb->st != NULL, "%s: %s", scheme, err.msg);
+    pb->N = N;
+    pb->dt = dt;
+    pb->nu = 12;
+    for (int j = 0; j < 12; j++) pb->ctl[j] = 6 + j;
+    memcpy(pb->qref, q, sizeof q);
+}
+
+static mbs_ilqr *make_solver(problem *pb)
+{
+    mbs_error err;
+    mbs_ilqr *p = mbs_ilqr_new(pb->st, pb->N, pb->dt, pb->ctl, pb->nu, &err);
+    CHECK(p != NULL, "mbs_ilqr_new: %s", err.msg);
+    if (p) CHECK(mbs_ilqr_set_cost(p, pb->Q, pb->R, pb->Qf, pb->qref, NULL, NULL) == MBS_OK, "set_cost");
+    return p;
+}
+
+/* In the air: the joints driven to new angles; the solution is stationary, within the box. */
+static void test_air(void)
+{
+    ALLOC_GUARD();
+    for (int boxed = 0; boxed < 2; boxed++) {
+        problem pb;
+        make_problem(&pb, "symplectic_euler", 0.5, 5e-3, 30);
+        for (int i = 6; i < 18; i++) { pb.Q[i] = 10; pb.Qf[i] = 1000; pb.Q[18 + i] = 0.01; pb.Qf[18 + i] = 1; }
+        for (int j = 0; j < 12; j++) {
+            pb.R[j] = 1e-2;
+            pb.qref[7 + j] += j % 3 == 2 ? -0.4 : 0.3;
+        }
+        double lo[12], hi[12];
+        for (int j = 0; j < 12; j++) { lo[j] = -0.4; hi[j] = 0.4; }
+        mbs_ilqr *p = make_solver(&pb);
+        if (!p) return;
+        if (boxed) mbs_ilqr_set_limits(p, lo, hi);
+        double q0[19], v0[18], t0 = mbs_system_time(pb.s);
+        memcpy(q0, mbs_system_q(pb.s), sizeof q0);
+        memcpy(v0, mbs_system_v(pb.s), sizeof v0);
+        mbs_ilqr_stats stats;
+        long before = allocations;
+        int rc = mbs_ilqr_solve(p, 100, 1e-10, &stats);
+        long made = allocations - before;
+        CHECK(rc == MBS_OK, "solve: %s", mbs_ilqr_last_error(p)->msg);
+        CHECK(made == 0, "mbs_ilqr_solve allocated %ld times", made);
+        CHECK(memcmp(q0, mbs_system_q(pb.s), sizeof q0) == 0 && memcmp(v0, mbs_system_v(pb.s), sizeof v0) == 0 &&
+                  mbs_system_time(pb.s) == t0, "the solve changed the system's state");
+        const double *U = mbs_ilqr_controls(p);
+        double c = total_cost(&pb, U, boxed ? lo : NULL, boxed ? hi : NULL);
+        printf("  air%s: cost %.6g -> %.6g in %d iterations (converged %d, mu %.1e); rollout here %.6g\n",
+               boxed ? ", |u| <= 0.4 N m" : "", stats.cost_start, stats.cost, stats.iterations, stats.converged,
+               stats.regularization, c);
+        CHECK(stats.converged && stats.cost < 0.1 * stats.cost_start, "air: not converged or the cost barely fell");
+        CHECK(fabs(c - stats.cost) <= 1e-9 * stats.cost, "air: the solver's cost %.9g is not the rollout's %.9g", stats.cost, c);
+        /* the gradient over the controls: zero on the free ones, out of the box on the clamped */
+        double *Ut = malloc(sizeof(double) * (size_t)pb.N * 12), worst = 0, scale = 0, h = 1e-5;
+        int clamped = 0, outward = 1;
+        for (int i = 0; i < pb.N * 12; i++) {
+            memcpy(Ut, U, sizeof(double) * (size_t)pb.N * 12);
+            Ut[i] = U[i] + h;
+            double cp = total_cost(&pb, Ut, NULL, NULL);
+            Ut[i] = U[i] - h;
+            double cm = total_cost(&pb, Ut, NULL, NULL);
+            double g = (cp - cm) / (2 * h);
+            scale = fmax(scale, fabs(g));
+            int j = i % 12;
+            if (boxed && U[i] <= lo[j] + 1e-9) { clamped++; outward &= g >= -1e-6; }
+            else if (boxed && U[i] >= hi[j] - 1e-9) { clamped++; outward &= g <= 1e-6; }
+            else worst = check_worst(worst, fabs(g));
+        }
+        /* the warm start's gradient, for scale */
+        memset(Ut, 0, sizeof(double) * (size_t)pb.N * 12);
+        double g0 = 0;
+        for (int i = 0; i < pb.N * 12; i += 7) {
+            Ut[i] = h;
+            double cp = total_cost(&pb, Ut, NULL, NULL);
+            Ut[i] = -h;
+            double cm = total_cost(&pb, Ut, NULL, NULL);
+            Ut[i] = 0;
+            g0 = fmax(g0, fabs((cp - cm) / (2 * h)));
+        }
+        printf("  air%s: |dJ/du| on the free controls %.2e (at the warm start %.2e); %d clamped, outward %d\n",
+               boxed ? ", boxed" : "", worst, g0, clamped, outward);
+        CHECK(worst <= 1e-4 * g0, "air: the solution is not stationary: |dJ/du| %.2e against %.2e", worst, g0);
+        CHECK(!boxed || (clamped > 0 && outward), "air, boxed: %d clamped controls, gradient outward %d", clamped, outward);
+        free(Ut);
+        mbs_ilqr_free(p);
+        mbs_stepper_free(pb.st);
+        mbs_system_free(pb.s);
+    }
+}
+
+/* Standing, expo at 10 ms through the contacts: the base raised 3 cm by the joints. */
+static void test_standing_expo(void)
+{
+    problem pb;
+    make_problem(&pb, "expo", 0.0, 1e-2, 30);
+    double kp[18] = {0}, kd[18] = {0};
+    for (int i = 6; i < 18; i++) { kp[i] = 3; kd[i] = 0.1; }
+    mbs_system_set_impedance(pb.s, kp, kd, pb.qref, NULL);
+    for (int i = 0; i < 200; i++) mbs_stepper_step(pb.st, 1e-3, NULL);
+    double z0 = mbs_system_q(pb.s)[2];
+    pb.qref[2] = z0 + 0.03;
+    for (int i = 0; i < 6; i++) { pb.Q[i] = 100; pb.Qf[i] = 1e4; pb.Q[18 + i] = 1; pb.Qf[18 + i] = 10; }
+    for (int j = 0; j < 12; j++) pb.R[j] = 1e-2;
+    mbs_ilqr *p = make_solver(&pb);
+    if (!p) return;
+    mbs_ilqr_stats stats;
+    int rc = mbs_ilqr_solve(p, 50, 1e-8, &stats);
+    CHECK(rc == MBS_OK, "solve: %s", mbs_ilqr_last_error(p)->msg);
+    double qN[19];
+    mbs_ilqr_state(p, pb.N, qN, NULL);
+    printf("  standing, expo at 10 ms: cost %.6g -> %.6g in %d iterations; base z %.4f -> %.4f m (target %.4f)\n",
+           stats.cost_start, stats.cost, stats.iterations, z0, qN[2], pb.qref[2]);
+    CHECK(stats.cost < 0.2 * stats.cost_start, "standing: the cost barely fell");
+    CHECK(fabs(qN[2] - pb.qref[2]) < 0.01, "standing: the base ends %.4f m from its target", fabs(qN[2] - pb.qref[2]));
+    mbs_ilqr_free(p);
+    mbs_stepper_free(pb.st);
+    mbs_system_free(pb.s);
+}
+
+int main(void)
+{
+    mbs_error err;
+    solo = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), NULL, &err);
+    CHECK(solo != NULL, "solo12: %s", err.msg);
+    if (!solo) return check_summary("ilqr");
+    RUN(test_air);
+    RUN(test_standing_expo);
+    mbs_model_free(solo);
+    return check_summary("ilqr");
+}
