@@ -43,6 +43,7 @@ typedef struct mbs_ilqr_stats {
  * and the start as target until mbs_ilqr_set_cost; limits: none. NULL with err filled on a bad
  * argument or no memory. */
 mbs_ilqr *mbs_ilqr_new(mbs_stepper *st, int horizon, double dt, const int *controls, int nu, mbs_error *err);
+/* Frees a solver (NULL is fine); its stepper and system stay. */
 void mbs_ilqr_free(mbs_ilqr *p);
 /* The diagonal weights Q and Q_f (2nv each, on δq then δv) and R (nu), the target q_ref (nq), v_ref
  * (nv; NULL: zero) and u_ref (nu; NULL: zero). All are copied. MBS_ERR_ARG for a weight that is
@@ -67,6 +68,7 @@ int mbs_ilqr_solve(mbs_ilqr *p, int max_iter, double tol, mbs_ilqr_stats *stats)
 /* The warm start for the next period of a receding horizon: the controls moved one knot earlier,
  * the last repeated. */
 void mbs_ilqr_shift(mbs_ilqr *p);
+/* Why the last call failed (code MBS_OK after one that did not). */
 const mbs_error *mbs_ilqr_last_error(const mbs_ilqr *p);
 
 #if defined(__GNUC__)
