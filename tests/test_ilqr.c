@@ -183,6 +183,32 @@ static void test_standing_expo(void)
     mbs_system_free(pb.s);
 }
 
+/* scenarios/solo_mpc_stand.ini: the mpc controller alone catches Solo shoved sideways at 0.3 m/s;
+ * half a second of it (the base stops within a centimetre, level). */
+static void test_mpc_push(void)
+{
+    mbs_error err;
+    static const char *over[] = {"run.duration=0.5"};
+    mbs_scenario *sc = mbs_scenario_load(tm_path("scenarios/solo_mpc_stand.ini"), over, 1, &err);
+    CHECK(sc != NULL, "solo_mpc_stand: %s", err.msg);
+    if (!sc) return;
+    mbs_sim *sim = mbs_sim_new(sc, &err);
+    CHECK(sim != NULL, "solo_mpc_stand: %s", err.msg);
+    if (sim) {
+        mbs_sim_run_options o = {.csv = ""};
+        mbs_sim_summary sum;
+        CHECK(mbs_sim_run(sim, &o, &sum, &err) == MBS_OK, "run: %s", err.msg);
+        const double *q = mbs_system_q(mbs_sim_system(sim)), *v = mbs_system_v(mbs_sim_system(sim));
+        printf("  mpc after a 0.3 m/s shove: base y %.4f m, vy %.4f m/s, z %.4f m, tilt %.2f deg, diverged %d\n", q[1], v[1],
+               q[2], sum.max_tilt_deg, sum.diverged);
+        CHECK(!sum.diverged && !sum.left_box && fabs(q[1]) < 0.01 && fabs(v[1]) < 0.05 && sum.max_tilt_deg < 2 &&
+                  fabs(q[2] - 0.2349) < 0.01,
+              "mpc: the shove was not caught (y %.4f m, vy %.4f m/s, tilt %.2f deg)", q[1], v[1], sum.max_tilt_deg);
+        mbs_sim_free(sim);
+    }
+    mbs_scenario_free(sc);
+}
+
 int main(void)
 {
     mbs_error err;
@@ -191,6 +217,7 @@ int main(void)
     if (!solo) return check_summary("ilqr");
     RUN(test_air);
     RUN(test_standing_expo);
+    RUN(test_mpc_push);
     mbs_model_free(solo);
     return check_summary("ilqr");
 }

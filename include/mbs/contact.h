@@ -86,6 +86,14 @@ typedef struct mbs_contact_info {
     double force[3];              /* world force the environment applies to the robot (N) */
 } mbs_contact_info;
 
+/* A new system of the same model and scene (contact points, solids, materials; finalized when s
+ * is) in the same state: for a planner that steps a copy of the world (mbs/ilqr.h, the mpc
+ * controller). The only allocation; NULL with err filled on failure. */
+mbs_system *mbs_system_clone(const mbs_system *s, mbs_error *err);
+/* The state of src (t and the clock, q, v, τ, the contact wrenches, every contact's anchor and
+ * mode, the joint impedance) into dst, a clone of src or of its clone. MBS_ERR_ARG when their
+ * models or scenes differ. Allocates nothing. */
+int mbs_system_copy_state(mbs_system *dst, const mbs_system *src);
 /* A system for model m (not owned) with room for `max_contacts` contact points. It starts at
  * t = 0 in the model's neutral configuration (mbs_neutral: a free-flyer base at the origin, every
  * joint at 0, so Solo's feet are 0.3 m under a ground at z = 0) with v = τ = 0: set a posture of

@@ -53,6 +53,44 @@ mbs_system *mbs_system_new(const mbs_model *m, int max_contacts, mbs_error *err)
     return s;
 }
 
+mbs_system *mbs_system_clone(const mbs_system *s, mbs_error *err)
+{
+    if (!s) { mbsi_fail(err, MBS_ERR_ARG, "mbs_system_clone: no system (NULL)"); return NULL; }
+    mbs_system *c = mbs_system_new(s->model, s->max_contacts, err);
+    if (!c) return NULL;
+    c->env = s->env;
+    c->ncontacts = s->ncontacts;
+    memcpy(c->contacts, s->contacts, sizeof(mbs_contact) * (size_t)s->ncontacts);
+    c->finalized = s->finalized;
+    mbs_system_copy_state(c, s);
+    return c;
+}
+
+int mbs_system_copy_state(mbs_system *dst, const mbs_system *src)
+{
+    if (!dst || !src || dst->model != src->model || dst->ncontacts != src->ncontacts) return MBS_ERR_ARG;
+    size_t nq = (size_t)src->nq, nv = (size_t)src->nv;
+    dst->t = src->t;
+    dst->clock_t0 = src->clock_t0;
+    dst->clock_dt = src->clock_dt;
+    dst->clock_k = src->clock_k;
+    memcpy(dst->q, src->q, nq * sizeof(double));
+    memcpy(dst->v, src->v, nv * sizeof(double));
+    memcpy(dst->tau, src->tau, nv * sizeof(double));
+    memcpy(dst->fext, src->fext, 6 * (size_t)src->nbodies * sizeof(double));
+    /* every contact's state: the fields from `active` on */
+    const size_t from = offsetof(mbs_contact, active);
+    for (int i = 0; i < src->ncontacts; i++)
+        memcpy((char *)&dst->contacts[i] + from, (const char *)&src->contacts[i] + from, sizeof(mbs_contact) - from);
+    dst->resets = src->resets;
+    dst->imp_on = src->imp_on;
+    memcpy(dst->imp_kp, src->imp_kp, nv * sizeof(double));
+    memcpy(dst->imp_kd, src->imp_kd, nv * sizeof(double));
+    memcpy(dst->imp_qref, src->imp_qref, nq * sizeof(double));
+    memcpy(dst->imp_vref, src->imp_vref, nv * sizeof(double));
+    return MBS_OK;
+}
+
 void mbs_system_free(mbs_system *s)
 {
     if (!s) return;

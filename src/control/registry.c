@@ -15,7 +15,8 @@
     X(trot)            \
     X(crawl)           \
     X(walk)            \
-    X(tsid)
+    X(tsid)            \
+    X(mpc)
 
 #define DECLARE(name) extern const mbs_controller_type mbsi_controller_##name;
 #define ENTRY(name) &mbsi_controller_##name,
