@@ -122,6 +122,32 @@ def check_step_derivatives():
     check(raises(lambda: s.step_derivatives(cols=[s.nv]), "cols[0]"), "a column out of range raises")
 
 
+def check_optimize():
+    """Simulator.optimize: iLQR from Python on Solo in the air (symplectic Euler at 5 ms, 20 knots),
+    the joints driven to new angles: converged, the cost down, the plan's last state near the target,
+    the simulator's state untouched."""
+    s = mbs.Simulator("scenarios/solo_trot.ini", {"stepper.name": "symplectic_euler", "stepper.dt": 0.005,
+                                                   "controller.dt": 0.005})
+    q = s.q.copy()
+    q[2] += 0.3
+    s.set_state(q, np.zeros(s.nv))
+    before = (s.q.copy(), s.v.copy(), s.t)
+    target = q.copy()
+    target[7:] += 0.3
+    Q, Qf = np.zeros(2 * s.nv), np.zeros(2 * s.nv)
+    Q[6:18], Qf[6:18], Qf[24:36] = 10, 1000, 1
+    out = s.optimize(20, Q, np.full(12, 1e-2), Qf, q_ref=target, lo=np.full(12, -2.0), hi=np.full(12, 2.0))
+    err = np.abs(out["q"][-1][7:] - target[7:]).max()
+    print("  optimize: cost %.4g -> %.4g in %d iterations, last state %.3f rad from the target"
+          % (out["cost_start"], out["cost"], out["iterations"], err))
+    check(out["converged"] and out["cost"] < 0.1 * out["cost_start"], "optimize: not converged or the cost barely fell")
+    check(out["u"].shape == (20, 12) and out["K"].shape == (20, 12, 36) and out["q"].shape == (21, 19), "optimize: shapes")
+    check(np.abs(out["u"]).max() <= 2.0 + 1e-12, "optimize: a control outside its limits")
+    check(err < 0.05, "optimize: the plan ends %.3f rad from the target" % err)
+    check(np.array_equal(before[0], s.q) and np.array_equal(before[1], s.v) and before[2] == s.t,
+          "optimize changed the state")
+
+
 def main():
     os.chdir(ROOT)
     m = mbs.Model("urdf/solo12.urdf")
@@ -229,6 +255,7 @@ def main():
     s.restore_state(saved)
 
     check_step_derivatives()
+    check_optimize()
 
     # Batch: the same on 1 and 2 threads, bit for bit, and the same as the system stepped alone
     check(mbs.Batch is not None, "no mbs.Batch")

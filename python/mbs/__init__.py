@@ -133,6 +133,22 @@ _stepper_derivatives = _fn("mbs_stepper_derivatives", C.c_int, _vp, C.c_double, 
                            _dp, _dp)
 _stepper_last_error = _fn("mbs_stepper_last_error", C.POINTER(_ErrorRecord), _vp)
 _stepper_has_analytical = _fn("mbs_stepper_has_analytical_derivatives", C.c_int, _vp)
+_ilqr_new = _fn("mbs_ilqr_new", _vp, _vp, C.c_int, C.c_double, C.POINTER(C.c_int), C.c_int, C.POINTER(_ErrorRecord))
+_ilqr_free = _fn("mbs_ilqr_free", None, _vp)
+_ilqr_set_cost = _fn("mbs_ilqr_set_cost", C.c_int, _vp, _dp, _dp, _dp, _dp, _dp, _dp)
+_ilqr_set_limits = _fn("mbs_ilqr_set_limits", C.c_int, _vp, _dp, _dp)
+_ilqr_controls = _fn("mbs_ilqr_controls", _dp, _vp)
+_ilqr_gains = _fn("mbs_ilqr_gains", _dp, _vp)
+_ilqr_state = _fn("mbs_ilqr_state", None, _vp, C.c_int, _dp, _dp)
+_ilqr_last_error = _fn("mbs_ilqr_last_error", C.POINTER(_ErrorRecord), _vp)
+
+
+class _IlqrStats(C.Structure):
+    _fields_ = [("iterations", C.c_int), ("cost_start", C.c_double), ("cost", C.c_double),
+                ("regularization", C.c_double), ("alpha", C.c_double), ("converged", C.c_int)]
+
+
+_ilqr_solve = _fn("mbs_ilqr_solve", C.c_int, _vp, C.c_int, C.c_double, C.POINTER(_IlqrStats))
 # mbs_derivatives_method (mbs/step.h), by the words step_derivatives takes
 _DERIVATIVES_METHOD = {"auto": 0, "analytical": 1, "forward": 2, "central": 3, "extrapolated": 4}
 
@@ -421,6 +437,53 @@ class Simulator:
         if rc != 0:
             _raise(_stepper_last_error(st).contents, "step_derivatives failed")
         return A.T.copy(), B.T.copy()
+
+    def optimize(self, horizon, Q, R, Qf, q_ref=None, v_ref=None, u_ref=None, controls=None, lo=None, hi=None,
+                 warm_start=None, iterations=50, tol=1e-8):
+        """Trajectory optimisation from the current state through the scenario's stepper at its dt
+        (iLQR with box limits, mbs/ilqr.h): the controls u_k (the torques of the velocity coordinates
+        `controls`, default every one after a floating base's six) over `horizon` steps minimising
+        Σ ½ δxᵀ diag(Q) δx + ½ (u − u_ref)ᵀ diag(R) (u − u_ref) + ½ δx_Nᵀ diag(Qf) δx_N, δx =
+        (difference(q_ref, q), v − v_ref); lo <= u <= hi. Q, Qf: 2nv weights; R: one per control;
+        q_ref default the current q, v_ref and u_ref zero; warm_start: (horizon, nu) controls.
+        The other torques are held at `tau`. Returns a dict: u (horizon, nu), K (horizon, nu, 2nv:
+        u = u_k + K_k δx from the plan's state), q (horizon + 1, nq), v (horizon + 1, nv), cost,
+        cost_start, iterations, converged. The simulator's state is left as it was."""
+        self._take_written_state()
+        nv, n2 = self.nv, 2 * self.nv
+        ctl = np.ascontiguousarray(list(range(6, nv)) if controls is None else list(controls), dtype=np.intc)
+        nu = len(ctl)
+        err = _ErrorRecord()
+        p = _ilqr_new(_sim_stepper(self._sim), int(horizon), _scenario_stepper_dt(self._sc),
+                      ctl.ctypes.data_as(C.POINTER(C.c_int)), nu, C.byref(err))
+        if not p:
+            _raise(err, "optimize")
+        try:
+            qr = self.q.copy() if q_ref is None else _vec(q_ref, self.nq, "q_ref")
+            vr = np.zeros(nv) if v_ref is None else _vec(v_ref, nv, "v_ref")
+            ur = np.zeros(nu) if u_ref is None else _vec(u_ref, nu, "u_ref")
+            Qv, Rv, Qfv = _vec(Q, n2, "Q"), _vec(R, nu, "R"), _vec(Qf, n2, "Qf")
+            if _ilqr_set_cost(p, _ptr(Qv), _ptr(Rv), _ptr(Qfv), _ptr(qr), _ptr(vr), _ptr(ur)) != 0:
+                _raise(_ilqr_last_error(p).contents, "optimize: the cost")
+            if lo is not None or hi is not None:
+                lov = np.full(nu, -np.inf) if lo is None else _vec(lo, nu, "lo")
+                hiv = np.full(nu, np.inf) if hi is None else _vec(hi, nu, "hi")
+                if _ilqr_set_limits(p, _ptr(lov), _ptr(hiv)) != 0:
+                    _raise(_ilqr_last_error(p).contents, "optimize: the limits")
+            U = np.ctypeslib.as_array(_ilqr_controls(p), shape=(int(horizon), nu))
+            if warm_start is not None:
+                U[:] = np.asarray(warm_start, dtype=np.float64).reshape(int(horizon), nu)
+            stats = _IlqrStats()
+            if _ilqr_solve(p, int(iterations), float(tol), C.byref(stats)) != 0:
+                _raise(_ilqr_last_error(p).contents, "optimize")
+            K = np.ctypeslib.as_array(_ilqr_gains(p), shape=(int(horizon), n2, nu)).transpose(0, 2, 1).copy()
+            qs, vs = np.empty((int(horizon) + 1, self.nq)), np.empty((int(horizon) + 1, nv))
+            for k in range(int(horizon) + 1):
+                _ilqr_state(p, k, _ptr(qs[k]), _ptr(vs[k]))
+            return {"u": U.copy(), "K": K, "q": qs, "v": vs, "cost": stats.cost, "cost_start": stats.cost_start,
+                    "iterations": stats.iterations, "converged": bool(stats.converged)}
+        finally:
+            _ilqr_free(p)
 
     def set_state(self, q=None, v=None, hold_contacts=False):
         """Writes q and v (None: as they are). hold_contacts=False: a new start, as writing the `q` and
