@@ -159,8 +159,10 @@ static void check_analytical_with(const char *scheme, int which, double dt, cons
     CHECK(s != NULL, "system");
     if (!s) return;
     /* Newton solved far below what differences of 1e-6 resolve */
-    mbs_option opt = strcmp(scheme, "implicit_euler") == 0 ? tm_opt("tol", "1e-12") : key ? tm_opt(key, value) : tm_opt("", "");
-    int nopt = strcmp(scheme, "implicit_euler") == 0 || key;
+    mbs_option opt;
+    int nopt = 0;
+    if (strcmp(scheme, "implicit_euler") == 0) opt = tm_opt("tol", "1e-12"), nopt = 1;
+    else if (key) opt = tm_opt(key, value), nopt = 1;
     mbs_stepper *st = mbs_stepper_new(scheme, s, nopt ? &opt : NULL, nopt, &err);
     CHECK(st != NULL, "%s: %s", scheme, err.msg);
     if (!st) { mbs_system_free(s); return; }

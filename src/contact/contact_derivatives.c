@@ -43,14 +43,6 @@ static void contact_body_point(const mbs_system *s, const mbs_contact *c, double
     for (int k = 0; k < 3; k++) pm[k] = pf[k] + t[k];
 }
 
-/* Velocity at world point p of the world spatial motion m. */
-static inline void pt_velocity(const double m[6], const double p[3], double o[3])
-{
-    double t[3];
-    v3_cross(m + 3, p, t);
-    for (int k = 0; k < 3; k++) o[k] = m[k] + t[k];
-}
-
 /* o = K x (or B x) with gains a along the normal and b across it. */
 static inline void gain_mul(double a, double b, const double n[3], const double x[3], double o[3])
 {
@@ -100,7 +92,7 @@ void mbsi_point_velocity_dq(const mbs_model *m, const mbs_data *d, const int *su
         int a0 = a - (k - m->bodies[m->dof_body[k]].idx_v);
         double mc[6], w[3];
         motion_cross(d->J + 6 * k, V + 6 * a0, mc);
-        pt_velocity(mc, p, out + 3 * a);
+        motion_point_velocity(mc, p, out + 3 * a);
         v3_cross(V + 3, P + 3 * a, w);
         for (int r = 0; r < 3; r++) out[3 * a + r] += w[r];
     }
@@ -128,9 +120,9 @@ static int contact_terms(mbs_system *s, int i, const double *v, const double G[9
     mbsi_support_velocities(d, iwork, n, v, V);
     for (int a = n - 1; a >= 0; a--) {
         const double *S = d->J + 6 * iwork[a];
-        pt_velocity(S, p, J + 3 * a);
-        pt_velocity(S, ctr, P + 3 * a);
-        pt_velocity(S, pm, Pm + 3 * a);
+        motion_point_velocity(S, p, J + 3 * a);
+        motion_point_velocity(S, ctr, P + 3 * a);
+        motion_point_velocity(S, pm, Pm + 3 * a);
     }
     /* a contact whose anchor was just placed above its point: only the normal spring stretches */
     double kt = fresh && fresh[i] ? 0 : mt->k_tangent;
@@ -249,7 +241,7 @@ void mbsi_contact_anchor_chain(mbs_system *s, const double *q, const double *A0,
         for (int a = 0; a < n; a++) {
             /* row j of Jᵀ G: (Gᵀ J_j)ᵀ */
             double Jj[3], GJ[3];
-            pt_velocity(s->data->J + 6 * iwork[a], c->p, Jj);
+            motion_point_velocity(s->data->J + 6 * iwork[a], c->p, Jj);
             for (int r = 0; r < 3; r++) GJ[r] = G[3 * r] * Jj[0] + G[3 * r + 1] * Jj[1] + G[3 * r + 2] * Jj[2];
             double *row = D + iwork[a];
             /* the spring's force changes by K δp0 + B δṗ0 (tangential: k_t, b_t) */
@@ -287,7 +279,7 @@ void mbsi_point_acceleration_derivatives(const mbs_model *m, const mbs_data *d, 
     }
     const double *Vb = Vs, *Ab = As, *w = Vb + 3, *alpha = Ab + 3;
     double vp[3];
-    pt_velocity(Vb, p, vp);
+    motion_point_velocity(Vb, p, vp);
     for (int a = 0; a < n; a++) {
         int k = support[a], b = m->dof_body[k];
         int a0 = a - (k - m->bodies[b].idx_v), e1 = a0 + m->bodies[b].nv;
@@ -301,10 +293,10 @@ void mbsi_point_acceleration_derivatives(const mbs_model *m, const mbs_data *d, 
         for (int r = 0; r < 6; r++) dA[r] -= u[r];
         /* d a_p = pt(dA, p) + α × dp + dω × v_p + ω × (pt(dV, p) + ω × dp) */
         double *o = da_dq + 3 * a;
-        pt_velocity(dA, p, o);
+        motion_point_velocity(dA, p, o);
         v3_cross(alpha, dp, x);
         v3_cross(dV + 3, vp, y);
-        pt_velocity(dV, p, z);
+        motion_point_velocity(dV, p, z);
         double wd[3];
         v3_cross(w, dp, wd);
         for (int r = 0; r < 3; r++) z[r] += wd[r];
@@ -315,9 +307,9 @@ void mbsi_point_acceleration_derivatives(const mbs_model *m, const mbs_data *d, 
         motion_cross(S, Vs + 6 * a0, t);
         for (int r = 0; r < 6; r++) dA[r] += t[r];
         o = da_dv + 3 * a;
-        pt_velocity(dA, p, o);
+        motion_point_velocity(dA, p, o);
         v3_cross(S + 3, vp, y);
-        pt_velocity(S, p, z);
+        motion_point_velocity(S, p, z);
         v3_cross(w, z, wd);
         for (int r = 0; r < 3; r++) o[r] += y[r] + wd[r];
     }

@@ -194,6 +194,14 @@ static inline void se3_compose(const double R1[9], const double p1[3], const dou
 
 /* ---- cross products of spatial vectors ---- */
 /* motion x motion (crm): [w1 x v2 + v1 x w2; w1 x w2]. */
+/* o = v_lin + ω × p: the velocity at world point p of the spatial motion m = [v_lin; ω] (world
+ * axes, at the origin), e.g. of a joint Jacobian column. */
+static inline void motion_point_velocity(const double m[6], const double p[3], double o[3])
+{
+    double t[3];
+    v3_cross(m + 3, p, t);
+    for (int k = 0; k < 3; k++) o[k] = m[k] + t[k];
+}
 static inline void motion_cross(const double a[6], const double b[6], double o[6])
 {
     double t1[3], t2[3], t3[3];

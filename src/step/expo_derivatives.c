@@ -72,8 +72,8 @@ void mbsi_expo_dws_layout(mbs_carver *c, mbsi_expo_dws *w, int cmax, int nq, int
     w->Z1 = mbsi_carve_doubles(c, n * v3);
     w->Z2 = mbsi_carve_doubles(c, n * v3);
     w->W = mbsi_carve_doubles(c, v * v3);
-    double **m[] = {&w->RQ, &w->RV, &w->RA, &w->G0, &w->Mb};
-    for (int k = 0; k < 5; k++) *m[k] = mbsi_carve_doubles(c, v * v);
+    double **m[] = {&w->RQ, &w->RV, &w->RA};
+    for (int k = 0; k < 3; k++) *m[k] = mbsi_carve_doubles(c, v * v);
     double **vv[] = {&w->vf, &w->acc1, &w->acc2, &w->zero};
     for (int k = 0; k < 4; k++) *vv[k] = mbsi_carve_doubles(c, v);
     double **vn[] = {&w->dp, &w->dw, &w->pd0, &w->pdd, &w->pm, &w->lb, &w->lb2};
@@ -91,14 +91,6 @@ void mbsi_expo_dws_layout(mbs_carver *c, mbsi_expo_dws *w, int cmax, int nq, int
     double **m3[] = {&w->J3, &w->P3, &w->D3, &w->D3v};
     for (int k = 0; k < 4; k++) *m3[k] = mbsi_carve_doubles(c, 3 * v);
     w->support = mbsi_carve_ints(c, v);
-}
-
-/* Velocity at world point p of the world spatial motion s. */
-static inline void pt_vel(const double s[6], const double p[3], double o[3])
-{
-    double t[3];
-    v3_cross(s + 3, p, t);
-    for (int k = 0; k < 3; k++) o[k] = s[k] + t[k];
 }
 
 /* out (n x cols, leading dimension n) = R X, R block-diagonal with a symmetric 3 x 3 block per
@@ -185,8 +177,8 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
             w->pd0[3 * a + r] = c->dp0[r];
         }
         for (int e = 0; e < ns; e++) {
-            pt_vel(d->J + 6 * sup[e], c->p, w->J3 + 3 * e);
-            pt_vel(d->J + 6 * sup[e], ctr, w->P3 + 3 * e);
+            motion_point_velocity(d->J + 6 * sup[e], c->p, w->J3 + 3 * e);
+            motion_point_velocity(d->J + 6 * sup[e], ctr, w->P3 + 3 * e);
         }
         mbsi_support_velocities(d, sup, ns, v, w->work);
         mbsi_point_velocity_dq(m, d, sup, ns, c->p, w->P3, w->work, w->D3);
@@ -249,9 +241,9 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
         double ctr[3], x[3];
         for (int r = 0; r < 3; r++) ctr[r] = w->pm[3 * a + r] + c->radius * c->normal[r];
         for (int e = 0; e < ns; e++) {
-            pt_vel(d->J + 6 * sup[e], w->pm + 3 * a, x);
+            motion_point_velocity(d->J + 6 * sup[e], w->pm + 3 * a, x);
             for (int r = 0; r < 3; r++) w->Jm[3 * a + r + (size_t)n * sup[e]] = x[r];
-            pt_vel(d->J + 6 * sup[e], ctr, x);
+            motion_point_velocity(d->J + 6 * sup[e], ctr, x);
             for (int r = 0; r < 3; r++) w->Pm[3 * a + r + (size_t)n * sup[e]] = x[r];
         }
     }

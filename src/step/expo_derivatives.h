@@ -22,7 +22,7 @@ typedef struct mbsi_expo_dws {
     double *Sk, *T;                /* nmax² and nmax (nmax + nv) scratch */
     double *Z1, *Z2, *W;           /* nmax x 3nv, twice; nv x 3nv: scratch */
     double *K, *Tk;                /* nmax³, nmax x nv: the matrix functions' change (expo_derivatives.c) */
-    double *RQ, *RV, *RA, *G0, *Mb; /* nv x nv: RNEA derivatives, ∂g/∂q, M */
+    double *RQ, *RV, *RA;          /* nv x nv: RNEA derivatives (∂/∂q, ∂/∂v, and M, unused) */
     double *vf, *acc1, *acc2, *zero; /* nv */
     double *dp, *dw, *pd0, *pdd, *pm, *yh, *Qv, *lb, *lb2; /* nmax (yh: 3 nmax, Qv: 4 nmax) */
     double *dDp, *dDw, *dPd0, *dPdd, *dy, *dL1, *dL2; /* nmax x 3nv (dy: three of them) */
