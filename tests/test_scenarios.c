@@ -1191,6 +1191,82 @@ static void test_initial_velocity(void)
     mbs_scenario_free(sc);
 }
 
+/* [run] push: a force on the base's origin in world axes. A free cube turned by roll, pitch and
+ * yaw, without gravity, and a pitched planar cube under gravity (their origins are their centres
+ * of mass) move exactly as a point mass under that force over the steps that start inside the
+ * window; the CSV has the force as its last three columns; bad pushes are refused at their line. */
+static void test_pushes(void)
+{
+    char text[1024], path[256], out[256];
+    snprintf(out, sizeof out, "/tmp/mbs_test_push_%d.csv", (int)getpid());
+    /* the window [0.0205, 0.0705) holds the steps starting at 0.021 ... 0.070: the force acts over
+     * [0.021, 0.071), d = 0.05 s, then the cube coasts to T = 0.1 */
+    const double f[3] = {3, -2, 5}, m = 2, d = 0.05, t1 = 0.071, T = 0.1, reach = d * d / 2 + d * (T - t1);
+    snprintf(text, sizeof text,
+             "[model]\nurdf = " MBS_SOURCE_DIR "/tests/models/cube.urdf\nfloating = 1\nbase_position = 0.1 -0.2 1\n"
+             "base_rpy = 0.3 -0.4 1.1\ngravity = 0 0 0\n[controller]\ntype = none\ndt = 0.001\n[stepper]\nname = rk4\n"
+             "dt = 0.001\n[run]\nduration = 0.1\npush = 0.0205 3 -2 5 0.05\n");
+    write_scenario("push.ini", text, path, sizeof path);
+    mbs_error err;
+    mbs_scenario *sc = load(path, NULL, 0, &err);
+    mbs_sim_summary sum;
+    if (sc) {
+        mbs_sim_run_options opt = {.csv = out};
+        if (run(sc, &opt, &sum, &err) == MBS_OK) {
+            double p[3] = {0.1 + f[0] / m * reach, -0.2 + f[1] / m * reach, 1 + f[2] / m * reach};
+            CHECK_CLOSE(sum.base_final, p, 3, 1e-9, "free cube pushed");
+            /* a force through the centre of mass turns nothing */
+            CHECK(fabs(sum.base_final[3] - 0.3) < 1e-9 && fabs(sum.base_final[4] + 0.4) < 1e-9, "pushed cube turned: rpy %g %g",
+                  sum.base_final[3], sum.base_final[4]);
+        }
+        FILE *fp = fopen(out, "r");
+        char line[8192];
+        int rows = 0, pushed = 0, ok = fp && fgets(line, sizeof line, fp);
+        size_t n = ok ? strlen(line) : 0;
+        const char *tail = ",push_fx_N,push_fy_N,push_fz_N\n";
+        CHECK(ok && n > strlen(tail) && strcmp(line + n - strlen(tail), tail) == 0, "push CSV header: %s", ok ? line : "none");
+        while (fp && fgets(line, sizeof line, fp)) {
+            double t = atof(line), x[3];
+            const char *c = line + strlen(line);
+            for (int k = 2; k >= 0; k--) {
+                while (c > line && c[-1] != ',') c--;
+                x[k] = atof(c);
+                if (c > line) c--;
+            }
+            int in = t >= 0.0205 && t < 0.0705;
+            pushed += in;
+            rows++;
+            CHECK(in ? x[0] == 3 && x[1] == -2 && x[2] == 5 : x[0] == 0 && x[1] == 0 && x[2] == 0, "CSV push at t = %g: %g %g %g",
+                  t, x[0], x[1], x[2]);
+        }
+        CHECK(rows == 101 && pushed == 50, "push CSV: %d rows, %d pushed", rows, pushed);
+        if (fp) fclose(fp);
+        remove(out);
+    }
+    mbs_scenario_free(sc);
+
+    /* a planar root pitched by 0.2 rad: the push's x and z move it, under gravity */
+    planar_cube(text, sizeof text, "");
+    write_scenario("push.ini", text, path, sizeof path);
+    const char *sets[] = {"run.push=0.0205 4 0 6 0.05"};
+    sc = load(path, sets, 1, &err);
+    if (sc && run(sc, NULL, &sum, &err) == MBS_OK) {
+        double p[3] = {0.3 + 4 / m * reach, 0, 1 - 0.5 * 9.81 * T * T + 6 / m * reach};
+        CHECK_CLOSE(sum.base_final, p, 3, 1e-9, "planar cube pushed");
+        CHECK(fabs(sum.base_final[4] - 0.2) < 1e-9, "pushed planar cube pitched to %g", sum.base_final[4]);
+    }
+    mbs_scenario_free(sc);
+
+    expect_bad_set(path, "run.push=0.1 1 2 3", "expected 5 numbers");
+    expect_bad_set(path, "run.push=0.1 1 2 3 0", "the duration (5th number) 0 s must be > 0");
+    expect_bad_set(path, "run.push=-1 1 2 3 0.1", "the start t = -1 s must be >= 0");
+    snprintf(text, sizeof text,
+             "[model]\nurdf = " MBS_SOURCE_DIR "/tests/models/pendulum.urdf\nfloating = 0\n[controller]\ntype = none\n"
+             "dt = 0.001\n[stepper]\nname = rk4\ndt = 0.001\n[run]\nduration = 0.1\n");
+    write_scenario("push.ini", text, path, sizeof path);
+    expect_bad_set(path, "run.push=0 1 0 0 0.1", "a push acts on a floating base");
+}
+
 /* [contact] rim_axis: the points of `frames` become rims (those of `points` stay points), a rim
  * without a radius is refused naming the key, and a rim lands on its edge. */
 static void test_rims(void)
@@ -1350,6 +1426,7 @@ int main(void)
     RUN(test_gravity);
     RUN(test_planar_root);
     RUN(test_initial_velocity);
+    RUN(test_pushes);
     RUN(test_rims);
     RUN(test_dissipation);
     scratch_clean();

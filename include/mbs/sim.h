@@ -30,6 +30,7 @@ extern "C" {
 #define MBS_SIM_MAX_CONTACTS 32
 #define MBS_SIM_MAX_SCHEMES 16      /* scheme sections ([expo], [implicit_euler] ...) per scenario */
 #define MBS_SIM_MAX_OPTIONS 64      /* stepper and controller options over all sections */
+#define MBS_SIM_MAX_PUSHES 16       /* [run] push lines per scenario */
 
 /* A scenario as loaded: opaque, read through the functions below. */
 typedef struct mbs_scenario mbs_scenario;

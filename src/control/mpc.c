@@ -31,7 +31,7 @@ static const mbs_option_spec spec[] = {
      "how far ahead each period plans"},
     {"plan_dt", MBS_OPT_REAL, "s", 0, 1, MBS_OPT_OPEN_LO, "0.01", NULL, offsetof(mpc_options, plan_dt),
      "the planner's step (its stepper's dt): horizon / plan_dt knots; best the controller's period (solo_mpc_stand "
-     "catches a 0.5 m/s shove at 10 ms, and diverges at 20 ms after 0.3 m/s)"},
+     "catches a 1 N·s push at 10 ms and diverges after 1.25 N·s; at 20 ms it diverges after the file's 0.75 N·s)"},
     {"iterations", MBS_OPT_INT, "", 1, 100, 0, "1", NULL, offsetof(mpc_options, iterations),
      "iLQR iterations per controller period, from the shifted last plan"},
     {"first_iterations", MBS_OPT_INT, "", 1, 1000, 0, "20", NULL, offsetof(mpc_options, first_iterations),

@@ -67,7 +67,7 @@ static void csv_names(FILE *f, const mbs_model *m, int what)
     }
 }
 
-static void csv_header(FILE *f, const mbs_system *s)
+static void csv_header(FILE *f, const mbs_system *s, int push)
 {
     fprintf(f, "t_s");
     for (int what = 0; what < 3; what++) csv_names(f, s->model, what);
@@ -76,10 +76,11 @@ static void csv_header(FILE *f, const mbs_system *s)
         mbs_system_contact_label(s, i, n, sizeof n);
         fprintf(f, ",%s_fx_N,%s_fy_N,%s_fz_N,%s_active", n, n, n, n);
     }
+    if (push) fprintf(f, ",push_fx_N,push_fy_N,push_fz_N");
     fputc('\n', f);
 }
 
-void mbsi_csv_row(FILE *f, const mbs_system *s, double t)
+void mbsi_csv_row(FILE *f, const mbs_system *s, double t, const double *push)
 {
     fprintf(f, "%.9g", t);
     for (int k = 0; k < s->nq; k++) fprintf(f, ",%.12g", s->q[k]);
@@ -93,6 +94,7 @@ void mbsi_csv_row(FILE *f, const mbs_system *s, double t)
         const mbs_contact *c = &s->contacts[i];
         fprintf(f, ",%.9g,%.9g,%.9g,%d", c->lambda[0], c->lambda[1], c->lambda[2], c->active);
     }
+    if (push) fprintf(f, ",%.9g,%.9g,%.9g", push[0], push[1], push[2]);
     fputc('\n', f);
 }
 
@@ -102,7 +104,7 @@ void mbsi_csv_row(FILE *f, const mbs_system *s, double t)
  * and the link stays a link. A regular file or a new path gets "<path>.tmp", renamed when the run
  * ends, so that no truncated file ever has the requested name. A directory, a block device, a
  * socket, a file without write permission or a folder that cannot be written is refused. */
-int mbsi_csv_open(const mbs_system *s, const char *csv, csv_out *c, mbs_error *err)
+int mbsi_csv_open(const mbs_system *s, const char *csv, int push, csv_out *c, mbs_error *err)
 {
     memset(c, 0, sizeof *c);
     if (!csv || !csv[0]) return MBS_OK;
@@ -130,7 +132,7 @@ int mbsi_csv_open(const mbs_system *s, const char *csv, csv_out *c, mbs_error *e
             if (!c->f) return mbsi_fail(err, MBS_ERR_IO, "cannot write the CSV '%s': %s", csv, strerror(errno));
         }
     }
-    csv_header(c->f, s);
+    csv_header(c->f, s, push);
     return MBS_OK;
 }
 

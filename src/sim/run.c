@@ -115,6 +115,18 @@ mbs_sim *mbs_sim_new(const mbs_scenario *sc, mbs_error *err)
         while (sim->sys->contacts[f].frame != sim->sys->contacts[c].frame) f++;
         sim->foot[c] = f;
     }
+    if (sc->npushes) {
+        int nv = mbs_model_nv(sc->model);
+        sim->tau_held = calloc((size_t)nv, sizeof(double));
+        sim->push_J = calloc(6 * (size_t)nv, sizeof(double));
+        if (!sim->tau_held || !sim->push_J) { mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); goto fail; }
+        /* the root body's own frame (its origin is where the push acts) */
+        for (int f = 0; f < mbs_model_nframes(sc->model); f++)
+            if (sc->model->frames[f].body == 0 && sc->model->frames[f].type == MBS_FRAME_BODY) {
+                sim->push_frame = f;
+                break;
+            }
+    }
     sim->ctrl = make_controller(sc, sim->sys, err);
     if (!sim->ctrl) goto fail;
     sim->root = mbsi_root_kind(sc->model);
@@ -133,6 +145,8 @@ void mbs_sim_free(mbs_sim *sim)
     mbs_stepper_free(sim->st);
     mbs_system_free(sim->sys);
     free(sim->touching);
+    free(sim->tau_held);
+    free(sim->push_J);
     mbs_data_free(sim->energy);
     free(sim);
 }
@@ -149,6 +163,49 @@ void mbs_sim_set_control(mbs_sim *sim, mbs_control_callback cb, void *user)
 }
 
 /* ---- the run ---- */
+
+void mbsi_push_force(const mbs_scenario *sc, double t, double f[3])
+{
+    f[0] = f[1] = f[2] = 0;
+    for (int i = 0; i < sc->npushes; i++) {
+        const mbs_scenario_push *p = &sc->pushes[i];
+        if (t >= p->t && t < p->t + p->duration)
+            for (int k = 0; k < 3; k++) f[k] += p->force[k];
+    }
+}
+
+/* Before a step from the state's time: τ = the controller's τ + Jᵀf, f the pushes acting then
+ * (held over the step, as the controller's τ is over its period) and J the linear rows of the base
+ * origin's Jacobian in world axes, so that the force does the work f·ṗ whatever the root's
+ * coordinates (a free flyer's v in the base frame, a planar root's). */
+static void apply_pushes(mbs_sim *sim)
+{
+    if (!sim->tau_held) return;
+    mbs_system *s = sim->sys;
+    const mbs_model *m = sim->sc->model;
+    int nv = s->nv;
+    double f[3];
+    memcpy(s->tau, sim->tau_held, (size_t)nv * sizeof(double));
+    mbsi_push_force(sim->sc, s->t, f);
+    if (f[0] == 0 && f[1] == 0 && f[2] == 0) return;
+    mbs_compute_frame_jacobian(m, sim->energy, s->q, sim->push_frame, NULL, MBS_LOCAL_WORLD_ALIGNED, sim->push_J, 6);
+    for (int k = 0; k < nv; k++) {
+        const double *Jk = sim->push_J + 6 * (size_t)k;
+        s->tau[k] += Jk[0] * f[0] + Jk[1] * f[1] + Jk[2] * f[2];
+    }
+}
+
+/* The controller's τ of the period, kept for apply_pushes to add to (no pushes: nothing). */
+static void hold_tau(mbs_sim *sim)
+{
+    if (sim->tau_held) memcpy(sim->tau_held, sim->sys->tau, (size_t)sim->sys->nv * sizeof(double));
+}
+
+/* After the period's steps: the system's τ is the controller's again, without the last push. */
+static void hold_tau_restore(mbs_sim *sim)
+{
+    if (sim->tau_held) memcpy(sim->sys->tau, sim->tau_held, (size_t)sim->sys->nv * sizeof(double));
+}
 
 /* Checks the state after a step: fills reason and returns 1 when the run diverged (the stepper's
  * error, e.g. a state that is not finite, which mbs_stepper_step reports, or a velocity above the
@@ -196,6 +253,7 @@ static long steps(mbs_sim *sim, long n, double dt, mbs_sim_summary *out)
     long iters = 0;
     for (long i = 0; i < n; i++) {
         mbs_step_stats st;
+        apply_pushes(sim);
         int rc = mbs_stepper_step(sim->st, dt, &st);
         out->steps++;
         iters += st.iterations;
@@ -214,6 +272,7 @@ static long steps(mbs_sim *sim, long n, double dt, mbs_sim_summary *out)
         }
         mbsi_summary_step(sim, dt, out);
     }
+    hold_tau_restore(sim);
     return iters;
 }
 
@@ -256,7 +315,7 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
 
     const char *csv = opt && opt->csv ? opt->csv : sc->csv;
     csv_out c;
-    rc = resume ? mbsi_csv_resume(csv, r.csv_offset, &c, err) : mbsi_csv_open(s, csv, &c, err);
+    rc = resume ? mbsi_csv_resume(csv, r.csv_offset, &c, err) : mbsi_csv_open(s, csv, sc->npushes > 0, &c, err);
     if (rc != MBS_OK) return rc;
     FILE *f = c.f;
     mbsi_state saved = {0};
@@ -294,7 +353,10 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
         }
         mbs_controller_compute(sim->ctrl, t, s->q, s->v, s->tau);
         if (sim->user_control) sim->user_control(sim->user, t, s->q, s->v, s->tau);
-        if (f && k % sc->csv_every == 0) mbsi_csv_row(f, s, t);
+        hold_tau(sim);
+        double push[3];
+        mbsi_push_force(sc, t, push);
+        if (f && k % sc->csv_every == 0) mbsi_csv_row(f, s, t, sc->npushes ? push : NULL);
         if (replay && k % every == 0) mbsi_replay_record(replay, s, t);
         /* the last period may be cut short when the duration is not a whole number of them */
         long n = sim->nsub;
@@ -324,7 +386,11 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
         mbsi_replay_free(replay);
         return rc;
     }
-    if (f) mbsi_csv_row(f, s, s->t);
+    if (f) {
+        double push[3];
+        mbsi_push_force(sc, s->t, push);
+        mbsi_csv_row(f, s, s->t, sc->npushes ? push : NULL);
+    }
     if (replay) mbsi_replay_record(replay, s, s->t);
     /* an interrupted run keeps what it computed: the CSV up to the last period and the summary */
     rc = mbsi_csv_close(&c, 1, err);
@@ -358,12 +424,16 @@ int mbs_sim_step(mbs_sim *sim, int use_controller, mbs_error *err)
     double t = s->t;
     if (use_controller) mbs_controller_compute(sim->ctrl, t, s->q, s->v, s->tau);
     if (sim->user_control) sim->user_control(sim->user, t, s->q, s->v, s->tau);
+    hold_tau(sim);
     for (int i = 0; i < sim->nsub; i++) {
+        apply_pushes(sim);
         int rc = mbs_stepper_step(sim->st, sim->sc->dt, NULL);
         if (rc != MBS_OK) {
             const mbs_error *e = mbs_stepper_last_error(sim->st);
+            hold_tau_restore(sim);
             return mbsi_fail(err, rc, "%s", e->msg);
         }
     }
+    hold_tau_restore(sim);
     return MBS_OK;
 }

@@ -24,6 +24,10 @@ struct mbs_sim {
     mbs_sim_summary *counting;   /* during mbs_sim_run: the summary the substep callback counts into */
     const mbs_sim_run_options *opt;   /* during mbs_sim_run: the caller's options (contact_event) */
     int nsub;          /* steps per controller period */
+    /* [run] push (none: NULL): the controller's τ of the period, to which each step adds the
+     * pushes' generalised force Jᵀf, J (6 x nv) the base origin's Jacobian at the root's frame */
+    double *tau_held, *push_J;
+    int push_frame;
     int ran;
 };
 
@@ -43,11 +47,16 @@ typedef struct run_state {
     long iters;            /* solver iterations so far */
 } run_state;
 
+/* The sum of the scenario's pushes acting at time t (N, world axes). */
+void mbsi_push_force(const mbs_scenario *sc, double t, double f[3]);
+
 /* ---- csv.c ---- */
-/* One row: t, q, v, the actuated joints' τ, each contact's force and state. */
-void mbsi_csv_row(FILE *f, const mbs_system *s, double t);
-/* Opens the CSV before the run and writes its header ("" or NULL: no CSV; "-": stdout). */
-int mbsi_csv_open(const mbs_system *s, const char *csv, csv_out *c, mbs_error *err);
+/* One row: t, q, v, the actuated joints' τ, each contact's force and state, and the push acting
+ * (push NULL: a scenario without pushes, no columns). */
+void mbsi_csv_row(FILE *f, const mbs_system *s, double t, const double *push);
+/* Opens the CSV before the run and writes its header ("" or NULL: no CSV; "-": stdout); push:
+ * the scenario has pushes, whose columns end each row. */
+int mbsi_csv_open(const mbs_system *s, const char *csv, int push, csv_out *c, mbs_error *err);
 /* Reopens a resumed run's CSV, cut to `offset` bytes, to append to. */
 int mbsi_csv_resume(const char *csv, long long offset, csv_out *c, mbs_error *err);
 /* Closes the CSV and gives it its name; keep = 0 removes the temporary file. */

@@ -70,6 +70,10 @@ static const keyspec KEYS[] = {
      "exponential velocity dissipation λ: v ← (1 − λ) v after every step (Zapolsky and Drumwright 2015, sec. IV-E); 0: none"},
     {"run", "duration", K_NUM, 0, 0, 0, 1e7, OPEN_LO, 0, "s", NULL, "simulated time, at least one controller period and at most 10¹⁵ of them"},
     {"run", "max_velocity", K_NUM, 0, 0, 0, BIG, OPEN_LO, 0, "m/s or rad/s", "1e3", "any \\|v_k\\| above it stops the run as diverged"},
+    {"run", "push", K_VEC, 5, 5, -1e7, 1e7, 0, 1, "s, N, N, N, s", "",
+     "t fx fy fz duration: a force in world axes on the base's origin from t for `duration` seconds, added to the "
+     "base's generalised force at the start of every step in that window and written to the CSV (repeatable; a "
+     "floating root)"},
     {"run", "box", K_VEC, 6, 6, -BIG, BIG, 0, 0, "m", "",
      "xmin ymin zmin xmax ymax zmax: the base leaving it stops the run with status `left_box` (default: no box)"},
     {"output", "csv", K_STR, 0, 0, 0, 0, 0, 0, "", "", "trajectory file, relative to the current directory (none by default); `-`: stdout"},
@@ -505,6 +509,31 @@ static int read_contacts(mbs_scenario *sc, mbs_error *err)
     return read_points(sc, radius, err);
 }
 
+/* [run] push: external forces on the base, in file order (a floating root only). */
+static int read_pushes(mbs_scenario *sc, mbs_error *err)
+{
+    for (int i = 0; i < sc->nentries; i++) {
+        const mbs_scenario_entry *e = &sc->entries[i];
+        if (e->dead || strcmp(e->section, "run") != 0 || strcmp(e->key, "push") != 0) continue;
+        if (mbsi_root_kind(sc->model) == MBS_ROOT_FIXED)
+            return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "a push acts on a floating base, and this model's root is "
+                           "fixed (set [model] floating = 1 or 2)");
+        if (sc->npushes >= MBS_SIM_MAX_PUSHES)
+            return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "out of range: more than %d pushes", MBS_SIM_MAX_PUSHES);
+        double x[5] = {0};
+        char bad[128];
+        mbsi_ini_numbers(e->value, x, 5, bad, sizeof bad);
+        if (!(x[0] >= 0)) return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "out of range: the start t = %g s must be >= 0", x[0]);
+        if (!(x[4] > 0))
+            return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "out of range: the duration (5th number) %g s must be > 0", x[4]);
+        mbs_scenario_push *p = &sc->pushes[sc->npushes++];
+        p->t = x[0];
+        memcpy(p->force, x + 1, sizeof p->force);
+        p->duration = x[4];
+    }
+    return MBS_OK;
+}
+
 static int read_environment(mbs_scenario *sc, mbs_error *err)
 {
     mbs_environment *env = &sc->env;
@@ -710,7 +739,7 @@ mbs_scenario *mbsi_scenario_load_text(const char *path, const char *text, size_t
     }
 
     if (check_controller(sc, err) || load_model(sc, err) || initial_posture(sc, err) || read_contacts(sc, err) ||
-        read_environment(sc, err))
+        read_environment(sc, err) || read_pushes(sc, err))
         goto fail;
     return sc;
 fail:

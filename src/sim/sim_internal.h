@@ -24,6 +24,12 @@ typedef struct mbs_scenario_contact {
     double axis[3];                   /* a rim's axis in the frame ([contact] rim_axis); zero: no rim */
 } mbs_scenario_contact;
 
+/* [run] push: a force on the base's origin, in world axes, over [t, t + duration). */
+typedef struct mbs_scenario_push {
+    double t, duration;               /* s */
+    double force[3];                  /* N, world axes */
+} mbs_scenario_push;
+
 /* An option of a stepper ([expo] ...) or of the controller ([controller] keys other than type
  * and dt), with the place it came from (line 0: a --set override). */
 typedef struct mbs_scenario_option {
@@ -64,6 +70,8 @@ struct mbs_scenario {
     double duration;
     double max_velocity;              /* any |v_k| above it is divergence */
     double box_min[3], box_max[3];    /* the base leaving this box stops the run (left_box); ±inf: none */
+    int npushes;
+    mbs_scenario_push pushes[MBS_SIM_MAX_PUSHES];
     /* [output] */
     char csv[MBS_PATH_LEN];           /* "" = no CSV; relative to the current directory */
     int csv_every;                    /* one CSV row every this many controller periods */
