@@ -1,7 +1,8 @@
 /* test_ilqr.c — trajectory optimisation through the simulator (mbs/ilqr.h): on Solo in the air the
  * solution is a stationary point of the cost over the controls (its gradient, by central
  * differences of the whole rollout taken here through the public calls, vanishes on the free
- * controls and points out of the box on the clamped ones), the cost falls from the warm start's,
+ * controls and points out of the box on the clamped ones; the cost has user residuals, a foot's
+ * height at mid-horizon and another's x at the end, with their frame Jacobians), the cost falls from the warm start's,
  * the system is left as it was and a solve allocates nothing; on Solo standing, with the
  * exponential integrator at 10 ms and its analytical derivatives through the contacts, the
  * optimiser raises the base towards a target the joint servo alone does not reach. */
@@ -21,7 +22,39 @@ typedef struct problem {
     mbs_stepper *st;
     int N, nu, ctl[12];
     double dt, Q[36], R[12], Qf[36], qref[19];
+    /* user residuals (air): FL_FOOT's height at knot N/2, HR_FOOT's x at knot N */
+    mbs_data *d;
+    int fl, hr;
+    double fl_z, hr_x;
 } problem;
+
+/* The two residuals of the air problem (mbs_ilqr_residual_fn), w = 0 at the other knots. */
+static int foot_residuals(void *user, int k, const double *q, const double *v, double *r, double *w, double *Jr)
+{
+    problem *pb = user;
+    (void)v;
+    double R[9], p[3], J[6 * 18];
+    r[0] = r[1] = w[0] = w[1] = 0;
+    if (k == pb->N / 2) {
+        mbs_compute_frame_placement(solo, pb->d, q, pb->fl, R, p);
+        r[0] = p[2] - pb->fl_z;
+        w[0] = 1e5;
+        if (Jr) {
+            mbs_compute_frame_jacobian(solo, pb->d, q, pb->fl, NULL, MBS_LOCAL_WORLD_ALIGNED, J, 6);
+            for (int c = 0; c < 18; c++) Jr[0 + 2 * c] = J[2 + 6 * c];
+        }
+    }
+    if (k == pb->N) {
+        mbs_compute_frame_placement(solo, pb->d, q, pb->hr, R, p);
+        r[1] = p[0] - pb->hr_x;
+        w[1] = 1e5;
+        if (Jr) {
+            mbs_compute_frame_jacobian(solo, pb->d, q, pb->hr, NULL, MBS_LOCAL_WORLD_ALIGNED, J, 6);
+            for (int c = 0; c < 18; c++) Jr[1 + 2 * c] = J[0 + 6 * c];
+        }
+    }
+    return 0;
+}
 
 /* The cost of the controls U (N x nu) from the system's state, by the public calls: the rollout
  * the solver's cost describes (mbs/ilqr.h), the state put back after it. */
@@ -37,6 +70,11 @@ static double total_cost(problem *pb, const double *U, const double *lo, const d
         const double *W = k == pb->N ? pb->Qf : pb->Q;
         mbs_difference(solo, pb->qref, mbs_system_q(pb->s), dx);
         for (int i = 0; i < nv; i++) cost += 0.5 * W[i] * dx[i] * dx[i] + 0.5 * W[nv + i] * pow(mbs_system_v(pb->s)[i], 2);
+        if (pb->d) {
+            double r[2], w[2];
+            foot_residuals(pb, k, mbs_system_q(pb->s), mbs_system_v(pb->s), r, w, NULL);
+            cost += 0.5 * (w[0] * r[0] * r[0] + w[1] * r[1] * r[1]);
+        }
         if (k == pb->N) break;
         memcpy(tau, tau0, sizeof tau);
         for (int j = 0; j < pb->nu; j++) {
@@ -98,6 +136,16 @@ static void test_air(void)
         mbs_ilqr *p = make_solver(&pb);
         if (!p) return;
         if (boxed) mbs_ilqr_set_limits(p, lo, hi);
+        /* lift FL_FOOT 5 cm by mid-horizon, move HR_FOOT 3 cm back by the end */
+        pb.d = mbs_data_new(solo);
+        pb.fl = mbs_frame_id(solo, "FL_FOOT");
+        pb.hr = mbs_frame_id(solo, "HR_FOOT");
+        double R[9], pf[3];
+        mbs_compute_frame_placement(solo, pb.d, mbs_system_q(pb.s), pb.fl, R, pf);
+        pb.fl_z = pf[2] + 0.05;
+        mbs_compute_frame_placement(solo, pb.d, mbs_system_q(pb.s), pb.hr, R, pf);
+        pb.hr_x = pf[0] - 0.03;
+        CHECK(mbs_ilqr_set_residuals(p, 2, foot_residuals, &pb) == MBS_OK, "set_residuals");
         double q0[19], v0[18], t0 = mbs_system_time(pb.s);
         memcpy(q0, mbs_system_q(pb.s), sizeof q0);
         memcpy(v0, mbs_system_v(pb.s), sizeof v0);
@@ -148,6 +196,16 @@ static void test_air(void)
         CHECK(worst <= 1e-4 * g0, "air: the solution is not stationary: |dJ/du| %.2e against %.2e", worst, g0);
         CHECK(!boxed || (clamped > 0 && outward), "air, boxed: %d clamped controls, gradient outward %d", clamped, outward);
         free(Ut);
+        /* the residuals were met (as the weights allow) */
+        double R2[9], pm[3], pe[3], qm[19], qN[19];
+        mbs_ilqr_state(p, pb.N / 2, qm, NULL);
+        mbs_ilqr_state(p, pb.N, qN, NULL);
+        mbs_compute_frame_placement(solo, pb.d, qm, pb.fl, R2, pm);
+        mbs_compute_frame_placement(solo, pb.d, qN, pb.hr, R2, pe);
+        printf("  air%s: FL_FOOT %.4f m from its mid-horizon height, HR_FOOT %.4f m from its final x\n", boxed ? ", boxed" : "",
+               pm[2] - pb.fl_z, pe[0] - pb.hr_x);
+        CHECK(boxed || (fabs(pm[2] - pb.fl_z) < 0.01 && fabs(pe[0] - pb.hr_x) < 0.01), "air: the residuals were not met");
+        mbs_data_free(pb.d);
         mbs_ilqr_free(p);
         mbs_stepper_free(pb.st);
         mbs_system_free(pb.s);

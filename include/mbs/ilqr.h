@@ -5,10 +5,13 @@
  *
  * The problem, over a horizon of N steps of dt from the system's current state x0 = (q, v):
  *   min over u_0..u_{N-1}   Σ_k ½ δx_kᵀ Q δx_k + ½ (u_k − u_ref)ᵀ R (u_k − u_ref) + ½ δx_Nᵀ Q_f δx_N
+ *                           + Σ_{k=0..N} ½ Σ_i w_{k,i} r_{k,i}(x_k)²
  *   x_{k+1} = step(x_k, τ(u_k)),   lo <= u_k <= hi,
  * δx = (difference(q_ref, q), v − v_ref) in the tangent space, Q, R, Q_f diagonal; u are the torques
  * of the chosen velocity coordinates (the actuated joints), the other entries of τ held at the
- * system's τ at the start of the solve. The state is a stepper's whole state: each knot's is saved
+ * system's τ at the start of the solve. The residuals r_k (a user's terms: a base height at one knot,
+ * a foot's height in swing, a velocity to track) come from a callback, with their Jacobians, and
+ * enter the backward pass by Gauss–Newton like the quadratic terms. The state is a stepper's whole state: each knot's is saved
  * in the rollout and restored for its derivatives, so the contacts' anchors evolve as the steps
  * make them. Everything is allocated at creation; a solve allocates nothing. */
 #ifndef MBS_ILQR_H
@@ -50,6 +53,17 @@ void mbs_ilqr_free(mbs_ilqr *p);
  * negative or not finite (R must be > 0). */
 int mbs_ilqr_set_cost(mbs_ilqr *p, const double *Q, const double *R, const double *Qf, const double *q_ref,
                       const double *v_ref, const double *u_ref);
+/* A user's cost terms at knot k (0..horizon; horizon: the final state) of state (q, v): writes m
+ * residuals r, their weights w (>= 0) and, when Jr is not NULL, their Jacobian Jr (m x 2nv,
+ * column-major) over the tangent δx = (δq, δv) at (q, v), δq through mbs_integrate: a point's
+ * position rows over δq are its frame Jacobian's linear rows in world axes (mbs_frame_jacobian,
+ * MBS_LOCAL_WORLD_ALIGNED), the δv columns of a position zero. A term absent at a knot: w = 0. Any
+ * other return than 0 fails the solve (MBS_ERR_ARG). */
+typedef int (*mbs_ilqr_residual_fn)(void *user, int k, const double *q, const double *v, double *r, double *w,
+                                    double *Jr);
+/* Sets the user's terms: m residuals per knot from f (called with user), replacing any before;
+ * f NULL or m = 0: none. Allocates their buffers here (a solve still allocates nothing). */
+int mbs_ilqr_set_residuals(mbs_ilqr *p, int m, mbs_ilqr_residual_fn f, void *user);
 /* Box limits on the controls (nu each, lo <= hi; NULL for none), e.g. the motors' torque limits. */
 int mbs_ilqr_set_limits(mbs_ilqr *p, const double *lo, const double *hi);
 /* The controls, horizon x nu (knot k's nu in a row at k nu): the warm start the caller may write

@@ -15,7 +15,8 @@
  *  - the forward pass: u = clamp(ū + α k + K δx) for α = 1, ½, … (at most 10 halvings), accepted
  *    when the cost falls by at least 1e-4 of the decrease the quadratic model expects,
  *    α (Σ kᵀ Q_u) + α² (Σ ½ kᵀ Q_uu k); μ then falls (÷ 10, down to 1e-9), else it rises.
- * Costs are in the tangent space: δx = (difference(q_ref, q), v − v_ref). */
+ * Costs are in the tangent space: δx = (difference(q_ref, q), v − v_ref). The user's residuals add
+ * l_x += J_rᵀ W r and l_xx += J_rᵀ W J_r (Gauss–Newton: their second derivatives are left out). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,12 @@ struct mbs_ilqr {
     double *H, *g, *Ain, *bin, *du;   /* the box QP: nu², nu, 2nu x nu, 2nu, nu */
     int *freei;                    /* nu: the controls the box leaves free */
     mbs_qp *qp;
+    /* the user's residuals: m per knot, their values, weights and Jacobian (m, m, m x n), allocated
+     * by mbs_ilqr_set_residuals */
+    int nr;
+    mbs_ilqr_residual_fn rf;
+    void *ruser;
+    double *r, *rw, *rJ;
     double mu;
     mbs_error err;
     void *block;
@@ -144,6 +151,7 @@ void mbs_ilqr_free(mbs_ilqr *p)
 {
     if (!p) return;
     mbs_qp_free(p->qp);
+    free(p->r);
     free(p->block);
 }
 
@@ -164,6 +172,25 @@ int mbs_ilqr_set_cost(mbs_ilqr *p, const double *Q, const double *R, const doubl
     memcpy(p->qref, q_ref, sizeof(double) * (size_t)p->nq);
     for (int k = 0; k < p->nv; k++) p->vref[k] = v_ref ? v_ref[k] : 0;
     for (int j = 0; j < p->nu; j++) p->uref[j] = u_ref ? u_ref[j] : 0;
+    return MBS_OK;
+}
+
+int mbs_ilqr_set_residuals(mbs_ilqr *p, int m, mbs_ilqr_residual_fn f, void *user)
+{
+    if (!p) return MBS_ERR_ARG;
+    if (m < 0 || m > 100000) return mbsi_fail(&p->err, MBS_ERR_ARG, "mbs_ilqr_set_residuals: m = %d (0 to 100000)", m);
+    free(p->r);
+    p->r = p->rw = p->rJ = NULL;
+    p->nr = 0;
+    p->rf = NULL;
+    if (!f || m == 0) return MBS_OK;
+    p->r = calloc((size_t)m * (size_t)(2 + p->n), sizeof(double));
+    if (!p->r) return mbsi_fail(&p->err, MBS_ERR_NOMEM, "out of memory");
+    p->rw = p->r + m;
+    p->rJ = p->rw + m;
+    p->nr = m;
+    p->rf = f;
+    p->ruser = user;
     return MBS_OK;
 }
 
@@ -197,10 +224,45 @@ void mbs_ilqr_shift(mbs_ilqr *p)
     memmove(p->u, p->u + nu, sizeof(double) * nu * (size_t)(p->N - 1));
 }
 
-/* The tangent error δx of state x (nq + nv) from the target, into p->dx; with grad, the cost's
- * gradient J_δᵀ W δx into p->gx and, with hess (n x n), its Gauss-Newton Hessian J_δᵀ W J_δ. Returns
- * ½ δxᵀ W δx. */
-static double state_cost(mbs_ilqr *p, const double *x, const double *W, int grad, double *hess)
+/* The user's residuals at knot k of state x: adds ½ Σ w r² to *c and, with grad, J_rᵀ W r to p->gx
+ * and (hess not NULL) J_rᵀ W J_r to hess. Returns 0, or -1 when the callback failed (p->err). */
+static int residual_cost(mbs_ilqr *p, int k, const double *x, int grad, double *hess, double *c)
+{
+    const int m = p->nr, n = p->n;
+    if (!p->rf) return 0;
+    if (grad) memset(p->rJ, 0, sizeof(double) * (size_t)m * (size_t)n);
+    if (p->rf(p->ruser, k, x, x + p->nq, p->r, p->rw, grad ? p->rJ : NULL) != 0) {
+        mbsi_fail(&p->err, MBS_ERR_ARG, "mbs_ilqr_solve: the residual callback failed at knot %d", k);
+        return -1;
+    }
+    for (int i = 0; i < m; i++) {
+        if (!(p->rw[i] >= 0) || !isfinite(p->r[i]) || !isfinite(p->rw[i])) {
+            mbsi_fail(&p->err, MBS_ERR_ARG, "mbs_ilqr_solve: residual %d at knot %d: r = %g, w = %g (finite, w >= 0)", i, k,
+                      p->r[i], p->rw[i]);
+            return -1;
+        }
+        *c += 0.5 * p->rw[i] * p->r[i] * p->r[i];
+    }
+    if (!grad) return 0;
+    for (int a = 0; a < n; a++) {
+        const double *Ja = p->rJ + (size_t)m * a;
+        double s = 0;
+        for (int i = 0; i < m; i++) s += Ja[i] * p->rw[i] * p->r[i];
+        p->gx[a] += s;
+        if (!hess) continue;
+        for (int b = 0; b <= a; b++) {
+            const double *Jb = p->rJ + (size_t)m * b;
+            double h = 0;
+            for (int i = 0; i < m; i++) h += Ja[i] * p->rw[i] * Jb[i];
+            hess[a + (size_t)n * b] += h;
+            if (b != a) hess[b + (size_t)n * a] += h;
+        }
+    }
+    return 0;
+}
+
+/* The quadratic part of state_cost. */
+static double quadratic_cost(mbs_ilqr *p, const double *x, const double *W, int grad, double *hess)
 {
     const int nv = p->nv, n = p->n;
     const mbs_model *m = mbs_system_model(p->sys);
@@ -227,6 +289,16 @@ static double state_cost(mbs_ilqr *p, const double *x, const double *W, int grad
         for (int k = 0; k < nv; k++) hess[nv + k + (size_t)n * (nv + k)] = W[nv + k];
     }
     return c;
+}
+
+/* The cost of knot k's state x (nq + nv): its tangent error δx from the target into p->dx; with
+ * grad, the cost's gradient J_δᵀ W δx into p->gx and, with hess (n x n), its Gauss-Newton Hessian
+ * J_δᵀ W J_δ; the user's residuals added to all three. Returns ½ δxᵀ W δx + ½ Σ w r², NAN when the
+ * residual callback failed. */
+static double state_cost(mbs_ilqr *p, int knot, const double *x, const double *W, int grad, double *hess)
+{
+    double c = quadratic_cost(p, x, W, grad, hess);
+    return residual_cost(p, knot, x, grad, hess, &c) ? NAN : c;
 }
 
 static double control_cost(const mbs_ilqr *p, const double *u)
@@ -258,7 +330,7 @@ static double rollout(mbs_ilqr *p, double alpha)
         double *x = p->xn + (size_t)k * (size_t)nx;
         memcpy(x, mbs_system_q(p->sys), sizeof(double) * (size_t)p->nq);
         memcpy(x + p->nq, mbs_system_v(p->sys), sizeof(double) * (size_t)p->nv);
-        if (k == p->N) { cost += state_cost(p, x, p->Qf, 0, NULL); break; }
+        if (k == p->N) { cost += state_cost(p, k, x, p->Qf, 0, NULL); break; }
         double *u = p->un + (size_t)k * (size_t)nu;
         const double *ub = p->u + (size_t)k * (size_t)nu;
         if (alpha < 0) memcpy(u, ub, sizeof(double) * (size_t)nu);
@@ -275,7 +347,8 @@ static double rollout(mbs_ilqr *p, double alpha)
             }
         }
         for (int j = 0; j < nu; j++) u[j] = fmin(fmax(u[j], p->lo[j]), p->hi[j]);
-        cost += state_cost(p, x, p->Q, 0, NULL) + control_cost(p, u);
+        cost += state_cost(p, k, x, p->Q, 0, NULL) + control_cost(p, u);
+        if (isnan(cost)) return NAN;
         apply_controls(p, u);
         mbs_stepper_save(p->st, p->savedn + (size_t)k * p->ssize, p->ssize, NULL);
         if (mbs_stepper_step(p->st, p->dt, NULL) != MBS_OK) {
@@ -321,16 +394,17 @@ static int box_step(mbs_ilqr *p, const double *u)
 }
 
 /* The backward pass over the nominal's Jacobians: p->kff, p->K and the expected decrease's terms
- * (d1 = Σ kᵀ Q_u, d2 = Σ ½ kᵀ Q_uu k). Returns 0, or -1 when a Q_uu was not positive definite. */
+ * (d1 = Σ kᵀ Q_u, d2 = Σ ½ kᵀ Q_uu k). Returns 0, -1 when a Q_uu was not positive definite, -2 when
+ * the residual callback failed. */
 static int backward(mbs_ilqr *p, double *d1, double *d2)
 {
     const int n = p->n, nu = p->nu, nx = p->nq + p->nv;
     *d1 = *d2 = 0;
-    state_cost(p, p->xs + (size_t)p->N * (size_t)nx, p->Qf, 1, p->Vxx);
+    if (isnan(state_cost(p, p->N, p->xs + (size_t)p->N * (size_t)nx, p->Qf, 1, p->Vxx))) return -2;
     memcpy(p->Vx, p->gx, sizeof(double) * (size_t)n);
     for (int k = p->N - 1; k >= 0; k--) {
         const double *A = p->A + (size_t)k * n * n, *B = p->B + (size_t)k * n * nu, *u = p->u + (size_t)k * nu;
-        state_cost(p, p->xs + (size_t)k * (size_t)nx, p->Q, 1, p->Qxx);
+        if (isnan(state_cost(p, k, p->xs + (size_t)k * (size_t)nx, p->Q, 1, p->Qxx))) return -2;
         /* Q_x = l_x + Aᵀ V_x; Q_u = l_u + Bᵀ V_x */
         cblas_dgemv(CblasColMajor, CblasTrans, n, n, 1.0, A, n, p->Vx, 1, 0.0, p->Qx, 1);
         for (int i = 0; i < n; i++) p->Qx[i] += p->gx[i];
@@ -431,7 +505,9 @@ int mbs_ilqr_solve(mbs_ilqr *p, int max_iter, double tol, mbs_ilqr_stats *stats)
             }
         }
         double d1 = 0, d2 = 0;
-        while (backward(p, &d1, &d2) != 0) {
+        int b;
+        while ((b = backward(p, &d1, &d2)) != 0) {
+            if (b == -2) { rc = p->err.code; goto done; }
             p->mu = fmax(10 * p->mu, 1e-6);
             if (p->mu > MU_MAX) {
                 rc = mbsi_fail(&p->err, MBS_ERR_NUMERIC, "mbs_ilqr_solve: the controls' Hessian stays indefinite up to "
