@@ -38,6 +38,9 @@ static const ckpt_case SCENARIOS[] = {
     {"solo_squat.ini", {"run.duration=1"}},
     {"solo_squat_tsid.ini", {"run.duration=1"}},
     {"solo_trot.ini", {"run.duration=0.5"}},
+    {"solo_mpc_stand.ini", {"run.duration=0.3"}},
+    /* a short plan: the playback's state (flight, landing, tilt) is what a checkpoint holds */
+    {"solo_jump_opt.ini", {"run.duration=0.4", "controller.iterations=3", "controller.horizon=0.3", "controller.apex_time=0.2"}},
     /* the one controller no scenario uses */
     {"solo_trot.ini", {"run.duration=0.1", "controller.type=pd"}},
 };
@@ -110,7 +113,8 @@ static void summary_text(const mbs_sim_summary *s, char *out, size_t n)
     out[0] = '\0';
     size_t len = 0;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-        if (!strncmp(line, "wall_time_s:", 12) || !strncmp(line, "us_per_step:", 12) || !strncmp(line, "realtime_factor:", 16))
+        if (!strncmp(line, "wall_time_s:", 12) || !strncmp(line, "us_per_step:", 12) || !strncmp(line, "realtime_factor:", 16) ||
+            !strncmp(line, "plan_wall_time_s:", 17))
             continue;
         len += (size_t)snprintf(out + len, len < n ? n - len : 0, "%s\n", line);
     }

@@ -269,6 +269,43 @@ static void test_mpc_push(void)
     mbs_scenario_free(sc);
 }
 
+/* scenarios/solo_jump_opt.ini: the jump the optimiser finds at creation (40 iterations here; under
+ * valgrind a short plan that only has to run) is played back at 1 ms with its gains: Solo leaves
+ * the ground, rises at least 5 cm, lands and stands level near where it started. */
+static void test_jump_opt(void)
+{
+    mbs_error err;
+    const char *runner = getenv("TEST_RUNNER");
+    int slow = runner && strstr(runner, "valgrind");
+    static const char *full[] = {"controller.iterations=40"};
+    static const char *brief[] = {"controller.iterations=2", "controller.horizon=0.3", "controller.apex_time=0.2",
+                                  "run.duration=0.4"};
+    mbs_scenario *sc = mbs_scenario_load(tm_path("scenarios/solo_jump_opt.ini"), slow ? brief : full, slow ? 4 : 1, &err);
+    CHECK(sc != NULL, "solo_jump_opt: %s", err.msg);
+    if (!sc) return;
+    mbs_sim *sim = mbs_sim_new(sc, &err);
+    CHECK(sim != NULL, "solo_jump_opt: %s", err.msg);
+    if (sim) {
+        mbs_sim_run_options o = {.csv = ""};
+        mbs_sim_summary sum;
+        CHECK(mbs_sim_run(sim, &o, &sum, &err) == MBS_OK, "run: %s", err.msg);
+        const char *rep = sum.controller_report;
+        const char *it = strstr(rep, "plan_iterations: "), *landed = strstr(rep, "landed: "), *tilt = strstr(rep, "landing_tilt_deg: ");
+        CHECK(it && landed && tilt, "jump_opt: the summary lacks the solve's figures: '%s'", rep);
+        double z0 = mbs_scenario_q0(sc)[2], lt = tilt ? atof(tilt + strlen("landing_tilt_deg: ")) : NAN;
+        printf("  jump_opt: apex %.4f m (start %.4f), airborne %.3f s, landed %d, landing tilt %.2f deg, final z %.4f x %.4f "
+               "y %.4f, %d iterations\n", sum.base_z_max, z0, sum.airborne_s, landed ? atoi(landed + 8) : -1, lt, sum.base_final[2],
+               sum.base_final[0], sum.base_final[1], it ? atoi(it + strlen("plan_iterations: ")) : -1);
+        CHECK(!sum.diverged && !sum.left_box, "jump_opt: %s", sum.reason);
+        if (!slow)
+            CHECK(sum.airborne_s > 0.05 && sum.base_z_max > z0 + 0.05 && landed && atoi(landed + 8) == 1 && lt < 10 &&
+                      fabs(sum.base_final[2] - z0) < 0.03 && hypot(sum.base_final[0], sum.base_final[1]) < 0.1,
+                  "jump_opt: no clean jump (apex %.4f, airborne %.3f s, tilt %.2f deg)", sum.base_z_max, sum.airborne_s, lt);
+        mbs_sim_free(sim);
+    }
+    mbs_scenario_free(sc);
+}
+
 int main(void)
 {
     mbs_error err;
@@ -278,6 +315,7 @@ int main(void)
     RUN(test_air);
     RUN(test_standing_expo);
     RUN(test_mpc_push);
+    RUN(test_jump_opt);
     mbs_model_free(solo);
     return check_summary("ilqr");
 }

@@ -79,6 +79,12 @@ void mbs_ilqr_state(const mbs_ilqr *p, int k, double *q, double *v);
  * they were. stats may be NULL. Returns MBS_OK (converged or not: see stats), or a step's error
  * (mbs_ilqr_last_error says which). */
 int mbs_ilqr_solve(mbs_ilqr *p, int max_iter, double tol, mbs_ilqr_stats *stats);
+/* The regularisation μ the next solve starts from: each solve leaves its last one, which the next
+ * goes on from (read it to checkpoint a receding horizon). */
+double mbs_ilqr_regularization(const mbs_ilqr *p);
+/* Sets the μ the next solve starts from (to resume a receding horizon); MBS_ERR_ARG for a μ that
+ * is not finite and >= 0. */
+int mbs_ilqr_set_regularization(mbs_ilqr *p, double mu);
 /* The warm start for the next period of a receding horizon: the controls moved one knot earlier,
  * the last repeated. */
 void mbs_ilqr_shift(mbs_ilqr *p);

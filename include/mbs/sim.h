@@ -161,6 +161,9 @@ typedef struct mbs_sim_summary {
     /* FNV-1a 64 of the bits of the final t, q and v: two runs ended in the same state when they agree
      * (a resumed run and an uninterrupted one); printed in hex */
     unsigned long long final_state_hash;
+    /* the controller's own figures as "key: value" lines (an optimiser's iterations and time, ...);
+     * "" for most controllers */
+    char controller_report[1024];
 } mbs_sim_summary;
 
 /* Runs the scenario from its initial state (or from the checkpoint opt->resume names) for its

@@ -35,6 +35,9 @@ typedef struct mbs_controller_type {
      * the next — phases, IK warm starts, previous references, QP warm starts — for checkpoints;
      * NULL: nothing persists, which tests/test_checkpoint.c proves by resuming bitwise */
     void (*state)(mbs_controller *c, mbsi_state *s);
+    /* optional: the controller's own figures for the run's summary, as "key: value\n" lines into
+     * buf (n bytes); returns the length needed, as snprintf */
+    int (*report)(const mbs_controller *c, char *buf, size_t n);
 } mbs_controller_type;
 
 struct mbs_controller {
@@ -55,6 +58,8 @@ int mbsi_controller_check(const char *name, const mbs_option *opts, int nopts, c
 
 /* Saves or loads c's persistent state (its type's state hook, after its name). */
 void mbsi_controller_state(mbs_controller *c, mbsi_state *s);
+/* c's own figures for the summary (its type's report hook; "" without one) into buf (n bytes). */
+void mbsi_controller_report(const mbs_controller *c, char *buf, size_t n);
 
 /* ---- sensing (sensing.c) ---- */
 /* touching[i] = 1 when contact point i of sys is within 1 mm of the environment at q: the sensed
@@ -128,6 +133,10 @@ void mbsi_pd_law_torque(mbs_pd_law *law, const double *q, const double *v, const
  * contacts carry, to tau. cop_shift (world x y, m) moves the centre of pressure of those
  * contact forces when not NULL. */
 void mbsi_pd_law_feedforward(mbs_pd_law *law, const double *q, const double *v, const double *cop_shift, double *tau);
+/* The torques that hold c's posture q0 at rest with the feet touching there carrying the base (the
+ * feed-forward of a law with feedforward = invdyn and zero gains) into ff (nv): the warm start and
+ * torque reference of the optimising controllers. */
+int mbsi_pd_law_holding_torques(const mbs_controller *c, double *ff, mbs_error *err);
 /* Ends a period: with feedback = stable, subtracts h (s_d kd + h s_p kp) a from tau, a the
  * accelerations that tau (PD and feed-forward) produces at the measured state (q, v); with
  * impedance, sets the system's joint impedance (the gains, qr, vr); nothing with pd. */

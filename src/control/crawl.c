@@ -157,5 +157,5 @@ const mbs_controller_type mbsi_controller_crawl = {
     {"crawl", "statically stable crawl, one leg at a time, the body swaying away from the swing leg (leg IK, joint PD with feed-forward)",
      &(const mbs_option_table){"crawl", spec, (int)(sizeof spec / sizeof *spec), &mbsi_pd_option_table,
                                offsetof(crawl_options, pd), sizeof(crawl_options)}},
-    init, mbsi_gait_compute, mbsi_gait_fini, NULL, mbsi_gait_state,
+    init, mbsi_gait_compute, mbsi_gait_fini, NULL, mbsi_gait_state, NULL,
 };

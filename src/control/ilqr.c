@@ -218,6 +218,16 @@ void mbs_ilqr_state(const mbs_ilqr *p, int k, double *q, double *v)
     if (v) memcpy(v, x + p->nq, sizeof(double) * (size_t)p->nv);
 }
 
+double mbs_ilqr_regularization(const mbs_ilqr *p) { return p->mu; }
+
+int mbs_ilqr_set_regularization(mbs_ilqr *p, double mu)
+{
+    if (!p) return MBS_ERR_ARG;
+    if (!(mu >= 0) || !isfinite(mu)) return mbsi_fail(&p->err, MBS_ERR_ARG, "mbs_ilqr_set_regularization: mu = %g (finite, >= 0)", mu);
+    p->mu = mu;
+    return MBS_OK;
+}
+
 void mbs_ilqr_shift(mbs_ilqr *p)
 {
     const size_t nu = (size_t)p->nu;

@@ -107,5 +107,5 @@ const mbs_controller_type mbsi_controller_jump = {
     {"jump", "crouch, push off, retract, land: jumping in place repeatedly (leg IK, joint PD with feed-forward)",
      &(const mbs_option_table){"jump", spec, (int)(sizeof spec / sizeof *spec), &mbsi_pd_option_table,
                                offsetof(jump_options, pd), sizeof(jump_options)}},
-    init, mbsi_gait_compute, mbsi_gait_fini, check, mbsi_gait_state,
+    init, mbsi_gait_compute, mbsi_gait_fini, check, mbsi_gait_state, NULL,
 };

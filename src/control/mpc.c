@@ -124,15 +124,9 @@ static int init(mbs_controller *c, mbs_error *err)
      * feed-forward at q0): the torques' reference and the first plan's warm start, without which
      * the first rollout is a collapse the linearisation cannot climb out of */
     {
-        mbs_pd_law law;
-        const mbs_pd_options po = {0, 0, MBS_FF_INVDYN, MBS_GAINS_UNIFORM, MBS_FEEDBACK_PD};
-        if ((rc = mbsi_pd_law_init(&law, c, &po, NULL, err)) != MBS_OK) goto out;
-        mbsi_pd_law_begin(&law, c->q0);
-        memset(w->zero, 0, sizeof(double) * (size_t)nv);
         double *ff = calloc((size_t)nv, sizeof(double));
-        if (!ff) { mbsi_pd_law_fini(&law); rc = mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); goto out; }
-        mbsi_pd_law_feedforward(&law, c->q0, w->zero, NULL, ff);
-        mbsi_pd_law_fini(&law);
+        if (!ff) { rc = mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); goto out; }
+        if ((rc = mbsi_pd_law_holding_torques(c, ff, err)) != MBS_OK) { free(ff); goto out; }
         for (int j = 0; j < w->nu; j++) R[nv + j] = ff[w->ctl[j]];   /* u_ref after R's nu entries */
         w->uhold = malloc(sizeof(double) * (size_t)w->nu);
         if (w->uhold)
@@ -185,8 +179,9 @@ static void compute(mbs_controller *c, double t, const double *q, const double *
     for (int j = 0; j < w->nu; j++) tau[w->ctl[j]] = u[j];
 }
 
-/* Checkpoints: the plan (the next period's warm start) and the planner's stepper state (expo's
- * eigenvector warm start), so that a resumed run plans as the uninterrupted one. */
+/* Checkpoints: the plan (the next period's warm start), the regularisation the next solve starts
+ * from and the planner's stepper state (expo's eigenvector warm start), so that a resumed run
+ * plans as the uninterrupted one. */
 static void state(mbs_controller *c, mbsi_state *s)
 {
     mpc *w = c->impl;
@@ -195,6 +190,10 @@ static void state(mbs_controller *c, mbsi_state *s)
     mbsi_state_ints(s, "mpc.first", &w->first, 1);
     mbsi_state_ints(s, "mpc.failed", &w->failed, 1);
     mbsi_state_doubles(s, "mpc.controls", mbs_ilqr_controls(w->ilqr), (size_t)(N < 1 ? 1 : N) * (size_t)w->nu);
+    /* the regularisation the next solve starts from */
+    double mu = mbs_ilqr_regularization(w->ilqr);
+    mbsi_state_doubles(s, "mpc.mu", &mu, 1);
+    if (s->load && !s->failed) mbs_ilqr_set_regularization(w->ilqr, mu);
     if (!s->load) mbs_stepper_save(w->st, w->pbuf, w->psize, NULL);
     mbsi_state_bytes(s, "mpc.planner", w->pbuf, w->psize);
     if (s->load && !s->failed) mbs_stepper_restore(w->st, w->pbuf, w->psize, NULL);
@@ -203,5 +202,5 @@ static void state(mbs_controller *c, mbsi_state *s)
 const mbs_controller_type mbsi_controller_mpc = {
     {"mpc", "receding-horizon iLQR through the simulator (expo at plan_dt by default), holding the initial posture",
      &(const mbs_option_table){"mpc", spec, (int)(sizeof spec / sizeof *spec), NULL, 0, sizeof(mpc_options)}},
-    init, compute, fini, NULL, state,
+    init, compute, fini, NULL, state, NULL,
 };

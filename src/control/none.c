@@ -20,5 +20,5 @@ static void fini(mbs_controller *c) { (void)c; }
 
 const mbs_controller_type mbsi_controller_none = {
     {"none", "zero torque: a passive robot", &(const mbs_option_table){"none", NULL, 0, NULL, 0, 0}},
-    init, compute, fini, NULL, NULL,
+    init, compute, fini, NULL, NULL, NULL,
 };

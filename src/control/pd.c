@@ -38,5 +38,5 @@ static void state(mbs_controller *c, mbsi_state *s) { mbsi_pd_law_state(c->impl,
 
 const mbs_controller_type mbsi_controller_pd = {
     {"pd", "joint PD with feed-forward holding the initial posture", &mbsi_pd_option_table},
-    init, compute, fini, NULL, state,
+    init, compute, fini, NULL, state, NULL,
 };

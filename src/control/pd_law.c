@@ -390,3 +390,17 @@ void mbsi_pd_law_state(mbs_pd_law *l, mbsi_state *s)
     mbsi_state_doubles(s, "pd_law.weight", l->weight, MBS_CONTROL_MAX_CONTACTS);
     mbsi_state_ints(s, "pd_law.touching", l->touching, MBS_CONTROL_MAX_CONTACTS);
 }
+
+int mbsi_pd_law_holding_torques(const mbs_controller *c, double *ff, mbs_error *err)
+{
+    mbs_pd_law law;
+    const mbs_pd_options po = {0, 0, MBS_FF_INVDYN, MBS_GAINS_UNIFORM, MBS_FEEDBACK_PD};
+    int rc = mbsi_pd_law_init(&law, c, &po, NULL, err);
+    if (rc != MBS_OK) return rc;
+    mbsi_pd_law_begin(&law, c->q0);
+    memset(ff, 0, sizeof(double) * (size_t)mbs_model_nv(c->m));
+    /* at rest: the law's zero vector as the velocity */
+    mbsi_pd_law_feedforward(&law, c->q0, law.zero, NULL, ff);
+    mbsi_pd_law_fini(&law);
+    return MBS_OK;
+}

@@ -16,7 +16,8 @@
     X(crawl)           \
     X(walk)            \
     X(tsid)            \
-    X(mpc)
+    X(mpc)             \
+    X(jump_opt)
 
 #define DECLARE(name) extern const mbs_controller_type mbsi_controller_##name;
 #define ENTRY(name) &mbsi_controller_##name,
@@ -109,6 +110,13 @@ void mbsi_controller_state(mbs_controller *c, mbsi_state *s)
         snprintf(s->msg, sizeof s->msg, "the state is of controller '%.64s', not '%s'", name, c->type->info.name);
     }
     if (c->type->state) c->type->state(c, s);
+}
+
+void mbsi_controller_report(const mbs_controller *c, char *buf, size_t n)
+{
+    if (!n) return;
+    buf[0] = '\0';
+    if (c && c->type->report && c->type->report(c, buf, n) >= (int)n) buf[n - 1] = '\0';
 }
 
 void mbs_controller_free(mbs_controller *c)

@@ -41,5 +41,5 @@ const mbs_controller_type mbsi_controller_squat = {
     {"squat", "base height moving sinusoidally, feet fixed (leg IK), joint PD with feed-forward",
      &(const mbs_option_table){"squat", spec, (int)(sizeof spec / sizeof *spec), &mbsi_pd_option_table,
                                offsetof(squat_options, pd), sizeof(squat_options)}},
-    init, mbsi_gait_compute, mbsi_gait_fini, NULL, mbsi_gait_state,
+    init, mbsi_gait_compute, mbsi_gait_fini, NULL, mbsi_gait_state, NULL,
 };

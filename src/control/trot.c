@@ -74,5 +74,5 @@ const mbs_controller_type mbsi_controller_trot = {
     {"trot", "diagonal leg pairs, feet trajectories relative to a base moving forward (leg IK, joint PD with feed-forward)",
      &(const mbs_option_table){"trot", spec, (int)(sizeof spec / sizeof *spec), &mbsi_pd_option_table,
                                offsetof(trot_options, pd), sizeof(trot_options)}},
-    init, mbsi_gait_compute, mbsi_gait_fini, NULL, mbsi_gait_state,
+    init, mbsi_gait_compute, mbsi_gait_fini, NULL, mbsi_gait_state, NULL,
 };

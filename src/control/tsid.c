@@ -540,5 +540,5 @@ static void state(mbs_controller *c, mbsi_state *s)
 const mbs_controller_type mbsi_controller_tsid = {
     {"tsid", "task-space inverse dynamics: a QP over accelerations and contact forces (COM, feet, waist, posture tasks); walk, squat or stand",
      &(const mbs_option_table){"tsid", spec, (int)(sizeof spec / sizeof *spec), NULL, 0, sizeof(tsid_options)}},
-    init, compute, fini, NULL, state,
+    init, compute, fini, NULL, state, NULL,
 };

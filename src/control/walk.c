@@ -172,5 +172,5 @@ const mbs_controller_type mbsi_controller_walk = {
     {"walk", "biped: quasi-static COM plan and footsteps, whole-body IK, joint PD with balance feedback",
      &(const mbs_option_table){"walk", spec, (int)(sizeof spec / sizeof *spec), &mbsi_pd_option_table,
                                offsetof(walk_options, pd), sizeof(walk_options)}},
-    init, compute, fini, NULL, state,
+    init, compute, fini, NULL, state, NULL,
 };

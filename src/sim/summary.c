@@ -91,6 +91,7 @@ void mbsi_summary_end(const mbs_sim *sim, double x0, double y0, double t_step, l
     uint64_t h = mbsi_fnv1a(&s->t, sizeof s->t, MBSI_FNV_INIT);
     h = mbsi_fnv1a(s->q, (size_t)s->nq * sizeof(double), h);
     out->final_state_hash = mbsi_fnv1a(s->v, (size_t)s->nv * sizeof(double), h);
+    mbsi_controller_report(sim->ctrl, out->controller_report, sizeof out->controller_report);
     const mbs_model *m = sim->sc->model;
     out->energy_final = mbs_kinetic_energy(m, sim->energy, s->q, s->v) + mbs_potential_energy(m, sim->energy, s->q);
 }
@@ -137,6 +138,7 @@ int mbs_sim_summary_format(const mbs_sim_summary *s, char *buf, size_t n)
     mbsi_textf(&b, "nonconverged_steps: %ld\n", s->nonconverged);
     mbsi_textf(&b, "iterations_per_step: %.3g\n", s->mean_iterations);
     mbsi_textf(&b, "final_state_hash: %016llx\n", s->final_state_hash);
+    mbsi_textf(&b, "%s", s->controller_report);
     if (s->min_dt > 0) {
         /* a scheme that chooses its sub-steps (conservative advancement, error control) */
         mbsi_textf(&b, "mean_dt_s: %g\n", s->mean_dt);
