@@ -132,7 +132,8 @@ static void test_scenarios(void)
                                   "scenarios/romeo_walk.ini", "scenarios/romeo_walk_quasistatic.ini",
                                   "scenarios/solo_squat_tsid.ini", "scenarios/chain10.ini", "scenarios/robosimian_walk.ini",
                                   "scenarios/robosimian_jump.ini", "scenarios/rimless_wheel.ini", "scenarios/compass_gait.ini", "scenarios/passive_walker.ini",
-                                  "scenarios/solo_mpc_stand.ini", "scenarios/solo_jump_opt.ini", "scenarios/solo_squat.ini"};
+                                  "scenarios/solo_mpc_stand.ini", "scenarios/solo_jump_opt.ini", "scenarios/solo_rough.ini",
+                                  "scenarios/solo_squat.ini"};
     static const char *pd[] = {"controller.type=pd"};
     int seen[16] = {0};
     for (size_t k = 0; k < sizeof files / sizeof *files; k++) {

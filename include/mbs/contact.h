@@ -1,4 +1,4 @@
-/* mbs/contact.h — the contact layer: an environment of planes and boxes, contact points on
+/* mbs/contact.h — the contact layer: an environment of planes, boxes and heightfields, contact points on
  * the robot, and the visco-elastic "anchor" contact model of Hammoud et al. 2022 (eq. 2):
  * λ = −K (p − p0) − B (ṗ − ṗ0), unilateral, inside a Coulomb cone, with the anchor moved on
  * slip (eq. 28). A system bundles a model, its data, the environment, the contacts and the
@@ -22,6 +22,7 @@ extern "C" {
 
 #define MBS_MAX_PLANES 16
 #define MBS_MAX_BOXES 32
+#define MBS_MAX_HEIGHTFIELDS 4
 #define MBS_NAME_LEN 64
 
 /* Contact material: stiffness and damping along the normal and the tangent directions, friction. */
@@ -43,11 +44,29 @@ typedef struct mbs_box {
     mbs_material material;
 } mbs_box;
 
+/* A heightfield: the solid below the surface z = h(x, y) over a grid of nx x ny heights, h[i + nx j]
+ * at (x0 + i dx, y0 + j dy). Each cell is two triangles, split along its diagonal from (i, j) to
+ * (i + 1, j + 1), h linear on each: the surface is exact, continuous, with a normal per triangle.
+ * Outside the grid's rectangle the edge's heights go on horizontally. A sphere's signed distance is
+ * taken from the plane of the triangle below its centre (exact for a sphere touching inside that
+ * triangle; near a crease it errs by the gap times the crease's angle), in O(1): one cell is read. */
+typedef struct mbs_heightfield {
+    int nx, ny;                   /* grid points along x and y (>= 2 each) */
+    double x0, y0, dx, dy;        /* the grid's first point and its spacing (m, dx and dy > 0) */
+    const double *h;              /* nx ny heights (m); in a system, its own copy */
+    mbs_material material;
+} mbs_heightfield;
+
 typedef struct mbs_environment {
-    int nplanes, nboxes;
+    int nplanes, nboxes, nheightfields;
     mbs_plane planes[MBS_MAX_PLANES];
     mbs_box boxes[MBS_MAX_BOXES];
+    mbs_heightfield heightfields[MBS_MAX_HEIGHTFIELDS];
 } mbs_environment;
+
+/* The surface height of heightfield f at (x, y) and, when grad is not NULL, its slopes
+ * (∂h/∂x, ∂h/∂y) on the triangle there. */
+double mbs_heightfield_height(const mbs_heightfield *f, double x, double y, double grad[2]);
 
 /* Deepest penetration of a sphere (radius 0 = a point) into the environment. Returns 1 when
  * it penetrates, with the depth (> 0), the outward surface normal, the deepest point of the
@@ -117,6 +136,9 @@ int mbs_system_add_plane(mbs_system *s, const double normal[3], double offset, c
 /* Adds a solid box (centre, R box -> world column-major, half sizes) of material mat. */
 int mbs_system_add_box(mbs_system *s, const double center[3], const double R[9], const double half[3],
                        const mbs_material *mat, mbs_error *err);
+/* Adds heightfield f (its grid copied: f->h may go after the call) of material f->material; MBS_ERR_ARG
+ * for fewer than 2 x 2 points, a spacing that is not > 0, a height that is not finite. */
+int mbs_system_add_heightfield(mbs_system *s, const mbs_heightfield *f, mbs_error *err);
 
 /* Freezes the scene: after it every add call fails (naming the call), and steppers and controllers
  * may be created. MBS_ERR_ARG when a contact point would have no material (contact points, but no

@@ -61,6 +61,7 @@ struct mbs_system {
     double *imp_kp, *imp_kd, *imp_qref, *imp_vref;   /* nv, nv, nq, nv */
     double *imp_tmp;              /* nv: the registry's copy of τ while it adds the impedance */
     void *block;                  /* the one allocation of the buffers above */
+    double *heights[MBS_MAX_HEIGHTFIELDS];   /* the heightfields' grids (env points at them), owned */
     /* Called by a scheme that splits its step at contact events (expo) at the start of the step
      * and of every sub-step, with the contacts' flags there and the sub-step's start time t_sub (s;
      * the system's t stays the step's start until the step ends): the sim counts the touch-downs
@@ -72,6 +73,8 @@ struct mbs_system {
 
 /* The material of solid i of env (planes first, then boxes); NULL when i is out of range. */
 const mbs_material *mbsi_solid_material(const mbs_environment *env, int i);
+/* The number of solids of env (planes, boxes, heightfields): their indices for mbsi_solid_material. */
+int mbsi_environment_nsolids(const mbs_environment *env);
 /* The material of the solid contact c last touched (the scene's one copy, never a contact's own);
  * a contact that has touched nothing yet reads the nearest solid's (finalize made sure there is one). */
 const mbs_material *mbsi_contact_material(const mbs_system *s, const mbs_contact *c);

@@ -1,5 +1,5 @@
-/* environment.c — signed distances and penetration queries of points and spheres against planes
- * and boxes. */
+/* environment.c — signed distances and penetration queries of points and spheres against planes,
+ * boxes and heightfields. */
 #include "../model/model_internal.h"
 #include "mbs/dynamics.h"
 #include "mbs/liegroup.h"
@@ -46,6 +46,43 @@ static double box_gap(const mbs_box *bx, const double c[3], double r, double n[3
     return gap;
 }
 
+double mbs_heightfield_height(const mbs_heightfield *f, double x, double y, double grad[2])
+{
+    /* the cell under (x, y), the point clamped into the grid (outside it the edge goes on level) */
+    double u = (x - f->x0) / f->dx, w = (y - f->y0) / f->dy;
+    int out_x = !(u >= 0 && u <= f->nx - 1), out_y = !(w >= 0 && w <= f->ny - 1);
+    u = fmin(fmax(u, 0), f->nx - 1);
+    w = fmin(fmax(w, 0), f->ny - 1);
+    int i = (int)u, j = (int)w;
+    if (i > f->nx - 2) i = f->nx - 2;
+    if (j > f->ny - 2) j = f->ny - 2;
+    double a = u - i, b = w - j;
+    const double *h = f->h + (size_t)f->nx * j + i;
+    double h00 = h[0], h10 = h[1], h01 = h[f->nx], h11 = h[f->nx + 1], ga, gb;
+    /* the triangle (00, 10, 11) below the diagonal (a >= b), else (00, 01, 11) */
+    if (a >= b) { ga = h10 - h00; gb = h11 - h10; }
+    else { ga = h11 - h01; gb = h01 - h00; }
+    if (grad) {
+        grad[0] = out_x ? 0 : ga / f->dx;
+        grad[1] = out_y ? 0 : gb / f->dy;
+    }
+    return h00 + a * ga + b * gb;
+}
+
+/* Signed distance of a sphere from heightfield f: from the plane of the triangle below its centre
+ * (mbs/contact.h), its outward normal that triangle's. */
+static double heightfield_gap(const mbs_heightfield *f, const double c[3], double r, double n[3])
+{
+    double g[2], z = mbs_heightfield_height(f, c[0], c[1], g);
+    double l = sqrt(1 + g[0] * g[0] + g[1] * g[1]);
+    n[0] = -g[0] / l;
+    n[1] = -g[1] / l;
+    n[2] = 1 / l;
+    return (c[2] - z) / l - r;
+}
+
+int mbsi_environment_nsolids(const mbs_environment *env) { return env->nplanes + env->nboxes + env->nheightfields; }
+
 int mbsi_environment_nearest(const mbs_environment *env, const double center[3], double radius, double *gap,
                              double normal[3], int *solid)
 {
@@ -61,6 +98,11 @@ int mbsi_environment_nearest(const mbs_environment *env, const double center[3],
             best = g; any = 1; which = env->nplanes + i;
             memcpy(normal, nn, sizeof nn);
         }
+    for (int i = 0; i < env->nheightfields; i++)
+        if ((g = heightfield_gap(&env->heightfields[i], center, radius, nn)) < best) {
+            best = g; any = 1; which = env->nplanes + env->nboxes + i;
+            memcpy(normal, nn, sizeof nn);
+        }
     *gap = best;
     if (solid) *solid = which;
     return any;
@@ -70,6 +112,8 @@ const mbs_material *mbsi_solid_material(const mbs_environment *env, int i)
 {
     if (i >= 0 && i < env->nplanes) return &env->planes[i].material;
     if (i >= env->nplanes && i < env->nplanes + env->nboxes) return &env->boxes[i - env->nplanes].material;
+    if (i >= env->nplanes + env->nboxes && i < mbsi_environment_nsolids(env))
+        return &env->heightfields[i - env->nplanes - env->nboxes].material;
     return NULL;
 }
 

@@ -303,7 +303,7 @@ double mbsi_impact_advance_time(mbs_impact *im, mbs_system *s, const double *q, 
     const mbs_model *m = s->model;
     mbs_data *d = s->data;
     double t = INFINITY;
-    if (im->nc == 0 || (s->env.nplanes == 0 && s->env.nboxes == 0)) return t;
+    if (im->nc == 0 || mbsi_environment_nsolids(&s->env) == 0) return t;
     /* the centres' velocity errors first (eq. 4 needs both; the kinematics of ev, then of v) */
     if (ev) {
         mbs_forward_kinematics(m, d, q, ev, NULL);

@@ -59,6 +59,15 @@ mbs_system *mbs_system_clone(const mbs_system *s, mbs_error *err)
     mbs_system *c = mbs_system_new(s->model, s->max_contacts, err);
     if (!c) return NULL;
     c->env = s->env;
+    /* the heightfields' grids: the clone's own copies */
+    for (int i = 0; i < s->env.nheightfields; i++) {
+        const mbs_heightfield *f = &s->env.heightfields[i];
+        size_t n = (size_t)f->nx * (size_t)f->ny;
+        c->heights[i] = malloc(n * sizeof(double));
+        if (!c->heights[i]) { mbs_system_free(c); mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
+        memcpy(c->heights[i], f->h, n * sizeof(double));
+        c->env.heightfields[i].h = c->heights[i];
+    }
     c->ncontacts = s->ncontacts;
     memcpy(c->contacts, s->contacts, sizeof(mbs_contact) * (size_t)s->ncontacts);
     c->finalized = s->finalized;
@@ -95,6 +104,7 @@ void mbs_system_free(mbs_system *s)
 {
     if (!s) return;
     mbs_data_free(s->data);
+    for (int i = 0; i < MBS_MAX_HEIGHTFIELDS; i++) free(s->heights[i]);
     free(s->block);
     free(s);
 }
@@ -202,9 +212,10 @@ int mbs_system_finalize(mbs_system *s, mbs_error *err)
     if (!s) return mbsi_fail(err, MBS_ERR_ARG, "mbs_system_finalize: no system (NULL)");
     if (s->finalized) return MBS_OK;
     /* a contact reads its material from the solid it touches: with no solid it has none */
-    if (s->ncontacts > 0 && s->env.nplanes + s->env.nboxes == 0)
-        return mbsi_fail(err, MBS_ERR_ARG, "mbs_system_finalize: contact '%s' has no material: the scene has no plane or "
-                         "box to touch (add one with mbs_system_add_plane or mbs_system_add_box)", s->contacts[0].name);
+    if (s->ncontacts > 0 && mbsi_environment_nsolids(&s->env) == 0)
+        return mbsi_fail(err, MBS_ERR_ARG, "mbs_system_finalize: contact '%s' has no material: the scene has no plane, "
+                         "box or heightfield to touch (add one with mbs_system_add_plane, _box or _heightfield)",
+                         s->contacts[0].name);
     s->finalized = 1;
     return MBS_OK;
 }
@@ -306,6 +317,31 @@ int mbs_system_add_box(mbs_system *s, const double center[3], const double R[9],
     if (R) memcpy(b->R, R, sizeof b->R); else m3_identity(b->R);
     memcpy(b->half, half, sizeof b->half);
     b->material = *mat;
+    return MBS_OK;
+}
+
+int mbs_system_add_heightfield(mbs_system *s, const mbs_heightfield *f, mbs_error *err)
+{
+    if (!s || !f || !f->h)
+        return mbsi_fail(err, MBS_ERR_ARG, "mbs_system_add_heightfield: no %s (NULL)", !s ? "system" : !f ? "heightfield" : "heights");
+    if (frozen(s, "mbs_system_add_heightfield", err) != MBS_OK) return MBS_ERR_ARG;
+    if (s->env.nheightfields >= MBS_MAX_HEIGHTFIELDS)
+        return mbsi_fail(err, MBS_ERR_ARG, "more than %d heightfields", MBS_MAX_HEIGHTFIELDS);
+    if (f->nx < 2 || f->ny < 2 || f->nx > 100000 || f->ny > 100000)
+        return mbsi_fail(err, MBS_ERR_ARG, "heightfield: %d x %d points (2 to 100000 along each axis)", f->nx, f->ny);
+    if (!(f->dx > 0) || !(f->dy > 0) || !isfinite(f->dx) || !isfinite(f->dy) || !isfinite(f->x0) || !isfinite(f->y0))
+        return mbsi_fail(err, MBS_ERR_ARG, "heightfield: spacing %g x %g m must be > 0 and the origin finite", f->dx, f->dy);
+    size_t n = (size_t)f->nx * (size_t)f->ny;
+    for (size_t k = 0; k < n; k++)
+        if (!isfinite(f->h[k])) return mbsi_fail(err, MBS_ERR_ARG, "heightfield: height %zu is %g (must be finite)", k, f->h[k]);
+    if (mbsi_material_check(&f->material, "heightfield", err)) return err ? err->code : MBS_ERR_ARG;
+    int i = s->env.nheightfields;
+    s->heights[i] = malloc(n * sizeof(double));
+    if (!s->heights[i]) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
+    memcpy(s->heights[i], f->h, n * sizeof(double));
+    s->env.heightfields[i] = *f;
+    s->env.heightfields[i].h = s->heights[i];
+    s->env.nheightfields++;
     return MBS_OK;
 }
 

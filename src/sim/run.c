@@ -83,6 +83,10 @@ int mbs_scenario_setup_system(const mbs_scenario *sc, mbs_system *sys, mbs_error
         int rc = mbs_system_add_box(sys, b->center, b->R, b->half, &b->material, err);
         if (rc) return rc;
     }
+    for (int i = 0; i < sc->env.nheightfields; i++) {
+        int rc = mbs_system_add_heightfield(sys, &sc->env.heightfields[i], err);
+        if (rc) return rc;
+    }
     int rc = mbs_system_finalize(sys, err);
     if (rc) return rc;
     mbs_system_set_state(sys, sc->q0, sc->v0, 0);

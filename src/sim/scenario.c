@@ -61,6 +61,21 @@ static const keyspec KEYS[] = {
     {"environment", "plane", K_VEC, 4, 4, -1e4, 1e4, 0, 1, "m", "", "nx ny nz d: the solid half-space n·x <= d (repeatable; slopes)"},
     {"environment", "box", K_VEC, 6, 7, -1e4, 1e4, 0, 1, "m, rad", "",
      "cx cy cz hx hy hz [yaw]: a solid box, centre, half sizes, turned by yaw about z (repeatable)"},
+    {"environment", "heightfield", K_STR, 0, 0, 0, 0, 0, 0, "", "",
+     "terrain: `random` (value noise from the keys below) or the path of a text grid (relative to the scenario file: "
+     "rows of heights in m, the first row at the rectangle's lowest y, every row the same count; # comments); the solid "
+     "below z = h(x, y), two triangles per cell, the edges going on level outside (none by default)"},
+    {"environment", "heightfield_size", K_VEC, 4, 4, -1e4, 1e4, 0, 0, "m", "-1 -1 5 1",
+     "xmin ymin xmax ymax: the heightfield's rectangle"},
+    {"environment", "heightfield_resolution", K_NUM, 0, 0, 1e-4, 10, 0, 0, "m", "0.02",
+     "random: the grid's spacing along x and y"},
+    {"environment", "heightfield_roughness", K_NUM, 0, 0, 0, 10, 0, 0, "m", "0.02",
+     "random: the heights lie within ± this about heightfield_level (faded to the level over one wavelength from the "
+     "rectangle's border: a patch in a level floor)"},
+    {"environment", "heightfield_wavelength", K_NUM, 0, 0, 1e-3, 1e3, 0, 0, "m", "0.2",
+     "random: twice the spacing of the noise's lattice, whose values are smoothly interpolated"},
+    {"environment", "heightfield_level", K_NUM, 0, 0, -1e4, 1e4, 0, 0, "m", "0", "random: the mean height"},
+    {"environment", "heightfield_seed", K_INT, 0, 0, 0, 4294967295.0, 0, 0, "", "1", "random: the noise's seed"},
     {"controller", "type", K_STR, 0, 0, 0, 0, 0, 0, "", MBS_CONTROLLER_DEFAULT,
      "a registered controller (its options below); `./sim --help` lists them"},
     {"controller", "dt", K_NUM, 0, 0, 0, 10, OPEN_LO, 0, "s", NULL, "controller period; a whole number of stepper steps"},
@@ -534,6 +549,139 @@ static int read_pushes(mbs_scenario *sc, mbs_error *err)
     return MBS_OK;
 }
 
+/* A 64-bit hash of (seed, i, j) (splitmix64's finaliser over their mix): the noise's lattice
+ * value at (i, j), the same whatever the grid's size. */
+static uint64_t lattice_hash(uint64_t seed, long i, long j)
+{
+    uint64_t z = seed * 0x9E3779B97F4A7C15ull + (uint64_t)i * 0xBF58476D1CE4E5B9ull + (uint64_t)j * 0x94D049BB133111EBull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Smoothstep: 0 at x <= 0, 1 at x >= 1, continuous slope. */
+static double smooth01(double x)
+{
+    x = fmin(fmax(x, 0), 1);
+    return x * x * (3 - 2 * x);
+}
+
+/* The random terrain: value noise, a lattice of heights uniform in [−a, a] at half the wavelength's
+ * spacing, interpolated by smoothstep weights (continuous slopes), about the level; faded to the
+ * level over one wavelength from the rectangle's border, so that the patch sits in a level floor
+ * (outside it the edge, at the level, goes on). */
+static void random_heights(mbs_scenario *sc, mbs_heightfield *f)
+{
+    double a = num(sc, "environment", "heightfield_roughness"), L = 0.5 * num(sc, "environment", "heightfield_wavelength");
+    double level = num(sc, "environment", "heightfield_level");
+    uint64_t seed = (uint64_t)num(sc, "environment", "heightfield_seed");
+    double wl = 2 * L, xmax = f->x0 + (f->nx - 1) * f->dx, ymax = f->y0 + (f->ny - 1) * f->dy;
+    for (int j = 0; j < f->ny; j++)
+        for (int i = 0; i < f->nx; i++) {
+            double px = f->x0 + i * f->dx, py = f->y0 + j * f->dy;
+            double fade = smooth01(fmin(px - f->x0, xmax - px) / wl) * smooth01(fmin(py - f->y0, ymax - py) / wl);
+            double x = (f->x0 + i * f->dx) / L, y = (f->y0 + j * f->dy) / L;
+            long ix = (long)floor(x), iy = (long)floor(y);
+            double s = x - ix, t = y - iy, v[4];
+            for (int c = 0; c < 4; c++)
+                v[c] = a * (2 * (double)(lattice_hash(seed, ix + (c & 1), iy + (c >> 1)) >> 11) / 9007199254740992.0 - 1);
+            s = smooth01(s);
+            t = smooth01(t);
+            sc->heights[i + (size_t)f->nx * j] =
+                level + fade * ((1 - t) * ((1 - s) * v[0] + s * v[1]) + t * ((1 - s) * v[2] + s * v[3]));
+        }
+}
+
+/* A text grid of heights (rows along x, the first at ymin) into sc->heights, its size into f. */
+static int file_heights(mbs_scenario *sc, const mbs_scenario_entry *e, mbs_heightfield *f, mbs_error *err)
+{
+    char path[MBS_PATH_LEN], dir[MBS_PATH_LEN];
+    scenario_dir(sc->path, dir, sizeof dir);
+    if (e->value[0] == '/' || !strchr(sc->path, '/')) snprintf(path, sizeof path, "%s", e->value);
+    else if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->value) >= sizeof path)
+        return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "path too long");
+    FILE *in = fopen(path, "r");
+    if (!in) return mbsi_ini_fail_at(sc, e, err, MBS_ERR_IO, "cannot open the heightfield '%s': %s", path, strerror(errno));
+    char line[65536];
+    size_t cap = 0, n = 0;
+    int rows = 0, cols = -1, lineno = 0, rc = MBS_OK;
+    while (fgets(line, sizeof line, in)) {
+        lineno++;
+        char *hash = strchr(line, '#');
+        if (hash) *hash = '\0';
+        int count = 0;
+        for (char *p = line, *end;; p = end) {
+            double x = strtod(p, &end);
+            if (end == p) {
+                while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n' || *end == ',') end++;
+                if (*end == '\0') break;
+                rc = mbsi_fail(err, MBS_ERR_ARG, "%s:%d: not a number: '%.20s' (heights in m, separated by spaces)", path, lineno, end);
+                goto done;
+            }
+            if (n == cap) {
+                cap = cap ? 2 * cap : 4096;
+                double *h = realloc(sc->heights, cap * sizeof(double));
+                if (!h) { rc = mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); goto done; }
+                sc->heights = h;
+            }
+            sc->heights[n++] = x;
+            count++;
+        }
+        if (count == 0) continue;
+        if (cols >= 0 && count != cols) {
+            rc = mbsi_fail(err, MBS_ERR_ARG, "%s:%d: %d heights, the rows before have %d (every row the same count)", path,
+                           lineno, count, cols);
+            goto done;
+        }
+        cols = count;
+        rows++;
+    }
+    if (rows < 2 || cols < 2) rc = mbsi_fail(err, MBS_ERR_ARG, "%s: %d rows of %d heights (at least 2 x 2)", path, rows, cols < 0 ? 0 : cols);
+    f->nx = cols;
+    f->ny = rows;
+done:
+    fclose(in);
+    return rc;
+}
+
+/* [environment] heightfield: its grid over heightfield_size, random or from a file. */
+static int read_heightfield(mbs_scenario *sc, mbs_error *err)
+{
+    const mbs_scenario_entry *e = mbsi_ini_find(sc, "environment", "heightfield");
+    if (!e) return MBS_OK;
+    double box[4];
+    nums(sc, "environment", "heightfield_size", box, 4);
+    if (!(box[2] > box[0] && box[3] > box[1]))
+        return mbsi_ini_fail_at(sc, mbsi_ini_find(sc, "environment", "heightfield_size"), err, MBS_ERR_ARG,
+                                "out of range: xmax %g must be > xmin %g and ymax %g > ymin %g", box[2], box[0], box[3], box[1]);
+    mbs_heightfield *f = &sc->env.heightfields[0];
+    memset(f, 0, sizeof *f);
+    f->x0 = box[0];
+    f->y0 = box[1];
+    f->material = sc->material;
+    if (strcmp(e->value, "random") == 0) {
+        double res = num(sc, "environment", "heightfield_resolution");
+        f->nx = (int)ceil((box[2] - box[0]) / res - 1e-9) + 1;
+        f->ny = (int)ceil((box[3] - box[1]) / res - 1e-9) + 1;
+        if ((double)f->nx * f->ny > 4e7)
+            return mbsi_ini_fail_at(sc, mbsi_ini_find(sc, "environment", "heightfield_resolution"), err, MBS_ERR_ARG,
+                                    "out of range: %d x %d points (at most 4e7: a coarser resolution or a smaller size)", f->nx, f->ny);
+        sc->heights = malloc((size_t)f->nx * (size_t)f->ny * sizeof(double));
+        if (!sc->heights) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
+        f->dx = (box[2] - box[0]) / (f->nx - 1);
+        f->dy = (box[3] - box[1]) / (f->ny - 1);
+        random_heights(sc, f);
+    } else {
+        int rc = file_heights(sc, e, f, err);
+        if (rc != MBS_OK) return rc;
+    }
+    f->dx = (box[2] - box[0]) / (f->nx - 1);
+    f->dy = (box[3] - box[1]) / (f->ny - 1);
+    f->h = sc->heights;
+    sc->env.nheightfields = 1;
+    return MBS_OK;
+}
+
 static int read_environment(mbs_scenario *sc, mbs_error *err)
 {
     mbs_environment *env = &sc->env;
@@ -571,7 +719,7 @@ static int read_environment(mbs_scenario *sc, mbs_error *err)
             b->material = sc->material;
         }
     }
-    return MBS_OK;
+    return read_heightfield(sc, err);
 }
 
 int mbs_scenario_keys_markdown(const char *section, char *buf, size_t n)
@@ -758,6 +906,7 @@ void mbs_scenario_free(mbs_scenario *sc)
     free(sc->entries);
     free(sc->q0);
     free(sc->v0);
+    free(sc->heights);
     mbs_model_free(sc->model);
     free(sc);
 }

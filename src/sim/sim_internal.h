@@ -56,7 +56,8 @@ struct mbs_scenario {
     int ncontacts;
     mbs_scenario_contact contacts[MBS_SIM_MAX_CONTACTS];
     /* [environment] */
-    mbs_environment env;              /* planes (the ground first when ground = 1) and boxes */
+    mbs_environment env;              /* planes (the ground first when ground = 1), boxes, a heightfield */
+    double *heights;                  /* the heightfield's grid (env's points at it), owned */
     /* [controller] */
     char controller[MBS_NAME_LEN];    /* a registered controller's name (mbs/control.h) */
     double controller_dt;             /* controller period (s); τ is held in between */

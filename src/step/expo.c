@@ -237,6 +237,8 @@ static int environment_proportional(const mbs_system *s)
         if (!fold_beta(&s->env.planes[i].material, &beta)) return 0;
     for (int i = 0; i < s->env.nboxes; i++)
         if (!fold_beta(&s->env.boxes[i].material, &beta)) return 0;
+    for (int i = 0; i < s->env.nheightfields; i++)
+        if (!fold_beta(&s->env.heightfields[i].material, &beta)) return 0;
     return 1;
 }
 

@@ -1,0 +1,245 @@
+/* test_terrain.c — heightfields (mbs/contact.h) and the scenario's terrain:
+ *   - the surface: the grid's heights at its points, linear on each cell's two triangles (split
+ *     along the diagonal from (i, j) to (i + 1, j + 1)), level outside the rectangle;
+ *   - a heightfield sampled from a plane is that plane: the same signed distance and normal for
+ *     spheres anywhere over it, and Solo standing on it moves as on the plane itself;
+ *   - a system keeps its own copy of the grid (the caller's may go; a clone has its own);
+ *   - bad heightfields are refused; the scenario's random terrain is the seed's (the same twice,
+ *     another for another seed), within ± roughness, level at its border; a text grid loads, and a
+ *     ragged one is refused naming its file and line;
+ *   - scenarios/solo_rough.ini: the blind trot crosses the patch on its seed and on seven others,
+ *     level, stable, stepping, the feet not sinking. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "testmodels.h"
+#include "../src/sim/sim_internal.h"   /* white-box: the scenario's heightfield */
+
+/* A 3 x 3 grid over [0, 2] x [0, 1] (dx 1, dy 0.5). */
+static const double H9[9] = {0.0, 0.1, 0.3,
+                             0.2, 0.5, 0.4,
+                             0.1, 0.0, -0.2};
+
+static void test_surface(void)
+{
+    mbs_heightfield f = {3, 3, 0, 0, 1, 0.5, H9, {1e5, 1e5, 300, 300, 1}};
+    double worst = 0, g[2];
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++) worst = check_worst(worst, fabs(mbs_heightfield_height(&f, i, 0.5 * j, NULL) - H9[i + 3 * j]));
+    CHECK(worst < 1e-15, "heights at the grid's points off by %g", worst);
+    /* cell (0, 0): below the diagonal (a >= b) the triangle (00, 10, 11), above it (00, 01, 11) */
+    double a = 0.7, b = 0.2, z = mbs_heightfield_height(&f, a, 0.5 * b, g);
+    double want = H9[0] + a * (H9[1] - H9[0]) + b * (H9[4] - H9[1]);
+    CHECK(fabs(z - want) < 1e-15 && fabs(g[0] - (H9[1] - H9[0])) < 1e-15 && fabs(g[1] - (H9[4] - H9[1]) / 0.5) < 1e-15,
+          "lower triangle: z %g (want %g), slopes %g %g", z, want, g[0], g[1]);
+    a = 0.2, b = 0.7;
+    z = mbs_heightfield_height(&f, a, 0.5 * b, g);
+    want = H9[0] + b * (H9[3] - H9[0]) + a * (H9[4] - H9[3]);
+    CHECK(fabs(z - want) < 1e-15 && fabs(g[0] - (H9[4] - H9[3])) < 1e-15 && fabs(g[1] - (H9[3] - H9[0]) / 0.5) < 1e-15,
+          "upper triangle: z %g (want %g), slopes %g %g", z, want, g[0], g[1]);
+    /* continuous across the diagonal and across cells */
+    double e = 1e-9;
+    CHECK(fabs(mbs_heightfield_height(&f, 0.5 + e, 0.25 - e, NULL) - mbs_heightfield_height(&f, 0.5 - e, 0.25 + e, NULL)) < 1e-8 &&
+              fabs(mbs_heightfield_height(&f, 1 - e, 0.3, NULL) - mbs_heightfield_height(&f, 1 + e, 0.3, NULL)) < 1e-8,
+          "the surface is not continuous");
+    /* outside: the edge, level */
+    z = mbs_heightfield_height(&f, 5, 0.25, g);
+    CHECK(fabs(z - mbs_heightfield_height(&f, 2, 0.25, NULL)) < 1e-15 && g[0] == 0, "beyond xmax: z %g, slope %g", z, g[0]);
+    z = mbs_heightfield_height(&f, -3, -4, g);
+    CHECK(z == H9[0] && g[0] == 0 && g[1] == 0, "below the corner: z %g", z);
+}
+
+/* The plane z = 0.02 + 0.1 x − 0.05 y sampled on a grid over [−1, 2] x [−1, 1]. */
+static double plane_z(double x, double y) { return 0.02 + 0.1 * x - 0.05 * y; }
+
+static mbs_heightfield sampled_plane(double *h)
+{
+    mbs_heightfield f = {31, 21, -1, -1, 0.1, 0.1, h, {1e5, 1e5, 300, 300, 1}};
+    for (int j = 0; j < f.ny; j++)
+        for (int i = 0; i < f.nx; i++) h[i + f.nx * j] = plane_z(f.x0 + i * f.dx, f.y0 + j * f.dy);
+    return f;
+}
+
+static void test_plane(void)
+{
+    static double h[31 * 21];
+    mbs_heightfield f = sampled_plane(h);
+    double nrm[3] = {-0.1, 0.05, 1}, l = sqrt(nrm[0] * nrm[0] + nrm[1] * nrm[1] + 1);
+    mbs_environment env;
+    memset(&env, 0, sizeof env);
+    env.heightfields[0] = f;
+    env.nheightfields = 1;
+    double worst = 0;
+    srand(7);
+    for (int k = 0; k < 200; k++) {
+        double c[3] = {-0.9 + 2.8 * rand() / RAND_MAX, -0.9 + 1.8 * rand() / RAND_MAX, -0.1 + 0.3 * rand() / RAND_MAX};
+        double r = 0.02 * rand() / RAND_MAX, gap, n[3];
+        CHECK(mbs_environment_distance(&env, c, r, &gap, n, NULL), "no solid");
+        double want = (c[2] - plane_z(c[0], c[1])) / l - r;
+        worst = check_worst(worst, fabs(gap - want));
+        for (int a = 0; a < 3; a++) worst = check_worst(worst, fabs(n[a] - nrm[a] / l));
+    }
+    printf("  a sampled plane: signed distances and normals within %.1e of the plane's\n", worst);
+    CHECK(worst < 1e-12, "a heightfield sampled from a plane is not it: %g", worst);
+
+    /* Solo standing on it (expo, 2 ms, a joint impedance) moves as on the plane n·x <= d */
+    mbs_error err;
+    mbs_model *m = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), NULL, &err);
+    CHECK(m != NULL, "solo: %s", err.msg);
+    if (!m) return;
+    double qend[2][19];
+    for (int use = 0; use < 2; use++) {
+        mbs_system *s = mbs_system_new(m, 4, &err);
+        if (use) CHECK(mbs_system_add_heightfield(s, &f, &err) == MBS_OK, "add: %s", err.msg);
+        else {
+            double n[3] = {nrm[0] / l, nrm[1] / l, nrm[2] / l};
+            mbs_system_add_plane(s, n, 0.02 / l, &f.material, &err);
+        }
+        static const char *const feet[4] = {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"};
+        for (int k = 0; k < 4; k++) mbs_system_add_contact(s, feet[k], NULL, 0.0191, &err);
+        CHECK(mbs_system_finalize(s, &err) == MBS_OK, "finalize: %s", err.msg);
+        mbs_system *c = mbs_system_clone(s, &err);   /* the clone steps: its grid is its own */
+        mbs_system_free(s);
+        double q[19], kp[18] = {0}, kd[18] = {0};
+        mbs_neutral(m, q);
+        static const double post[12] = {0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6};
+        for (int j = 0; j < 12; j++) q[7 + j] = post[j];
+        q[2] = 0.26;
+        for (int k = 6; k < 18; k++) { kp[k] = 3; kd[k] = 0.1; }
+        mbs_system_set_state(c, q, NULL, 0);
+        mbs_system_set_impedance(c, kp, kd, q, NULL);
+        mbs_stepper *st = mbs_stepper_new("expo", c, NULL, 0, &err);
+        for (int i = 0; i < 250; i++) mbs_stepper_step(st, 2e-3, NULL);
+        memcpy(qend[use], mbs_system_q(c), sizeof qend[use]);
+        mbs_stepper_free(st);
+        mbs_system_free(c);
+    }
+    double d = 0;
+    for (int k = 0; k < 19; k++) d = check_worst(d, fabs(qend[0][k] - qend[1][k]));
+    printf("  Solo after 0.5 s on the sampled plane and on the plane: q %.1e apart (base z %.4f)\n", d, qend[1][2]);
+    CHECK(d < 1e-9 && qend[1][2] > 0.15, "Solo on a sampled plane: %g from the plane's run", d);
+    mbs_model_free(m);
+}
+
+static void expect_bad(mbs_heightfield f, const char *frag)
+{
+    mbs_error err;
+    mbs_model *m = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), NULL, &err);
+    mbs_system *s = m ? mbs_system_new(m, 1, &err) : NULL;
+    int rc = s ? mbs_system_add_heightfield(s, &f, &err) : MBS_OK;
+    CHECK(rc != MBS_OK && strstr(err.msg, frag), "bad heightfield: '%s' (expected '%s')", rc ? err.msg : "accepted", frag);
+    mbs_system_free(s);
+    mbs_model_free(m);
+}
+
+static void test_bad(void)
+{
+    double h[4] = {0, 0, 0, 0}, nan4[4] = {0, NAN, 0, 0};
+    const mbs_material mt = {1e5, 1e5, 300, 300, 1}, bad = {1e5, 1e5, 300, 300, -1};
+    expect_bad((mbs_heightfield){1, 4, 0, 0, 1, 1, h, mt}, "1 x 4 points");
+    expect_bad((mbs_heightfield){2, 2, 0, 0, 0, 1, h, mt}, "spacing 0 x 1 m must be > 0");
+    expect_bad((mbs_heightfield){2, 2, 0, 0, 1, 1, nan4, mt}, "height 1 is nan");
+    expect_bad((mbs_heightfield){2, 2, 0, 0, 1, 1, h, bad}, "heightfield: stiffness, damping and friction");
+    expect_bad((mbs_heightfield){2, 2, 0, 0, 1, 1, NULL, mt}, "no heights");
+}
+
+static mbs_scenario *terrain(const char *extra[], int n, mbs_error *err)
+{
+    const char *sets[8] = {"environment.ground=0", "environment.heightfield=random"};
+    for (int i = 0; i < n; i++) sets[2 + i] = extra[i];
+    return mbs_scenario_load(tm_path("scenarios/solo_trot.ini"), sets, 2 + n, err);
+}
+
+static void test_scenario(void)
+{
+    mbs_error err;
+    const char *s1[] = {"environment.heightfield_seed=5", "environment.heightfield_size=0 -1 2 1"};
+    const char *s2[] = {"environment.heightfield_seed=6", "environment.heightfield_size=0 -1 2 1"};
+    mbs_scenario *a = terrain(s1, 2, &err), *b = terrain(s1, 2, &err), *c = terrain(s2, 2, &err);
+    CHECK(a && b && c, "random terrain: %s", err.msg);
+    if (a && b && c) {
+        const mbs_heightfield *f = &a->env.heightfields[0];
+        size_t n = (size_t)f->nx * f->ny;
+        double top = 0, edge = 0;
+        for (size_t k = 0; k < n; k++) top = fmax(top, fabs(f->h[k]));
+        for (int i = 0; i < f->nx; i++) edge = fmax(edge, fmax(fabs(f->h[i]), fabs(f->h[i + (size_t)f->nx * (f->ny - 1)])));
+        for (int j = 0; j < f->ny; j++) edge = fmax(edge, fmax(fabs(f->h[(size_t)f->nx * j]), fabs(f->h[f->nx - 1 + (size_t)f->nx * j])));
+        printf("  random terrain: %d x %d points, |h| <= %.4f m, %.1e at the border\n", f->nx, f->ny, top, edge);
+        CHECK(a->env.nheightfields == 1 && f->nx == 101 && f->ny == 101 && fabs(f->dx - 0.02) < 1e-12, "grid %d x %d, dx %g", f->nx,
+              f->ny, f->dx);
+        CHECK(memcmp(f->h, b->env.heightfields[0].h, n * sizeof(double)) == 0, "the same seed, another terrain");
+        CHECK(memcmp(f->h, c->env.heightfields[0].h, n * sizeof(double)) != 0, "another seed, the same terrain");
+        CHECK(top <= 0.02 && top > 0.01 && edge < 1e-12, "heights within %g (roughness 0.02), %g at the border", top, edge);
+    }
+    mbs_scenario_free(a);
+    mbs_scenario_free(b);
+    mbs_scenario_free(c);
+
+    /* a text grid, and a ragged one */
+    char path[64], set[128];
+    snprintf(path, sizeof path, "/tmp/mbs_test_grid_%d.txt", (int)getpid());
+    FILE *fp = fopen(path, "w");
+    fprintf(fp, "# three rows of four\n0 0.01 0.02 0.03\n0 0 0 0  # a comment\n\n-0.01 -0.01 0 0\n");
+    fclose(fp);
+    snprintf(set, sizeof set, "environment.heightfield=%s", path);
+    const char *g1[] = {"environment.ground=0", set, "environment.heightfield_size=0 0 3 1"};
+    mbs_scenario *t = mbs_scenario_load(tm_path("scenarios/solo_trot.ini"), g1, 3, &err);
+    CHECK(t != NULL, "text grid: %s", err.msg);
+    if (t) {
+        const mbs_heightfield *f = &t->env.heightfields[0];
+        CHECK(f->nx == 4 && f->ny == 3 && f->dx == 1 && f->dy == 0.5 && f->h[3] == 0.03 && f->h[8] == -0.01,
+              "text grid: %d x %d, dx %g dy %g", f->nx, f->ny, f->dx, f->dy);
+    }
+    mbs_scenario_free(t);
+    fp = fopen(path, "w");
+    fprintf(fp, "0 0 0\n0 0\n");
+    fclose(fp);
+    t = mbs_scenario_load(tm_path("scenarios/solo_trot.ini"), g1, 3, &err);
+    char want[128];
+    snprintf(want, sizeof want, "%s:2: 2 heights, the rows before have 3", path);
+    CHECK(!t && strstr(err.msg, want), "ragged grid: '%s'", t ? "accepted" : err.msg);
+    mbs_scenario_free(t);
+    remove(path);
+}
+
+static void test_solo_rough(void)
+{
+    for (int seed = 1; seed <= 8; seed++) {
+        mbs_error err;
+        char set[64];
+        snprintf(set, sizeof set, "environment.heightfield_seed=%d", seed);
+        const char *sets[] = {set};
+        mbs_scenario *sc = mbs_scenario_load(tm_path("scenarios/solo_rough.ini"), sets, 1, &err);
+        CHECK(sc != NULL, "solo_rough: %s", err.msg);
+        if (!sc) continue;
+        mbs_sim *sim = mbs_sim_new(sc, &err);
+        mbs_sim_summary sum;
+        mbs_sim_run_options o = {.csv = "", .html = ""};
+        int rc = sim ? mbs_sim_run(sim, &o, &sum, &err) : -1;
+        CHECK(rc == MBS_OK, "solo_rough seed %d: %s", seed, err.msg);
+        if (rc == MBS_OK) {
+            printf("  solo_rough seed %d: x %.3f m, tilt <= %.1f deg, %ld foot touch-downs, penetration <= %.1f mm\n", seed,
+                   sum.base_final[0], sum.max_tilt_deg, sum.foot_touchdowns, 1e3 * sum.max_penetration);
+            CHECK(!sum.diverged && !sum.left_box && sum.base_final[0] > 0.8 && sum.max_tilt_deg < 15 &&
+                      sum.foot_touchdowns >= 60 && sum.max_penetration < 0.005,
+                  "solo_rough seed %d: x %.3f, tilt %.1f deg, %ld touch-downs, penetration %.4f m", seed, sum.base_final[0],
+                  sum.max_tilt_deg, sum.foot_touchdowns, sum.max_penetration);
+        }
+        mbs_sim_free(sim);
+        mbs_scenario_free(sc);
+    }
+}
+
+int main(void)
+{
+    RUN(test_surface);
+    RUN(test_plane);
+    RUN(test_bad);
+    RUN(test_scenario);
+    RUN(test_solo_rough);
+    return check_summary("test_terrain");
+}
