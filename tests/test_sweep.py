@@ -89,6 +89,11 @@ def main():
                                text=True, timeout=600)
             check(r.returncode != 0 and r.stderr.count("sim-mpi: --jobs 2: each rank runs one combination") == 1,
                   "sim-mpi --jobs 2: exit %d, stderr %s" % (r.returncode, r.stderr[-400:]))
+            # --help: the usage on stdout, exit 0, as ./sim --help
+            r = subprocess.run(cmd[:-2] + ["-n", "1", mpi, "--help"], cwd=ROOT, env=mpi_env, capture_output=True, text=True,
+                               timeout=600)
+            check(r.returncode == 0 and r.stdout.startswith("usage: mpirun -n R sim-mpi"),
+                  "sim-mpi --help: exit %d, stdout %r, stderr %s" % (r.returncode, r.stdout[:80], r.stderr[-200:]))
         else:
             print("  (no sim-mpi or mpirun: the MPI sweep is not checked here; CI installs Open MPI)")
         # interrupted: the rows finished stay, whole

@@ -20,14 +20,18 @@
 #define ROW_LEN 8192
 enum { TAG_ROW = 1, TAG_FAIL = 2 };
 
-static int usage(int rank)
+/* The usage on stderr (after a mistake: returns 2) or, asked for with --help, on stdout (returns
+ * -1: the run ends with status 0). */
+static int usage_to(int rank, FILE *f)
 {
     if (rank == 0)
-        fprintf(stderr, "usage: mpirun -n R sim-mpi FILE.ini --sweep section.key=V1,V2,... [--sweep ...] "
+        fprintf(f, "usage: mpirun -n R sim-mpi FILE.ini --sweep section.key=V1,V2,... [--sweep ...] "
                         "[--set section.key=value ...] [--out sweep.csv] [--quiet]\n"
                         "  the options of `sim FILE.ini --sweep ...` (sim --help); --jobs is 1: one run per rank at a time\n");
-    return 2;
+    return f == stdout ? -1 : 2;
 }
+
+static int usage(int rank) { return usage_to(rank, stderr); }
 
 int main(int argc, char **argv)
 {
@@ -43,6 +47,10 @@ int main(int argc, char **argv)
     int status = sets && sweeps ? 0 : 1;
     for (int i = 1; i < argc && !status; i++) {
         const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            status = usage_to(rank, stdout);
+            break;
+        }
         /* every rank parses alike, but only rank 0 speaks, so a message is printed once */
         int shared = tool_sweep_arg(rank == 0 ? "sim-mpi" : NULL, argc, argv, &i, &sa);
         if (shared < 0) status = usage(rank);
@@ -81,7 +89,7 @@ int main(int argc, char **argv)
         free(sets);
         free(sweeps);
         MPI_Finalize();
-        return status;
+        return status < 0 ? 0 : status;   /* -1: --help */
     }
     long size = mbs_sweep_size(sw);
     char *row = malloc(ROW_LEN);
