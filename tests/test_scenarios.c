@@ -11,7 +11,9 @@
  *   - touchdowns (recounted from the contacts' public state), the figures of sub-stepping schemes,
  *     [model] gravity, a planar root (floating = 2), the initial velocity ([model] base_velocity
  *     in world axes, v.JOINT), rims ([contact] rim_axis) and [stepper] dissipation;
- *   - the leg inverse kinematics against the model's own forward kinematics. */
+ *   - the leg inverse kinematics against the model's own forward kinematics;
+ *   - every shipped scenario (each .ini in scenarios/) loads its model and itself without a warning. */
+#include <dirent.h>
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
@@ -1408,8 +1410,36 @@ static void test_leg_ik(void)
     mbs_scenario_free(sc);
 }
 
+/* Every scenario the project ships loads with no warning: a shipped model or scenario that warns
+ * (an impossible inertia, a key its controller ignores) prints on every run of it, and a user
+ * cannot tell it from a warning about their own file. */
+static void test_shipped_scenarios_do_not_warn(void)
+{
+    DIR *dir = opendir(MBS_SOURCE_DIR "/scenarios");
+    CHECK(dir != NULL, "cannot list %s/scenarios", MBS_SOURCE_DIR);
+    if (!dir) return;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(dir)) != NULL;) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".ini") != 0) continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/scenarios/%s", MBS_SOURCE_DIR, e->d_name);
+        mbs_error err;
+        mbs_scenario *sc = mbs_scenario_load(path, NULL, 0, &err);
+        CHECK(sc != NULL, "%s: %s", e->d_name, err.msg);
+        CHECK(err.nwarnings == 0, "%s: %d warnings on loading:\n%s", e->d_name, err.nwarnings,
+              err.warnings ? err.warnings : "");
+        mbs_error_free(&err);
+        mbs_scenario_free(sc);
+        n++;
+    }
+    closedir(dir);
+    CHECK(n >= 13, "only %d scenarios in %s/scenarios", n, MBS_SOURCE_DIR);
+}
+
 int main(void)
 {
+    RUN(test_shipped_scenarios_do_not_warn);
     RUN(test_leg_ik);
     RUN(test_bad_scenarios);
     RUN(test_romeo_stands);

@@ -767,7 +767,10 @@ static void test_triangle_inequality(void)
 }
 
 /* Rotational inertia is carried by mass: a link of mass 0 with a non-zero inertia loads, with a
- * warning at its <inertia>; mass 0 with a zero inertia (a frame-only link) stays silent. */
+ * warning at its <inertia>; mass 0 with a zero inertia (a frame-only link) stays silent. The
+ * warning stays because such an inertia is not inert: the loader adds it to its body, as
+ * Pinocchio does, so it changes the mass matrix (a joint that moves only such a link has
+ * M = its moment about the axis), and a missing or zeroed <mass> would go unseen. */
 static void test_zero_mass_inertia(void)
 {
     mbs_error err;
@@ -783,6 +786,22 @@ static void test_zero_mass_inertia(void)
                           "iyz='0' izz='0'/></inertial></link>" JOINT_J("fixed", "")),
                     &STRICT, &err);
     CHECK(m != NULL && err.nwarnings == 0, "mass 0, inertia 0: %s%s", err.msg, WARN(err));
+    mbs_model_free(m);
+    mbs_error_free(&err);
+    /* the inertia of a massless link enters the dynamics: M of its revolute joint about z is its izz */
+    m = load_string(ROBOT(LINK_A "<link name='b'><inertial><mass value='0'/><inertia ixx='0' ixy='0' ixz='0' iyy='0' "
+                          "iyz='0' izz='0.5'/></inertial></link>" JOINT_J("revolute", "<axis xyz='0 0 1'/>"
+                          "<limit lower='-1' upper='1' effort='1' velocity='1'/>")),
+                    &FIXED, &err);
+    CHECK(m != NULL && strstr(WARN(err), "link 'b': mass 0 with a non-zero inertia"), "mass 0, izz 0.5: %s%s", err.msg,
+          WARN(err));
+    if (m) {
+        mbs_data *d = mbs_data_new(m);
+        double q = 0, M = 0;
+        mbs_crba(m, d, &q, &M);
+        CHECK(fabs(M - 0.5) < 1e-15, "a massless link's izz 0.5 gives M = %g", M);
+        mbs_data_free(d);
+    }
     mbs_model_free(m);
     mbs_error_free(&err);
 }

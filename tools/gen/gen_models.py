@@ -129,12 +129,13 @@ def inertia_matrix(d):
     return [[d["ixx"], d["ixy"], d["ixz"]], [d["ixy"], d["iyy"], d["iyz"]], [d["ixz"], d["iyz"], d["izz"]]]
 
 
-def sym_eig(A):
-    """Eigenvalues of a symmetric 3x3 matrix by cyclic Jacobi rotations, ascending."""
+def sym_eigsys(A):
+    """Eigenvalues and eigenvectors (the columns of V) of a symmetric 3x3 matrix by cyclic Jacobi
+    rotations: A = V diag(lam) V^T, lam in the order of V's columns (not sorted)."""
     a = [row[:] for row in A]
+    V = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
     for _ in range(100):
-        off = a[0][1] ** 2 + a[0][2] ** 2 + a[1][2] ** 2
-        if off < 1e-300:
+        if a[0][1] ** 2 + a[0][2] ** 2 + a[1][2] ** 2 < 1e-300:
             break
         for p, q in ((0, 1), (0, 2), (1, 2)):
             if a[p][q] == 0.0:
@@ -149,7 +150,32 @@ def sym_eig(A):
             J[p][q] = s
             J[q][p] = -s
             a = mat_mul(transpose(J), mat_mul(a, J))
-    return sorted(a[i][i] for i in range(3))
+            V = mat_mul(V, J)
+    return [a[i][i] for i in range(3)], V
+
+
+def nearest_possible_inertia(d, margin, decimals):
+    """The six entries d (a dict) moved to the nearest inertia (in the Frobenius norm, same principal
+    axes) whose principal moments satisfy the triangle inequality with `margin` to spare: each moment
+    moves by a third of the defect plus margin (the two small ones up, the large one down). Entries
+    are rounded to `decimals` places; returns (dict, largest change of an entry)."""
+    lam, V = sym_eigsys(inertia_matrix(d))
+    o = sorted(range(3), key=lambda i: lam[i])
+    defect = lam[o[2]] - lam[o[0]] - lam[o[1]]
+    s = max(0.0, (defect + margin) / 3.0)
+    lam = list(lam)
+    lam[o[0]] += s
+    lam[o[1]] += s
+    lam[o[2]] -= s
+    B = [[sum(V[r][k] * lam[k] * V[c][k] for k in range(3)) for c in range(3)] for r in range(3)]
+    at = {"ixx": (0, 0), "iyy": (1, 1), "izz": (2, 2), "ixy": (0, 1), "ixz": (0, 2), "iyz": (1, 2)}
+    out = {k: round(B[r][c], decimals) + 0.0 for k, (r, c) in at.items()}
+    return out, max(abs(out[k] - d[k]) for k in INERTIA_KEYS)
+
+
+def sym_eig(A):
+    """Eigenvalues of a symmetric 3x3 matrix, ascending."""
+    return sorted(sym_eigsys(A)[0])
 
 
 def inertia_ok(I):
@@ -437,9 +463,15 @@ REF_SOURCES = {
     ),
 }
 
-ROMEO_BAD_INERTIA = {
-    "RShoulderYawLink": "LShoulderYawLink",
-    "RElbowYawLink": "LElbowYawLink",
+# Two right-arm links of the published Romeo whose izz has the decimal point one place off:
+# (0.000664209, 0.000211493) where the mirror links of the left arm have (0.00664434, 0.00211065)
+# and ixx, iyy agree within 2.3 %. As published the principal moments break the triangle
+# inequality by 0.0052 and 0.0016 kg m^2, an inertia no body has. Our file moves that decimal
+# point (izz x 10): one digit each, the smallest edit that makes the tensors possible; the other
+# entries, the masses and the centres of mass stay as published. link -> (mirror link, the published izz as written, ours as written).
+ROMEO_FIXED_IZZ = {
+    "RShoulderYawLink": ("LShoulderYawLink", "0.000664209", "0.00664209"),
+    "RElbowYawLink": ("LElbowYawLink", "0.000211493", "0.00211493"),
 }
 
 
@@ -498,7 +530,8 @@ def robot_header(name, ref, items_ref, items_out):
     h.append("file, masses, inertias, inertial frames, joint frames (origin xyz rpy), axes, limits")
     h.append("(lower upper effort velocity) and <dynamics> (damping friction). Every number is")
     h.append("printed as the shortest decimal that parses to the same double as the source string,")
-    h.append("so the parsed model is bit-identical. Links that have no <inertial> in the source")
+    h.append("so the parsed model is bit-identical%s. Links that have no <inertial> in the source" %
+             (" (but for the two izz named below)" if name == "romeo" else ""))
     h.append("have none here (massless frames).")
     h.append("Dropped: <visual>, <collision> (meshes and primitive shapes), <material>, simulator")
     h.append("specific elements, the source's XML comments and namespace declarations.")
@@ -536,8 +569,10 @@ def robot_header(name, ref, items_ref, items_out):
                 line = " "
             line += " " + jn
         h.append(line)
-        h.append("Two right-arm inertias are physically impossible in the source and are kept as they")
-        h.append("are (the reference vectors were computed with them); see the notes at those links.")
+        h.append("Changed: izz of RShoulderYawLink and RElbowYawLink, physically impossible in the source")
+        h.append("(the decimal point one place off, see the notes at those links), is ten times the")
+        h.append("source's here; the reference vectors were computed on the source's values, and")
+        h.append("tests/test_pinocchio.c compares this file with those two numbers put back.")
     h.append("")
     h.append("Licence of the source data: BSD-3-Clause, copyright %s;" % src["holders"])
     h.append("the notice, conditions and disclaimer follow, as the licence requires:")
@@ -553,17 +588,28 @@ def build_robot(name, ref):
     else:
         out = list(items)
     if name == "romeo":
+        out = [(k, it) for k, it in out]
         byname = {it.name: it for k, it in out if k == "link"}
-        for bad, mirror in ROMEO_BAD_INERTIA.items():
-            I = inertia_matrix(byname[bad].inertial.I)
-            pd, tri, e = inertia_ok(I)
+        for bad, (mirror, published, ours) in ROMEO_FIXED_IZZ.items():
+            src = byname[bad].inertial
+            assert same_double(src.I["izz"], float(published)), bad
+            pd, tri, e = inertia_ok(inertia_matrix(src.I))
             assert pd and not tri, bad
-            byname[bad].inertial.note = (
-                "Kept as in the source although physically impossible: the principal moments\n"
-                "(%.6g, %.6g, %.6g) violate the triangle inequality. izz looks 10x too small\n"
-                "(mirror link %s has izz = %s). The reference vectors were computed\n"
-                "with these values, so they stay; load with strict = 0." %
-                (e[0], e[1], e[2], mirror, num(byname[mirror].inertial.I["izz"])))
+            fixed = Inertial(src.mass, src.xyz, src.rpy, dict(src.I, izz=float(ours)))
+            pd2, tri2, e2 = inertia_ok(inertia_matrix(fixed.I))
+            assert pd2 and tri2, bad
+            mi = byname[mirror].inertial.I
+            diag = max(abs(src.I[k] - mi[k]) / abs(mi[k]) for k in ("ixx", "iyy"))
+            fixed.note = (
+                "izz corrected. The source has izz = %s: principal moments (%.6g, %.6g, %.6g),\n"
+                "which violate the triangle inequality (no body has such an inertia). The mirror link\n"
+                "%s has izz = %s, and ixx, iyy within %.2g %% of this link's: the source's\n"
+                "decimal point is one place off. Ours is izz x 10 = %s (%.2g %% from the mirror's;\n"
+                "principal moments %.6g, %.6g, %.6g): one digit moved, every other number the source's." %
+                (published, e[0], e[1], e[2], mirror, num(mi["izz"]), 100 * diag, ours,
+                 100 * abs(float(ours) - mi["izz"]) / mi["izz"], e2[0], e2[1], e2[2]))
+            out = [(k, Link(it.name, fixed, it.note, it.visuals) if k == "link" and it.name == bad else it)
+                   for k, it in out]
     return rname, items, out
 
 
@@ -571,13 +617,19 @@ def build_robot(name, ref):
 
 PW = dict(m=1.0, l=1.0, R=0.1236, w=0.3624, xcm=0.0, ycm=0.6969, zcm=0.1901,
           ixx=0.1982, iyy=0.0186, izz=0.1802, ixy=0.0071, ixz=-0.0023, iyz=0.0573, alpha=0.0702)
+PW_TRIANGLE_MARGIN = 1e-6   # how far inside the triangle inequality the legs' inertia is put
 
 
 def build_passive_walker():
     p = PW
     halfw = p["w"] / 2.0
-    left_I = {k: p[k] for k in INERTIA_KEYS}
-    right_I = dict(left_I, ixy=-p["ixy"], iyz=-p["iyz"])   # mirror in y
+    moby_I = {k: p[k] for k in INERTIA_KEYS}
+    # Moby's 4-digit tensor fails the triangle inequality by 1.3e-5 (rounding: the leg is nearly a
+    # thin rod); ours is the nearest possible one, 1e-6 inside, to 7 decimals. Every entry moves by
+    # less than 5e-6, a tenth of the rounding's half unit, so it rounds back to Moby's numbers.
+    left_I, moved = nearest_possible_inertia(moby_I, PW_TRIANGLE_MARGIN, 7)
+    assert moved < 5e-6 and all(round(left_I[k], 4) == moby_I[k] for k in INERTIA_KEYS), left_I
+    right_I = dict(left_I, ixy=-left_I["ixy"], iyz=-left_I["iyz"])   # mirror in y
     items = [
         ("link", Link("left_leg", Inertial(p["m"], (p["xcm"], p["ycm"], p["zcm"]), (0, 0, 0), left_I),
                       note="Left leg (root; the loader adds the free flyer). Frame = Moby LLEG: origin at the\n"
@@ -598,8 +650,9 @@ def build_passive_walker():
         ("joint", Joint("right_foot_joint", "fixed", "right_leg", "right_foot")),
         ("link", Link("right_foot", note="Contact frame: centre of the right foot rim (the right_leg origin).")),
     ]
-    I = inertia_matrix(left_I)
-    pd, tri, e = inertia_ok(I)
+    pd0, tri0, e0 = inertia_ok(inertia_matrix(moby_I))
+    pd, tri, e = inertia_ok(inertia_matrix(left_I))
+    assert pd and tri and not tri0
     ga = (math.sin(p["alpha"]), 0.0, -math.cos(p["alpha"]))
     h = """passive_walker.urdf: the 3D passive dynamic walker ("the toy that cannot stand still")
 of Coleman, Garcia, Mombaur and Ruina, Phys. Rev. E 64, 022901 (2001), as set up in the
@@ -639,11 +692,18 @@ Scenario notes and caveats (read passive_walker_params.md A.2):
    0.3137 = 0.1901 + R, above the ground contact point). That ycm is lateral (each leg's
    COM 0.6969 outboard of its own foot plane) is Moby's reading; the paper's Table I was not
    available to confirm it.
- * The leg inertia is nearly singular (principal moments {e0:.6g}, {e1:.6g}, {e2:.6g}) and, with
-   the 4-digit rounding, fails the triangle inequality by {tri:.2g}: load with strict = 0 or a
-   tolerance. Positive definite: {pd}.
+ * Leg inertia changed: Moby's tensor (above) is nearly singular, a thin rod (principal moments
+   {m0:.6g}, {m1:.6g}, {m2:.6g}), and with its 4-digit rounding fails the triangle inequality
+   by {tri0:.2g}, which no body does. The file has the nearest tensor that satisfies it, with
+   {margin:g} to spare: same principal axes, each principal moment moved by a third of the
+   defect and the margin (now {e0:.6g}, {e1:.6g}, {e2:.6g}), written to 7 decimals:
+   ixx {ixx_}, iyy {iyy_}, izz {izz_}, ixy +-{ixy_}, ixz {ixz_}, iyz +-{iyz_}.
+   No entry moves by more than {moved:.2g} and each rounds back to Moby's 4 digits, so both
+   tensors are readings of the same published numbers (tools/gen/gen_models.py).
  * The hip sign convention and the fixed point are carried over from Moby and were not
-   re-derived from the paper.""".format(e0=e[0], e1=e[1], e2=e[2], tri=e[2] - e[0] - e[1], pd=pd,
+   re-derived from the paper.""".format(e0=e[0], e1=e[1], e2=e[2], m0=e0[0], m1=e0[1], m2=e0[2],
+                                        tri0=e0[2] - e0[0] - e0[1], margin=PW_TRIANGLE_MARGIN, moved=moved,
+                                        **{k + "_": num(v) for k, v in left_I.items()},
                                         gx=num(ga[0]), gz=num(ga[2]), **{k: num(v) for k, v in p.items()})
     return "passive_walker", h, items
 
@@ -1341,6 +1401,17 @@ def check_robot(name, root, ref, report):
         ok = False
         report("  FAIL %s: %s" % (name, msg))
 
+    if name == "romeo":
+        # the two corrected izz are ours as documented; with the source's put back, the rest below
+        # compares the file with the source (and Pinocchio's vectors) to the bit
+        for k, it in oitems:
+            fix = ROMEO_FIXED_IZZ.get(it.name) if k == "link" else None
+            if fix is None:
+                continue
+            if not same_double(it.inertial.I["izz"], float(fix[2])):
+                fail("%s izz %r, expected the corrected %s" % (it.name, it.inertial.I["izz"], fix[2]))
+            it.inertial.I["izz"] = float(fix[1])
+
     if rname != oname:
         fail("robot name %s != %s" % (oname, rname))
     added = ADDED[name]
@@ -1480,12 +1551,15 @@ def check_robot(name, root, ref, report):
            (name, len(links), n_inertial, len(joints),
             "(" + ", ".join("%d %s" % (types[t], t) for t in sorted(types)) + ")", dof, mass, roots[0]))
     report("    %d numbers bit-identical to %s (masses, inertial frames, inertias, "
-           "joint origins, axes, limits, dynamics)%s" % (nval, os.path.relpath(ref_path, root), vec_note))
+           "joint origins, axes, limits, dynamics)%s%s" % (nval, os.path.relpath(ref_path, root),
+                                                          " but the corrected izz of %s" % " and ".join(
+                                                              ROMEO_FIXED_IZZ) if name == "romeo" else "",
+                                                          vec_note))
     if added:
         report("    added frames: %s" % ", ".join("%s (fixed %s under %s)" % a for a in added))
     report("    contact frames present: %s" % " ".join(CONTACT_FRAMES[name]))
     if odd:
-        report("    inertias kept although non-physical: %s" % "; ".join(odd))
+        report("    inertias of the source that are not physical: %s" % "; ".join(odd))
     return ok
 
 
