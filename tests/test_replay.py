@@ -3,7 +3,9 @@
 Chromium opens it, and the test fails on any console error or uncaught exception, unless the
 replay moves (a screenshot after a second of play differs from the first frame) and shows the
 robot (coloured pixels around the base's projection on the screen), or when the page asks for
-anything from the network. Chromium is driven over its DevTools protocol on a pipe (standard
+anything from the network. The camera frames the robot whatever its size: the box around the
+robot's shapes spans 40-100 % of the view's height or width on the trot's page and on the passive
+walker's (a 1 m walker once showed as a small figure far away). Chromium is driven over its DevTools protocol on a pipe (standard
 library only). Needs Debian's chromium (`make deps`); MBS_SIM names the ./sim to run.
 
     MBS_SIM=./sim python3 tests/test_replay.py
@@ -148,6 +150,10 @@ def main():
         run = subprocess.run([sim, "scenarios/solo_trot.ini", "--html", page, "--quiet", "--set", "run.duration=3"],
                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
         check(run.returncode == 0, "sim --html exited %d: %s" % (run.returncode, run.stderr.strip()))
+        walker = os.path.join(tmp, "walker.html")
+        wrun = subprocess.run([sim, "scenarios/passive_walker.ini", "--html", walker, "--quiet", "--set",
+                               "run.duration=0.2"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+        check(wrun.returncode == 0, "sim --html (walker) exited %d: %s" % (wrun.returncode, wrun.stderr.strip()))
         check(os.path.exists(page), "no page written")
         if not os.path.exists(page):
             finish("replay")
@@ -217,6 +223,24 @@ def main():
                     with open(shot_path, "wb") as f:
                         f.write(base64.b64decode(r["data"]))
                     print("  wrote " + shot_path)
+            def framed(name):
+                on = evaluate("mbsReplay.robotOnScreen()")
+                check(on is not None and 0.4 <= max(on["width"], on["height"]) <= 1.0,
+                      "%s: the robot spans %s of the view" % (name, on))
+
+            if ready:
+                framed("solo_trot")
+                browser.send("Page.navigate", {"url": "file://" + walker}, session=sess)
+                browser.pump(0.3)
+                ready = False
+                for _ in range(100):
+                    if evaluate("!!(window.mbsReplay && window.mbsReplay.ready)"):
+                        ready = True
+                        break
+                    browser.pump(0.2)
+                check(ready, "the walker's page never became ready")
+                if ready:
+                    framed("passive_walker")
             browser.pump(0.2)
         finally:
             browser.close()

@@ -618,6 +618,16 @@ def build_robot(name, ref):
 PW = dict(m=1.0, l=1.0, R=0.1236, w=0.3624, xcm=0.0, ycm=0.6969, zcm=0.1901,
           ixx=0.1982, iyy=0.0186, izz=0.1802, ixy=0.0071, ixz=-0.0023, iyz=0.0573, alpha=0.0702)
 PW_TRIANGLE_MARGIN = 1e-6   # how far inside the triangle inequality the legs' inertia is put
+PW_ROD = 0.02     # drawing only: the radius of a leg's rod and of the hip axle
+PW_RIM = 0.015    # drawing only: the thickness of a foot's disc (the rim of radius R)
+
+
+def pw_leg_visuals(rgba):
+    """What a viewer draws of a leg, in its frame (origin at the foot-circle centre, z up the leg):
+    a rod from the foot centre to the hip axis and the foot rim as a thin disc in the x-z plane."""
+    p = PW
+    return [Visual("cylinder", [("length", p["l"]), ("radius", PW_ROD)], rgba, xyz=(0, 0, p["l"] / 2)),
+            Visual("cylinder", [("length", PW_RIM), ("radius", p["R"])], rgba, rpy=(math.pi / 2, 0, 0))]
 
 
 def build_passive_walker():
@@ -633,7 +643,11 @@ def build_passive_walker():
     items = [
         ("link", Link("left_leg", Inertial(p["m"], (p["xcm"], p["ycm"], p["zcm"]), (0, 0, 0), left_I),
                       note="Left leg (root; the loader adds the free flyer). Frame = Moby LLEG: origin at the\n"
-                           "centre of the foot circle, x forward, y lateral (left), z up along the leg.")),
+                           "centre of the foot circle, x forward, y lateral (left), z up along the leg.\n"
+                           "Visuals (drawing only): the leg's rod, its foot rim and the hip axle.",
+                      visuals=pw_leg_visuals((0.2, 0.4, 0.8, 1)) + [
+                          Visual("cylinder", [("length", p["w"]), ("radius", PW_ROD)], (0.5, 0.5, 0.5, 1),
+                                 xyz=(0.0, -halfw, p["l"]), rpy=(math.pi / 2, 0, 0))])),
         ("joint", Joint("left_foot_joint", "fixed", "left_leg", "left_foot")),
         ("link", Link("left_foot", note="Contact frame: centre of the left foot rim (the left_leg origin).")),
         ("joint", Joint("hip", "revolute", "left_leg", "right_hip", xyz=(0.0, -halfw, p["l"]), axis=(0, 1, 0),
@@ -646,7 +660,8 @@ def build_passive_walker():
                                         "joint below puts the right leg's frame at its own foot centre.")),
         ("joint", Joint("right_leg_joint", "fixed", "right_hip", "right_leg", xyz=(0.0, -halfw, -p["l"]))),
         ("link", Link("right_leg", Inertial(p["m"], (p["xcm"], -p["ycm"], p["zcm"]), (0, 0, 0), right_I),
-                      note="Right leg: frame = Moby RLEG (foot centre), the left leg mirrored in y.")),
+                      note="Right leg: frame = Moby RLEG (foot centre), the left leg mirrored in y.",
+                      visuals=pw_leg_visuals((0.8, 0.3, 0.2, 1)))),
         ("joint", Joint("right_foot_joint", "fixed", "right_leg", "right_foot")),
         ("link", Link("right_foot", note="Contact frame: centre of the right foot rim (the right_leg origin).")),
     ]
@@ -1565,7 +1580,7 @@ def check_robot(name, root, ref, report):
 
 def check_walker(root, report):
     path = os.path.join(root, "urdf", "passive_walker.urdf")
-    ok = check_file_generic(path, report)
+    ok = check_file_generic(path, report, visuals=True)
     _, items, _ = parse_urdf(path)
     mech = Mech(items)
     links = {it.name: it for k, it in items if k == "link"}
