@@ -177,12 +177,14 @@ def main():
                     raise RuntimeError("%s: %s" % (expr, r["exceptionDetails"].get("text")))
                 return r["result"].get("value")
 
-            ready = False
-            for _ in range(100):
-                if evaluate("!!(window.mbsReplay && window.mbsReplay.ready)"):
-                    ready = True
-                    break
-                browser.pump(0.2)
+            def wait_ready():
+                for _ in range(100):
+                    if evaluate("!!(window.mbsReplay && window.mbsReplay.ready)"):
+                        return True
+                    browser.pump(0.2)
+                return False
+
+            ready = wait_ready()
             check(ready, "the page never became ready")
             if ready:
                 evaluate("mbsReplay.play(false); mbsReplay.seek(0); 0")
@@ -232,12 +234,7 @@ def main():
                 framed("solo_trot")
                 browser.send("Page.navigate", {"url": "file://" + walker}, session=sess)
                 browser.pump(0.3)
-                ready = False
-                for _ in range(100):
-                    if evaluate("!!(window.mbsReplay && window.mbsReplay.ready)"):
-                        ready = True
-                        break
-                    browser.pump(0.2)
+                ready = wait_ready()
                 check(ready, "the walker's page never became ready")
                 if ready:
                     framed("passive_walker")
