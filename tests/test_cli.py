@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """./sim's messages on bad input, as a user sees them: a directory given as the scenario, as the model
-of --info or as a scenario's [model] urdf is named as a directory (exit 1), not "read error".
+of --info or as a scenario's [model] urdf is named as a directory (exit 1), not "read error". A replay
+page (--html) of a run as long as run.duration allows (1e7 s) is written, with fewer frames per second
+said on stderr and on the page, not refused for the memory of 5e9 frames (the run is ended after 1 s
+of simulated time by a small box).
 MBS_SIM names the ./sim to run.
 
     MBS_SIM=./sim python3 tests/test_cli.py
@@ -28,6 +31,22 @@ def main():
         r = run(*args)
         check(r.returncode == 1 and want in r.stderr and r.stdout == "",
               "sim %s: exit %d, stderr %r" % (" ".join(args), r.returncode, r.stderr.strip()))
+    import re
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        page = os.path.join(tmp, "long.html")
+        r = run("scenarios/solo_trot.ini", "--set", "run.duration=1e7", "--set", "run.box=-1 -1 -1 0.05 1 1",
+                "--html", page)
+        said = re.search(r"sim: the replay page '.*long\.html' of this 1e\+07 s run shows one frame every "
+                         r"([0-9.]+) s of simulated time, not every 0\.01 s: a page holds at most (\d+) frames", r.stderr)
+        check(r.returncode == 4 and said is not None and "out of memory" not in r.stderr,
+              "sim --html on a 1e7 s run: exit %d, stderr %r" % (r.returncode, r.stderr.strip()))
+        text = open(page).read() if os.path.exists(page) else ""
+        check("A long run: one frame every " in text and "so that the page holds at most" in text,
+              "the page of a 1e7 s run does not say that it holds fewer frames (%d bytes)" % len(text))
+        if said:
+            check(int(1e7 / float(said.group(1))) + 2 <= int(said.group(2)),
+                  "one frame every %s s is more than %s frames in 1e7 s" % said.groups())
     finish("cli")
 
 

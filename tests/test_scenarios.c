@@ -12,9 +12,11 @@
  *     [model] gravity, a planar root (floating = 2), the initial velocity ([model] base_velocity
  *     in world axes, v.JOINT), rims ([contact] rim_axis) and [stepper] dissipation;
  *   - the leg inverse kinematics against the model's own forward kinematics;
- *   - every shipped scenario (each .ini in scenarios/) loads its model and itself without a warning. */
+ *   - every shipped scenario (each .ini in scenarios/) loads its model and itself without a warning;
+ *   - the replay page's frame budget: the stride between frames over short and very long runs. */
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,6 +31,7 @@
 #include "mbs.h"
 #include "../src/control/control_internal.h" /* the leg IK is internal to the control layer */
 #include "../src/sim/sim_internal.h"         /* white-box: the scenario's fields */
+#include "../src/sim/replay.h"               /* white-box: the replay's frame stride */
 
 #define SCEN(name) MBS_SOURCE_DIR "/scenarios/" name
 #define BAD(name) MBS_SOURCE_DIR "/tests/data/scenarios_bad/" name
@@ -1437,9 +1440,54 @@ static void test_shipped_scenarios_do_not_warn(void)
     CHECK(n >= 13, "only %d scenarios in %s/scenarios", n, MBS_SOURCE_DIR);
 }
 
+/* The replay records one frame every `every` controller periods: 100 per simulated second at
+ * most, and fewer over a long run, so that nperiods / every + 2 frames (what it allocates) stay
+ * within the budget, small budgets and periods longer than 0.01 s included. */
+static void test_replay_frame_budget(void)
+{
+    CHECK(mbsi_replay_every(0.002, 2500, 20000) == 5, "solo_trot, 5 s: every %ld periods", mbsi_replay_every(0.002, 2500, 20000));
+    CHECK(mbsi_replay_every(0.04, 250, 20000) == 1, "romeo_walk: every %ld periods", mbsi_replay_every(0.04, 250, 20000));
+    CHECK(mbsi_replay_every(0.001, 60000, 20000) == 10, "walker: every %ld", mbsi_replay_every(0.001, 60000, 20000));
+    static const double cdts[] = {0.001, 0.002, 0.0035, 0.04, 0.5};
+    static const long budgets[] = {3, 10, 1000, 20000};
+    static const long runs[] = {1, 7, 999, 1000, 20000, 123457, 5000000000L};
+    for (int i = 0; i < 5; i++)
+        for (int j = 0; j < 4; j++)
+            for (int k = 0; k < 7; k++) {
+                long every = mbsi_replay_every(cdts[i], runs[k], budgets[j]);
+                long rate = mbsi_replay_every(cdts[i], runs[k], LONG_MAX);
+                CHECK(every >= rate && runs[k] / every + 2 <= budgets[j],
+                      "dt %g, %ld periods, budget %ld: every %ld (rate %ld) makes %ld frames", cdts[i], runs[k], budgets[j],
+                      every, rate, runs[k] / every + 2);
+                /* no more thinning than the budget needs */
+                CHECK(every == rate || runs[k] / (every - 1) + 2 > budgets[j],
+                      "dt %g, %ld periods, budget %ld: every %ld where %ld would do", cdts[i], runs[k], budgets[j], every,
+                      every - 1);
+            }
+    /* the public figure: solo_trot as shipped (5 s) at 100 frames per second; for 1e7 s, longer */
+    const char *sets[] = {"run.duration=1e7"};
+    mbs_error err;
+    mbs_scenario *sc = load(SCEN("solo_trot.ini"), NULL, 0, &err);
+    double unthinned = 0;
+    if (sc) {
+        double iv = mbs_sim_replay_interval(sc, &unthinned);
+        CHECK(fabs(iv - 0.01) < 1e-12 && fabs(unthinned - 0.01) < 1e-12, "solo_trot: a frame every %g s (%g)", iv,
+              unthinned);
+        mbs_scenario_free(sc);
+    }
+    sc = load(SCEN("solo_trot.ini"), sets, 1, &err);
+    if (sc) {
+        double iv = mbs_sim_replay_interval(sc, &unthinned);
+        CHECK(fabs(unthinned - 0.01) < 1e-12 && (long)(1e7 / iv) + 2 <= MBS_REPLAY_MAX_FRAMES && iv > 400,
+              "solo_trot for 1e7 s: a frame every %g s (%g unthinned)", iv, unthinned);
+        mbs_scenario_free(sc);
+    }
+}
+
 int main(void)
 {
     RUN(test_shipped_scenarios_do_not_warn);
+    RUN(test_replay_frame_budget);
     RUN(test_leg_ik);
     RUN(test_bad_scenarios);
     RUN(test_romeo_stands);

@@ -202,6 +202,12 @@ static int run(const char *path, const char **sets, int nsets, const char *csv, 
         return 1;
     }
     mbs_error_free(&err);   /* the warnings are printed; the record goes on to the run */
+    const char *page = html ? html : mbs_scenario_html(sc);
+    double unthinned, interval = mbs_sim_replay_interval(sc, &unthinned);
+    if (page[0] && interval > unthinned && !quiet)
+        fprintf(stderr, "sim: the replay page '%s' of this %g s run shows one frame every %g s of simulated time, "
+                        "not every %g s: a page holds at most %d frames\n",
+                page, mbs_scenario_duration(sc), interval, unthinned, MBS_REPLAY_MAX_FRAMES);
     mbs_sim *sim = mbs_sim_new(sc, &err);
     if (!sim) {
         fprintf(stderr, "sim: %s\n", err.msg);

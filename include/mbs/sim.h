@@ -52,6 +52,7 @@ const char *mbs_scenario_stepper(const mbs_scenario *sc);        /* [stepper] na
 double mbs_scenario_dt(const mbs_scenario *sc);                  /* [stepper] dt (s) */
 double mbs_scenario_duration(const mbs_scenario *sc);            /* [run] duration (s) */
 const char *mbs_scenario_csv(const mbs_scenario *sc);            /* [output] csv: "" none, "-" stdout */
+const char *mbs_scenario_html(const mbs_scenario *sc);           /* [output] html: "" none */
 const mbs_material *mbs_scenario_material(const mbs_scenario *sc);   /* [contact]: of every geometry */
 /* The options of section `scheme` (a stepper's name, or "controller") as key/value pairs into
  * opts (room for max; the strings live as long as the scenario); returns how many there are. */
@@ -102,7 +103,8 @@ typedef struct mbs_sim_run_options {
     void *user;
     /* NULL: the scenario's [output] html; "": none; else the path of a self-contained HTML page that
      * replays the run in 3D with plots (one frame per controller period, at most 100 per simulated
-     * second), written when the run ends, also when it diverged or was interrupted */
+     * second and MBS_REPLAY_MAX_FRAMES in all: mbs_sim_replay_interval), written when the run ends,
+     * also when it diverged or was interrupted */
     const char *html;
     /* NULL or "": no checkpoints; else the file the run's complete state (system, stepper, controller,
      * the summary's figures, the CSV's length) is written to, as "<path>.tmp" renamed, at the end of
@@ -191,6 +193,15 @@ int mbs_scenario_keys_markdown(const char *section, char *buf, size_t n);
  * docs/scenarios.md holds (a test checks they agree), 0 the text of ./sim --help. Writes into
  * buf (n bytes) and returns the length needed, as snprintf. */
 int mbs_sim_options_text(int markdown, char *buf, size_t n);
+/* The replay page (run option html) holds at most this many frames: over a long run it keeps
+ * fewer frames per simulated second, so that the page stays small enough to open (Solo: about
+ * 1 kB of page a frame, Romeo 2.5 kB) and the run never fails for the memory of its frames. */
+#define MBS_REPLAY_MAX_FRAMES 20000
+/* The simulated time (s) between two frames of the replay page of a run of sc: its controller
+ * period, at least 0.01 s (100 frames per simulated second), into *unthinned (may be NULL); the
+ * return value is that, or longer when a run of sc's duration would need more than
+ * MBS_REPLAY_MAX_FRAMES frames at that rate (the page and `./sim` then say so). */
+double mbs_sim_replay_interval(const mbs_scenario *sc, double *unthinned);
 /* sizeof(mbs_sim_summary), for bindings that hold one as opaque bytes. */
 size_t mbs_sim_summary_size(void);
 /* The summary as "key: value" lines (the keys of ./sim's output); returns the length needed. */

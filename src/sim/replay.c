@@ -7,6 +7,7 @@
  * stand-ins: the box of its inertia (same mass and principal moments, at its centre of mass) and
  * rods from its origin to its children's joints and its contact points. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -30,6 +31,16 @@ struct mbsi_replay {
     double *series;        /* NSERIES x cap */
     double *normal_force;  /* cap x nc: n·f of each contact (N), 0 when free */
 };
+
+long mbsi_replay_every(double cdt, long nperiods, long max_frames)
+{
+    long every = (long)ceil(0.01 / cdt - 1e-9);
+    if (every < 1) every = 1;
+    if (max_frames < 3) max_frames = 3;
+    /* the least `need` with nperiods / need + 2 <= max_frames (integer division) */
+    long need = nperiods / (max_frames - 1) + 1;
+    return need > every ? need : every;
+}
 
 mbsi_replay *mbsi_replay_new(const mbs_system *s, long max_frames, mbs_error *err)
 {
@@ -236,7 +247,8 @@ static void json_series(FILE *f, const char *name, const char *unit, const char 
     fputs("]}", f);
 }
 
-static void json_data(FILE *f, const mbsi_replay *r, const mbs_scenario *sc, const mbs_system *s, const char *summary)
+static void json_data(FILE *f, const mbsi_replay *r, const mbs_scenario *sc, const mbs_system *s, const char *summary,
+                      double interval, double unthinned)
 {
     const mbs_model *m = r->m;
     fputs("{\"scenario\":", f);
@@ -252,6 +264,15 @@ static void json_data(FILE *f, const mbsi_replay *r, const mbs_scenario *sc, con
     json_numbers(f, mbs_model_gravity(m), 3);
     fputs(",\"summary\":", f);
     json_string(f, summary ? summary : "");
+    fprintf(f, ",\"frame_interval\":%.9g", interval);
+    if (interval > unthinned) {
+        char note[256];
+        snprintf(note, sizeof note,
+                 "A long run: one frame every %.6g s of simulated time, not every %.6g s, so that the page holds "
+                 "at most %d frames.", interval, unthinned, MBS_REPLAY_MAX_FRAMES);
+        fputs(",\"note\":", f);
+        json_string(f, note);
+    }
     fputs(",\"bodies\":[", f);
     for (int b = 0; b < r->nb; b++) {
         if (b) fputc(',', f);
@@ -325,7 +346,7 @@ int mbsi_replay_check_path(const char *path, mbs_error *err)
 }
 
 int mbsi_replay_write(const mbsi_replay *r, const mbs_system *s, const char *path, const mbs_scenario *sc,
-                      const char *summary, mbs_error *err)
+                      const char *summary, double interval, double unthinned, mbs_error *err)
 {
     char tmp[MBS_PATH_LEN + 8];
     if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp)
@@ -333,7 +354,7 @@ int mbsi_replay_write(const mbsi_replay *r, const mbs_system *s, const char *pat
     FILE *f = fopen(tmp, "w");
     if (!f) return mbsi_fail(err, MBS_ERR_IO, "cannot write the replay '%s': %s", tmp, strerror(errno));
     fputs(mbsi_replay_head, f);
-    json_data(f, r, sc, s, summary);
+    json_data(f, r, sc, s, summary, interval, unthinned);
     fputs(mbsi_replay_tail, f);
     int bad = ferror(f);
     if (fclose(f) != 0) bad = 1;

@@ -3,6 +3,7 @@
  * a state that is not finite is, a velocity beyond the bound: divergence; the base leaving the
  * scenario's box: a status of its own), a CSV row per controller period (csv.c), and the figures
  * of the summary (summary.c); checkpoint.c writes and reads the run's checkpoints. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -323,11 +324,11 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
     if (rc != MBS_OK) return rc;
     FILE *f = c.f;
     mbsi_state saved = {0};
-    /* the replay: a frame every `every` periods, at most 100 per simulated second */
+    /* the replay: a frame every `every` periods, at most 100 per simulated second and
+     * MBS_REPLAY_MAX_FRAMES in all */
     const char *html = opt && opt->html ? opt->html : sc->html;
     mbsi_replay *replay = NULL;
-    long every = (long)ceil(0.01 / cdt - 1e-9);
-    if (every < 1) every = 1;
+    long every = mbsi_replay_every(cdt, nperiods, MBS_REPLAY_MAX_FRAMES);
     if (html && html[0]) {
         rc = mbsi_replay_check_path(html, err);
         if (rc == MBS_OK && !(replay = mbsi_replay_new(s, nperiods / every + 2, err))) rc = err->code;
@@ -406,7 +407,8 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
         }
         char text[4096];
         mbs_sim_summary_format(out, text, sizeof text);
-        int wrc = mbsi_replay_write(replay, s, html, sc, text, rc == MBS_OK ? err : NULL);
+        double unthinned = (double)mbsi_replay_every(cdt, nperiods, LONG_MAX) * cdt;
+        int wrc = mbsi_replay_write(replay, s, html, sc, text, (double)every * cdt, unthinned, rc == MBS_OK ? err : NULL);
         if (rc == MBS_OK) rc = wrc;
         mbsi_replay_free(replay);
     }
@@ -417,6 +419,13 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
         return mbsi_fail(err, MBS_ERR_INTERRUPTED, "interrupted at t = %g s", s->t);
     }
     return MBS_OK;
+}
+
+double mbs_sim_replay_interval(const mbs_scenario *sc, double *unthinned)
+{
+    long nperiods = (long)ceil(sc->duration / sc->controller_dt - 1e-9);
+    if (unthinned) *unthinned = (double)mbsi_replay_every(sc->controller_dt, nperiods, LONG_MAX) * sc->controller_dt;
+    return (double)mbsi_replay_every(sc->controller_dt, nperiods, MBS_REPLAY_MAX_FRAMES) * sc->controller_dt;
 }
 
 int mbs_sim_step(mbs_sim *sim, int use_controller, mbs_error *err)

@@ -753,6 +753,7 @@ const char *mbs_scenario_stepper(const mbs_scenario *sc) { return sc->stepper; }
 double mbs_scenario_dt(const mbs_scenario *sc) { return sc->dt; }
 double mbs_scenario_duration(const mbs_scenario *sc) { return sc->duration; }
 const char *mbs_scenario_csv(const mbs_scenario *sc) { return sc->csv; }
+const char *mbs_scenario_html(const mbs_scenario *sc) { return sc->html; }
 const mbs_material *mbs_scenario_material(const mbs_scenario *sc) { return &sc->material; }
 
 int mbs_scenario_options(const mbs_scenario *sc, const char *scheme, mbs_option *opts, int max)
