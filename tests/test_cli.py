@@ -3,7 +3,8 @@
 of --info or as a scenario's [model] urdf is named as a directory (exit 1), not "read error". A replay
 page (--html) of a run as long as run.duration allows (1e7 s) is written, with fewer frames per second
 said on stderr and on the page, not refused for the memory of 5e9 frames (the run is ended after 1 s
-of simulated time by a small box).
+of simulated time by a small box). The man page (man/sim.1, made by `make man` from --help) keeps
+each usage line on a line of its own.
 MBS_SIM names the ./sim to run.
 
     MBS_SIM=./sim python3 tests/test_cli.py
@@ -31,6 +32,15 @@ def main():
         r = run(*args)
         check(r.returncode == 1 and want in r.stderr and r.stdout == "",
               "sim %s: exit %d, stderr %r" % (" ".join(args), r.returncode, r.stderr.strip()))
+    # man/sim.1: every usage line after the first starts after a line break (.br), so that man does
+    # not run two of them together (the --checkpoint and --sweep lines once were)
+    man = open(os.path.join(ROOT, "man", "sim.1")).read().split("\n")
+    usage_end = next(i for i, ln in enumerate(man) if ln.startswith(".TP"))
+    usage = [i for i in range(usage_end) if man[i].startswith("sim ") and not man[i].startswith("sim \\-")]
+    help_usage = [ln for ln in run("--help").stdout.split("\n") if ln.startswith("       sim ")]
+    check(len(usage) == len(help_usage) >= 4 and all(man[i - 1] == ".br" for i in usage),
+          "man/sim.1: %d usage lines (--help has %d), not each after .br: %s" %
+          (len(usage), len(help_usage), [man[i - 1:i + 1] for i in usage]))
     import re
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:
