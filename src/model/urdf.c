@@ -650,9 +650,10 @@ static int attach_tree(urdf_ctx *c, int root)
  * digits (%g), so a body's inertia is known to about 1e-6 of its scale; a defect below that is
  * within the precision of the file's own numbers, i.e. round-off at that scale, and is accepted
  * silently. Larger defects are real: a negative moment is an error (no dynamics for it), a
- * broken triangle inequality a warning, or an error in strict mode. On the 21 files of the
- * shared collection (../shared/reference/urdf/collection/) the accepted defects are below 1.5e-7
- * of S (most near 1e-16) and the reported ones above 1e-6 of S. */
+ * broken triangle inequality a warning, or an error in strict mode. On 21 published robot
+ * descriptions (example-robot-data's, iCub's, TIAGo's ...; tests/test_urdf.c loads them when the
+ * project's reference folder is present) the accepted defects are below 1.5e-7 of S (most near
+ * 1e-16) and the reported ones above 1e-6 of S. */
 #define INERTIA_RTOL 1e-6
 
 /* Trace of the inertia about the frame origin of a mass m with centre c and inertia Ic about it. */

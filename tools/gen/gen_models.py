@@ -525,7 +525,6 @@ def robot_header(name, ref, items_ref, items_out):
     h.append("")
     h.append("Physical parameters from %s, file %s" % (src["repo"], src["path"]))
     h.append("  (%s" % src["commits"] + ")")
-    h.append("  A byte-identical copy is ../shared/reference/urdf/%s.urdf." % name)
     h.append("Kept exactly: link and joint names, the tree, the order of links and joints in the")
     h.append("file, masses, inertias, inertial frames, joint frames (origin xyz rpy), axes, limits")
     h.append("(lower upper effort velocity) and <dynamics> (damping friction). Every number is")
@@ -551,7 +550,7 @@ def robot_header(name, ref, items_ref, items_out):
     h.append("Counts: %d links, %d joints (%s), %d DOF without the free flyer; total mass" %
              (len(links), len(joints), counts, dof))
     h.append("%.12g kg (sum of <mass>). Root link %s: load with floating_base=1 (free flyer" % (mass, roots[0]))
-    h.append("\"root_joint\"), as the reference vectors in ../shared/reference/vectors/ were computed.")
+    h.append("\"root_joint\"), as Pinocchio's vectors in tests/data/reference/vectors/ were computed.")
     if name == "robosimian":
         h.append("Note: base_to_torso flips the torso with rpy roll = 3.14159 (not exactly pi), the")
         h.append("wheel joints limbN_joint8 have rpy roll = -1.57 and limits +-2e19 (= continuous);")
@@ -673,8 +672,8 @@ def build_passive_walker():
 of Coleman, Garcia, Mombaur and Ruina, Phys. Rev. E 64, 022901 (2001), as set up in the
 Moby simulator example. Written by tools/gen/gen_models.py (do not edit by hand).
 
-Parameters (nondimensional: leg mass m = 1, leg length l = 1, gravity g = 1) from
-../shared/reference/passive_walker_params.md, section A.1, i.e. PositronicsLab/Moby,
+Parameters (nondimensional: leg mass m = 1, leg length l = 1, gravity g = 1) from the
+Moby simulator (github.com/PositronicsLab/Moby, Zapolsky and Drumwright, IROS 2015):
 example/passive-walker/walker.sdf at commit d26a935 (2015-05-30, "corrected Z CM
 position", still so at HEAD a025fae), coldet-plugin.cpp and init.cpp. Only numbers were
 taken (Moby's sources say Apache-2.0; the example files carry no header):
@@ -684,18 +683,19 @@ taken (Moby's sources say Apache-2.0; the example files carry no header):
   leg inertia about the COM, leg-frame axes: ixx {ixx}, iyy {iyy}, izz {izz},
   ixy +-{ixy}, ixz {ixz}, iyz +-{iyz} (the right leg is the left one mirrored in y:
   ixy and iyz change sign), slope alpha = {alpha} rad.
-The parameter file gives one rigid-leg inertia; it is used for both legs (mirrored). No
+Moby gives one rigid-leg inertia; it is used for both legs (mirrored). No
 hip mass is needed: the hip is a massless frame link, and the moving body of joint "hip"
 is right_hip + right_leg merged.
 
 Structure: left_leg (root) -[hip: revolute, axis y]-> right_hip -[fixed]-> right_leg.
 Both leg frames are Moby's (origin at the foot-circle centre, z up the leg, y lateral),
 so Moby's initial conditions carry over: the free-flyer pose is the LLEG pose and q_hip is
-Moby's hip angle (e.g. the fixed point of passive_walker_params.md A.3, stance = left leg,
-base at (0, 0, R) with the quaternion listed there, hip angle theta_sw + pi). Contact
+Moby's hip angle (e.g. the fixed point from Michael Coleman's MATLAB code that Moby's
+init.cpp carries (in use in its commit 2adbab4): stance = left leg, base at (0, 0, R)
+with init.cpp's yaw, roll and pitch, hip angle theta_sw + pi). Contact
 frames left_foot and right_foot sit at the foot-circle centres (the leg frame origins).
 
-Scenario notes and caveats (read passive_walker_params.md A.2):
+Scenario notes and caveats (docs/passive_walker.md has more):
  * Gravity: the slope is applied by tilting gravity on a level floor,
    g = (sin a, 0, -cos a) = ({gx}, 0, {gz}) with |g| = 1; the engine's default
    (0, 0, -9.81) is not this model's unit system.
