@@ -154,6 +154,13 @@ def main():
         wrun = subprocess.run([sim, "scenarios/passive_walker.ini", "--html", walker, "--quiet", "--set",
                                "run.duration=0.2"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
         check(wrun.returncode == 0, "sim --html (walker) exited %d: %s" % (wrun.returncode, wrun.stderr.strip()))
+        rough = os.path.join(tmp, "rough.html")
+        rrun = subprocess.run([sim, "scenarios/solo_rough.ini", "--html", rough, "--quiet", "--set", "run.duration=0.5"],
+                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+        check(rrun.returncode == 0, "sim --html (rough) exited %d: %s" % (rrun.returncode, rrun.stderr.strip()))
+        # the terrain's grid is on the page (136 x 101 points over 2.7 m x 2 m at 2 cm)
+        check(os.path.exists(rough) and '"heightfields":[{"nx":136,"ny":101,' in open(rough, encoding="utf-8").read(),
+              "the rough page has no heightfield")
         check(os.path.exists(page), "no page written")
         if not os.path.exists(page):
             finish("replay")
@@ -238,6 +245,13 @@ def main():
                 check(ready, "the walker's page never became ready")
                 if ready:
                     framed("passive_walker")
+                # the terrain drawn: the page readies, frames the robot, and throws nothing (below)
+                browser.send("Page.navigate", {"url": "file://" + rough}, session=sess)
+                browser.pump(0.3)
+                ready = wait_ready()
+                check(ready, "the rough terrain's page never became ready")
+                if ready:
+                    framed("solo_rough")
             browser.pump(0.2)
         finally:
             browser.close()

@@ -298,6 +298,19 @@ static void json_data(FILE *f, const mbsi_replay *r, const mbs_scenario *sc, con
         json_numbers(f, size, 3);
         fputc('}', f);
     }
+    /* heightfields: their grids, every stride-th point so that the page keeps at most 400 x 400 */
+    fputs("],\"heightfields\":[", f);
+    for (int i = 0; i < env->nheightfields; i++) {
+        const mbs_heightfield *hf = &env->heightfields[i];
+        int sx = (hf->nx + 399) / 400, sy = (hf->ny + 399) / 400;
+        int nx = (hf->nx - 1) / sx + 1, ny = (hf->ny - 1) / sy + 1;
+        fprintf(f, "%s{\"nx\":%d,\"ny\":%d,\"x0\":%.9g,\"y0\":%.9g,\"dx\":%.9g,\"dy\":%.9g,\"h\":[", i ? "," : "", nx,
+                ny, hf->x0, hf->y0, hf->dx * sx, hf->dy * sy);
+        for (int j = 0; j < ny; j++)
+            for (int k = 0; k < nx; k++)
+                fprintf(f, j || k ? ",%.5g" : "%.5g", hf->h[(size_t)k * sx + (size_t)hf->nx * j * sy]);
+        fputs("]}", f);
+    }
     fputs("],\"contacts\":[", f);
     for (int i = 0; i < r->nc; i++) {
         fputs(i ? ",{\"name\":" : "{\"name\":", f);
