@@ -238,7 +238,7 @@ $(BUILD)/tests/test_svi: tests/test_svi.c tools/bench/svi.c $(TEST_COMMON) $(LIB
 # bench-expo: section 6 of Hammoud et al. 2022 (issue 3) on the Solo scenarios and Romeo's walk: local error vs
 # real-time factor, largest stable step, time per step, error vs contact stiffness and damping, touch-downs
 # per scheme, cost against active contacts; plots into docs/images when gnuplot is installed (optional,
-# not in deps), tables into docs/benchmarks.md. About 4 minutes.
+# not in deps), tables into docs/benchmarks.md. About 7 to 9 minutes on 2 shared cores.
 .PHONY: bench-expo
 bench-expo: $(BUILD)/tools/bench_expo
 	$(call bench_doc,$(BUILD)/tools/bench_expo,$(BUILD)/bench_expo)

@@ -11,19 +11,22 @@ set grid
 set logscale xy
 set format y "10^{%L}"
 set datafile missing "nan"   # what printf writes for NAN: a measurement that diverged or was not run
-# four panels in a 2x2 grid (a row of four would squeeze each to 300 px), one legend right of them
-set key at screen 0.865, 0.5 left center vertical box opaque font ",10" samplen 2 spacing 1.3
+# four panels in a 2x2 grid (a row of four would squeeze each to 300 px), one legend right of them,
+# wide enough for the longest label ("expo full, paper (at start, no split)")
+set key at screen 0.80, 0.5 left center vertical Left reverse box opaque font ",10" samplen 2 spacing 1.3
 
 # one colour and point type per stepper, in the VARS order of part a (expo/a_accuracy.c)
-array col[8] = ["#d62728", "#ff7f0e", "#9467bd", "#1f77b4", "#17becf", "#2ca02c", "#000000", "#8c564b"]
-array pts[8] = [7, 5, 9, 11, 13, 15, 4, 6]
+# (the last two: the full exponential linearised at the step's start with our touch-down splitting,
+# and the paper's scheme, at the start without splitting)
+array col[9] = ["#d62728", "#ff7f0e", "#9467bd", "#1f77b4", "#17becf", "#2ca02c", "#000000", "#8c564b", "#e377c2"]
+array pts[9] = [7, 5, 9, 11, 13, 15, 4, 6, 8]
 scen = "solo_squat solo_jump solo_trot romeo_walk"
 titles = "\"solo-squat (controller 40 ms)\" \"solo-jump (controller 10 ms)\" \"solo-trot (controller 2 ms)\" \"romeo-walk (controller 40 ms)\""
 
 if (strstrt(parts, 'a') > 0) {
     # ---- fig. 2: local error against real-time factor
     set output imgdir.'/expo_error_vs_rtf.png'
-    set multiplot layout 2,2 title "Local integration error (mean over controller periods of ||x ⊖ x_{gt}||_∞) vs real-time factor (stepper time only)" margins 0.06, 0.85, 0.07, 0.93 spacing 0.07, 0.1
+    set multiplot layout 2,2 title "Local integration error (mean over controller periods of ||x ⊖ x_{gt}||_∞) vs real-time factor (stepper time only)" margins 0.06, 0.79, 0.07, 0.93 spacing 0.07, 0.1
     set xlabel "real-time factor"
     set ylabel "mean local error"
     set yrange [*:1e3]
@@ -31,27 +34,28 @@ if (strstrt(parts, 'a') > 0) {
     do for [s=1:4] {
         set title word(titles, s)
         if (s == 1) { set key } else { unset key }
-        plot for [i=0:7] datadir.'/accuracy_'.word(scen, s).'.dat' index i u 2:3 w lp lw 2 pt pts[i+1] ps 1.1 lc rgb col[i+1] t columnheader(1)
+        plot for [i=0:8] datadir.'/accuracy_'.word(scen, s).'.dat' index i u 2:3 w lp lw 2 pt pts[i+1] ps 1.1 lc rgb col[i+1] t columnheader(1)
     }
     unset multiplot
 
     # ---- fig. 3: local error against the integration step
     set output imgdir.'/expo_error_vs_dt.png'
-    set multiplot layout 2,2 title "Local integration error vs integration step" margins 0.06, 0.85, 0.07, 0.93 spacing 0.07, 0.1
+    set multiplot layout 2,2 title "Local integration error vs integration step" margins 0.06, 0.79, 0.07, 0.93 spacing 0.07, 0.1
     set xlabel "step δt (ms)"
     set format x "%g"
     do for [s=1:4] {
         set title word(titles, s)
         if (s == 1) { set key } else { unset key }
-        plot for [i=0:7] datadir.'/accuracy_'.word(scen, s).'.dat' index i u 1:3 w lp lw 2 pt pts[i+1] ps 1.1 lc rgb col[i+1] t columnheader(1)
+        plot for [i=0:8] datadir.'/accuracy_'.word(scen, s).'.dat' index i u 1:3 w lp lw 2 pt pts[i+1] ps 1.1 lc rgb col[i+1] t columnheader(1)
     }
     unset multiplot
 }
 
 if (strstrt(parts, 'd') > 0) {
     # ---- fig. 4: local error against contact stiffness and damping ratio (solo_trot)
-    array c3[4] = ["#d62728", "#1f77b4", "#9467bd", "#000000"]
-    array p3[4] = [7, 11, 9, 4]
+    # the paper's scheme (mmm 0 at the step's start, no splitting) last, in part a's colour for it
+    array c3[5] = ["#d62728", "#1f77b4", "#9467bd", "#000000", "#e377c2"]
+    array p3[5] = [7, 11, 9, 4, 8]
     set terminal pngcairo size 1100,500 font ",11"
     set output imgdir.'/expo_stiffness_damping.png'
     set autoscale y
@@ -62,12 +66,12 @@ if (strstrt(parts, 'd') > 0) {
     set xlabel "contact stiffness K (N/m)"
     set ylabel "mean local error"
     set format x "10^{%L}"
-    plot for [i=0:3] datadir.'/stiffness.dat' index i u 1:2 w lp lw 2 pt p3[i+1] lc rgb c3[i+1] t columnheader(1)
+    plot for [i=0:4] datadir.'/stiffness.dat' index i u 1:2 w lp lw 2 pt p3[i+1] lc rgb c3[i+1] t columnheader(1)
     set title "damping ratio (K = 10^5 N/m)"
     set xlabel "damping ratio"
     unset logscale x
     set format x "%g"
-    plot for [i=0:3] datadir.'/damping.dat' index i u 1:2 w lp lw 2 pt p3[i+1] lc rgb c3[i+1] t columnheader(1)
+    plot for [i=0:4] datadir.'/damping.dat' index i u 1:2 w lp lw 2 pt p3[i+1] lc rgb c3[i+1] t columnheader(1)
     unset multiplot
 }
 
