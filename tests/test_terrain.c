@@ -6,7 +6,8 @@
  *   - a system keeps its own copy of the grid (the caller's may go; a clone has its own);
  *   - bad heightfields are refused; the scenario's random terrain is the seed's (the same twice,
  *     another for another seed), within ± roughness, level at its border; a text grid loads, and a
- *     ragged one is refused naming its file and line;
+ *     ragged one is refused naming its file and line; PGM images (P5 8 and 16 bits, P2) load as
+ *     level + scale value / maxval, their first row at the highest y, a short one refused;
  *   - scenarios/solo_rough.ini: the blind trot crosses the patch on its seed and on seven others,
  *     level, stable, stepping, the feet not sinking. */
 #include <math.h>
@@ -203,6 +204,35 @@ static void test_scenario(void)
     snprintf(want, sizeof want, "%s:2: 2 heights, the rows before have 3", path);
     CHECK(!t && strstr(err.msg, want), "ragged grid: '%s'", t ? "accepted" : err.msg);
     mbs_scenario_free(t);
+
+    /* PGM: a 3 x 2 image, 8-bit binary, 16-bit binary and text, all the same heights */
+    static const unsigned char img[6] = {0, 51, 255, 102, 0, 204};   /* row 1 (top: y max), row 2 (bottom) */
+    const char *sg[] = {"environment.ground=0", set, "environment.heightfield_size=0 0 2 1",
+                        "environment.heightfield_scale=0.05", "environment.heightfield_level=-0.01"};
+    for (int kind = 0; kind < 4; kind++) {
+        fp = fopen(path, "wb");
+        if (kind == 0) { fprintf(fp, "P5\n# a comment\n3 2\n255\n"); fwrite(img, 1, 6, fp); }
+        else if (kind == 1) {
+            fprintf(fp, "P5 3 2 65535\n");
+            for (int k = 0; k < 6; k++) { fputc(img[k], fp); fputc(img[k], fp); }   /* 257 v: the same fraction */
+        } else if (kind == 2) fprintf(fp, "P2\n3 2\n255\n0 51 255\n102 0 204\n");
+        else { fprintf(fp, "P5\n3 2\n255\n"); fwrite(img, 1, 4, fp); }            /* two pixels short */
+        fclose(fp);
+        t = mbs_scenario_load(tm_path("scenarios/solo_trot.ini"), sg, 5, &err);
+        if (kind == 3) {
+            CHECK(!t && strstr(err.msg, "pixel 2 of row 2 is missing"), "short PGM: '%s'", t ? "accepted" : err.msg);
+        } else {
+            CHECK(t != NULL, "PGM %d: %s", kind, err.msg);
+            if (!t) continue;
+            const mbs_heightfield *f = &t->env.heightfields[0];
+            /* the bottom image row is y = 0: h[0..2]; the top row y = 1: h[3..5] */
+            double hw[6] = {-0.01 + 0.05 * 102 / 255.0, -0.01, -0.01 + 0.05 * 204 / 255.0, -0.01, -0.01 + 0.05 * 51 / 255.0, 0.04};
+            double worst = 0;
+            for (int k = 0; k < 6; k++) worst = check_worst(worst, fabs(f->h[k] - hw[k]));
+            CHECK(f->nx == 3 && f->ny == 2 && worst < 1e-15, "PGM %d: %d x %d, heights off by %g", kind, f->nx, f->ny, worst);
+        }
+        mbs_scenario_free(t);
+    }
     remove(path);
 }
 

@@ -62,9 +62,13 @@ static const keyspec KEYS[] = {
     {"environment", "box", K_VEC, 6, 7, -1e4, 1e4, 0, 1, "m, rad", "",
      "cx cy cz hx hy hz [yaw]: a solid box, centre, half sizes, turned by yaw about z (repeatable)"},
     {"environment", "heightfield", K_STR, 0, 0, 0, 0, 0, 0, "", "",
-     "terrain: `random` (value noise from the keys below) or the path of a text grid (relative to the scenario file: "
-     "rows of heights in m, the first row at the rectangle's lowest y, every row the same count; # comments); the solid "
-     "below z = h(x, y), two triangles per cell, the edges going on level outside (none by default)"},
+     "terrain: `random` (value noise from the keys below), the path of a text grid (relative to the scenario file: "
+     "rows of heights in m, the first row at the rectangle's lowest y, every row the same count; # comments) or of a PGM "
+     "image (P2 or P5, seen from above: its first row at the highest y; heights heightfield_level + heightfield_scale "
+     "value / maxval); the solid below z = h(x, y), two triangles per cell, the edges going on level outside (none by "
+     "default)"},
+    {"environment", "heightfield_scale", K_NUM, 0, 0, -1e3, 1e3, 0, 0, "m", "0.1",
+     "a PGM heightfield: the height of its brightest value (maxval) above heightfield_level"},
     {"environment", "heightfield_size", K_VEC, 4, 4, -1e4, 1e4, 0, 0, "m", "-1 -1 5 1",
      "xmin ymin xmax ymax: the heightfield's rectangle"},
     {"environment", "heightfield_resolution", K_NUM, 0, 0, 1e-4, 10, 0, 0, "m", "0.02",
@@ -74,7 +78,8 @@ static const keyspec KEYS[] = {
      "rectangle's border: a patch in a level floor)"},
     {"environment", "heightfield_wavelength", K_NUM, 0, 0, 1e-3, 1e3, 0, 0, "m", "0.2",
      "random: twice the spacing of the noise's lattice, whose values are smoothly interpolated"},
-    {"environment", "heightfield_level", K_NUM, 0, 0, -1e4, 1e4, 0, 0, "m", "0", "random: the mean height"},
+    {"environment", "heightfield_level", K_NUM, 0, 0, -1e4, 1e4, 0, 0, "m", "0",
+     "random: the mean height; a PGM image: the height of its value 0"},
     {"environment", "heightfield_seed", K_INT, 0, 0, 0, 4294967295.0, 0, 0, "", "1", "random: the noise's seed"},
     {"controller", "type", K_STR, 0, 0, 0, 0, 0, 0, "", MBS_CONTROLLER_DEFAULT,
      "a registered controller (its options below); `./sim --help` lists them"},
@@ -592,7 +597,55 @@ static void random_heights(mbs_scenario *sc, mbs_heightfield *f)
         }
 }
 
-/* A text grid of heights (rows along x, the first at ymin) into sc->heights, its size into f. */
+/* The next number of a PGM header (after whitespace and # comments), or -1. */
+static long pgm_number(FILE *in)
+{
+    int ch;
+    while ((ch = fgetc(in)) != EOF) {
+        if (ch == '#') while ((ch = fgetc(in)) != EOF && ch != '\n') {}
+        else if (ch != ' ' && ch != '\t' && ch != '\r' && ch != '\n') break;
+    }
+    long x = -1;
+    while (ch >= '0' && ch <= '9') {
+        x = (x < 0 ? 0 : 10 * x) + (ch - '0');
+        if (x > 100000000) return -1;
+        ch = fgetc(in);
+    }
+    return x;
+}
+
+/* A PGM image (P2 text or P5 binary, 8 or 16 bits) of heights: level + scale value / maxval, its
+ * first row at the rectangle's highest y (an image seen from above), into sc->heights and f. */
+static int pgm_heights(mbs_scenario *sc, FILE *in, const char *path, int binary, mbs_heightfield *f, mbs_error *err)
+{
+    long w = pgm_number(in), h = pgm_number(in), maxval = pgm_number(in);
+    if (w < 2 || h < 2 || maxval < 1 || maxval > 65535 || (double)w * (double)h > 1e7)
+        return mbsi_fail(err, MBS_ERR_ARG, "%s: a PGM header of %ld x %ld, maxval %ld (at least 2 x 2, at most 1e7 pixels, "
+                         "maxval 1 to 65535)", path, w, h, maxval);
+    double scale = num(sc, "environment", "heightfield_scale"), level = num(sc, "environment", "heightfield_level");
+    sc->heights = malloc((size_t)w * (size_t)h * sizeof(double));
+    if (!sc->heights) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
+    for (long r = 0; r < h; r++)
+        for (long c = 0; c < w; c++) {
+            long v;
+            if (!binary) v = pgm_number(in);
+            else if (maxval < 256) v = fgetc(in);
+            else {
+                int hi = fgetc(in), lo = fgetc(in);
+                v = hi == EOF || lo == EOF ? -1 : 256 * hi + lo;
+            }
+            if (v < 0 || v > maxval)
+                return mbsi_fail(err, MBS_ERR_ARG, "%s: pixel %ld of row %ld is %s (0 to maxval %ld)", path, c + 1, r + 1,
+                                 v < 0 ? "missing" : "above maxval", maxval);
+            sc->heights[c + (size_t)w * (size_t)(h - 1 - r)] = level + scale * (double)v / (double)maxval;
+        }
+    f->nx = (int)w;
+    f->ny = (int)h;
+    return MBS_OK;
+}
+
+/* A text grid of heights (rows along x, the first at ymin), or a PGM image, into sc->heights, its
+ * size into f. */
 static int file_heights(mbs_scenario *sc, const mbs_scenario_entry *e, mbs_heightfield *f, mbs_error *err)
 {
     char path[MBS_PATH_LEN], dir[MBS_PATH_LEN];
@@ -600,8 +653,15 @@ static int file_heights(mbs_scenario *sc, const mbs_scenario_entry *e, mbs_heigh
     if (e->value[0] == '/' || !strchr(sc->path, '/')) snprintf(path, sizeof path, "%s", e->value);
     else if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->value) >= sizeof path)
         return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "path too long");
-    FILE *in = fopen(path, "r");
+    FILE *in = fopen(path, "rb");
     if (!in) return mbsi_ini_fail_at(sc, e, err, MBS_ERR_IO, "cannot open the heightfield '%s': %s", path, strerror(errno));
+    char magic[3] = {0};
+    if (fread(magic, 1, 2, in) == 2 && magic[0] == 'P' && (magic[1] == '2' || magic[1] == '5')) {
+        int rc = pgm_heights(sc, in, path, magic[1] == '5', f, err);
+        fclose(in);
+        return rc;
+    }
+    rewind(in);
     char line[65536];
     size_t cap = 0, n = 0;
     int rows = 0, cols = -1, lineno = 0, rc = MBS_OK;
@@ -663,9 +723,9 @@ static int read_heightfield(mbs_scenario *sc, mbs_error *err)
         double res = num(sc, "environment", "heightfield_resolution");
         f->nx = (int)ceil((box[2] - box[0]) / res - 1e-9) + 1;
         f->ny = (int)ceil((box[3] - box[1]) / res - 1e-9) + 1;
-        if ((double)f->nx * f->ny > 4e7)
+        if ((double)f->nx * f->ny > 1e7)
             return mbsi_ini_fail_at(sc, mbsi_ini_find(sc, "environment", "heightfield_resolution"), err, MBS_ERR_ARG,
-                                    "out of range: %d x %d points (at most 4e7: a coarser resolution or a smaller size)", f->nx, f->ny);
+                                    "out of range: %d x %d points (at most 1e7: a coarser resolution or a smaller size)", f->nx, f->ny);
         sc->heights = malloc((size_t)f->nx * (size_t)f->ny * sizeof(double));
         if (!sc->heights) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
         f->dx = (box[2] - box[0]) / (f->nx - 1);
