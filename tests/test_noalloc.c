@@ -142,7 +142,8 @@ static void test_scenarios(void)
         /* the model-predictive controller plans 30 knots each period: a tenth of a second of it,
          * pushed inside that time (a push computes the base's Jacobian in the step loop) */
         static const char *short_run[] = {"run.duration=0.1", "run.push=0.02 0 15 0 0.05"};
-        /* the jump's optimisation (at creation) a short one: the playback is what is counted */
+        /* the jump's optimisation (at the first period, counted too: a solve allocates nothing) a
+         * short one */
         static const char *short_jump[] = {"controller.iterations=2", "controller.horizon=0.2", "controller.apex_time=0.1",
                                            "run.duration=0.3"};
         int mpc = strstr(files[k], "mpc") != NULL, jump = strstr(files[k], "jump_opt") != NULL;

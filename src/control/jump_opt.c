@@ -1,7 +1,9 @@
 /* jump_opt.c — a jump found by trajectory optimisation through the simulator, then played back.
  *
- * When it is created, the controller runs iLQR (mbs/ilqr.h) on a copy of the world from the
- * initial state, over `horizon` seconds of its planner's stepper (expo by default) at plan_dt,
+ * When it is created, the controller copies the world in its initial state and sets up an iLQR
+ * (mbs/ilqr.h) on that copy; at its first period it runs it (so that making a sim, e.g. to check a
+ * scenario, stays cheap, and a run resumed from a checkpoint plans the same from the same copy),
+ * over `horizon` seconds of its planner's stepper (expo by default) at plan_dt,
  * the controls being every one-coordinate joint's torque within ±torque_limit. Nothing tells it
  * how to jump: no gait, no phases, no inverse kinematics. The cost asks for
  *   - the base `height` above its start at apex_time (a residual r = z − z_apex, weight w_apex),
@@ -20,7 +22,8 @@
  * the initial posture: the last knot's gains are a one-step-to-go feedback, too stiff to hold.
  *
  * The summary reports the solve (iterations, cost, wall time, the plan's apex) and the tilt of
- * the base after landing, as the controller senses it (feet within 1 mm of the ground). */
+ * the base after landing, as the controller senses it (feet within 1 mm of the ground). A solve
+ * that fails leaves the holding PD from the start, and the summary says why (plan_status). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +90,12 @@ typedef struct jump_opt {
     int touching[MBS_CONTROL_MAX_CONTACTS];
     double z_apex, vz_scale, w_apex;   /* the apex residual's target (m), its velocity term's scale (s), weight */
     int k_apex;
+    /* the planner, set up at creation and run at the first period */
+    mbs_system *copy;
+    mbs_stepper *st;
+    mbs_ilqr *ilqr;
+    int planned, failed;
+    char why[200];
     /* the solve, for the summary */
     mbs_ilqr_stats stats;
     double wall_s, plan_apex;
@@ -99,6 +108,9 @@ static void fini(mbs_controller *c)
 {
     jump_opt *w = c->impl;
     if (!w) return;
+    mbs_ilqr_free(w->ilqr);
+    mbs_stepper_free(w->st);
+    mbs_system_free(w->copy);
     free(w->ctl);
     mbs_data_free(w->d);
     free(w);
@@ -138,19 +150,19 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* The solve on a copy of the world: the plan into w->U, w->K, w->X. */
-static int plan(mbs_controller *c, jump_opt *w, mbs_error *err)
+/* The planner on a copy of the world in its initial state: its costs, limits and warm start. */
+static int setup(mbs_controller *c, jump_opt *w, mbs_error *err)
 {
     const jump_opt_options *o = c->opts;
-    const mbs_model *m = c->m;
     const int nv = w->nv, n = w->n, nu = w->nu, N = w->N;
-    mbs_system *copy = mbs_system_clone(c->sys, err);
-    mbs_stepper *st = copy ? mbs_stepper_new(o->stepper, copy, NULL, 0, err) : NULL;
-    mbs_ilqr *p = st ? mbs_ilqr_new(st, N, o->plan_dt, w->ctl, nu, err) : NULL;
+    w->copy = mbs_system_clone(c->sys, err);
+    w->st = w->copy ? mbs_stepper_new(o->stepper, w->copy, NULL, 0, err) : NULL;
+    w->ilqr = w->st ? mbs_ilqr_new(w->st, N, o->plan_dt, w->ctl, nu, err) : NULL;
+    mbs_ilqr *p = w->ilqr;
     double *Q = calloc(6 * (size_t)nv, sizeof(double)), *Qf = Q + 2 * nv, *R = Q + 4 * nv;   /* R: nu, then u_ref nu */
     int rc = MBS_OK;
     if (!p || !Q) { rc = err && err->code ? err->code : mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); goto out; }
-    mbs_system_set_tau(copy, R);   /* zero: the entries not controlled */
+    mbs_system_set_tau(w->copy, R);   /* zero: the entries not controlled */
     for (int k = 0; k < nv; k++) {
         int joint = k >= 6;
         Q[k] = joint ? o->w_posture : o->w_base;
@@ -177,15 +189,27 @@ static int plan(mbs_controller *c, jump_opt *w, mbs_error *err)
     }
     double *u = mbs_ilqr_controls(p);
     for (int k = 0; k < N; k++) memcpy(u + (size_t)k * nu, R + nu, sizeof(double) * (size_t)nu);
+out:
+    free(Q);
+    return rc;
+}
+
+/* The solve, at the first period: the plan into w->U, w->K, w->X, or w->failed and why. */
+static void plan(mbs_controller *c, jump_opt *w)
+{
+    const jump_opt_options *o = c->opts;
+    const int nv = w->nv, n = w->n, nu = w->nu, N = w->N;
+    mbs_ilqr *p = w->ilqr;
+    w->planned = 1;
     double t0 = now();
-    rc = mbs_ilqr_solve(p, o->iterations, 1e-6, &w->stats);
+    int rc = mbs_ilqr_solve(p, o->iterations, 1e-6, &w->stats);
     w->wall_s = now() - t0;
     if (rc != MBS_OK) {
-        mbsi_fail(err, rc, "jump_opt: the optimisation failed after %d iterations: %s", w->stats.iterations,
-                  mbs_ilqr_last_error(p)->msg);
-        goto out;
+        w->failed = 1;
+        snprintf(w->why, sizeof w->why, "failed after %d iterations: %.150s", w->stats.iterations, mbs_ilqr_last_error(p)->msg);
+        return;
     }
-    memcpy(w->U, u, sizeof(double) * (size_t)N * (size_t)nu);
+    memcpy(w->U, mbs_ilqr_controls(p), sizeof(double) * (size_t)N * (size_t)nu);
     memcpy(w->K, mbs_ilqr_gains(p), sizeof(double) * (size_t)N * (size_t)nu * (size_t)n);
     const size_t nx = (size_t)(w->nq + nv);
     w->plan_apex = -INFINITY;
@@ -193,13 +217,6 @@ static int plan(mbs_controller *c, jump_opt *w, mbs_error *err)
         mbs_ilqr_state(p, k, w->X + k * nx, w->X + k * nx + w->nq);
         w->plan_apex = fmax(w->plan_apex, w->X[k * nx + 2]);
     }
-    (void)m;
-out:
-    mbs_ilqr_free(p);
-    mbs_stepper_free(st);
-    mbs_system_free(copy);
-    free(Q);
-    return rc;
 }
 
 static int init(mbs_controller *c, mbs_error *err)
@@ -248,7 +265,7 @@ static int init(mbs_controller *c, mbs_error *err)
         w->ctl[w->nu++] = iv;
     }
     if (w->nu == 0) { fini(c); return mbsi_fail(err, MBS_ERR_ARG, "jump_opt: the model has no one-coordinate joint to drive"); }
-    int rc = plan(c, w, err);
+    int rc = setup(c, w, err);
     if (rc != MBS_OK) fini(c);
     return rc;
 }
@@ -268,8 +285,9 @@ static void compute(mbs_controller *c, double t, const double *q, const double *
     double s = f - k;
     if (s < 0) s = 0;
     memset(tau, 0, sizeof(double) * (size_t)nv);
-    if (k >= w->N) {
-        /* after the plan: hold the initial posture */
+    if (!w->planned) plan(c, w);
+    if (k >= w->N || w->failed) {
+        /* after the plan (or without one): hold the initial posture */
         for (int j = 0; j < nu; j++) {
             int iq = w->qidx[j];
             double a = w->uhold[j] + o->hold_kp * (c->q0[iq] - q[iq]) - o->hold_kd * v[w->ctl[j]];
@@ -310,7 +328,8 @@ static void sense_landing(const mbs_controller *c, jump_opt *w, const double *q)
     }
 }
 
-/* Checkpoints: what the playback tracks (the plan is made again, identically, at creation). */
+/* Checkpoints: what the playback tracks (a resumed run plans again, identically, from the copy of
+ * the world its controller made at creation). */
 static void state(mbs_controller *c, mbsi_state *s)
 {
     jump_opt *w = c->impl;
@@ -324,14 +343,15 @@ static int report(const mbs_controller *c, char *buf, size_t n)
 {
     const jump_opt *w = c->impl;
     return snprintf(buf, n,
-                    "plan_iterations: %d\nplan_converged: %d\nplan_cost_start: %.6g\nplan_cost: %.6g\nplan_wall_time_s: %.4g\n"
-                    "plan_apex_z_m: %.4f\nlanded: %d\nlanding_tilt_deg: %.3g\n",
-                    w->stats.iterations, w->stats.converged, w->stats.cost_start, w->stats.cost, w->wall_s, w->plan_apex,
-                    w->landed, w->landing_tilt);
+                    "plan_status: %s%s\nplan_iterations: %d\nplan_converged: %d\nplan_cost_start: %.6g\nplan_cost: %.6g\n"
+                    "plan_wall_time_s: %.4g\nplan_apex_z_m: %.4f\nlanded: %d\nlanding_tilt_deg: %.3g\n",
+                    !w->planned ? "not run" : w->failed ? "failed " : "solved", w->failed ? w->why : "", w->stats.iterations,
+                    w->stats.converged, w->stats.cost_start, w->stats.cost, w->wall_s, w->plan_apex, w->landed,
+                    w->landing_tilt);
 }
 
 const mbs_controller_type mbsi_controller_jump_opt = {
-    {"jump_opt", "a jump found by iLQR through the simulator (expo at plan_dt by default) at creation, played back with its gains",
+    {"jump_opt", "a jump found by iLQR through the simulator (expo at plan_dt by default) at the first period, played back with its gains",
      &(const mbs_option_table){"jump_opt", spec, (int)(sizeof spec / sizeof *spec), NULL, 0, sizeof(jump_opt_options)}},
     init, compute, fini, NULL, state, report,
 };

@@ -28,7 +28,9 @@ static inline void sin_cos_reduced(double x, double *s, double *c)
     double sr = r + r * z * sp;
     double hz = 0.5 * z, w = 1.0 - hz;
     double cr = w + (((1.0 - w) - hz) + z * cp);        /* 1 − z/2 + z·cp without losing the low bits */
-    long long n = (long long)k;                         /* x = n π/2 + r: rotate (sr, cr) by n quarter turns */
+    /* x = n π/2 + r: rotate (sr, cr) by n quarter turns; an angle beyond 1e6 rad (redone by libm)
+     * or not finite gets n = 0 here, whose conversion a k out of long long's range would make undefined */
+    long long n = (long long)(fabs(k) < 1e15 ? k : 0.0);
     double ss = (n & 1) ? cr : sr, cc = (n & 1) ? sr : cr;
     *s = (n & 2) ? -ss : ss;
     *c = ((n + 1) & 2) ? -cc : cc;
