@@ -18,8 +18,11 @@
  * Each controller period then plays the plan back at the simulator's own (finer) step with the
  * optimiser's feedback gains: τ = u_k + K_k δx, δx = (difference(q̄, q), v − v̄), (q̄, v̄) the plan's
  * state interpolated between its knots k and k + 1, u_k held over the knot as the plan held it.
- * After the horizon, a joint PD (hold_kp, hold_kd) with the torques that hold the posture keeps
- * the initial posture: the last knot's gains are a one-step-to-go feedback, too stiff to hold.
+ * From the first touch-down after a flight, and after the horizon, a joint PD (hold_kp, hold_kd)
+ * with the torques that hold the posture catches the robot and keeps the initial posture: the
+ * plan's landing torques, played where the real landing comes a few ms earlier or later than the
+ * plan's, spin an unloaded shank past 100 rad/s (seen under another compiler's rounding), and
+ * the last knot's gains are a one-step-to-go feedback, too stiff to hold.
  *
  * The summary reports the solve (iterations, cost, wall time, the plan's apex) and the tilt of
  * the base after landing, as the controller senses it (feet within 1 mm of the ground). A solve
@@ -286,8 +289,8 @@ static void compute(mbs_controller *c, double t, const double *q, const double *
     if (s < 0) s = 0;
     memset(tau, 0, sizeof(double) * (size_t)nv);
     if (!w->planned) plan(c, w);
-    if (k >= w->N || w->failed) {
-        /* after the plan (or without one): hold the initial posture */
+    if (k >= w->N || w->failed || w->landed) {
+        /* landed, after the plan, or without one: hold the initial posture */
         for (int j = 0; j < nu; j++) {
             int iq = w->qidx[j];
             double a = w->uhold[j] + o->hold_kp * (c->q0[iq] - q[iq]) - o->hold_kd * v[w->ctl[j]];
