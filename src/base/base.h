@@ -121,4 +121,7 @@ void mbsi_state_free(mbsi_state *s);
 #define MBSI_FNV_INIT 0xcbf29ce484222325ull
 uint64_t mbsi_fnv1a(const void *p, size_t n, uint64_t h);
 
+/* Seconds on the monotonic clock (clock.c): differences of two calls time a piece of work. */
+double mbsi_wall_seconds(void);
+
 #endif

@@ -31,7 +31,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "control_internal.h"
 #include "../spatial/spatial.h"
@@ -90,6 +89,7 @@ typedef struct jump_opt {
     double *uhold;          /* nu: the torques that hold the posture */
     double *qbar, *dx;      /* nq, n: scratch of the playback */
     mbs_data *d;            /* the sensing's kinematics */
+    void *block;            /* the arrays above, carved from one block */
     int touching[MBS_CONTROL_MAX_CONTACTS];
     double z_apex, vz_scale, w_apex;   /* the apex residual's target (m), its velocity term's scale (s), weight */
     int k_apex;
@@ -114,7 +114,7 @@ static void fini(mbs_controller *c)
     mbs_ilqr_free(w->ilqr);
     mbs_stepper_free(w->st);
     mbs_system_free(w->copy);
-    free(w->ctl);
+    free(w->block);
     mbs_data_free(w->d);
     free(w);
     c->impl = NULL;
@@ -146,12 +146,6 @@ static int apex_residuals(void *user, int k, const double *q, const double *v, d
     return 0;
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* The planner on a copy of the world in its initial state: its costs, limits and warm start. */
 static int setup(mbs_controller *c, jump_opt *w, mbs_error *err)
@@ -204,9 +198,9 @@ static void plan(mbs_controller *c, jump_opt *w)
     const int nv = w->nv, n = w->n, nu = w->nu, N = w->N;
     mbs_ilqr *p = w->ilqr;
     w->planned = 1;
-    double t0 = now();
+    double t0 = mbsi_wall_seconds();
     int rc = mbs_ilqr_solve(p, o->iterations, 1e-6, &w->stats);
-    w->wall_s = now() - t0;
+    w->wall_s = mbsi_wall_seconds() - t0;
     if (rc != MBS_OK) {
         w->failed = 1;
         snprintf(w->why, sizeof w->why, "failed after %d iterations: %.150s", w->stats.iterations, mbs_ilqr_last_error(p)->msg);
@@ -220,6 +214,22 @@ static void plan(mbs_controller *c, jump_opt *w)
         mbs_ilqr_state(p, k, w->X + k * nx, w->X + k * nx + w->nq);
         w->plan_apex = fmax(w->plan_apex, w->X[k * nx + 2]);
     }
+}
+
+/* The arrays, from the buffer carver (counting pass, then the block). */
+static void layout(mbs_carver *c, jump_opt *w)
+{
+    const size_t N = (size_t)w->N, nv = (size_t)w->nv, n = (size_t)w->n, nx = (size_t)w->nq + nv;
+    w->ctl = mbsi_carve_ints(c, nv);
+    w->qidx = mbsi_carve_ints(c, nv);
+    w->U = mbsi_carve_doubles(c, N * nv);
+    w->K = mbsi_carve_doubles(c, N * nv * n);
+    w->X = mbsi_carve_doubles(c, (N + 1) * nx);
+    w->lo = mbsi_carve_doubles(c, nv);
+    w->hi = mbsi_carve_doubles(c, nv);
+    w->uhold = mbsi_carve_doubles(c, nv);
+    w->qbar = mbsi_carve_doubles(c, nx);
+    w->dx = mbsi_carve_doubles(c, n);
 }
 
 static int init(mbs_controller *c, mbs_error *err)
@@ -241,22 +251,12 @@ static int init(mbs_controller *c, mbs_error *err)
     w->z_apex = c->q0[2] + o->height;
     w->vz_scale = o->plan_dt;
     w->w_apex = o->w_apex;
-    const size_t N = (size_t)w->N, nv = (size_t)w->nv, n = (size_t)w->n, nx = (size_t)w->nq + nv;
-    /* one block: ctl and qidx (nv ints each, in nv doubles' room), U, K, X, lo, hi, uhold, qbar, dx */
-    size_t total = nv + N * nv + N * nv * n + (N + 1) * nx + 3 * nv + nx + n;
-    w->ctl = malloc(sizeof(double) * total);
+    mbs_carver cv = {NULL, 0};
+    layout(&cv, w);
+    w->block = mbsi_carver_alloc(&cv);
     w->d = mbs_data_new(m);
-    if (!w->ctl || !w->d) { fini(c); return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); }
-    w->qidx = w->ctl + nv;
-    double *b = (double *)w->ctl + nv;
-    w->U = b; b += N * nv;
-    w->K = b; b += N * nv * n;
-    w->X = b; b += (N + 1) * nx;
-    w->lo = b; b += nv;
-    w->hi = b; b += nv;
-    w->uhold = b; b += nv;
-    w->qbar = b; b += nx;
-    w->dx = b;
+    if (!w->block || !w->d) { fini(c); return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); }
+    layout(&cv, w);
     for (int j = 0; j < mbs_model_njoints(m); j++) {
         int iv = mbs_joint_idx_v(m, j);
         if (mbs_joint_nv(m, j) != 1) continue;

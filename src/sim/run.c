@@ -6,17 +6,10 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "replay.h"
 #include "run.h"
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* err = e, located: a message about one of the options ("key: ...") gets that option's file and
  * line, any other the line of [section] key (the scheme's name). */
@@ -338,7 +331,7 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
         }
     }
 
-    double t_step = 0, t0 = now(), t = 0;
+    double t_step = 0, t0 = mbsi_wall_seconds(), t = 0;
     int interrupted = 0, whole = 1;   /* whole: the last period was not cut short */
     sim->counting = out;
     sim->opt = opt;
@@ -368,9 +361,9 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
         double left = sc->duration - t;
         if (left < n * dt) n = (long)ceil(left / dt - 1e-9);
         whole = n == sim->nsub;
-        double ts = now();
+        double ts = mbsi_wall_seconds();
         iters += steps(sim, n, dt, out);
-        t_step += now() - ts;
+        t_step += mbsi_wall_seconds() - ts;
     }
     /* a run that ends on a period's boundary leaves its end as a checkpoint too (before the CSV's
      * last row, which a resumed run writes again), so that it can be resumed to a longer duration */
@@ -379,7 +372,7 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
         r.iters = iters;
         rc = mbsi_write_checkpoint(sim, ckpt, &r, out, &c, &saved, err);
     }
-    out->wall_time_s = now() - t0;
+    out->wall_time_s = mbsi_wall_seconds() - t0;
     out->sim_time = s->t;
     s->substep = NULL;
     sim->counting = NULL;

@@ -334,14 +334,21 @@ static void scenario_dir(const char *path, char *dir, size_t n)
     else snprintf(dir, n, "%.*s", (int)(slash - path), path);
 }
 
+/* The path entry e names, resolved against the scenario file's folder (absolute paths as they
+ * are), into out (n bytes). */
+static int resolve_path(const mbs_scenario *sc, const mbs_scenario_entry *e, char *out, size_t n, mbs_error *err)
+{
+    char dir[MBS_PATH_LEN];
+    scenario_dir(sc->path, dir, sizeof dir);
+    if (e->value[0] == '/' || !strchr(sc->path, '/')) snprintf(out, n, "%s", e->value);
+    else if ((size_t)snprintf(out, n, "%s/%s", dir, e->value) >= n) return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "path too long");
+    return MBS_OK;
+}
+
 static int load_model(mbs_scenario *sc, mbs_error *err)
 {
     const mbs_scenario_entry *e = mbsi_ini_find(sc, "model", "urdf");
-    char dir[MBS_PATH_LEN];
-    scenario_dir(sc->path, dir, sizeof dir);
-    if (e->value[0] == '/' || !strchr(sc->path, '/')) snprintf(sc->urdf, sizeof sc->urdf, "%s", e->value);
-    else if ((size_t)snprintf(sc->urdf, sizeof sc->urdf, "%s/%s", dir, e->value) >= sizeof sc->urdf)
-        return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "path too long");
+    if (resolve_path(sc, e, sc->urdf, sizeof sc->urdf, err) != MBS_OK) return err ? err->code : MBS_ERR_ARG;
     FILE *f = fopen(sc->urdf, "rb");
     if (!f) return mbsi_ini_fail_at(sc, e, err, MBS_ERR_IO, "cannot open '%s': %s", sc->urdf, strerror(errno));
     fclose(f);
@@ -648,11 +655,8 @@ static int pgm_heights(mbs_scenario *sc, FILE *in, const char *path, int binary,
  * size into f. */
 static int file_heights(mbs_scenario *sc, const mbs_scenario_entry *e, mbs_heightfield *f, mbs_error *err)
 {
-    char path[MBS_PATH_LEN], dir[MBS_PATH_LEN];
-    scenario_dir(sc->path, dir, sizeof dir);
-    if (e->value[0] == '/' || !strchr(sc->path, '/')) snprintf(path, sizeof path, "%s", e->value);
-    else if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->value) >= sizeof path)
-        return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "path too long");
+    char path[MBS_PATH_LEN];
+    if (resolve_path(sc, e, path, sizeof path, err) != MBS_OK) return err ? err->code : MBS_ERR_ARG;
     FILE *in = fopen(path, "rb");
     if (!in) return mbsi_ini_fail_at(sc, e, err, MBS_ERR_IO, "cannot open the heightfield '%s': %s", path, strerror(errno));
     char magic[3] = {0};
