@@ -27,7 +27,8 @@ typedef enum mbs_joint_type {
     MBS_JOINT_REVOLUTE = 0,   /* nq = nv = 1, rotation about an axis (also URDF continuous) */
     MBS_JOINT_PRISMATIC = 1,  /* nq = nv = 1, translation along an axis */
     MBS_JOINT_FREEFLYER = 2,  /* nq = 7 [x y z qx qy qz qw], nv = 6 [v w] in the body frame */
-    MBS_JOINT_PLANAR = 3      /* nq = 4 [x y cos sin], nv = 3 [vx vy wz] in the body frame; plane normal = axis */
+    MBS_JOINT_PLANAR = 3,     /* nq = 4 [x y cos sin], nv = 3 [vx vy wz] in the body frame; plane normal = axis */
+    MBS_JOINT_BALL = 4        /* spherical: nq = 4 quaternion [qx qy qz qw], nv = 3 angular velocity in the body frame */
 } mbs_joint_type;
 
 typedef enum mbs_frame_type {
@@ -109,6 +110,18 @@ int mbs_model_set_body_name(mbs_model *m, int j, const char *name);
 void mbs_model_set_limits(mbs_model *m, int j, const double *lower, const double *upper,
                           const double *velocity, const double *effort, const double *damping,
                           const double *friction);
+/* Armature of joint j: a rotor inertia per velocity coordinate (nv of them, kg m² or kg; NULL:
+ * zeros) added to the mass matrix's diagonal, M + diag(armature), by every algorithm and
+ * derivative (MuJoCo's and Pinocchio 3's armature: a geared motor's reflected rotor inertia). */
+void mbs_model_set_armature(mbs_model *m, int j, const double *armature);
+/* Named states of the model (MJCF <keyframe>): q (nq) and v (nv, NULL: zeros), copied; after
+ * mbs_model_finalize. Returns the keyframe's index, or -1 with err filled (a name given twice,
+ * a q that is not finite). */
+int mbs_model_add_keyframe(mbs_model *m, const char *name, const double *q, const double *v, mbs_error *err);
+int mbs_model_nkeyframes(const mbs_model *m);
+int mbs_model_keyframe_id(const mbs_model *m, const char *name);   /* -1 when absent */
+/* Keyframe k's name, q and v (any pointer may be NULL); the name, or NULL when k is out of range. */
+const char *mbs_model_keyframe(const mbs_model *m, int k, const double **q, const double **v);
 /* Checks the tree (inertias are valid; a moving subtree without mass, whose mass matrix is
  * singular, is a warning in err), assigns q and v indices and precomputes what the algorithms
  * need. Returns MBS_OK or an error code. */
@@ -155,6 +168,7 @@ const double *mbs_model_velocity_limits(const mbs_model *m);  /* nv: |v| limits 
 const double *mbs_model_effort_limits(const mbs_model *m);    /* nv: |τ| limits */
 const double *mbs_model_damping(const mbs_model *m);          /* nv: URDF <dynamics damping> */
 const double *mbs_model_friction(const mbs_model *m);         /* nv: URDF <dynamics friction> */
+const double *mbs_model_armature(const mbs_model *m);         /* nv: rotor inertias on M's diagonal */
 int    mbs_model_nframes(const mbs_model *m);               /* links, joints and added frames */
 int    mbs_frame_id(const mbs_model *m, const char *name);   /* -1 when absent; links before joints */
 const char *mbs_frame_name(const mbs_model *m, int f);        /* NULL when out of range */
