@@ -273,7 +273,7 @@ static void test_external_forces(void)
         /* RNEA's backward pass on the kinematics at (q, v, a) */
         mbs_rnea_fext(c.m, c.d, c.q, c.v, c.a, fext, c.x);
         mbs_forward_kinematics(c.m, c.d, c.q, c.v, c.a);
-        mbsi_rnea_from_kinematics(c.m, c.d, fext, c.y);
+        mbsi_rnea_from_kinematics(c.m, c.d, c.a, fext, c.y);
         CHECK_CLOSE(c.y, c.x, c.nv, 1e-12, "rnea from the kinematics = rnea_fext");
         /* aba with fext = aba with τ + Jᵀ f */
         mbs_aba_fext(c.m, c.d, c.q, c.v, c.tau, fext, c.x);
@@ -466,6 +466,59 @@ static void test_com_jacobian(void)
     }
 }
 
+/* A ball joint is a free-flyer whose origin is held: on a body with a ball root and a
+ * revolute child, M, RNEA and integrate equal the free-flyer model's with the root's linear
+ * velocity and acceleration zero, its rows and columns of the linear part removed. */
+static void test_ball_is_held_free_flyer(void)
+{
+    unsigned long long s = 5;
+    double R[9], p[3] = {0.1, -0.2, 0.3}, Rc[9], pc[3] = {0.2, 0.05, -0.1}, ax[3] = {0.3, -1, 0.2};
+    tm_random_rotation(&s, R);
+    tm_random_rotation(&s, Rc);
+    mbs_model *mm[2];
+    for (int k = 0; k < 2; k++) {
+        mbs_model *m = mbs_model_new(k ? "free" : "ball");
+        int b0 = mbs_model_add_joint(m, -1, k ? MBS_JOINT_FREEFLYER : MBS_JOINT_BALL, "root", R, p, NULL, NULL);
+        unsigned long long si = 11;
+        tm_random_inertia(m, b0, &si, 0.3, 0.1);
+        int b1 = mbs_model_add_joint(m, b0, MBS_JOINT_REVOLUTE, "hinge", Rc, pc, ax, NULL);
+        tm_random_inertia(m, b1, &si, 0.3, 0.1);
+        CHECK(mbs_model_finalize(m, NULL) == MBS_OK, "finalize");
+        mm[k] = m;
+    }
+    CHECK(mbs_model_nq(mm[0]) == 5 && mbs_model_nv(mm[0]) == 4, "ball: nq %d nv %d", mbs_model_nq(mm[0]), mbs_model_nv(mm[0]));
+    mbs_data *d0 = mbs_data_new(mm[0]), *d1 = mbs_data_new(mm[1]);
+    for (int it = 0; it < 20; it++) {
+        double qb[5], vb[4], ab[4], qf[8] = {0}, vf[7] = {0}, af[7] = {0};
+        tm_random_state(mm[0], &s, qb, vb, ab, NULL);
+        memcpy(qf + 3, qb, 5 * sizeof(double));
+        memcpy(vf + 3, vb, 4 * sizeof(double));
+        memcpy(af + 3, ab, 4 * sizeof(double));
+        double tb[4], tf[7], Mb[16], Mf[49], Mr[16];
+        mbs_rnea(mm[0], d0, qb, vb, ab, tb);
+        mbs_rnea(mm[1], d1, qf, vf, af, tf);
+        CHECK_CLOSE(tb, tf + 3, 4, 1e-12, "ball RNEA = held free-flyer's");
+        mbs_crba(mm[0], d0, qb, Mb);
+        mbs_crba(mm[1], d1, qf, Mf);
+        for (int c = 0; c < 4; c++)
+            for (int r = 0; r < 4; r++) Mr[r + 4 * c] = Mf[(r + 3) + 7 * (c + 3)];
+        CHECK_CLOSE(Mb, Mr, 16, 1e-12, "ball M = held free-flyer's");
+        double qb2[5], qf2[8];
+        mbs_integrate(mm[0], qb, vb, qb2);
+        mbs_integrate(mm[1], qf, vf, qf2);
+        CHECK_CLOSE(qb2, qf2 + 3, 5, 1e-15, "ball integrate = free-flyer's rotation");
+    }
+    /* Pinocchio's convention, by hand: q ⊕ (0, 0, π/2) turns the identity by 90° about z */
+    double q0[5] = {0, 0, 0, 1, 0}, v0[4] = {0, 0, 3.14159265358979323846 / 2, 0}, q1[5];
+    mbs_integrate(mm[0], q0, v0, q1);
+    double e[5] = {0, 0, sqrt(0.5), sqrt(0.5), 0};
+    CHECK_CLOSE(q1, e, 5, 1e-15, "integrate(identity, π/2 about z)");
+    mbs_data_free(d0);
+    mbs_data_free(d1);
+    mbs_model_free(mm[0]);
+    mbs_model_free(mm[1]);
+}
+
 int main(void)
 {
     RUN(test_rnea_aba_identity);
@@ -478,5 +531,6 @@ int main(void)
     RUN(test_frame_jacobians);
     RUN(test_center_of_mass);
     RUN(test_com_jacobian);
+    RUN(test_ball_is_held_free_flyer);
     return check_summary("test_dynamics");
 }

@@ -50,6 +50,7 @@ static mbs_model *mixed_model(void)
     int b4 = add_body(m, b3, MBS_JOINT_PLANAR, "planar_y", y);
     int b5 = add_body(m, b4, MBS_JOINT_REVOLUTE, "limited", ob2);
     int b6 = add_body(m, b0, MBS_JOINT_REVOLUTE, "far", z);
+    add_body(m, b6, MBS_JOINT_BALL, "ball", NULL);
     double lo5 = -0.5, hi5 = 2.0, lo6 = 2.0, hi6 = 3.0;
     mbs_model_set_limits(m, b5, &lo5, &hi5, NULL, NULL, NULL, NULL);
     mbs_model_set_limits(m, b6, &lo6, &hi6, NULL, NULL, NULL, NULL);
@@ -79,6 +80,10 @@ static void random_tangent(const mbs_model *m, unsigned long long *seed, double 
             double *w = v + iv + 3, n = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
             double r = wmax * rnd(seed, 0, 1) / n;
             for (int k = 0; k < 3; k++) w[k] *= r;
+        } else if (t == MBS_JOINT_BALL) {
+            double *w = v + iv, n = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+            double r = wmax * rnd(seed, 0, 1) / n;
+            for (int k = 0; k < 3; k++) w[k] *= r;
         } else if (t == MBS_JOINT_PLANAR)
             v[iv + 2] = wmax * rnd(seed, -1, 1);
     }
@@ -96,9 +101,11 @@ static double group_distance(const mbs_model *m, const double *a, const double *
             double e = fabs(a[iq + k] - b[iq + k]);
             if (e > dp) dp = e;
         }
-        if (mbs_joint_type_of(m, j) == MBS_JOINT_FREEFLYER) {
-            for (int k = 0; k < 7; k++) {
-                double e = k < 3 ? fabs(a[iq + k] - b[iq + k]) : fabs(a[iq + k] + b[iq + k]);
+        mbs_joint_type t = mbs_joint_type_of(m, j);
+        if (t == MBS_JOINT_FREEFLYER || t == MBS_JOINT_BALL) {
+            int np = t == MBS_JOINT_FREEFLYER ? 3 : 0;   /* the position part keeps its sign */
+            for (int k = 0; k < nq; k++) {
+                double e = k < np ? fabs(a[iq + k] - b[iq + k]) : fabs(a[iq + k] + b[iq + k]);
                 if (e > dm) dm = e;
             }
             if (dm < dp) dp = dm;
@@ -121,15 +128,15 @@ static void test_neutral_random_normalize(void)
 {
     mbs_model *m = mixed_model();
     int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
-    CHECK(nq == 7 + 1 + 1 + 4 + 4 + 1 + 1 && nv == 6 + 1 + 1 + 3 + 3 + 1 + 1, "nq %d nv %d", nq, nv);
-    double q[19], q2[19], v[17];
+    CHECK(nq == 7 + 1 + 1 + 4 + 4 + 1 + 1 + 4 && nv == 6 + 1 + 1 + 3 + 3 + 1 + 1 + 3, "nq %d nv %d", nq, nv);
+    double q[23], q2[23], v[20];
     mbs_neutral(m, q);
-    static const double expect[19] = {0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
-    CHECK_CLOSE(q, expect, 19, 0.0, "neutral");
+    static const double expect[23] = {0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1};
+    CHECK_CLOSE(q, expect, 23, 0.0, "neutral");
     /* integrate(neutral, 0) = neutral, difference(q, q) = 0 */
     memset(v, 0, sizeof v);
     mbs_integrate(m, q, v, q2);
-    CHECK_CLOSE(q2, expect, 19, 0.0, "integrate(neutral, 0)");
+    CHECK_CLOSE(q2, expect, 23, 0.0, "integrate(neutral, 0)");
 
     unsigned long long s1 = 42, s2 = 42;
     mbs_random_configuration(m, &s1, q);
@@ -139,16 +146,19 @@ static void test_neutral_random_normalize(void)
     mbs_random_configuration(m, &s1, q2);
     CHECK(group_distance(m, q, q2) > 1e-3, "the next draw differs");
 
-    double qsum[4] = {0}, q2sum[4] = {0};
+    double qsum[4] = {0}, q2sum[4] = {0}, bsum[4] = {0}, b2sum[4] = {0};
     int n = 20000;
     double lim_lo = 1, lim_hi = -1, far_lo = 10, far_hi = -10, xy_max = 0;
     for (int it = 0; it < n; it++) {
         mbs_random_configuration(m, &s1, q);
         mbs_difference(m, q, q, v);
-        double z[17] = {0};
+        double z[20] = {0};
         if (it < 100) CHECK_CLOSE(v, z, nv, 1e-15, "difference(q, q)");
         double nn = q[3] * q[3] + q[4] * q[4] + q[5] * q[5] + q[6] * q[6];
         CHECK(fabs(nn - 1) < 1e-15, "random quaternion has norm² %.17g", nn);
+        nn = q[19] * q[19] + q[20] * q[20] + q[21] * q[21] + q[22] * q[22];
+        CHECK(fabs(nn - 1) < 1e-15, "random ball quaternion has norm² %.17g", nn);
+        for (int k = 0; k < 4; k++) { bsum[k] += q[19 + k]; b2sum[k] += q[19 + k] * q[19 + k]; }
         CHECK(fabs(q[11] * q[11] + q[12] * q[12] - 1) < 1e-15 && fabs(q[15] * q[15] + q[16] * q[16] - 1) < 1e-15,
               "planar (cos, sin) unit");
         for (int k = 0; k < 4; k++) { qsum[k] += q[3 + k]; q2sum[k] += q[3 + k] * q[3 + k]; }
@@ -166,6 +176,8 @@ static void test_neutral_random_normalize(void)
     for (int k = 0; k < 4; k++) {
         CHECK(fabs(qsum[k] / n) < 0.02, "quaternion component %d mean %g", k, qsum[k] / n);
         CHECK(fabs(q2sum[k] / n - 0.25) < 0.01, "quaternion component %d mean square %g", k, q2sum[k] / n);
+        CHECK(fabs(bsum[k] / n) < 0.02 && fabs(b2sum[k] / n - 0.25) < 0.01, "ball quaternion component %d: mean %g, mean square %g",
+              k, bsum[k] / n, b2sum[k] / n);
     }
 
     /* normalize rescales the quaternion and the (cos, sin) pairs only */
@@ -174,11 +186,12 @@ static void test_neutral_random_normalize(void)
     for (int k = 3; k < 7; k++) q2[k] *= 3;
     q2[11] *= 0.5; q2[12] *= 0.5;
     q2[15] *= 7; q2[16] *= 7;
+    for (int k = 19; k < 23; k++) q2[k] *= 0.25;
     mbs_normalize(m, q2);
     CHECK_CLOSE(q2, q, nq, 1e-15, "normalize");
-    double zq[19] = {0};
+    double zq[23] = {0};
     mbs_normalize(m, zq);
-    CHECK(zq[6] == 1 && zq[11] == 1 && zq[15] == 1, "a zero quaternion / pair becomes the identity, not NaN");
+    CHECK(zq[6] == 1 && zq[11] == 1 && zq[15] == 1 && zq[22] == 1, "a zero quaternion / pair becomes the identity, not NaN");
     mbs_model_free(m);
 }
 
@@ -187,7 +200,7 @@ static void test_integrate_difference_roundtrip(void)
 {
     mbs_model *m = mixed_model();
     int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
-    double q0[19], q1[19], q2[19], v[17];
+    double q0[23], q1[23], q2[23], v[20];
     unsigned long long seed = 7;
     double worst = 0;
     for (int it = 0; it < 2000; it++) {
@@ -196,7 +209,8 @@ static void test_integrate_difference_roundtrip(void)
         mbs_difference(m, q0, q1, v);
         mbs_integrate(m, q0, v, q2);
         worst = check_worst(worst, group_distance(m, q2, q1));
-        CHECK(vnorm(v + 3, 3) <= PI + 1e-15 && fabs(v[10]) <= PI && fabs(v[13]) <= PI, "logarithm angles in [0, π]");
+        CHECK(vnorm(v + 3, 3) <= PI + 1e-15 && fabs(v[10]) <= PI && fabs(v[13]) <= PI && vnorm(v + 17, 3) <= PI + 1e-15,
+              "logarithm angles in [0, π]");
     }
     CHECK(worst < 1e-13, "random pairs: worst %.3e", worst);
 
@@ -208,6 +222,8 @@ static void test_integrate_difference_roundtrip(void)
             random_tangent(m, &seed, 1.0, 1.0, v);
             double *w = v + 3, n = vnorm(w, 3);
             for (int k = 0; k < 3; k++) w[k] *= angles[a] / n;
+            double *wb = v + 17, nb = vnorm(wb, 3);   /* the ball joint's rotation */
+            for (int k = 0; k < 3; k++) wb[k] *= angles[a] / nb;
             v[10] = angles[a] * (it % 2 ? 1 : -1);
             v[13] = angles[a];
             if (angles[a] < 1e-6)
@@ -233,7 +249,7 @@ static void test_difference_inverts_integrate(void)
 {
     mbs_model *m = mixed_model();
     int nv = mbs_model_nv(m);
-    double q0[19], q1[19], v[17], d[17];
+    double q0[23], q1[23], v[20], d[20];
     unsigned long long seed = 11;
     for (int it = 0; it < 2000; it++) {
         mbs_random_configuration(m, &seed, q0);
@@ -275,7 +291,7 @@ enum { JI_Q, JI_V, JD_Q0, JD_Q1 };
 static void fd_column(const mbs_model *m, int which, const double *x0, const double *x1, int k, double *col)
 {
     int nv = mbs_model_nv(m);
-    double eps = 1e-6, f0[19], fp[19], xq[19], dv[17], d[2][17];
+    double eps = 1e-6, f0[23], fp[23], xq[23], dv[20], d[2][20];
     if (which == JI_Q || which == JI_V) mbs_integrate(m, x0, x1, f0);
     for (int s = 0; s < 2; s++) {
         memset(dv, 0, sizeof dv);
@@ -307,7 +323,7 @@ static void fd_column(const mbs_model *m, int which, const double *x0, const dou
 static void check_jacobians_at(const mbs_model *m, const double *q0, const double *v, const char *what)
 {
     int nv = mbs_model_nv(m);
-    double q1[19], J[17 * 17], col[17];
+    double q1[23], J[20 * 20], col[20];
     mbs_integrate(m, q0, v, q1);
     static const char *names[] = {"dintegrate/dq", "dintegrate/dv", "ddifference/dq0", "ddifference/dq1"};
     for (int which = JI_Q; which <= JD_Q1; which++) {
@@ -327,7 +343,7 @@ static void test_jacobians_finite_differences(void)
 {
     mbs_model *m = mixed_model();
     int nv = mbs_model_nv(m);
-    double q0[19], v[17];
+    double q0[23], v[20];
     unsigned long long seed = 3;
     for (int it = 0; it < 40; it++) {
         mbs_random_configuration(m, &seed, q0);
@@ -338,7 +354,7 @@ static void test_jacobians_finite_differences(void)
     }
     /* dintegrate beyond π, where q Exp(v) wraps around */
     for (int it = 0; it < 10; it++) {
-        double J[17 * 17], col[17];
+        double J[20 * 20], col[20];
         mbs_random_configuration(m, &seed, q0);
         random_tangent(m, &seed, 2.0, 1.0, v);
         double n = vnorm(v + 3, 3);
@@ -373,7 +389,7 @@ static void test_jacobian_identities(void)
 {
     mbs_model *m = mixed_model();
     int nv = mbs_model_nv(m);
-    double q0[19], q1[19], v[17], Je[17 * 17], Jl[17 * 17], P[17 * 17];
+    double q0[23], q1[23], v[20], Je[20 * 20], Jl[20 * 20], P[20 * 20];
     unsigned long long seed = 5;
     static const double angles[] = {0, 1e-200, 1e-9, 1e-4, 0.3, 1 - 1e-13, 1, 1 + 1e-13, 2, 3, PI - 1e-9};
     for (size_t a = 0; a < sizeof angles / sizeof angles[0]; a++)
@@ -392,7 +408,7 @@ static void test_jacobian_identities(void)
                     for (int k = 0; k < nv; k++) s += Jl[i + nv * k] * Je[k + nv * j];
                     P[i + nv * j] = s - (i == j);
                 }
-            double z[17 * 17] = {0};
+            double z[20 * 20] = {0};
             char what[64];
             snprintf(what, sizeof what, "Jlog Jexp - I at angle %.17g", angles[a]);
             CHECK_CLOSE(P, z, nv * nv, 1e-13, what);
@@ -400,7 +416,7 @@ static void test_jacobian_identities(void)
     /* across the series / closed-form switch at angle 1 the Jacobians vary smoothly: the jump
      * over 2e-13 must be of the order of 2e-13 times their derivative, not a coefficient error */
     for (int it = 0; it < 20; it++) {
-        double Ja[2][17 * 17], Jb[2][17 * 17], w[17];
+        double Ja[2][20 * 20], Jb[2][20 * 20], w[20];
         mbs_random_configuration(m, &seed, q0);
         random_tangent(m, &seed, 3.0, 1.0, v);
         double n = vnorm(v + 3, 3);
@@ -419,7 +435,7 @@ static void test_jacobian_identities(void)
     /* at q0 = q1 the difference Jacobians are -I and I, at v = 0 the integrate ones are I */
     mbs_random_configuration(m, &seed, q0);
     memset(v, 0, sizeof v);
-    double I[17 * 17] = {0}, mI[17 * 17] = {0};
+    double I[20 * 20] = {0}, mI[20 * 20] = {0};
     for (int k = 0; k < nv; k++) { I[k + nv * k] = 1; mI[k + nv * k] = -1; }
     mbs_dintegrate(m, q0, v, MBS_ARG0, Je);
     CHECK_CLOSE(Je, I, nv * nv, 0.0, "dintegrate/dq at v = 0");
@@ -614,7 +630,7 @@ static void test_interpolate(void)
 {
     mbs_model *m = mixed_model();
     int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
-    double q0[19], q1[19], qt[19], d[17], dt[17];
+    double q0[23], q1[23], qt[23], d[20], dt[20];
     unsigned long long seed = 21;
     for (int it = 0; it < 200; it++) {
         mbs_random_configuration(m, &seed, q0);
@@ -630,7 +646,7 @@ static void test_interpolate(void)
         for (int k = 0; k < nv; k++) d[k] *= t;
         if (t >= 0 && t <= 1) CHECK_CLOSE(dt, d, nv, 1e-12, "interpolate follows the geodesic");
         memcpy(qt, q0, sizeof q0);
-        double qr[19];
+        double qr[23];
         mbs_interpolate(m, q0, q1, t, qr);
         mbs_interpolate(m, qt, q1, t, qt);
         CHECK_CLOSE(qt, qr, nq, 0.0, "interpolate in place");

@@ -192,6 +192,20 @@ def main():
     check(len(w) == 30 and all(x.endswith("3)") and "l%02d" % i in x for i, x in enumerate(w)),
           "%d warnings from Python: %s" % (len(w), w[-1:]))
     check(raises(lambda: m.frame_placement("nope", m.neutral()), "nope"), "an unknown frame raises")
+    # armature: the rotor inertias land on M's diagonal and in ABA
+    ma = mbs.Model("urdf/solo12.urdf")
+    check(ma.joint_types[:2] == ["free-flyer", "revolute"] and not ma.armature.any() and ma.keyframes == {},
+          "solo: joint types %s, armature %s" % (ma.joint_types[:2], ma.armature[:3]))
+    ma.set_armature("FL_KFE", 0.0123)
+    q, v, tau = ma.random_configuration(), rng.standard_normal(ma.nv), rng.standard_normal(ma.nv)
+    arm = ma.armature
+    k = int(np.nonzero(arm)[0][0])
+    M0, Ma = m.crba(q), ma.crba(q)
+    check(abs(arm[k] - 0.0123) < 1e-15 and np.abs(Ma - M0 - np.diag(arm)).max() < 1e-12, "armature on M's diagonal")
+    a = ma.aba(q, v, tau)
+    check(np.abs(Ma @ a + ma.rnea(q, v, np.zeros(ma.nv)) - tau).max() < 1e-9 and np.abs(ma.rnea(q, v, a) - tau).max() < 1e-9,
+          "ABA and RNEA with armature")
+    check(raises(lambda: ma.set_armature("nope", 1.0), "nope"), "an unknown joint raises")
 
     # simulate() is ./sim's run
     summary, traj = mbs.simulate("scenarios/solo_trot.ini", {"run.duration": 1})

@@ -453,10 +453,10 @@ static void test_tree_singular_block(void)
     for (int i = 0; i < nb; i++) R[9 * i] = R[9 * i + 4] = R[9 * i + 8] = 1;
     mbs_del_tree t = {calloc(36 * (size_t)nb, 8), calloc(36 * (size_t)nb, 8), calloc(6 * (size_t)nv, 8),
                   calloc(6 * (size_t)nv, 8), calloc(6 * (size_t)nb, 8), calloc((size_t)nv, 8)};
-    CHECK(mbsi_del_tree_factor(m, &t, B, R, p, R, p) == 1, "a zero B factored");
+    CHECK(mbsi_del_tree_factor(m, &t, B, R, p, R, p, NULL) == 1, "a zero B factored");
     for (int i = 0; i < nb; i++)
         for (int k = 0; k < 6; k++) B[36 * i + 7 * k] = 1e-300;
-    CHECK(mbsi_del_tree_factor(m, &t, B, R, p, R, p) == 0, "B = 1e-300 · 1 was called singular");
+    CHECK(mbsi_del_tree_factor(m, &t, B, R, p, R, p, NULL) == 0, "B = 1e-300 · 1 was called singular");
     free(t.IA); free(t.Dinv); free(t.U); free(t.W); free(t.p); free(t.u);
     free(B); free(R); free(p);
     mbs_model_free(m);

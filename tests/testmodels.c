@@ -58,7 +58,7 @@ mbs_model *tm_random_tree(int n, int floating, unsigned long long seed)
     unsigned long long s = seed;
     mbs_model *m = mbs_model_new("random_tree");
     int *par = malloc((size_t)n * sizeof(int));
-    int planar_done = 0;
+    int planar_done = 0, ball_done = 0;
     for (int i = 0; i < n; i++) {
         int parent = -1;
         if (i > 0) {
@@ -77,6 +77,7 @@ mbs_model *tm_random_tree(int n, int floating, unsigned long long seed)
         double r = tm_uniform(&s, 0, 1);
         if (i == 0 && floating) t = MBS_JOINT_FREEFLYER;
         else if (!planar_done && i == n / 2) { t = MBS_JOINT_PLANAR; planar_done = 1; }
+        else if (!ball_done && n >= 5 && i == n / 4 + 1) { t = MBS_JOINT_BALL; ball_done = 1; }
         else if (r < 0.15) t = MBS_JOINT_PRISMATIC;
         else if (r < 0.6) {
             /* about ±x, ±y or ±z, half of them behind an identity rotation: the plane-rotation
@@ -101,6 +102,14 @@ mbs_model *tm_random_tree(int n, int floating, unsigned long long seed)
         fprintf(stderr, "tm_random_tree: %s\n", err.msg);
         mbs_model_free(m);
         return NULL;
+    }
+    /* rotor inertias on about a third of the joints (drawn after the tree, whose draws stay as
+     * they were): every algorithm and derivative sees M + diag(armature) */
+    for (int j = 0; j < n; j++) {
+        double arm[6] = {0};
+        if (tm_uniform(&s, 0, 1) < 0.3)
+            for (int k = 0; k < mbs_joint_nv(m, j); k++) arm[k] = tm_uniform(&s, 0, 0.05);
+        mbs_model_set_armature(m, j, arm);
     }
     return m;
 }

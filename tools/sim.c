@@ -98,6 +98,7 @@ static const char *type_name(mbs_joint_type t)
     case MBS_JOINT_PRISMATIC: return "prismatic";
     case MBS_JOINT_FREEFLYER: return "free-flyer";
     case MBS_JOINT_PLANAR: return "planar";
+    case MBS_JOINT_BALL: return "ball";
     }
     return "?";
 }

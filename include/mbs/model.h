@@ -118,7 +118,7 @@ void mbs_model_set_armature(mbs_model *m, int j, const double *armature);
  * mbs_model_finalize. Returns the keyframe's index, or -1 with err filled (a name given twice,
  * a q that is not finite). */
 int mbs_model_add_keyframe(mbs_model *m, const char *name, const double *q, const double *v, mbs_error *err);
-int mbs_model_nkeyframes(const mbs_model *m);
+int mbs_model_nkeyframes(const mbs_model *m);   /* how many keyframes the model has */
 int mbs_model_keyframe_id(const mbs_model *m, const char *name);   /* -1 when absent */
 /* Keyframe k's name, q and v (any pointer may be NULL); the name, or NULL when k is out of range. */
 const char *mbs_model_keyframe(const mbs_model *m, int k, const double **q, const double **v);

@@ -95,6 +95,13 @@ _nv = _fn("mbs_model_nv", C.c_int, _vp)
 _njoints = _fn("mbs_model_njoints", C.c_int, _vp)
 _joint_name = _fn("mbs_joint_name", C.c_char_p, _vp, C.c_int)
 _nframes = _fn("mbs_model_nframes", C.c_int, _vp)
+_joint_type = _fn("mbs_joint_type_of", C.c_int, _vp, C.c_int)
+_joint_idx_v = _fn("mbs_joint_idx_v", C.c_int, _vp, C.c_int)
+_joint_nv = _fn("mbs_joint_nv", C.c_int, _vp, C.c_int)
+_armature = _fn("mbs_model_armature", _dp, _vp)
+_set_armature = _fn("mbs_model_set_armature", None, _vp, C.c_int, _dp)
+_nkeyframes = _fn("mbs_model_nkeyframes", C.c_int, _vp)
+_keyframe = _fn("mbs_model_keyframe", C.c_char_p, _vp, C.c_int, C.POINTER(_dp), C.POINTER(_dp))
 _frame_name = _fn("mbs_frame_name", C.c_char_p, _vp, C.c_int)
 _frame_id = _fn("mbs_frame_id", C.c_int, _vp, C.c_char_p)
 _neutral = _fn("mbs_neutral", None, _vp, _dp)
@@ -199,6 +206,9 @@ def _difference_with(m, nq, nv, q0, q1):
     return out
 
 
+_JOINT_TYPES = ("revolute", "prismatic", "free-flyer", "planar", "ball")
+
+
 class Model:
     """A robot model from a URDF file (immutable) with its working data.
 
@@ -218,6 +228,7 @@ class Model:
         self.nq, self.nv = _nq(self._m), _nv(self._m)
         self.joint_names = [_joint_name(self._m, j).decode() for j in range(_njoints(self._m))]
         self.frame_names = [_frame_name(self._m, f).decode() for f in range(_nframes(self._m))]
+        self.joint_types = [_JOINT_TYPES[_joint_type(self._m, j)] for j in range(len(self.joint_names))]
         self._seed = C.c_ulonglong(1)
 
     def __del__(self):
@@ -227,6 +238,30 @@ class Model:
         if getattr(self, "_m", None):
             _model_free(self._m)
             self._m = None
+
+    @property
+    def armature(self):
+        """The rotor inertias on M's diagonal (nv; kg m² for revolute coordinates, kg for prismatic)."""
+        return np.ctypeslib.as_array(_armature(self._m), shape=(self.nv,)).copy()
+
+    def set_armature(self, joint, values):
+        """Sets joint `joint`'s (name or index) armature: one value per velocity coordinate."""
+        j = (self.joint_names.index(joint) if joint in self.joint_names else -1) if isinstance(joint, str) else int(joint)
+        if not 0 <= j < len(self.joint_names):
+            raise Error("no joint %r in the model" % (joint,))
+        n = _joint_nv(self._m, j)
+        a = _vec(np.broadcast_to(np.asarray(values, dtype=float), (n,)), n, "armature")
+        _set_armature(self._m, j, _ptr(a))
+
+    @property
+    def keyframes(self):
+        """The model's named states (MJCF <keyframe>): {name: (q, v)}."""
+        out = {}
+        for k in range(_nkeyframes(self._m)):
+            q, v = _dp(), _dp()
+            name = _keyframe(self._m, k, C.byref(q), C.byref(v)).decode()
+            out[name] = (np.ctypeslib.as_array(q, shape=(self.nq,)).copy(), np.ctypeslib.as_array(v, shape=(self.nv,)).copy())
+        return out
 
     def neutral(self):
         q = np.empty(self.nq)

@@ -291,7 +291,7 @@ static void shift_cop(mbs_pd_law *l, const double *q, const double shift[2])
 static void bias_and_jacobians(mbs_pd_law *l, const double *q, const double *v, const double *a)
 {
     mbs_forward_kinematics(l->m, l->d, q, v, a);
-    mbsi_rnea_from_kinematics(l->m, l->d, NULL, l->b);
+    mbsi_rnea_from_kinematics(l->m, l->d, a, NULL, l->b);
     if (l->floating) mbsi_joint_jacobians_from_placements(l->m, l->d);
 }
 

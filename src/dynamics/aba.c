@@ -129,6 +129,8 @@ void mbsi_aba_passes(const mbs_model *m, mbs_data *d, const double *q, const dou
         const double *S = m->S + 6 * b->idx_v;
         double *U = d->U + 6 * b->idx_v, *Di = d->Dab + 36 * i;
         double *u = d->u + b->idx_v;
+        /* the joint's rotor inertias: D = Sᵀ I^A S + diag(armature), M's diagonal term */
+        const double *arm = m->armature + b->idx_v;
         int n = b->nv;
         double IA[36], pA[6];
         memcpy(IA, d->IA + 36 * i, sizeof IA);
@@ -144,15 +146,16 @@ void mbsi_aba_passes(const mbs_model *m, mbs_data *d, const double *q, const dou
             /* S = e_{3+a}: U = I^A S is a column of I^A and D = Sᵀ U one of its entries */
             int c = 3 + b->axis_id;
             memcpy(U, IA + 6 * c, 6 * sizeof(double));
-            Di[0] = 1.0 / IA[c + 6 * c];
+            Di[0] = 1.0 / (IA[c + 6 * c] + arm[0]);
             u[0] = (tau ? tau[b->idx_v] : 0.0) - pA[c];
         } else {
             for (int k = 0; k < n; k++) m6_mulv(IA, S + 6 * k, U + 6 * k);
-            if (n == 1) Di[0] = 1.0 / sdot(S, U);
+            if (n == 1) Di[0] = 1.0 / (sdot(S, U) + arm[0]);
             else {
                 double Dm[36];
                 for (int c = 0; c < n; c++)
                     for (int r = 0; r < n; r++) Dm[r + 6 * c] = sdot(S + 6 * r, U + 6 * c);
+                for (int c = 0; c < n; c++) Dm[c + 6 * c] += arm[c];
                 small_spd_inverse(n, Dm, Di);
             }
             for (int k = 0; k < n; k++) u[k] = (tau ? tau[b->idx_v + k] : 0.0) - sdot(S + 6 * k, pA);

@@ -316,6 +316,8 @@ static void crba(const mbs_model *m, mbs_data *d, const double *q, int tree_lowe
     placements(m, d, q);
     composite_forces(m, d, F);
     fill_mass_matrix(m, d, F, direct ? 6 : 0, tree_lower, M);
+    if (m->any_armature)   /* the rotors' inertias on the diagonal */
+        for (int k = 0; k < m->nv; k++) M[k + (size_t)m->nv * k] += m->armature[k];
 }
 
 void mbs_crba(const mbs_model *m, mbs_data *d, const double *q, double *M) { crba(m, d, q, 0, M); }

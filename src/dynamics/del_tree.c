@@ -51,7 +51,7 @@ static inline void block_solve(int n, const double *Di, const double *x, double 
 }
 
 int mbsi_del_tree_factor(const mbs_model *m, mbs_del_tree *t, const double *B, const double *Rk, const double *pk,
-                        const double *R1, const double *p1)
+                        const double *R1, const double *p1, const double *rotor)
 {
     const int nb = m->nbodies;
     memcpy(t->IA, B, 36 * (size_t)nb * sizeof(double));
@@ -67,6 +67,8 @@ int mbsi_del_tree_factor(const mbs_model *m, mbs_del_tree *t, const double *B, c
         }
         for (int k = 0; k < n; k++)
             for (int l = 0; l < n; l++) D[k + 6 * l] = sdot(S + 6 * k, U + 6 * l);
+        if (rotor)
+            for (int k = 0; k < 36; k++) D[k] += rotor[36 * i + k];
         if (small_inverse(n, D, Di)) return 1;
         if (b->parent < 0) continue;
         /* I^a = I^A - U D⁻¹ Wᵀ, in place */

@@ -227,6 +227,9 @@ void mbs_rnea_derivatives(const mbs_model *m, mbs_data *d, const double *q, cons
     memset(dtau_dv, 0, sizeof(double) * nv * nv);
     dtau_out o = {dtau_dq, dtau_dv, dtau_da, 1, nv, 1.0};
     backward_pass(m, d, &o, 0);
+    /* the rotors' torques diag(armature) q̈ depend on q̈ alone */
+    if (dtau_da && m->any_armature)
+        for (size_t k = 0; k < nv; k++) dtau_da[k + nv * k] += m->armature[k];
 }
 
 /* After forward_pass(q, v, NULL): M (world-frame CRBA on the composite inertias) and the bias
@@ -254,6 +257,7 @@ static void mass_and_bias(const mbs_model *m, mbs_data *d, double *tau_b)
             const double *Jr = d->J + 6 * row;
             /* column row of d->L: the entries (col, row), col >= row */
             column_dots(Jr, d->dFda, nv, row, c1, 1.0, d->L + (size_t)nv * row, 1);
+            d->L[(size_t)nv * row + row] += m->armature[row];
             tau_b[row] = sdot(Jr, Fc);
         }
         if (b->parent >= 0) {

@@ -72,6 +72,7 @@ static void layout(mbs_carver *c, mbs_vi *w)
     w->dE = carve(c, 9 * b); w->de = carve(c, 3 * b);
     w->xi = carve(c, 6 * b); w->mu = carve(c, 6 * b); w->F = carve(c, 6 * b);
     w->B = carve(c, 36 * b); w->Psi = carve(c, 6 * b); w->dF = carve(c, 6 * b);
+    w->drot = carve(c, v); w->rot = carve(c, 36 * b);
     w->J = carve(c, v * v); w->H = carve(c, v * v);
     w->e = carve(c, v); w->e2 = carve(c, v); w->dq = carve(c, v); w->y = carve(c, v);
     w->t1 = carve(c, v); w->t2 = carve(c, v);
@@ -118,6 +119,15 @@ static inline void momentum_of(const mbs_body *b, const double xi[6], double inv
     for (int k = 0; k < 6; k++) o[k] *= inv_dt;
 }
 
+/* m3_from_quat minus the identity, without forming 1 - small */
+static void quat_minus_identity(const double g[4], double E[9])
+{
+    double x = g[0], y = g[1], z = g[2], ww = g[3];
+    E[0] = -2 * (y * y + z * z); E[3] = 2 * (x * y - z * ww);  E[6] = 2 * (x * z + y * ww);
+    E[1] = 2 * (x * y + z * ww);  E[4] = -2 * (x * x + z * z); E[7] = 2 * (y * z - x * ww);
+    E[2] = 2 * (x * z - y * ww);  E[5] = 2 * (y * z + x * ww);  E[8] = -2 * (x * x + y * y);
+}
+
 /* The joint's own displacement D = T_{λi}(qa)⁻¹ T_{λi}(qb), in body i, as (E = R - 1, e = p).
  * Steps move bodies by ~1e-3 of their size, so ΔT_i formed from placements of unit size would
  * keep only ~13 digits of ξ_i and put a rounding floor on the residual (~1e-9 N·s on the 10-link
@@ -134,12 +144,15 @@ static void joint_displacement(const mbs_body *b, const double *qa, const double
     case MBS_JOINT_FREEFLYER: {
         double g[7];
         mbsi_se3_between(qa, qb, g);
-        double x = g[3], y = g[4], z = g[5], ww = g[6];
-        /* m3_from_quat minus the identity, without forming 1 - small */
-        E[0] = -2 * (y * y + z * z); E[3] = 2 * (x * y - z * ww);  E[6] = 2 * (x * z + y * ww);
-        E[1] = 2 * (x * y + z * ww);  E[4] = -2 * (x * x + z * z); E[7] = 2 * (y * z - x * ww);
-        E[2] = 2 * (x * z - y * ww);  E[5] = 2 * (y * z + x * ww);  E[8] = -2 * (x * x + y * y);
+        quat_minus_identity(g + 3, E);
         memcpy(e, g, 3 * sizeof(double));
+        return;
+    }
+    case MBS_JOINT_BALL: {
+        double ai[4] = {-qa[0], -qa[1], -qa[2], qa[3]}, g[4];
+        mbsi_quat_mul(ai, qb, g);
+        quat_minus_identity(g, E);
+        memset(e, 0, 3 * sizeof(double));
         return;
     }
     case MBS_JOINT_PLANAR: {
@@ -298,6 +311,10 @@ void mbs_vi_residual(const mbs_model *m, mbs_vi *w, const double *q_next, double
             for (int k = 0; k < 6; k++) Fp[k] += t[k];
         }
     }
+    if (!m->any_armature) return;
+    /* the rotors: arm (Δ/Δt − v^k), exact for one-coordinate joints (L_d = ½ arm Δ²/Δt) */
+    mbs_difference(m, w->qk, q_next, w->drot);
+    for (int k = 0; k < w->nv; k++) res[k] += m->armature[k] * (w->drot[k] * inv_dt - w->vk[k]);
 }
 
 int mbs_drnea(const mbs_model *m, mbs_vi *w, double dt, const double *q_prev, const double *q,
@@ -340,6 +357,29 @@ static void body_derivative(const mbs_body *b, const double xi[6], double inv_dt
     }
 }
 
+/* The rotors' block of joint b: arm/Δt · ∂Δ/∂q^{k+1} (rows scaled by arm), ∂Δ/∂q^{k+1} the
+ * inverse right Jacobian of the joint's group at its difference Δ (1 for one coordinate). */
+static void rotor_block(const mbs_body *b, const double *delta, const double *arm, double inv_dt, double out[36])
+{
+    double Jl[36];
+    int n = b->nv;
+    memset(out, 0, 36 * sizeof(double));
+    switch (b->type) {
+    case MBS_JOINT_FREEFLYER: mbsi_se3_jlog(delta, Jl, 6); break;
+    case MBS_JOINT_PLANAR: mbsi_se2_jlog(delta, Jl, 6); break;
+    case MBS_JOINT_BALL: {
+        double J3[9];
+        mbsi_so3_jr_inv(delta, J3);
+        for (int c = 0; c < 3; c++)
+            for (int r = 0; r < 3; r++) Jl[r + 6 * c] = J3[r + 3 * c];
+        break;
+    }
+    default: Jl[0] = 1; break;
+    }
+    for (int c = 0; c < n; c++)
+        for (int r = 0; r < n; r++) out[r + 6 * c] = arm[r] * inv_dt * Jl[r + 6 * c];
+}
+
 /* What every exact Jacobian needs at q_next: the joint placements at q^{k+1} and the B_i. The
  * ξ_i it reads are those of the last residual evaluation, which must have been at q_next. */
 void mbsi_vi_linearise(const mbs_model *m, mbs_vi *w, const double *q_next)
@@ -349,6 +389,7 @@ void mbsi_vi_linearise(const mbs_model *m, mbs_vi *w, const double *q_next)
         const mbs_body *b = &m->bodies[i];
         joint_placement(b, q_next + b->idx_q, w->R1 + 9 * i, w->p1 + 3 * i);
         body_derivative(b, w->xi + 6 * i, inv_dt, w->B + 36 * i);
+        if (m->any_armature) rotor_block(b, w->drot + b->idx_v, m->armature + b->idx_v, inv_dt, w->rot + 36 * i);
     }
 }
 
@@ -381,6 +422,8 @@ void mbsi_vi_jacobian_at(const mbs_model *m, mbs_vi *w, const double *q_next, do
                     for (int k = 0; k < 6; k++) dFp[k] += t[k];
                 }
             }
+            if (m->any_armature)   /* the joint's rotor block, in its own rows */
+                for (int r = 0; r < bj->nv; r++) Jc[bj->idx_v + r] += w->rot[36 * j + r + 6 * c];
             /* the ancestors of j only transmit ∂F_j (their own Ψ is zero) */
             double f[6];
             memcpy(f, w->dF + 6 * j, sizeof f);

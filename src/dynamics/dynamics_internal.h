@@ -29,8 +29,9 @@ void mbsi_mass_bilinear_dq(const mbs_model *m, const mbs_data *d, const double *
  * (placements, body velocities and accelerations): its forward pass is that kinematics' with the
  * base accelerating at −g, which is added here to d->a (changed on return). The same τ as
  * mbs_rnea_fext(q, v, a) to rounding, for a caller that needs the kinematics anyway (the
- * exponential integrator's J̇v). */
-void mbsi_rnea_from_kinematics(const mbs_model *m, mbs_data *d, const double *fext, double *tau);
+ * exponential integrator's J̇v). a: the same joint accelerations, for the rotors' torques
+ * diag(armature) a (NULL: q̈ = 0). */
+void mbsi_rnea_from_kinematics(const mbs_model *m, mbs_data *d, const double *a, const double *fext, double *tau);
 
 /* mbs_crba writing only what mbsi_ltdl_in_place reads: the entries (k, j), j = k or j an
  * ancestor of k, of M's lower triangle; the rest of M is left as it was. The factorisation in
@@ -84,10 +85,11 @@ typedef struct mbs_del_tree {
 } mbs_del_tree;
 
 /* Factors A from B (36 x nbodies) and each body's placement in its parent's frame at q^k
- * (Rk, pk) and at q^{k+1} (R1, p1). Returns 0, or 1 when a pivot block D_i is singular to
+ * (Rk, pk) and at q^{k+1} (R1, p1); rotor (36 x nbodies, NULL: none) adds each joint's rotor
+ * block to D_i (its rows of A in its own columns: the armature's term, see mbs_vi). Returns 0, or 1 when a pivot block D_i is singular to
  * round-off (A itself may be regular: the elimination pivots only within each body's block). */
 int mbsi_del_tree_factor(const mbs_model *m, mbs_del_tree *t, const double *B, const double *Rk, const double *pk,
-                        const double *R1, const double *p1);
+                        const double *R1, const double *p1, const double *rotor);
 
 /* x ← A⁻¹ x (nv entries) with the factors of mbsi_del_tree_factor. */
 void mbsi_del_tree_solve(const mbs_model *m, mbs_del_tree *t, const double *Rk, const double *pk, const double *R1,
@@ -112,6 +114,10 @@ struct mbs_vi {
     double *xi, *mu, *F;         /* 6 x nb: log ΔT_i, μ_i, F_i */
     /* Algorithm 4 */
     double *B, *Psi, *dF;        /* 36 x nb, 6 x nb, 6 x nb */
+    /* the rotors (armature): their discrete momentum arm (Δ/Δt − v^k) per coordinate, Δ the
+     * joint's difference(q^k, q^{k+1}), adds to the residual; its Jacobian, arm/Δt · ∂Δ/∂q^{k+1},
+     * is one n x n block per joint (leading dimension 6), on A's diagonal */
+    double *drot, *rot;          /* nv: Δ; 36 x nb: the blocks */
     /* the root finders' scratch (src/step/variational_solve.c) */
     double *J, *H;               /* nv x nv: Newton's Jacobian, Broyden's inverse */
     mbs_del_tree tree;           /* tree Newton's factors */

@@ -14,6 +14,7 @@ double mbs_kinetic_energy(const mbs_model *m, mbs_data *d, const double *q, cons
         inertia_mul(b->mass, b->h, b->Io, d->v + 6 * i, h);
         ke += 0.5 * sdot(d->v + 6 * i, h);
     }
+    for (int k = 0; m->any_armature && k < m->nv; k++) ke += 0.5 * m->armature[k] * v[k] * v[k];   /* the rotors' */
     return ke;
 }
 

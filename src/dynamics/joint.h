@@ -75,6 +75,13 @@ static inline void joint_placement(const mbs_body *b, const double *q, double R[
         se3_compose(T, b->pt, Rj, q, R, p);
         return;
     }
+    case MBS_JOINT_BALL: {
+        double Rj[9];
+        m3_from_quat(q, Rj);
+        m3_mul(T, Rj, R);
+        memcpy(p, b->pt, 3 * sizeof(double));
+        return;
+    }
     case MBS_JOINT_PLANAR: {
         double Rj[9], pj[3];
         m3_axis_angle(b->axis, q[2], q[3], Rj);

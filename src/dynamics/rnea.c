@@ -30,6 +30,13 @@ static inline void body_force(const mbs_body *b, const double v[6], const double
         for (int k = 0; k < 6; k++) f[k] -= fext[k];
 }
 
+/* τ += diag(armature) a: the rotors' inertial torques (a NULL: none) */
+static void add_rotor_torques(const mbs_model *m, const double *a, double *tau)
+{
+    if (!m->any_armature || !a) return;
+    for (int k = 0; k < m->nv; k++) tau[k] += m->armature[k] * a[k];
+}
+
 /* Both passes on the joint placements already in d->liR, d->lip. */
 static void rnea_on_placements(const mbs_model *m, mbs_data *d, const double *v, const double *a, const double *fext,
                                double *tau)
@@ -58,6 +65,7 @@ static void rnea_on_placements(const mbs_model *m, mbs_data *d, const double *v,
         body_force(b, vi, ai, fext ? fext + 6 * i : NULL, fi);
     }
     backward(m, d, tau);
+    add_rotor_torques(m, a, tau);
 }
 
 void mbs_rnea_fext(const mbs_model *m, mbs_data *d, const double *q, const double *v,
@@ -67,7 +75,7 @@ void mbs_rnea_fext(const mbs_model *m, mbs_data *d, const double *q, const doubl
     rnea_on_placements(m, d, v, a, fext, tau);
 }
 
-void mbsi_rnea_from_kinematics(const mbs_model *m, mbs_data *d, const double *fext, double *tau)
+void mbsi_rnea_from_kinematics(const mbs_model *m, mbs_data *d, const double *a, const double *fext, double *tau)
 {
     double a0[6], g[3];
     gravity_motion(m, a0);
@@ -82,6 +90,7 @@ void mbsi_rnea_from_kinematics(const mbs_model *m, mbs_data *d, const double *fe
         body_force(b, vi, ai, fext ? fext + 6 * i : NULL, d->f + 6 * i);
     }
     backward(m, d, tau);
+    add_rotor_torques(m, a, tau);
 }
 
 void mbs_rnea(const mbs_model *m, mbs_data *d, const double *q, const double *v, const double *a,

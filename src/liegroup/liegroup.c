@@ -1,5 +1,6 @@
 /* liegroup.c — the configuration space as a product of Lie groups, one per joint: R for
- * revolute and prismatic joints, SE(3) for a free-flyer, SE(2) for a planar joint. Every
+ * revolute and prismatic joints, SE(3) for a free-flyer, SE(2) for a planar joint, SO(3) for a
+ * ball joint. Every
  * operation is a loop over joints that applies the joint's group operation to its slices of
  * q and v (se3.c holds the group arithmetic), so all of them are allocation-free and a
  * joint's output slice may alias its input slice (mbs_integrate(m, q, v, q) is allowed).
@@ -69,7 +70,24 @@ static void joint_integrate(const mbs_body *b, const double *q, const double *v,
         memcpy(qo, g, sizeof g);
         return;
     }
+    case MBS_JOINT_BALL: {
+        double e[4], g[4];
+        mbsi_so3_exp(v, e);
+        mbsi_quat_mul(q, e, g);
+        unit(g, 4, quat_identity);
+        if (v3_dot(g, q) + g[3] * q[3] < 0)   /* the input's hemisphere, as the free-flyer's */
+            for (int k = 0; k < 4; k++) g[k] = -g[k];
+        memcpy(qo, g, sizeof g);
+        return;
     }
+    }
+}
+
+/* a⁻¹ b for unit quaternions (the conjugate of a times b) */
+static void quat_between(const double a[4], const double b[4], double o[4])
+{
+    double ai[4] = {-a[0], -a[1], -a[2], a[3]};
+    mbsi_quat_mul(ai, b, o);
 }
 
 static void joint_difference(const mbs_body *b, const double *q0, const double *q1, double *v)
@@ -89,6 +107,12 @@ static void joint_difference(const mbs_body *b, const double *q0, const double *
         double g[4];
         mbsi_se2_between(q0, q1, g);
         mbsi_se2_log(g, v);
+        return;
+    }
+    case MBS_JOINT_BALL: {
+        double g[4];
+        quat_between(q0, q1, g);
+        mbsi_so3_log(g, v);
         return;
     }
     }
@@ -128,6 +152,7 @@ void mbs_neutral(const mbs_model *m, double *q)
     for (int i = 0; i < m->nbodies; i++) {
         const mbs_body *b = &m->bodies[i];
         if (b->type == MBS_JOINT_FREEFLYER) q[b->idx_q + 6] = 1;
+        else if (b->type == MBS_JOINT_BALL) q[b->idx_q + 3] = 1;
         else if (b->type == MBS_JOINT_PLANAR) q[b->idx_q + 2] = 1;
     }
 }
@@ -158,6 +183,15 @@ static double draw_coordinate(unsigned long long *seed, double lo, double hi)
     return a + (b - a) * uniform01(seed);
 }
 
+/* Shoemake, "Uniform random rotations", Graphics Gems III (1992): uniform on SO(3). */
+static void random_rotation(unsigned long long *seed, double qt[4])
+{
+    double u1 = uniform01(seed), u2 = 2 * MBS_PI * uniform01(seed), u3 = 2 * MBS_PI * uniform01(seed);
+    double r1 = sqrt(1 - u1), r2 = sqrt(u1);
+    qt[0] = r1 * sin(u2); qt[1] = r1 * cos(u2); qt[2] = r2 * sin(u3); qt[3] = r2 * cos(u3);
+    unit(qt, 4, quat_identity);
+}
+
 void mbs_random_configuration(const mbs_model *m, unsigned long long *seed, double *q)
 {
     for (int i = 0; i < m->nbodies; i++) {
@@ -169,15 +203,13 @@ void mbs_random_configuration(const mbs_model *m, unsigned long long *seed, doub
         case MBS_JOINT_PRISMATIC:
             qi[0] = draw_coordinate(seed, lo[0], hi[0]);
             break;
-        case MBS_JOINT_FREEFLYER: {
+        case MBS_JOINT_FREEFLYER:
             for (int k = 0; k < 3; k++) qi[k] = draw_coordinate(seed, lo[k], hi[k]);
-            /* Shoemake, "Uniform random rotations", Graphics Gems III (1992): uniform on SO(3). */
-            double u1 = uniform01(seed), u2 = 2 * MBS_PI * uniform01(seed), u3 = 2 * MBS_PI * uniform01(seed);
-            double r1 = sqrt(1 - u1), r2 = sqrt(u1);
-            qi[3] = r1 * sin(u2); qi[4] = r1 * cos(u2); qi[5] = r2 * sin(u3); qi[6] = r2 * cos(u3);
-            unit(qi + 3, 4, quat_identity);
+            random_rotation(seed, qi + 3);
             break;
-        }
+        case MBS_JOINT_BALL:
+            random_rotation(seed, qi);
+            break;
         case MBS_JOINT_PLANAR: {
             for (int k = 0; k < 2; k++) qi[k] = draw_coordinate(seed, lo[k], hi[k]);
             double t = MBS_PI * (2 * uniform01(seed) - 1);
@@ -193,6 +225,7 @@ void mbs_normalize(const mbs_model *m, double *q)
     for (int i = 0; i < m->nbodies; i++) {
         const mbs_body *b = &m->bodies[i];
         if (b->type == MBS_JOINT_FREEFLYER) unit(q + b->idx_q + 3, 4, quat_identity);
+        else if (b->type == MBS_JOINT_BALL) unit(q + b->idx_q, 4, quat_identity);
         else if (b->type == MBS_JOINT_PLANAR) unit(q + b->idx_q + 2, 2, rot2_identity);
     }
 }
@@ -240,6 +273,21 @@ void mbs_dintegrate(const mbs_model *m, const double *q, const double *v, mbs_ar
             } else
                 mbsi_se2_jexp(vi, Jb, nv);
             break;
+        case MBS_JOINT_BALL: {
+            /* Ad(Exp(v)⁻¹) on SO(3) is Exp(v)ᵀ */
+            double e[4], R[9], Jr[9];
+            if (arg == MBS_ARG0) {
+                mbsi_so3_exp(vi, e);
+                m3_from_quat(e, R);
+                for (int c = 0; c < 3; c++)
+                    for (int r = 0; r < 3; r++) Jb[r + (size_t)nv * c] = R[c + 3 * r];
+            } else {
+                mbsi_so3_jr(vi, Jr);
+                for (int c = 0; c < 3; c++)
+                    for (int r = 0; r < 3; r++) Jb[r + (size_t)nv * c] = Jr[r + 3 * c];
+            }
+            break;
+        }
         }
     }
 }
@@ -284,6 +332,21 @@ void mbs_ddifference(const mbs_model *m, const double *q0, const double *q1, mbs
             mbsi_se2_between(c, a, g);
             mbsi_se2_adjoint(g, Ad, 3);
             block_mul(3, -1.0, L, Ad, Jb, nv);
+            break;
+        }
+        case MBS_JOINT_BALL: {
+            double g[4], d[3], L[9], R[9];
+            quat_between(a, c, g);
+            mbsi_so3_log(g, d);
+            mbsi_so3_jr_inv(d, L);
+            if (arg == MBS_ARG1) {
+                for (int j = 0; j < 3; j++)
+                    for (int r = 0; r < 3; r++) Jb[r + (size_t)nv * j] = L[r + 3 * j];
+                break;
+            }
+            quat_between(c, a, g);   /* Ad(q1⁻¹ q0) = R(q1⁻¹ q0) */
+            m3_from_quat(g, R);
+            block_mul(3, -1.0, L, R, Jb, nv);
             break;
         }
         }

@@ -40,6 +40,13 @@ void mbs_model_free(mbs_model *m)
     free(m->effort);
     free(m->damping);
     free(m->friction);
+    free(m->armature);
+    for (int k = 0; k < m->nkeyframes; k++) {
+        free(m->keyframes[k].name);
+        free(m->keyframes[k].q);
+        free(m->keyframes[k].v);
+    }
+    free(m->keyframes);
     free(m->name);
     free(m);
 }
@@ -79,10 +86,11 @@ int mbs_model_add_joint(mbs_model *m, int parent, mbs_joint_type type, const cha
     case MBS_JOINT_REVOLUTE: case MBS_JOINT_PRISMATIC: nq = nv = 1; break;
     case MBS_JOINT_FREEFLYER: nq = 7; nv = 6; break;
     case MBS_JOINT_PLANAR: nq = 4; nv = 3; break;
+    case MBS_JOINT_BALL: nq = 4; nv = 3; break;
     default: mbsi_fail(err, MBS_ERR_ARG, "joint '%s': unknown joint type %d", name, (int)type); return -1;
     }
     double ax[3] = {0, 0, 1};
-    if (type != MBS_JOINT_FREEFLYER && axis) {
+    if (type != MBS_JOINT_FREEFLYER && type != MBS_JOINT_BALL && axis) {
         if (!finite_n(axis, 3)) { mbsi_fail(err, MBS_ERR_MODEL, "joint '%s': axis is not finite", name); return -1; }
         double n = sqrt(v3_dot(axis, axis));
         if (!(n > 1e-12)) { mbsi_fail(err, MBS_ERR_MODEL, "joint '%s': axis has zero length", name); return -1; }
@@ -237,6 +245,21 @@ void mbs_model_set_limits(mbs_model *m, int j, const double *lower, const double
     }
 }
 
+void mbs_model_set_armature(mbs_model *m, int j, const double *armature)
+{
+    if (!m || j < 0 || j >= m->nbodies) return;
+    mbs_body *b = &m->bodies[j];
+    for (int k = 0; k < b->nv; k++) b->armature[k] = armature ? armature[k] : 0;
+    /* after finalize (a URDF model's rotors), the per-dof copy follows */
+    if (!m->finalized) return;
+    m->any_armature = 0;
+    for (int i = 0; i < m->nbodies; i++)
+        for (int k = 0; k < m->bodies[i].nv; k++) {
+            m->armature[m->bodies[i].idx_v + k] = m->bodies[i].armature[k];
+            if (m->bodies[i].armature[k] != 0) m->any_armature = 1;
+        }
+}
+
 /* Motion subspace of joint b in its body frame, constant for every joint type here. */
 static void joint_subspace(const mbs_body *b, double *S)
 {
@@ -251,6 +274,9 @@ static void joint_subspace(const mbs_body *b, double *S)
         memcpy(S, b->plane, 3 * sizeof(double));
         memcpy(S + 6, b->plane + 3, 3 * sizeof(double));
         memcpy(S + 15, b->axis, 3 * sizeof(double));
+        break;
+    case MBS_JOINT_BALL:
+        S[3] = S[6 + 4] = S[12 + 5] = 1;
         break;
     }
 }
@@ -301,8 +327,9 @@ int mbs_model_finalize(mbs_model *m, mbs_error *err)
     m->effort = calloc((size_t)(nv ? nv : 1), sizeof(double));
     m->damping = calloc((size_t)(nv ? nv : 1), sizeof(double));
     m->friction = calloc((size_t)(nv ? nv : 1), sizeof(double));
+    m->armature = calloc((size_t)(nv ? nv : 1), sizeof(double));
     if (!m->S || !m->dof_body || !m->dof_parent || !m->lower || !m->upper || !m->vlimit || !m->effort ||
-        !m->damping || !m->friction)
+        !m->damping || !m->friction || !m->armature)
         return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
     for (int i = 0; i < m->nbodies; i++) {
         const mbs_body *b = &m->bodies[i];
@@ -320,6 +347,8 @@ int mbs_model_finalize(mbs_model *m, mbs_error *err)
             m->effort[dof] = b->effort[k];
             m->damping[dof] = b->damping[k];
             m->friction[dof] = b->friction[k];
+            m->armature[dof] = b->armature[k];
+            if (b->armature[k] != 0) m->any_armature = 1;
         }
         for (int k = 0; k < b->nq; k++) {
             m->lower[b->idx_q + k] = b->lower[k];
@@ -382,6 +411,57 @@ const double *mbs_model_velocity_limits(const mbs_model *m) { return m->vlimit; 
 const double *mbs_model_effort_limits(const mbs_model *m) { return m->effort; }
 const double *mbs_model_damping(const mbs_model *m) { return m->damping; }
 const double *mbs_model_friction(const mbs_model *m) { return m->friction; }
+const double *mbs_model_armature(const mbs_model *m) { return m->armature; }
+
+int mbs_model_add_keyframe(mbs_model *m, const char *name, const double *q, const double *v, mbs_error *err)
+{
+    if (!m || !name || !q) { mbsi_fail(err, MBS_ERR_ARG, "mbs_model_add_keyframe: NULL model, name or q"); return -1; }
+    if (!m->finalized) { mbsi_fail(err, MBS_ERR_ARG, "keyframe '%s': finalize the model first", name); return -1; }
+    if (mbs_model_keyframe_id(m, name) >= 0) {
+        mbsi_fail(err, MBS_ERR_MODEL, "keyframe '%s' is given twice: keyframe names must be unique", name);
+        return -1;
+    }
+    if (!finite_n(q, m->nq) || (v && !finite_n(v, m->nv))) {
+        mbsi_fail(err, MBS_ERR_MODEL, "keyframe '%s': q or v is not finite", name);
+        return -1;
+    }
+    if (m->nkeyframes == m->cap_keyframes) {
+        int cap = m->cap_keyframes ? 2 * m->cap_keyframes : 4;
+        struct mbs_keyframe *k = realloc(m->keyframes, (size_t)cap * sizeof *k);
+        if (!k) { mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); return -1; }
+        m->keyframes = k;
+        m->cap_keyframes = cap;
+    }
+    struct mbs_keyframe *k = &m->keyframes[m->nkeyframes];
+    k->name = mbsi_strdup(name);
+    k->q = malloc(sizeof(double) * (size_t)(m->nq ? m->nq : 1));
+    k->v = calloc((size_t)(m->nv ? m->nv : 1), sizeof(double));
+    if (!k->name || !k->q || !k->v) {
+        free(k->name); free(k->q); free(k->v);
+        mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
+        return -1;
+    }
+    memcpy(k->q, q, sizeof(double) * (size_t)m->nq);
+    if (v) memcpy(k->v, v, sizeof(double) * (size_t)m->nv);
+    return m->nkeyframes++;
+}
+
+int mbs_model_nkeyframes(const mbs_model *m) { return m ? m->nkeyframes : 0; }
+
+int mbs_model_keyframe_id(const mbs_model *m, const char *name)
+{
+    for (int k = 0; m && name && k < m->nkeyframes; k++)
+        if (strcmp(m->keyframes[k].name, name) == 0) return k;
+    return -1;
+}
+
+const char *mbs_model_keyframe(const mbs_model *m, int k, const double **q, const double **v)
+{
+    if (!m || k < 0 || k >= m->nkeyframes) return NULL;
+    if (q) *q = m->keyframes[k].q;
+    if (v) *v = m->keyframes[k].v;
+    return m->keyframes[k].name;
+}
 int mbs_model_nframes(const mbs_model *m) { return m->nframes; }
 int mbs_model_nvisuals(const mbs_model *m) { return m->nvisuals; }
 const mbs_visual *mbs_model_visual(const mbs_model *m, int i) { return (i >= 0 && i < m->nvisuals) ? &m->visuals[i] : NULL; }

@@ -22,7 +22,7 @@ typedef struct mbs_body {
     double Rt[9], pt[3];        /* joint frame in the parent body frame (the tree transform) */
     double mass, h[3], Io[9];   /* inertia: mass, first moment m·c and rotational inertia about the body origin */
     double lower[7], upper[7];  /* position limits per coordinate */
-    double vlimit[6], effort[6], damping[6], friction[6];
+    double vlimit[6], effort[6], damping[6], friction[6], armature[6];
     int last;                   /* last body index of the subtree rooted here */
     int nv_subtree;             /* dofs in the subtree, this joint's included */
     char *joint_name, *link_name;
@@ -58,6 +58,10 @@ struct mbs_model {
     int *dof_end;
     double *lower, *upper;      /* nq */
     double *vlimit, *effort, *damping, *friction; /* nv */
+    double *armature;           /* nv: rotor inertias added to M's diagonal */
+    int any_armature;           /* 1 when an armature is non-zero (the algorithms skip it otherwise) */
+    int nkeyframes, cap_keyframes;
+    struct mbs_keyframe { char *name; double *q, *v; } *keyframes;
 };
 
 struct mbs_data {

@@ -54,6 +54,11 @@ static void csv_names(FILE *f, const mbs_model *m, int what)
         int n = what ? mbs_joint_nv(m, j) : mbs_joint_nq(m, j);
         if (t == MBS_JOINT_FREEFLYER) {
             for (int k = 0; k < n; k++) fprintf(f, ",%s_%s_%s", prefix[what], name, what ? ffv[k] : ffq[k]);
+        } else if (t == MBS_JOINT_BALL) {
+            static const char *const bq[] = {"qx", "qy", "qz", "qw"}, *const bv[] = {"wx_rad_s", "wy_rad_s", "wz_rad_s"},
+                                     *const bt[] = {"x_Nm", "y_Nm", "z_Nm"};
+            const char *const *sfx = what == 0 ? bq : what == 1 ? bv : bt;
+            for (int k = 0; k < n; k++) fprintf(f, ",%s_%s_%s", prefix[what], name, sfx[k]);
         } else if (t == MBS_JOINT_PLANAR) {
             char plq[4][4], plv[3][4];
             planar_names(&m->bodies[j], plq, plv);

@@ -757,7 +757,7 @@ static int contact_space_dynamics(expo *e, mbs_system *s, const double *q, int n
     double *X = e->X, *ur = e->grouped ? e->upsr : e->ups, *pacc = e->grouped ? e->mu2 : e->pdd;
     /* h = C(q, v) v + g(q) by RNEA's backward pass on the kinematics contact_jacobians left at
      * this q and v with q̈ = 0 (before CRBA, which has placements of its own) */
-    mbsi_rnea_from_kinematics(m, d, NULL, e->dq);
+    mbsi_rnea_from_kinematics(m, d, NULL, NULL, e->dq);
     /* M straight into the factor's storage, factored in place */
     mbsi_crba_tree_lower(m, d, q, d->L);
     if (mbsi_ltdl_in_place(m, d) != MBS_OK) return MBS_ERR_MODEL;

@@ -103,6 +103,7 @@ static int nonfinite_error(mbs_stepper *st, int velocity, int k, double t0, doub
 {
     static const char *const ffq[] = {"x", "y", "z", "qx", "qy", "qz", "qw"}, *const ffv[] = {"vx", "vy", "vz", "wx", "wy", "wz"};
     static const char *const plq[] = {"x", "y", "c", "s"}, *const plv[] = {"vx", "vy", "wz"};
+    static const char *const bq[] = {"qx", "qy", "qz", "qw"}, *const bv[] = {"wx", "wy", "wz"};
     const mbs_model *m = st->sys->model;
     const double x = velocity ? st->sys->v[k] : st->sys->q[k];
     const char *var = velocity ? "v" : "q", *sep = why[0] ? "; " : "";
@@ -114,7 +115,8 @@ static int nonfinite_error(mbs_stepper *st, int velocity, int k, double t0, doub
         if (k < first || k >= first + n) continue;
         mbs_joint_type type = mbs_joint_type_of(m, j);
         const char *const *sfx = type == MBS_JOINT_FREEFLYER ? (velocity ? ffv : ffq)
-                                 : type == MBS_JOINT_PLANAR  ? (velocity ? plv : plq) : NULL;
+                                 : type == MBS_JOINT_PLANAR  ? (velocity ? plv : plq)
+                                 : type == MBS_JOINT_BALL    ? (velocity ? bv : bq) : NULL;
         /* a joint of several coordinates: the coordinate's index within it (and its name) */
         if (n > 1)
             snprintf(what, sizeof what, "%s of joint '%s' [%d%s%s] = %g (%s[%d])", var, mbs_joint_name(m, j), k - first,

@@ -116,7 +116,7 @@ int mbs_vi_solve(const mbs_model *m, mbs_data *d, mbs_vi *w, const mbs_vi_option
              * by 4 or more per iteration (a chord step, as cheap as RIQN's) and renewed when not */
             if (refresh || !factored) {
                 mbsi_vi_linearise(m, w, q_next);
-                factored = !mbsi_del_tree_factor(m, &w->tree, w->B, w->Rk, w->pk, w->R1, w->p1);
+                factored = !mbsi_del_tree_factor(m, &w->tree, w->B, w->Rk, w->pk, w->R1, w->p1, m->any_armature ? w->rot : NULL);
                 r.jacobians++;
             }
             for (int k = 0; k < nv; k++) dq[k] = -e[k];
