@@ -428,6 +428,47 @@ static void test_ball_chain(void)
     mbs_model_free(m);
 }
 
+/* Passive joint damping: a wheel on a revolute joint (no gravity) spun at w0 slows as
+ * w0 exp(−c t / (I + armature)) under every scheme, and the analytical step derivatives see it. */
+static void test_joint_damping(void)
+{
+    static const double I3[9] = {0.02, 0, 0, 0, 0.02, 0, 0, 0, 0.05}, z[3] = {0, 0, 1}, g0[3] = {0, 0, 0};
+    mbs_model *m = mbs_model_new("wheel");
+    int b = mbs_model_add_joint(m, -1, MBS_JOINT_REVOLUTE, "axle", NULL, NULL, z, NULL);
+    mbs_model_add_inertia(m, b, 1.0, g0, I3, NULL);
+    mbs_error err;
+    CHECK(mbs_model_finalize(m, &err) == MBS_OK, "finalize: %s", err.msg);
+    mbs_model_set_gravity(m, g0);
+    const double arm = 0.01, c = 0.3, w0 = 2.0, Izz = 0.05 + arm, T = 0.2;
+    mbs_model_set_armature(m, b, &arm);
+    double A[4], B[2], Af[4], Bf[2];
+    for (int i = 0; i < mbs_stepper_count(); i++) {
+        const char *name = mbs_stepper_at(i)->name;
+        mbs_system *s = mbs_system_new(m, 0, &err);
+        mbs_system_finalize(s, &err);
+        double q0 = 0;
+        mbs_system_set_state(s, &q0, &w0, 0);
+        mbs_system_set_joint_damping(s, &c);
+        mbs_stepper *st = mbs_stepper_new(name, s, NULL, 0, &err);
+        CHECK(st != NULL, "%s: %s", name, err.msg);
+        if (!st) { mbs_system_free(s); continue; }
+        if (mbs_stepper_has_analytical_derivatives(st)) {
+            int rc = mbs_stepper_derivatives(st, 1e-3, MBS_DERIVATIVES_ANALYTICAL, NULL, 0, A, B);
+            rc |= mbs_stepper_derivatives(st, 1e-3, MBS_DERIVATIVES_CENTRAL, NULL, 0, Af, Bf);
+            CHECK(rc == MBS_OK && rel_err(A, Af, 4) < 1e-7 && rel_err(B, Bf, 2) < 1e-7,
+                  "%s, damped wheel: analytical vs central differences: A %.2e, B %.2e", name, rel_err(A, Af, 4),
+                  rel_err(B, Bf, 2));
+            CHECK(A[3] < 1 - 0.9 * c * 1e-3 / Izz, "%s: ∂v'/∂v = %.9f does not see the damping", name, A[3]);
+        }
+        for (int k = 0; k < 2000; k++) mbs_stepper_step(st, 1e-4, NULL);
+        double w = mbs_system_v(s)[0], exact = w0 * exp(-c * T / Izz);
+        CHECK(fabs(w - exact) < 1e-3 * exact, "%s, damped wheel: w(%.1f s) = %.6f, exact %.6f", name, T, w, exact);
+        mbs_stepper_free(st);
+        mbs_system_free(s);
+    }
+    mbs_model_free(m);
+}
+
 int main(void)
 {
     mbs_error err;
@@ -439,6 +480,7 @@ int main(void)
     RUN(test_analytical);
     RUN(test_every_scheme);
     RUN(test_ball_chain);
+    RUN(test_joint_damping);
     mbs_model_free(solo);
     return check_summary("derivatives");
 }

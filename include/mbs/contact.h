@@ -167,6 +167,11 @@ void mbs_system_set_tau(mbs_system *s, const double *tau);
  * (or kd or q_ref) removes it. v_ref may be NULL for zero. */
 void mbs_system_set_impedance(mbs_system *s, const double *kp, const double *kd, const double *q_ref,
                               const double *v_ref);
+/* Passive joint damping τ = −damping v (nv entries, N·m·s/rad or N·s/m; NULL: none), as MuJoCo's
+ * joint damping: held with the joint impedance (added to its kd on one-coordinate joints, the others
+ * ignored), so that mdp and nmdp take it implicitly and the step derivatives see it. A model's
+ * own values are mbs_model_damping (URDF <dynamics damping>, MJCF joint damping). */
+void mbs_system_set_joint_damping(mbs_system *s, const double *damping);
 /* Sets the state (q: nq, v: nv, may be NULL for zero) and the time, releases every contact and
  * anchors those that penetrate at q: a new start, which a stepper with memory notices. */
 void mbs_system_set_state(mbs_system *s, const double *q, const double *v, double t);

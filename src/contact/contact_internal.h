@@ -60,6 +60,10 @@ struct mbs_system {
     int imp_on;
     double *imp_kp, *imp_kd, *imp_qref, *imp_vref;   /* nv, nv, nq, nv */
     double *imp_tmp;              /* nv: the registry's copy of τ while it adds the impedance */
+    /* passive joint damping (mbs_system_set_joint_damping): folded into imp_kd, which holds the
+     * controller's kd plus damp, so that every scheme takes it as it takes the impedance */
+    int damp_on;
+    double *damp;                 /* nv */
     void *block;                  /* the one allocation of the buffers above */
     double *heights[MBS_MAX_HEIGHTFIELDS];   /* the heightfields' grids (env points at them), owned */
     /* Called by a scheme that splits its step at contact events (expo) at the start of the step

@@ -21,6 +21,7 @@ static void layout(mbs_carver *c, mbs_system *s, int max_contacts)
     s->imp_qref = mbsi_carve_doubles(c, (size_t)s->nq + 1);
     s->imp_vref = mbsi_carve_doubles(c, (size_t)s->nv + 1);
     s->imp_tmp = mbsi_carve_doubles(c, (size_t)s->nv + 1);
+    s->damp = mbsi_carve_doubles(c, (size_t)s->nv + 1);
 }
 
 mbs_system *mbs_system_new(const mbs_model *m, int max_contacts, mbs_error *err)
@@ -71,6 +72,8 @@ mbs_system *mbs_system_clone(const mbs_system *s, mbs_error *err)
     c->ncontacts = s->ncontacts;
     memcpy(c->contacts, s->contacts, sizeof(mbs_contact) * (size_t)s->ncontacts);
     c->finalized = s->finalized;
+    c->damp_on = s->damp_on;
+    memcpy(c->damp, s->damp, (size_t)s->nv * sizeof(double));
     mbs_system_copy_state(c, s);
     return c;
 }
@@ -121,18 +124,41 @@ void mbs_system_set_impedance(mbs_system *s, const double *kp, const double *kd,
 {
     const mbs_model *m = s->model;
     memset(s->imp_kp, 0, (size_t)s->nv * sizeof(double));
-    memset(s->imp_kd, 0, (size_t)s->nv * sizeof(double));
+    memcpy(s->imp_kd, s->damp, (size_t)s->nv * sizeof(double));   /* the passive damping stays */
     memset(s->imp_vref, 0, (size_t)s->nv * sizeof(double));
-    s->imp_on = kp != NULL && kd != NULL && q_ref != NULL;
-    if (!s->imp_on) return;
+    int on = kp != NULL && kd != NULL && q_ref != NULL;
+    s->imp_on = on || s->damp_on;
+    if (!on) {
+        memcpy(s->imp_qref, s->q, (size_t)s->nq * sizeof(double));   /* kp = 0: any finite reference */
+        return;
+    }
     memcpy(s->imp_qref, q_ref, (size_t)s->nq * sizeof(double));
     if (v_ref) memcpy(s->imp_vref, v_ref, (size_t)s->nv * sizeof(double));
     for (int b = 0; b < m->nbodies; b++) {
         const mbs_body *bd = &m->bodies[b];
         if (bd->nv != 1 || bd->nq != 1) continue;   /* one-coordinate joints only */
         s->imp_kp[bd->idx_v] = kp[bd->idx_v];
-        s->imp_kd[bd->idx_v] = kd[bd->idx_v];
+        s->imp_kd[bd->idx_v] += kd[bd->idx_v];
     }
+}
+
+void mbs_system_set_joint_damping(mbs_system *s, const double *damping)
+{
+    const mbs_model *m = s->model;
+    for (int k = 0; k < s->nv; k++) s->imp_kd[k] -= s->damp[k];
+    memset(s->damp, 0, (size_t)s->nv * sizeof(double));
+    s->damp_on = 0;
+    for (int b = 0; damping && b < m->nbodies; b++) {
+        const mbs_body *bd = &m->bodies[b];
+        if (bd->nv != 1 || bd->nq != 1) continue;
+        s->damp[bd->idx_v] = damping[bd->idx_v];
+        if (damping[bd->idx_v] != 0) s->damp_on = 1;
+    }
+    for (int k = 0; k < s->nv; k++) s->imp_kd[k] += s->damp[k];
+    int controller = 0;   /* an impedance of the controller's, kept */
+    for (int k = 0; k < s->nv; k++) controller |= s->imp_kp[k] != 0 || s->imp_kd[k] != s->damp[k];
+    if (!s->imp_on && s->damp_on) memcpy(s->imp_qref, s->q, (size_t)s->nq * sizeof(double));
+    s->imp_on = controller || s->damp_on;
 }
 
 void mbsi_system_impedance_torque(const mbs_system *s, const double *q, const double *v, double *tau)
