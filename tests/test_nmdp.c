@@ -1,14 +1,17 @@
 /* test_nmdp.c — the maximal-dissipation polytope contacts and the mdp / nmdp steppers (Pan and
  * Hauser 2020): the weights' QP (KKT conditions on random instances of its structure), the
  * derivatives of the contact model and of G against finite differences, the manifold projection
- * on a falling cube, a cube dropped from rest sinking to the depth its energy says, and a pushed
- * cube stopping where Coulomb friction says. */
+ * on a falling cube, a cube dropped from rest sinking to the depth its energy says, a pushed
+ * cube stopping where Coulomb friction says, and mdp's two ways of taking the joint impedance
+ * (feedback = semi_implicit, explicit: the paper's NE-MDP and its instability on the jump). */
 #include <stdlib.h>
 
 #include "check.h"
 #include "testmodels.h"
 /* white-box: reads and sets the system's and contacts' fields directly */
 #include "../src/contact/contact_internal.h"
+
+#define SCEN(name) MBS_SOURCE_DIR "/scenarios/" name
 
 double mbsi_nmdp_residual(mbs_stepper *st, const double *q0, const double *v0, double h, const double *delta,
                           const double *wt, double *G, double *A);
@@ -340,6 +343,124 @@ static void test_impedance_explicit(void)
     mbs_model_free(m);
 }
 
+
+/* One mdp step with feedback `fb` from (q, v) with τ and the joint impedance (kp, kd scaled by
+ * `gain`; kp = NULL: none) into (q1, v1). */
+static void mdp_step(mbs_system *s, const char *fb, const double *q, const double *v, const double *tau, double gain,
+                     const double *kp, const double *kd, const double *qref, const double *vref, double h, double *q1,
+                     double *v1)
+{
+    int nv = mbs_model_nv(s->model);
+    mbs_option opt[] = {MBS_OPTION_WORD("feedback", fb)};
+    mbs_error err;
+    mbs_stepper *st = mbs_stepper_new("mdp", s, opt, 1, &err);
+    CHECK(st != NULL, "mdp, feedback = %s: %s", fb, err.msg);
+    if (!st) return;
+    double kps[64], kds[64];
+    for (int k = 0; k < nv && kp; k++) { kps[k] = gain * kp[k]; kds[k] = gain * kd[k]; }
+    mbs_system_set_state(s, q, v, 0);
+    mbs_system_set_tau(s, tau);
+    mbs_system_set_impedance(s, kp ? kps : NULL, kp ? kds : NULL, kp ? qref : NULL, vref);
+    CHECK(mbs_stepper_step(st, h, NULL) == MBS_OK, "mdp, feedback = %s: %s", fb, mbs_stepper_last_error(st)->msg);
+    memcpy(q1, mbs_system_q(s), sizeof(double) * (size_t)mbs_model_nq(s->model));
+    memcpy(v1, mbs_system_v(s), sizeof(double) * (size_t)nv);
+    mbs_system_set_impedance(s, NULL, NULL, NULL, NULL);
+    mbs_stepper_free(st);
+}
+
+/* mdp's feedback = explicit is eq. 3 with the impedance's torque at the step's start added to τ:
+ * the same step, to the bit, as no impedance and that torque added by hand. And it is the
+ * semi-implicit step in the limit of zero gains: the two differ by the h Kd v⁺ + h² Kp v⁺ the
+ * semi-implicit one moves to the left, O(gains), and agree exactly at zero gains. Robosimian with
+ * two feet in the ground, so that the QP's weights enter. */
+static void test_mdp_feedback(void)
+{
+    mbs_model *m;
+    double q[64];
+    mbs_system *s = robosimian(&m, q, 0.01);
+    if (!s) return;
+    int nv = mbs_model_nv(m), nq = mbs_model_nq(m);
+    unsigned long long seed = 5;
+    double v[64], kp[64], kd[64], qref[64], vref[64], tau[64], tau_hand[64];
+    double qa[64], va[64], qb[64], vb[64];
+    for (int k = 0; k < nv; k++) {
+        v[k] = tm_uniform(&seed, -0.5, 0.5); kp[k] = tm_uniform(&seed, 100, 2000); kd[k] = tm_uniform(&seed, 1, 50);
+        vref[k] = tm_uniform(&seed, -1, 1); tau[k] = k < 6 ? 0 : tm_uniform(&seed, -3, 3);
+    }
+    for (int k = 0; k < nq; k++) qref[k] = q[k] + (k >= 7 ? tm_uniform(&seed, -0.3, 0.3) : 0);
+    mbs_system_finalize(s, NULL);
+    const double h = 0.005;
+    /* explicit = by hand (revolute joints only: coordinates 7.. of q, 6.. of v) */
+    mdp_step(s, "explicit", q, v, tau, 1, kp, kd, qref, vref, h, qa, va);
+    memcpy(tau_hand, tau, sizeof tau);
+    for (int k = 6; k < nv; k++) tau_hand[k] += kp[k] * (qref[k + 1] - q[k + 1]) + kd[k] * (vref[k] - v[k]);
+    mdp_step(s, "semi_implicit", q, v, tau_hand, 1, NULL, NULL, NULL, NULL, h, qb, vb);
+    CHECK_CLOSE(va, vb, nv, 0, "v: mdp explicit = no impedance and its torque by hand");
+    CHECK_CLOSE(qa, qb, nq, 0, "q: mdp explicit = no impedance and its torque by hand");
+    /* the two feedbacks as the gains go to zero */
+    double diff[3];
+    const double gains[3] = {1e-2, 1e-4, 0};
+    for (int g = 0; g < 3; g++) {
+        mdp_step(s, "explicit", q, v, tau, gains[g], kp, kd, qref, vref, h, qa, va);
+        mdp_step(s, "semi_implicit", q, v, tau, gains[g], kp, kd, qref, vref, h, qb, vb);
+        diff[g] = 0;
+        for (int k = 0; k < nv; k++) diff[g] = fmax(diff[g], fabs(va[k] - vb[k]));
+        printf("mdp explicit against semi-implicit, gains x %g: |v difference| %.3e\n", gains[g], diff[g]);
+    }
+    CHECK(diff[0] > 1e-6, "gains x 1e-2: the feedbacks differ by only %.3g: is the option taken?", diff[0]);
+    CHECK(diff[1] < 3e-2 * diff[0], "gains x 1e-4: difference %.3g, not O(gains) from %.3g at 1e-2", diff[1], diff[0]);
+    CHECK(diff[2] == 0, "zero gains: the feedbacks differ by %.3g", diff[2]);
+    mbs_system_free(s);
+    mbs_model_free(m);
+}
+
+/* Runs robosimian_jump.ini with mdp's feedback `fb` at step dt, the controller period equal to the
+ * step (as bench-nmdp runs it: the PD handed over at every step), for `duration` s; the summary. */
+static mbs_sim_summary jump_mdp(const char *fb, double dt, double duration)
+{
+    char o1[64], o2[64], o3[64], o4[64];
+    snprintf(o1, sizeof o1, "mdp.feedback=%s", fb);
+    snprintf(o2, sizeof o2, "stepper.dt=%.17g", dt);
+    snprintf(o3, sizeof o3, "controller.dt=%.17g", dt);
+    snprintf(o4, sizeof o4, "run.duration=%.17g", duration);
+    const char *sets[] = {"stepper.name=mdp", o1, o2, o3, o4};
+    mbs_sim_summary sum;
+    memset(&sum, 0, sizeof sum);
+    sum.diverged = 1;
+    mbs_error err;
+    mbs_scenario *sc = mbs_scenario_load(SCEN("robosimian_jump.ini"), sets, 5, &err);
+    CHECK(sc != NULL, "robosimian_jump.ini: %s", err.msg);
+    mbs_sim *sim = sc ? mbs_sim_new(sc, &err) : NULL;
+    CHECK(sim != NULL, "robosimian_jump.ini: %s", err.msg);
+    if (sim) CHECK(mbs_sim_run(sim, NULL, &sum, &err) == MBS_OK, "robosimian_jump.ini: %s", err.msg);
+    printf("robosimian_jump, mdp feedback = %s at %g ms: %s%s%s\n", fb, 1e3 * dt,
+           sum.diverged ? "diverged" : sum.left_box ? "left the box" : "stable", sum.diverged || sum.left_box ? ": " : "",
+           sum.diverged || sum.left_box ? sum.reason : "");
+    mbs_sim_free(sim);
+    mbs_scenario_free(sc);
+    return sum;
+}
+
+/* The paper's finding (sec. VI, fig. 3): NE-MDP, the PD explicit, is stable only at small steps.
+ * The jump's PD (kp 2000, kd 50 on every joint, handed to the stepper: feedback = impedance) on the
+ * 0.0085 kg·m² wheels is stable explicitly only while 2 h kd / I + h² kp / I < 4, h < 0.34 ms (the
+ * bound bench-nmdp prints beside the largest stable step it measures): at 0.25 ms the
+ * explicit mdp jumps through the whole run, at 5 and 20 ms it diverges, where the semi-implicit
+ * one (the default) is stable at 20 ms. */
+static void test_mdp_explicit_jump(void)
+{
+    mbs_sim_summary r = jump_mdp("explicit", 0.00025, 10);
+    CHECK(!r.diverged && !r.left_box && r.max_tilt_deg < 5, "explicit mdp at 0.25 ms: %s (tilt %g deg)", r.reason,
+          r.max_tilt_deg);
+    CHECK(r.airborne_s > 0.05, "explicit mdp at 0.25 ms: %g s in the air: the robot did not jump", r.airborne_s);
+    r = jump_mdp("explicit", 0.005, 1);
+    CHECK(r.diverged || r.left_box, "explicit mdp at 5 ms: stable, though kd h / I of the wheels is about 29");
+    r = jump_mdp("explicit", 0.02, 10);
+    CHECK(r.diverged || r.left_box, "explicit mdp at 20 ms: stable, the paper's NE-MDP is not above 7 ms");
+    r = jump_mdp("semi_implicit", 0.02, 10);
+    CHECK(!r.diverged && !r.left_box, "semi-implicit mdp at 20 ms: %s", r.reason);
+}
+
 int main(void)
 {
     RUN(test_qp_simplices);
@@ -348,5 +469,7 @@ int main(void)
     RUN(test_projection_falling_cube);
     RUN(test_cube_sinks_and_slides);
     RUN(test_impedance_explicit);
+    RUN(test_mdp_feedback);
+    RUN(test_mdp_explicit_jump);
     return check_summary("test_nmdp");
 }

@@ -163,7 +163,8 @@ void mbs_system_set_tau(mbs_system *s, const double *tau);
  * on each one-coordinate joint (revolute, prismatic; the entries of other joints are ignored),
  * kp, kd and v_ref of nv entries, q_ref of nq. A scheme that integrates it implicitly (nmdp, at the
  * end of the step, and mdp, semi-implicitly: the stable PD of Tan et al. 2011 consistent with the
- * scheme) does so; every other scheme adds τ_imp evaluated at the start of each step to τ. kp = NULL
+ * scheme, unless its option feedback = explicit) does so; every other scheme adds τ_imp evaluated
+ * at the start of each step to τ. kp = NULL
  * (or kd or q_ref) removes it. v_ref may be NULL for zero. */
 void mbs_system_set_impedance(mbs_system *s, const double *kp, const double *kd, const double *q_ref,
                               const double *v_ref);

@@ -1,7 +1,10 @@
 /* bench_nmdp.c — section VI of Pan and Hauser, "Implicit integration for articulated bodies with
  * contact via the nonconvex maximal dissipation principle" (2020), on scenarios/robosimian_jump.ini
  * and robosimian_walk.ini (issue 12, section 6):
- *   fig. 3   torso tilt of the jump for Δt in {5, 7, 10, 20, 30, 50} ms, mdp against nmdp;
+ *   fig. 3   torso tilt of the jump for Δt in {5, 7, 10, 20, 30, 50} ms, mdp against nmdp, mdp with
+ *            both of its feedbacks: semi-implicit (ours, the default) and explicit (the paper's NE-MDP,
+ *            issue 42), the explicit one also on a finer set of small steps, down to 0.1 ms, to find
+ *            the largest step at which it is stable;
  *   figs. 4–5 torso height of the jump and distance walked over time for the same Δt;
  *   table I  for each, the standard deviation across the Δt set at each instant, averaged over time;
  *   fig. 6   at Δt = 50 ms, first- against zeroth-order nmdp: frame rate, outer iterations per step
@@ -9,7 +12,7 @@
  *   beyond   the same runs with expo and implicit_euler on the spring-damper contacts.
  * Every run holds the controller period equal to the step (the stable PD is evaluated at every
  * step, as in the paper): integrated by the stepper (feedback = impedance, the scenarios' own) for
- * mdp and nmdp, predicted one period ahead with its torque held (feedback = stable) for expo and
+ * mdp and nmdp (mdp semi-implicitly, or at the step's start with mdp.feedback = explicit), predicted one period ahead with its torque held (feedback = stable) for expo and
  * implicit_euler, which do not integrate it. A run is stable when it covers the whole duration without a stepper error,
  * with every velocity below 100 m/s or rad/s and the torso tilted less than 60°. The spread of
  * table I is taken over the step sizes whose run was stable, sampled every 50 ms (linear
@@ -19,7 +22,7 @@
  * docs/benchmarks.md into <data>/tables.md (tools/bench/bench_doc.h), which tools/bench/bench_doc.py puts into
  * the document (make bench-nmdp does both).
  *   bench_nmdp [--quick] [--data DIR] [--images DIR]
- * --quick: 2 s horizons and Δt in {10, 50} ms. Only the public API is used: the scenario and sim
+ * --quick: 2 s horizons, Δt in {10, 50} ms and the explicit mdp at {0.25, 0.5} ms. Only the public API is used: the scenario and sim
  * give the system, and this program runs its own loop of controller and stepper, as an embedding
  * program does, to time each step and read its statistics. */
 #include <math.h>
@@ -36,7 +39,7 @@
 #endif
 
 static const char *PROGRAM = "bench_nmdp";
-enum { MAXDT = 6, MAXOPT = 64 };
+enum { MAXDT = 6, MAXOPT = 64, NSTEP = 5, NFINE = 8 };
 
 typedef struct run {
     int stable;
@@ -200,6 +203,70 @@ static void write_series(const char *data, const char *name, const run *r)
     fclose(f);
 }
 
+/* Writes run r's data file and prints its row of the output. */
+static void report(const char *data, const char *label, const char *scen, double dt, const run *r)
+{
+    char name[128];
+    snprintf(name, sizeof name, "%s_%s_%g.dat", label, scen, 1e3 * dt);
+    write_series(data, name, r);
+    char status[64];
+    if (r->stable) snprintf(status, sizeof status, "stable");
+    else snprintf(status, sizeof status, "failed at %.2f s", r->t_end);
+    printf("  %-15s %-8s %6g  %-18s %12.3g %10.4f %13.4f %14.3g %10.3g %9.4g %11.3g %9.3g%s%s\n", label, scen, 1e3 * dt,
+           status, r->max_tilt, r->z[r->n], r->x[r->n] - r->x[0], r->mean_iters, r->min_alpha, r->rtf, 1e3 * r->max_pen,
+           r->max_flight, r->stable ? "" : "  ", r->stable ? "" : r->why);
+    fflush(stdout);
+}
+
+/* The largest step at which the scenario's joint PD, taken explicitly (sampled at the step's start
+ * and held), is stable on the lightest joint it drives: on one joint of apparent inertia I (1 / (M⁻¹)_jj
+ * at the initial posture), v⁺ = v + h (−kp x − kd v) / I, x⁺ = x + h v⁺ has the characteristic
+ * polynomial z² − (2 − h kd / I − h² kp / I) z + 1 − h kd / I, inside the unit circle (Jury) while
+ * 2 h kd / I + h² kp / I < 4. The controller's uniform kp and kd (the scenario's [controller]); the
+ * joint's name into *joint. 0 when the gains are not uniform or absent. */
+static double explicit_pd_bound(const char *file, const char **joint)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/scenarios/%s", MBS_SOURCE_DIR, file);
+    mbs_error err;
+    mbs_scenario *sc = mbs_scenario_load(path, NULL, 0, &err);
+    if (!sc) { fprintf(stderr, "%s: %s\n", PROGRAM, err.msg); exit(1); }
+    mbs_sim *sim = mbs_sim_new(sc, &err);
+    if (!sim) { fprintf(stderr, "%s: %s\n", PROGRAM, err.msg); exit(1); }
+    mbs_option co[MAXOPT];
+    int nc = mbs_scenario_options(sc, "controller", co, MAXOPT);
+    double kp = 0, kd = 0, best = 0;
+    int uniform = 1;
+    for (int i = 0; i < nc; i++) {
+        if (strcmp(co[i].key, "kp") == 0) kp = co[i].value;
+        if (strcmp(co[i].key, "kd") == 0) kd = co[i].value;
+        if (strcmp(co[i].key, "gains") == 0 && co[i].word && strcmp(co[i].word, "uniform") != 0) uniform = 0;
+    }
+    const mbs_model *m = mbs_system_model(mbs_sim_system(sim));
+    int nv = mbs_model_nv(m);
+    mbs_data *d = mbs_data_new(m);
+    double *Minv = calloc((size_t)nv * (size_t)nv, sizeof(double));
+    static char name[128];
+    *joint = "";
+    if (uniform && kp + kd > 0 && d && Minv && mbs_minverse(m, d, mbs_scenario_q0(sc), Minv) == MBS_OK)
+        for (int j = 0; j < mbs_model_njoints(m); j++) {
+            if (mbs_joint_nv(m, j) != 1) continue;
+            int k = mbs_joint_idx_v(m, j);
+            double I = 1 / Minv[k + (size_t)nv * k];
+            double h = kp > 0 ? (-kd + sqrt(kd * kd + 4 * kp * I)) / kp : 2 * I / kd;
+            if (best == 0 || h < best) {
+                best = h;
+                snprintf(name, sizeof name, "%s (I = %.3g kg m^2)", mbs_joint_name(m, j), I);
+                *joint = name;
+            }
+        }
+    free(Minv);
+    mbs_data_free(d);
+    mbs_sim_free(sim);
+    mbs_scenario_free(sc);
+    return best;
+}
+
 /* A step fraction α = 2^-k as "1/2^k" (1 as "1"). */
 static const char *frac(char *buf, size_t n, double a)
 {
@@ -222,33 +289,54 @@ int main(int argc, char **argv)
     const int ndt = a.quick ? 2 : 6;
     const double duration = a.quick ? 2 : 10;
     const char *scen[2] = {"robosimian_jump.ini", "robosimian_walk.ini"}, *sname[2] = {"jump", "walk"};
-    const char *steppers[4] = {"mdp", "nmdp", "expo", "implicit_euler"};
-    static run R[4][2][MAXDT];
+    /* the rows: a scheme, its label in the output and the data files, and the override it runs with
+     * (the spring-damper steppers do not integrate the joint impedance: they get the stable PD
+     * predicted one period ahead with its torque held, their best controller) */
+    const char *steppers[NSTEP] = {"mdp", "nmdp", "expo", "implicit_euler", "mdp"};
+    const char *label[NSTEP] = {"mdp", "nmdp", "expo", "implicit_euler", "mdp_explicit"};
+    const char *extra[NSTEP] = {NULL, NULL, "controller.feedback=stable", "controller.feedback=stable", "mdp.feedback=explicit"};
+    static run R[NSTEP][2][MAXDT];
     double t_start = tool_now();
     printf("# bench_nmdp: Pan and Hauser 2020, section VI, on scenarios/robosimian_{jump,walk}.ini, %g s each\n",
            duration);
     printf("# run %s; %s\n", doc.stamp, doc.machine);
     printf("# max_pen_mm: deepest penetration of a contact after a step; flight_s: longest stretch without a contact\n");
+    printf("# mdp_explicit: mdp with feedback = explicit, the joint PD at the step's start (the paper's NE-MDP)\n");
     printf("# stepper         scenario  dt_ms  status              max_tilt_deg  final_z_m  distance_x_m  outer_it/step  min_alpha"
            "       rtf  max_pen_mm  flight_s\n");
-    for (int sp = 0; sp < 4; sp++)
+    for (int sp = 0; sp < NSTEP; sp++)
         for (int sc = 0; sc < 2; sc++)
             for (int i = 0; i < ndt; i++) {
-                run *r = &R[sp][sc][i];
-                /* the spring-damper steppers do not integrate the joint impedance: they get the stable
-                 * PD predicted one period ahead with its torque held, their best controller */
-                *r = simulate(scen[sc], steppers[sp], dts[i], duration, sp >= 2 ? "controller.feedback=stable" : NULL);
-                char name[128];
-                snprintf(name, sizeof name, "%s_%s_%g.dat", steppers[sp], sname[sc], 1e3 * dts[i]);
-                write_series(a.data, name, r);
-                char status[64];
-                if (r->stable) snprintf(status, sizeof status, "stable");
-                else snprintf(status, sizeof status, "failed at %.2f s", r->t_end);
-                printf("  %-15s %-8s %6g  %-18s %12.3g %10.4f %13.4f %14.3g %10.3g %9.4g %11.3g %9.3g%s%s\n", steppers[sp],
-                       sname[sc], 1e3 * dts[i], status, r->max_tilt, r->z[r->n], r->x[r->n] - r->x[0], r->mean_iters,
-                       r->min_alpha, r->rtf, 1e3 * r->max_pen, r->max_flight, r->stable ? "" : "  ", r->stable ? "" : r->why);
-                fflush(stdout);
+                R[sp][sc][i] = simulate(scen[sc], steppers[sp], dts[i], duration, extra[sp]);
+                report(a.data, label[sp], sname[sc], dts[i], &R[sp][sc][i]);
             }
+    /* the explicit mdp on smaller steps: where its instability starts */
+    static const double fine_full[NFINE] = {0.0001, 0.0002, 0.00025, 0.0003125, 0.0004, 0.0005, 0.001, 0.002};
+    static const double fine_quick[2] = {0.00025, 0.0005};
+    const double *fine = a.quick ? fine_quick : fine_full;
+    const int nfine = a.quick ? 2 : NFINE;
+    static run F[2][NFINE];
+    printf("# mdp_explicit on smaller steps\n");
+    for (int sc = 0; sc < 2; sc++)
+        for (int i = 0; i < nfine; i++) {
+            F[sc][i] = simulate(scen[sc], "mdp", fine[i], duration, "mdp.feedback=explicit");
+            report(a.data, "mdp_explicit", sname[sc], fine[i], &F[sc][i]);
+        }
+    /* the largest step of the fine set, then the main one, up to which the explicit mdp is stable
+     * (every smaller one too), per scenario and for both */
+    double xdt_sc[2] = {0, 0}, xdt, xfail_sc[2] = {0, 0};
+    for (int sc = 0; sc < 2; sc++) {
+        int ok = 1;
+        for (int i = 0; i < nfine + ndt; i++) {
+            const run *r = i < nfine ? &F[sc][i] : &R[4][sc][i - nfine];
+            double h = i < nfine ? fine[i] : dts[i - nfine];
+            if (ok && r->stable) xdt_sc[sc] = h;
+            else if (ok) { ok = 0; xfail_sc[sc] = h; }
+        }
+    }
+    xdt = fmin(xdt_sc[0], xdt_sc[1]);
+    const char *bound_joint;
+    double bound = explicit_pd_bound(scen[0], &bound_joint);
     /* table I and the largest stable step */
     printf("\n# table I: std. dev. across the stable dt at each instant, averaged over time (m)\n");
     printf("#   quantity                 %-12s %-12s %-12s %-12s   paper: NE-MDP NE-NMDP\n", "mdp", "nmdp", "expo", "implicit_euler");
@@ -282,6 +370,11 @@ int main(int argc, char **argv)
     printf("# the same per scenario, jump / walk (ms): mdp %g / %g, nmdp %g / %g, expo %g / %g, implicit_euler %g / %g\n",
            1e3 * maxdt_sc[0][0], 1e3 * maxdt_sc[0][1], 1e3 * maxdt_sc[1][0], 1e3 * maxdt_sc[1][1], 1e3 * maxdt_sc[2][0],
            1e3 * maxdt_sc[2][1], 1e3 * maxdt_sc[3][0], 1e3 * maxdt_sc[3][1]);
+    printf("# mdp with feedback = explicit (the paper's NE-MDP), over both sets of steps: stable up to %g ms on the jump "
+           "(first failure at %g ms), %g ms on the walk (first failure at %g ms); paper: 7 ms\n", 1e3 * xdt_sc[0],
+           1e3 * xfail_sc[0], 1e3 * xdt_sc[1], 1e3 * xfail_sc[1]);
+    printf("# the explicit PD's own bound on its lightest joint, 2 h kd / I + h^2 kp / I < 4: h < %.3g ms, %s\n",
+           1e3 * bound, bound_joint);
     /* fig. 6: first against zeroth order at 50 ms */
     printf("\n# fig. 6: nmdp at 50 ms, first (order 1) against zeroth order (order 0); warm 0: Algorithm 1's w = 0 start\n");
     printf("#   scenario order warm  status        mean_fps  median_fps  outer_it/step  max_outer_it  min_alpha  max_pen_mm"
@@ -324,6 +417,8 @@ int main(int argc, char **argv)
     printf("mdp_walk_dist_std: %.4g\n", std[0][1]);
     printf("mdp_jump_height_std: %.4g\n", std[0][0]);
     printf("mdp_max_stable_dt: %g\n", maxdt[0]);
+    printf("mdp_explicit_max_stable_dt: %g\n", xdt);
+    printf("mdp_explicit_pd_bound_dt: %.4g\n", bound);
     printf("nmdp_max_stable_dt: %g\n", maxdt[1]);
     printf("nmdp_realtime_factor_50ms: %.4g\n", rtf50);
 
@@ -333,12 +428,19 @@ int main(int argc, char **argv)
         const int last = ndt - 1;   /* 50 ms */
         bench_doc_begin(&doc, "nmdp-paper");
         bench_doc_printf(&doc, "| | paper (their machine) | ours |\n|---|---|---|\n");
-        bench_doc_printf(&doc, "| NE-MDP stable up to | 7 ms | %g ms (`mdp_max_stable_dt`)%s |\n", 1e3 * maxdt[0],
+        bench_doc_printf(&doc, "| NE-MDP (`mdp`, `feedback = explicit`: the PD at the step's start) stable up to | 7 ms | "
+                         "%g ms (`mdp_explicit_max_stable_dt`; jump %g ms, walk %g ms, the next step of the set failing: "
+                         "%g ms and %g ms) |\n", 1e3 * xdt, 1e3 * xdt_sc[0], 1e3 * xdt_sc[1], 1e3 * xfail_sc[0],
+                         1e3 * xfail_sc[1]);
+        bench_doc_printf(&doc, "| the explicit PD's own bound on its lightest joint (2 h kd / I + h² kp / I < 4) | — | "
+                         "%.2g ms (`mdp_explicit_pd_bound_dt`): %s |\n", 1e3 * bound, bound_joint);
+        bench_doc_printf(&doc, "| `mdp`, `feedback = semi_implicit` (the default: M + h Kd + h² Kp) stable up to | — | "
+                         "%g ms (`mdp_max_stable_dt`)%s |\n", 1e3 * maxdt[0],
                          maxdt[0] == dts[last] ? ", every step size of the set" : "");
         bench_doc_printf(&doc, "| NE-NMDP stable up to | 50 ms | %g ms (`nmdp_max_stable_dt`)%s |\n", 1e3 * maxdt[1],
                          maxdt[1] == dts[last] ? ", every step size of the set" : "");
-        bench_doc_printf(&doc, "| jump height spread, NE-MDP / NE-NMDP (m) | 0.26 / 0.02 | %.2g / %.2g |\n", std[0][0], std[1][0]);
-        bench_doc_printf(&doc, "| walk distance spread, NE-MDP / NE-NMDP (m) | 0.72 / 0.10 | %.2g / %.2g |\n", std[0][1], std[1][1]);
+        bench_doc_printf(&doc, "| jump height spread, NE-MDP (ours: `mdp` semi-implicit) / NE-NMDP (m) | 0.26 / 0.02 | %.2g / %.2g |\n", std[0][0], std[1][0]);
+        bench_doc_printf(&doc, "| walk distance spread, NE-MDP (ours: `mdp` semi-implicit) / NE-NMDP (m) | 0.72 / 0.10 | %.2g / %.2g |\n", std[0][1], std[1][1]);
         bench_doc_printf(&doc, "| outer iterations per step at 50 ms, first / zeroth order | fig. 6: zeroth order about 10× first | "
                          "jump %.1f / %.1f, walk %.1f / %.1f (%.1f× and %.1f×) |\n", fig_it[0][0], fig_it[0][2], fig_it[1][0],
                          fig_it[1][2], fig_it[0][2] / fig_it[0][0], fig_it[1][2] / fig_it[1][0]);
@@ -381,8 +483,10 @@ int main(int argc, char **argv)
         bench_doc_output(&doc, "nmdp");
     }
     bench_doc_close(&doc);
-    for (int sp = 0; sp < 4; sp++)
+    for (int sp = 0; sp < NSTEP; sp++)
         for (int sc = 0; sc < 2; sc++)
             for (int i = 0; i < ndt; i++) run_free(&R[sp][sc][i]);
+    for (int sc = 0; sc < 2; sc++)
+        for (int i = 0; i < nfine; i++) run_free(&F[sc][i]);
     return 0;
 }

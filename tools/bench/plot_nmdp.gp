@@ -5,13 +5,17 @@
 if (!exists("datadir")) datadir = 'build/bench_nmdp'
 if (!exists("imgdir")) imgdir = 'docs/images'
 
-set terminal pngcairo size 1500,1000 font ",11"
+set terminal pngcairo size 1500,1400 font ",11"
 set grid
 set key outside right top vertical box opaque font ",10"
 dts = "5 7 10 20 30 50"
 array col[6] = ["#d62728", "#ff7f0e", "#2ca02c", "#17becf", "#1f77b4", "#000000"]
 steppers = "mdp nmdp expo implicit_euler"
-titles = "\"mdp (NE-MDP, polytope contacts)\" \"nmdp (NE-NMDP, polytope contacts)\" \"expo (spring-damper contacts)\" \"implicit\\_euler (spring-damper contacts)\""
+titles = "\"mdp, feedback = semi\\_implicit (the default; polytope contacts)\" \"nmdp (NE-NMDP, polytope contacts)\" \"expo (spring-damper contacts)\" \"implicit\\_euler (spring-damper contacts)\""
+# mdp with feedback = explicit, the paper's NE-MDP: the smaller steps bench_nmdp adds for it, then the set
+fine = "0.1 0.2 0.25 0.3125 0.4 0.5 1 2 5 7 10 20 30 50"
+array colfine[14] = ["#1f77b4", "#2ca02c", "#17becf", "#9467bd", "#ff7f0e", "#d62728", "#8c564b", "#e377c2", \
+                     "#7f7f7f", "#bcbd22", "#aec7e8", "#98df8a", "#ffbb78", "#000000"]
 # a run's file, when it exists (the quick run writes only two step sizes)
 file(s, scen, dt) = sprintf("%s/%s_%s_%s.dat", datadir, s, scen, dt)
 exists_file(f) = system("test -f '".f."' && echo 1 || echo 0") + 0
@@ -22,7 +26,7 @@ do for [fig in "tilt height distance"] {
     column = (fig eq "tilt") ? 5 : (fig eq "height") ? 4 : 6
     ylab = (fig eq "tilt") ? "torso tilt (deg)" : (fig eq "height") ? "torso height z (m)" : "distance walked along x (m)"
     set output imgdir.'/nmdp_'.fig.'.png'
-    set multiplot layout 2,2 title sprintf("Robosimian %s: %s over time, step (= controller period) in {5, 7, 10, 20, 30, 50} ms", scen, ylab)
+    set multiplot layout 3,2 title sprintf("Robosimian %s: %s over time, step (= controller period) in {5, 7, 10, 20, 30, 50} ms (explicit mdp: from 0.1 ms)", scen, ylab)
     set xlabel "time (s)"
     set ylabel ylab
     if (fig eq "tilt") { set yrange [0:30] } else { set autoscale y }
@@ -32,10 +36,14 @@ do for [fig in "tilt height distance"] {
         plot for [i=1:6] (exists_file(file(s, scen, word(dts, i))) ? file(s, scen, word(dts, i)) : '/dev/null') \
              using 1:column with lines lw 1.5 lc rgb col[i] title word(dts, i)." ms"
     }
+    set title "mdp, feedback = explicit (the paper's NE-MDP); a short line: diverged"
+    plot for [i=1:14] (exists_file(file("mdp_explicit", scen, word(fine, i))) ? file("mdp_explicit", scen, word(fine, i)) : '/dev/null') \
+         using 1:column with lines lw 1.5 lc rgb colfine[i] title word(fine, i)." ms"
     unset multiplot
 }
 
 # fig. 6: first against zeroth order at 50 ms
+set terminal pngcairo size 1500,1000 font ",11"
 set output imgdir.'/nmdp_fig6.png'
 set multiplot layout 2,2 title "nmdp at 50 ms: first order (eqs. 8-9) against zeroth order (eqs. 10-11)"
 set autoscale y
