@@ -4,7 +4,7 @@
 #   make test SAN=1    the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make memcheck      the same under valgrind memcheck (a portable build in build-memcheck/)
 #   make bench         every benchmark (key: value lines; the tables of docs/benchmarks.md, tools/bench/bench_doc.py)
-#   make fuzz          libFuzzer on the URDF and scenario parsers (clang; FUZZ_SECONDS each, default 60)
+#   make fuzz          libFuzzer on the URDF, MJCF and scenario parsers (clang; FUZZ_SECONDS each, default 60)
 #   make install PREFIX=/usr/local   headers, libmbs.a, mbs.pc, bin/sim, its man page, the Python package (make uninstall)
 #   make examples      examples/*.c against the installed library, with pkg-config (EXAMPLES_PREFIX)
 #   make man           man/sim.1 regenerated from ./sim --help (help2man)
@@ -104,6 +104,14 @@ $(BUILD)/tests/test_noalloc $(BUILD)/tests/test_ess $(BUILD)/tests/test_expo_noa
 $(BUILD)/tests/%: tests/%.c $(TEST_COMMON) $(LIB) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(LDSAN) $(TEST_LDFLAGS) -DMBS_SOURCE_DIR='"$(CURDIR)"' $< $(TEST_COMMON) $(LIB) $(TESTLIBS) $(LIBS) -o $@
+
+# the MJCF loader against MuJoCo (Debian's libmujoco-dev, a test-only dependency never linked into
+# libmbs): without its header the test is built without MuJoCo and prints that it skipped
+MUJOCO_HDR := $(if $(wildcard /usr/include/mujoco/mujoco.h),1,)
+$(BUILD)/tests/test_mjcf_mujoco: tests/test_mjcf_mujoco.c $(TEST_COMMON) $(LIB) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(LDSAN) -DMBS_SOURCE_DIR='"$(CURDIR)"' $(if $(MUJOCO_HDR),-DMBS_HAVE_MUJOCO) $< \
+	  $(TEST_COMMON) $(LIB) $(if $(MUJOCO_HDR),-lmujoco) $(TESTLIBS) $(LIBS) -o $@
 
 # the passive walker's limit-cycle tool (docs/passive_walker.md): built with the tests so that it cannot rot
 $(BUILD)/tools/walker_cycle: tools/bench/walker_cycle.c $(LIB) $(HEADERS)
@@ -295,7 +303,7 @@ $(BUILD)/tools/bench_derivatives: tools/bench/bench_derivatives.c tools/bench/de
 bench-derivatives: $(BUILD)/tools/bench_derivatives
 	$(call bench_doc,$(BUILD)/tools/bench_derivatives,$(BUILD)/bench_derivatives)
 
-# fuzz: libFuzzer targets for the two parsers (tools/fuzz/fuzz_urdf.c, tools/fuzz/fuzz_scenario.c), built
+# fuzz: libFuzzer targets for the parsers (tools/fuzz/fuzz_urdf.c, fuzz_mjcf.c, fuzz_scenario.c), built
 # with clang under ASan + UBSan (leaks on) into build-fuzz/ and run one after the other (never two
 # at once), each for FUZZ_SECONDS, from seeds copied into build-fuzz/corpus_* so that runs never
 # write into the repository. Not part of all, test or CI. A finding lands in
@@ -325,17 +333,20 @@ $(FUZZ)/libmbs.a: $(FUZZ_OBJ)
 $(FUZZ)/fuzz_%: tools/fuzz/fuzz_%.c $(FUZZ)/libmbs.a $(HEADERS)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -DMBS_SOURCE_DIR='"$(CURDIR)"' $< $(FUZZ)/libmbs.a $(LIBS) -o $@
 
-fuzz-build: $(FUZZ)/fuzz_urdf $(FUZZ)/fuzz_scenario
+fuzz-build: $(FUZZ)/fuzz_urdf $(FUZZ)/fuzz_mjcf $(FUZZ)/fuzz_scenario
 
 # The bad scenarios name their model from tests/data/scenarios_bad/; the fuzzer reads every
 # input as scenarios/fuzz.ini, so their seeds get the path from scenarios/.
 fuzz: fuzz-build
-	@mkdir -p $(FUZZ)/corpus_urdf $(FUZZ)/corpus_scenario $(FUZZ)/artifacts
+	@mkdir -p $(FUZZ)/corpus_urdf $(FUZZ)/corpus_mjcf $(FUZZ)/corpus_scenario $(FUZZ)/artifacts
 	cp urdf/*.urdf tests/models/*.urdf tests/data/urdf_bad/* $(FUZZ)/corpus_urdf/
+	cp tests/models/mjcf/*.xml $(FUZZ)/corpus_mjcf/
 	for f in scenarios/*.ini tests/data/scenarios_bad/*; do \
 	  sed 's|\.\./\.\./\.\./urdf/|../urdf/|' $$f > $(FUZZ)/corpus_scenario/seed_$$(basename $$f); done
 	$(FUZZ_ENV) $(FUZZ)/fuzz_urdf $(FUZZ_ARGS) -dict=tools/fuzz/fuzz_urdf.dict \
 	  -artifact_prefix=$(FUZZ)/artifacts/urdf- $(FUZZ)/corpus_urdf
+	$(FUZZ_ENV) $(FUZZ)/fuzz_mjcf $(FUZZ_ARGS) -dict=tools/fuzz/fuzz_mjcf.dict \
+	  -artifact_prefix=$(FUZZ)/artifacts/mjcf- $(FUZZ)/corpus_mjcf
 	$(FUZZ_ENV) $(FUZZ)/fuzz_scenario $(FUZZ_ARGS) -dict=tools/fuzz/fuzz_scenario.dict \
 	  -artifact_prefix=$(FUZZ)/artifacts/scenario- $(FUZZ)/corpus_scenario
 

@@ -2,7 +2,7 @@
  *   sim FILE.ini [--set section.key=value ...] [--csv OUT.csv] [--html OUT.html] [--events OUT.csv] [--quiet]
  *                                                                                    run a scenario
  *            [--checkpoint PATH [--checkpoint-every SECONDS]] [--resume PATH]      save its state, continue it
- *   sim --info MODEL.urdf [--fixed] [--strict]                            inspect a model
+ *   sim --info MODEL.urdf|MODEL.xml [--fixed] [--strict]                  inspect a model (URDF or MJCF)
  * Only this file prints: the summary as key: value lines on stdout (on stderr when the CSV goes to
  * stdout, `--csv -`), errors, warnings and the progress line (when stderr is a terminal) on stderr.
  * Exit codes: 0 run stable (or --info done), 1 error (bad scenario, model, CSV), 2 usage,
@@ -28,7 +28,7 @@ static int usage(FILE *out, int status)
             "usage: sim FILE.ini [--set section.key=value ...] [--csv OUT.csv] [--html OUT.html] [--events OUT.csv] [--quiet]\n"
             "       sim --checkpoint PATH [--checkpoint-every SECONDS] [--resume PATH] FILE.ini [--set ...] [--csv OUT.csv]\n"
             "       sim FILE.ini --sweep section.key=V1,V2,... [--sweep ...] [--set ...] [--jobs T] [--out sweep.csv]\n"
-            "       sim --info MODEL.urdf [--fixed] [--strict]\n"
+            "       sim --info MODEL.urdf|MODEL.xml [--fixed] [--strict]\n"
             "       sim --help | --version | --options-markdown\n"
             "  FILE.ini  run a scenario (format: docs/scenarios.md) and print its summary as key: value lines\n"
             "  --set     override one key of the scenario, e.g. --set stepper.name=euler --set stepper.dt=1e-4\n"
@@ -56,9 +56,10 @@ static int usage(FILE *out, int status)
             "            realtime_factor is the same for any T\n"
             "  --out     the sweep's CSV (default: stdout)\n"
             "  --quiet   no progress line and no warnings on stderr\n"
-            "  --info    load a URDF and print its summary as key: value lines\n"
-            "  --fixed   attach the root link to the world instead of a free-flyer\n"
-            "  --strict  treat physically impossible inertias as errors\n"
+            "  --info    load a URDF, or a MuJoCo MJCF file (a <mujoco> root element), and print its summary\n"
+            "            as key: value lines\n"
+            "  --fixed   (URDF) attach the root link to the world instead of a free-flyer\n"
+            "  --strict  (URDF) treat physically impossible inertias as errors\n"
             "  --options-markdown  print every controller's and stepper's option tables as docs/scenarios.md holds them\n"
             "exit status: 0 stable, 1 error (a checkpoint too), 2 usage, 3 diverged, 4 left the scenario's box, 130 SIGINT, 143 SIGTERM (interrupted: the CSV, the summary and the checkpoint up to then)\n\n");
     int n = mbs_sim_options_text(0, NULL, 0);
@@ -103,21 +104,44 @@ static const char *type_name(mbs_joint_type t)
     return "?";
 }
 
+/* 1 when the file is MJCF: its root element, the first one after the XML declaration and
+ * comments, is <mujoco> (read from its first 64 KiB). */
+static int is_mjcf(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    for (const char *p = buf; (p = strchr(p, '<'));) {
+        if (strncmp(p, "<?", 2) == 0 || strncmp(p, "<!", 2) == 0) {   /* declaration, comment, doctype */
+            const char *end = strncmp(p, "<!--", 4) == 0 ? strstr(p, "-->") : strchr(p, '>');
+            if (!end) return 0;
+            p = end;
+            continue;
+        }
+        return strncmp(p, "<mujoco", 7) == 0 && (p[7] == '>' || p[7] == ' ' || p[7] == '\t' || p[7] == '\n' ||
+                                                  p[7] == '\r' || p[7] == '/');
+    }
+    return 0;
+}
+
 static int info(const char *path, int fixed, int strict)
 {
     mbs_error err;
     mbs_error_clear(&err);
     mbs_urdf_options opt = {.floating_base = !fixed, .strict = strict};
-    mbs_model *m = mbs_model_from_urdf(path, &opt, &err);
+    mbs_model *m = is_mjcf(path) ? mbs_model_from_mjcf(path, NULL, &err) : mbs_model_from_urdf(path, &opt, &err);
     if (err.nwarnings) fprintf(stderr, "%s", err.warnings);
     if (!m) {
         fprintf(stderr, "sim: %s\n", err.msg);
         mbs_error_free(&err);
         return 1;
     }
-    printf("model: %s\nfile: %s\nnq: %d\nnv: %d\njoints: %d\nframes: %d\nmass_kg: %.6f\nwarnings: %d\n",
+    printf("model: %s\nfile: %s\nnq: %d\nnv: %d\njoints: %d\nframes: %d\nmass_kg: %.6f\nkeyframes: %d\nwarnings: %d\n",
            mbs_model_name(m), path, mbs_model_nq(m), mbs_model_nv(m), mbs_model_njoints(m), mbs_model_nframes(m),
-           mbs_model_mass(m), err.nwarnings);
+           mbs_model_mass(m), mbs_model_nkeyframes(m), err.nwarnings);
     for (int j = 0; j < mbs_model_njoints(m); j++) {
         int par = mbs_joint_parent(m, j);
         printf("joint_%d: %s %s idx_q=%d idx_v=%d parent=%s\n", j, mbs_joint_name(m, j),

@@ -64,6 +64,23 @@ mbs_model *mbs_model_from_urdf(const char *path, const mbs_urdf_options *opt, mb
 /* Same, from a string in memory; `name` is used in messages in place of a file name. */
 mbs_model *mbs_model_from_urdf_string(const char *xml, const char *name, const mbs_urdf_options *opt,
                                       mbs_error *err);
+typedef struct mbs_mjcf_options {
+    /* Lower bounds on every body's mass (kg) and principal moments (kg m²), as the file's
+     * <compiler boundmass boundinertia> (the larger of the two is used); <= 0: the file's only. */
+    double bound_mass, bound_inertia;
+} mbs_mjcf_options;
+
+/* Loads a MuJoCo MJCF file (opt NULL: no bounds beyond the file's). Joint order, q and v follow
+ * MuJoCo's qpos and qvel but for the free joint (q = [x y z qx qy qz qw], v = [v w] in the body
+ * frame), the ball joint (q = [qx qy qz qw]) and hinge and slide joints with a ref (q = qpos −
+ * ref); every MJCF body is a frame of its name, every named site a frame; <key>s become keyframes.
+ * Returns NULL on failure with err filled (file, line, element); warnings (what is not modelled:
+ * tendons, equality constraints, frictionloss, non-motor actuators ...) in err->warnings. */
+mbs_model *mbs_model_from_mjcf(const char *path, const mbs_mjcf_options *opt, mbs_error *err);
+/* Same, from a string in memory; `name` is used in messages in place of a file name, and
+ * <include> files are looked for in its folder. */
+mbs_model *mbs_model_from_mjcf_string(const char *xml, const char *name, const mbs_mjcf_options *opt,
+                                      mbs_error *err);
 /* Frees a model (NULL is fine); its data must be freed first. */
 void mbs_model_free(mbs_model *m);
 

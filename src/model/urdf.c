@@ -9,8 +9,6 @@
  * order Pinocchio gets from urdfdom (its joints live in a std::map), and matching it keeps
  * the q and v layout identical to the reference vectors. */
 #include <errno.h>
-#include <limits.h>
-#include <locale.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -25,11 +23,7 @@
 #include "mbs/model.h"
 #include "../spatial/spatial.h"
 #include "../base/base.h"
-
-/* No XML_PARSE_NOENT / XML_PARSE_DTDLOAD: external entities are never read; no
- * XML_PARSE_HUGE: libxml2 keeps its entity-amplification limits; NOERROR / NOWARNING:
- * libxml2 never prints, its message goes into mbs_error instead. */
-#define URDF_XML_OPTIONS (XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES)
+#include "xml_load.h"
 
 typedef enum urdf_joint_kind {
     URDF_REVOLUTE, URDF_CONTINUOUS, URDF_PRISMATIC, URDF_PLANAR, URDF_FLOATING, URDF_FIXED
@@ -71,11 +65,8 @@ typedef struct urdf_joint {
 } urdf_joint;
 
 typedef struct urdf_ctx {
-    const char *file;           /* path or name shown in messages */
+    mbsi_xml_src x;             /* file, record, and the element messages talk about */
     const mbs_urdf_options *opt;
-    mbs_error *err;
-    const char *kind;           /* element the messages talk about: "robot", "link", "joint" */
-    const char *owner;          /* its name, NULL when not known yet */
     xmlDoc *doc;
     xmlChar *robot_name;
     urdf_link *links;
@@ -87,103 +78,20 @@ typedef struct urdf_ctx {
 
 /* ---- messages ---- */
 
-/* Fills the error as "file:line: kind 'owner': what"; returns -1 so callers can `return fail(...)`. */
-__attribute__((format(printf, 4, 5)))
-static int fail(urdf_ctx *c, const xmlNode *n, int code, const char *fmt, ...)
-{
-    char what[MBS_ERROR_MSG_LEN];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    long line = n ? xmlGetLineNo(n) : 0;
-    if (c->owner)
-        mbsi_fail(c->err, code, "%s:%ld: %s '%s': %s", c->file, line, c->kind, c->owner, what);
-    else
-        mbsi_fail(c->err, code, "%s:%ld: %s: %s", c->file, line, c->kind, what);
-    return -1;
-}
-
-/* A builder call failed: keep its message and code, add where in the file it came from. */
-static int builder_failed(urdf_ctx *c, const xmlNode *n)
-{
-    char msg[MBS_ERROR_MSG_LEN];
-    memcpy(msg, c->err->msg, sizeof msg);
-    msg[sizeof msg - 1] = 0;
-    return fail(c, n, c->err->code ? c->err->code : MBS_ERR_NOMEM, "%s", msg);
-}
-
 static void set_owner(urdf_ctx *c, const char *kind, const xmlChar *name)
 {
-    c->kind = kind;
-    c->owner = (const char *)name;
+    c->x.kind = kind;
+    c->x.owner = (const char *)name;
 }
 
 /* ---- reading elements and attributes ---- */
-
-/* First child element with this local name (namespaces are ignored on purpose: Drake's
- * URDFs put a default namespace on <robot>). */
-static const xmlNode *child_element(const xmlNode *n, const char *name)
-{
-    for (const xmlNode *k = n->children; k; k = k->next)
-        if (k->type == XML_ELEMENT_NODE && strcmp((const char *)k->name, name) == 0) return k;
-    return NULL;
-}
-
-static int is_element(const xmlNode *n, const char *name)
-{
-    return n->type == XML_ELEMENT_NODE && strcmp((const char *)n->name, name) == 0;
-}
 
 /* A required string attribute (caller frees with xmlFree), NULL with the error filled. */
 static xmlChar *required_attr(urdf_ctx *c, const xmlNode *n, const char *key)
 {
     xmlChar *s = xmlGetProp(n, BAD_CAST key);
-    if (!s) fail(c, n, MBS_ERR_MODEL, "<%s> is missing attribute '%s'", (const char *)n->name, key);
+    if (!s) mbsi_xml_fail(&c->x, n, MBS_ERR_MODEL, "<%s> is missing attribute '%s'", (const char *)n->name, key);
     return s;
-}
-
-static int is_space(char ch)
-{
-    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
-}
-
-/* The one number parser: exactly `count` finite, whitespace-separated numbers from
- * attribute `key` of n. Returns 1 when read, 0 when absent and not required (out is left
- * untouched), -1 on error. strtod runs in the C locale (see load_doc). */
-static int read_numbers(urdf_ctx *c, const xmlNode *n, const char *key, int count, double *out, int required)
-{
-    xmlChar *value = xmlGetProp(n, BAD_CAST key);
-    if (!value) {
-        if (!required) return 0;
-        return fail(c, n, MBS_ERR_MODEL, "<%s> is missing attribute '%s'", (const char *)n->name, key);
-    }
-    const char *s = (const char *)value;
-    int got = 0, status = 1;
-    for (;;) {
-        while (is_space(*s)) s++;
-        if (!*s) break;
-        char *end;
-        double x = strtod(s, &end);
-        if (end == s || (*end && !is_space(*end))) {
-            status = fail(c, n, MBS_ERR_MODEL, "<%s> attribute %s=\"%s\": not a number", (const char *)n->name, key,
-                          (const char *)value);
-            break;
-        }
-        if (!isfinite(x)) {
-            status = fail(c, n, MBS_ERR_MODEL, "<%s> attribute %s=\"%s\": value is not finite", (const char *)n->name,
-                          key, (const char *)value);
-            break;
-        }
-        if (got < count) out[got] = x;
-        got++;
-        s = end;
-    }
-    if (status == 1 && got != count)
-        status = fail(c, n, MBS_ERR_MODEL, "<%s> attribute %s=\"%s\": expected %d number%s, got %d", (const char *)n->name,
-                      key, (const char *)value, count, count > 1 ? "s" : "", got);
-    xmlFree(value);
-    return status;
 }
 
 /* <origin xyz rpy> under n (both default to zero): R = Rz(yaw) Ry(pitch) Rx(roll). */
@@ -191,51 +99,13 @@ static int read_origin(urdf_ctx *c, const xmlNode *n, double R[9], double p[3])
 {
     double rpy[3] = {0, 0, 0};
     memset(p, 0, 3 * sizeof(double));
-    const xmlNode *o = child_element(n, "origin");
-    if (o && (read_numbers(c, o, "xyz", 3, p, 0) < 0 || read_numbers(c, o, "rpy", 3, rpy, 0) < 0)) return -1;
+    const xmlNode *o = mbsi_xml_child(n, "origin");
+    if (o && (mbsi_xml_numbers(&c->x, o, "xyz", 3, p, 0) < 0 || mbsi_xml_numbers(&c->x, o, "rpy", 3, rpy, 0) < 0)) return -1;
     m3_from_rpy(rpy[0], rpy[1], rpy[2], R);
     return 0;
 }
 
 /* ---- inertia checks ---- */
-
-/* Eigenvalues of a symmetric 3x3 matrix in increasing order (trigonometric closed form). */
-static void sym3_eigenvalues(const double A[9], double ev[3])
-{
-    double xy = A[3], xz = A[6], yz = A[7];
-    double off = xy * xy + xz * xz + yz * yz;
-    double q = (A[0] + A[4] + A[8]) / 3;
-    double dx = A[0] - q, dy = A[4] - q, dz = A[8] - q;
-    double p2 = dx * dx + dy * dy + dz * dz + 2 * off;
-    if (off == 0 || p2 == 0) {
-        /* Diagonal: the diagonal itself, sorted, exact. */
-        double a = A[0], b = A[4], d = A[8], t;
-        if (a > b) { t = a; a = b; b = t; }
-        if (b > d) { t = b; b = d; d = t; }
-        if (a > b) { t = a; a = b; b = t; }
-        ev[0] = a; ev[1] = b; ev[2] = d;
-        return;
-    }
-    double p = sqrt(p2 / 6);
-    /* r = det((A - qI) / p) / 2 lies in [-1, 1] up to round-off. */
-    double det = dx * (dy * dz - yz * yz) - xy * (xy * dz - yz * xz) + xz * (xy * yz - dy * xz);
-    double r = det / (2 * p * p * p);
-    r = r < -1 ? -1 : (r > 1 ? 1 : r);
-    double phi = acos(r) / 3;
-    ev[2] = q + 2 * p * cos(phi);
-    ev[0] = q + 2 * p * cos(phi + 2.0943951023931957); /* + 2π/3 */
-    ev[1] = 3 * q - ev[0] - ev[2];
-}
-
-/* Ic' = R Ic Rᵀ. */
-static void rotate_inertia(const double R[9], const double Ic[9], double out[9])
-{
-    double Rt[9], T[9];
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) Rt[i + 3 * j] = R[j + 3 * i];
-    m3_mul(Ic, Rt, T);
-    m3_mul(R, T, out);
-}
 
 /* ---- links ---- */
 
@@ -245,23 +115,23 @@ static int read_inertial(urdf_ctx *c, urdf_link *l, const xmlNode *n)
 {
     double R[9], I[9] = {0};
     if (read_origin(c, n, R, l->com) < 0) return -1;
-    const xmlNode *mass = child_element(n, "mass");
-    if (!mass) return fail(c, n, MBS_ERR_MODEL, "<inertial> has no <mass>");
-    if (read_numbers(c, mass, "value", 1, &l->mass, 1) < 0) return -1;
-    if (l->mass < 0) return fail(c, mass, MBS_ERR_MODEL, "negative mass %g", l->mass);
-    const xmlNode *in = child_element(n, "inertia");
+    const xmlNode *mass = mbsi_xml_child(n, "mass");
+    if (!mass) return mbsi_xml_fail(&c->x, n, MBS_ERR_MODEL, "<inertial> has no <mass>");
+    if (mbsi_xml_numbers(&c->x, mass, "value", 1, &l->mass, 1) < 0) return -1;
+    if (l->mass < 0) return mbsi_xml_fail(&c->x, mass, MBS_ERR_MODEL, "negative mass %g", l->mass);
+    const xmlNode *in = mbsi_xml_child(n, "inertia");
     if (in) {
         static const char *keys[6] = {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"};
         static const int at[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
         for (int k = 0; k < 6; k++) {
             double x;
-            if (read_numbers(c, in, keys[k], 1, &x, 1) < 0) return -1;
+            if (mbsi_xml_numbers(&c->x, in, keys[k], 1, &x, 1) < 0) return -1;
             I[at[k][0] + 3 * at[k][1]] = I[at[k][1] + 3 * at[k][0]] = x;
         }
         l->inertia_node = in;
-        sym3_eigenvalues(I, l->ev);   /* checked once the tree is built: check_inertias */
+        mbsi_sym3_eigenvalues(I, l->ev);   /* checked once the tree is built: check_inertias */
     }
-    rotate_inertia(R, I, l->Ic);
+    mbsi_rotate_inertia(R, I, l->Ic);
     l->has_inertia = 1;
     return 0;
 }
@@ -274,10 +144,10 @@ static int read_link(urdf_ctx *c, const xmlNode *n, int i)
     set_owner(c, "link", NULL);
     if (!(l->name = required_attr(c, n, "name"))) return -1;
     set_owner(c, "link", l->name);
-    if (xmlHashLookup(c->link_ids, l->name)) return fail(c, n, MBS_ERR_MODEL, "duplicate link name");
+    if (xmlHashLookup(c->link_ids, l->name)) return mbsi_xml_fail(&c->x, n, MBS_ERR_MODEL, "duplicate link name");
     if (xmlHashAddEntry(c->link_ids, l->name, (void *)(intptr_t)(i + 1)) != 0)
-        return fail(c, n, MBS_ERR_NOMEM, "out of memory");
-    const xmlNode *inertial = child_element(n, "inertial");
+        return mbsi_xml_fail(&c->x, n, MBS_ERR_NOMEM, "out of memory");
+    const xmlNode *inertial = mbsi_xml_child(n, "inertial");
     return inertial ? read_inertial(c, l, inertial) : 0;
 }
 
@@ -294,7 +164,7 @@ static int read_joint_type(urdf_ctx *c, urdf_joint *j, const xmlNode *n)
             j->type = joint_kinds[k].type;
             found = 1;
         }
-    if (!found) fail(c, n, MBS_ERR_MODEL, "unknown joint type '%s'", (const char *)type);
+    if (!found) mbsi_xml_fail(&c->x, n, MBS_ERR_MODEL, "unknown joint type '%s'", (const char *)type);
     xmlFree(type);
     return found ? 0 : -1;
 }
@@ -302,9 +172,9 @@ static int read_joint_type(urdf_ctx *c, urdf_joint *j, const xmlNode *n)
 /* <parent link="..."/> or <child link="..."/>: the link name, resolved once all links are read. */
 static xmlChar *read_link_ref(urdf_ctx *c, const xmlNode *n, const char *which)
 {
-    const xmlNode *e = child_element(n, which);
+    const xmlNode *e = mbsi_xml_child(n, which);
     if (!e) {
-        fail(c, n, MBS_ERR_MODEL, "missing <%s> element", which);
+        mbsi_xml_fail(&c->x, n, MBS_ERR_MODEL, "missing <%s> element", which);
         return NULL;
     }
     return required_attr(c, e, "link");
@@ -314,11 +184,11 @@ static xmlChar *read_link_ref(urdf_ctx *c, const xmlNode *n, const char *which)
 static int read_axis(urdf_ctx *c, urdf_joint *j, const xmlNode *n)
 {
     j->axis[0] = 1; j->axis[1] = j->axis[2] = 0;
-    const xmlNode *a = child_element(n, "axis");
+    const xmlNode *a = mbsi_xml_child(n, "axis");
     if (!a || j->kind == URDF_FIXED || j->kind == URDF_FLOATING) return 0;
-    if (read_numbers(c, a, "xyz", 3, j->axis, 0) < 0) return -1;
+    if (mbsi_xml_numbers(&c->x, a, "xyz", 3, j->axis, 0) < 0) return -1;
     /* The same threshold as mbs_model_add_joint, so the file-and-line message wins. */
-    if (!(sqrt(v3_dot(j->axis, j->axis)) > 1e-12)) return fail(c, a, MBS_ERR_MODEL, "axis has zero length");
+    if (!(sqrt(v3_dot(j->axis, j->axis)) > 1e-12)) return mbsi_xml_fail(&c->x, a, MBS_ERR_MODEL, "axis has zero length");
     return 0;
 }
 
@@ -330,22 +200,22 @@ static int read_limits(urdf_ctx *c, urdf_joint *j, const xmlNode *n)
     j->lower = -INFINITY; j->upper = INFINITY;
     j->velocity = j->effort = INFINITY;
     j->damping = j->friction = 0;
-    const xmlNode *lim = child_element(n, "limit");
+    const xmlNode *lim = mbsi_xml_child(n, "limit");
     if (lim) {
         double lo = 0, up = 0;
-        if (read_numbers(c, lim, "lower", 1, &lo, 0) < 0 || read_numbers(c, lim, "upper", 1, &up, 0) < 0 ||
-            read_numbers(c, lim, "velocity", 1, &j->velocity, 0) < 0 ||
-            read_numbers(c, lim, "effort", 1, &j->effort, 0) < 0)
+        if (mbsi_xml_numbers(&c->x, lim, "lower", 1, &lo, 0) < 0 || mbsi_xml_numbers(&c->x, lim, "upper", 1, &up, 0) < 0 ||
+            mbsi_xml_numbers(&c->x, lim, "velocity", 1, &j->velocity, 0) < 0 ||
+            mbsi_xml_numbers(&c->x, lim, "effort", 1, &j->effort, 0) < 0)
             return -1;
         if (j->kind == URDF_REVOLUTE || j->kind == URDF_PRISMATIC) {
-            if (lo > up) return fail(c, lim, MBS_ERR_MODEL, "lower limit %g is above upper limit %g", lo, up);
+            if (lo > up) return mbsi_xml_fail(&c->x, lim, MBS_ERR_MODEL, "lower limit %g is above upper limit %g", lo, up);
             j->lower = lo;
             j->upper = up;
         }
     }
-    const xmlNode *dyn = child_element(n, "dynamics");
-    if (dyn && (read_numbers(c, dyn, "damping", 1, &j->damping, 0) < 0 ||
-                read_numbers(c, dyn, "friction", 1, &j->friction, 0) < 0))
+    const xmlNode *dyn = mbsi_xml_child(n, "dynamics");
+    if (dyn && (mbsi_xml_numbers(&c->x, dyn, "damping", 1, &j->damping, 0) < 0 ||
+                mbsi_xml_numbers(&c->x, dyn, "friction", 1, &j->friction, 0) < 0))
         return -1;
     return 0;
 }
@@ -358,9 +228,9 @@ static int read_joint(urdf_ctx *c, const xmlNode *n, int i)
     set_owner(c, "joint", NULL);
     if (!(j->name = required_attr(c, n, "name"))) return -1;
     set_owner(c, "joint", j->name);
-    if (xmlHashLookup(c->joint_ids, j->name)) return fail(c, n, MBS_ERR_MODEL, "duplicate joint name");
+    if (xmlHashLookup(c->joint_ids, j->name)) return mbsi_xml_fail(&c->x, n, MBS_ERR_MODEL, "duplicate joint name");
     if (xmlHashAddEntry(c->joint_ids, j->name, (void *)(intptr_t)(i + 1)) != 0)
-        return fail(c, n, MBS_ERR_NOMEM, "out of memory");
+        return mbsi_xml_fail(&c->x, n, MBS_ERR_NOMEM, "out of memory");
     if (read_joint_type(c, j, n) < 0 || read_origin(c, n, j->R, j->p) < 0) return -1;
     if (!(j->parent_name = read_link_ref(c, n, "parent")) || !(j->child_name = read_link_ref(c, n, "child")))
         return -1;
@@ -393,12 +263,12 @@ static int connect_joints(urdf_ctx *c)
         j->parent = link_index(c, j->parent_name);
         j->child = link_index(c, j->child_name);
         if (j->parent < 0)
-            return fail(c, j->node, MBS_ERR_MODEL, "unknown link '%s' in <parent>", (const char *)j->parent_name);
+            return mbsi_xml_fail(&c->x, j->node, MBS_ERR_MODEL, "unknown link '%s' in <parent>", (const char *)j->parent_name);
         if (j->child < 0)
-            return fail(c, j->node, MBS_ERR_MODEL, "unknown link '%s' in <child>", (const char *)j->child_name);
+            return mbsi_xml_fail(&c->x, j->node, MBS_ERR_MODEL, "unknown link '%s' in <child>", (const char *)j->child_name);
         urdf_link *l = &c->links[j->child];
         if (l->parent_joint >= 0)
-            return fail(c, j->node, MBS_ERR_MODEL, "link '%s' has two parent joints ('%s' and '%s')",
+            return mbsi_xml_fail(&c->x, j->node, MBS_ERR_MODEL, "link '%s' has two parent joints ('%s' and '%s')",
                         (const char *)l->name, (const char *)c->joints[l->parent_joint].name, (const char *)j->name);
         l->parent_joint = k;
         insert_child(c, j->parent, k);
@@ -417,7 +287,7 @@ static int parent_link(const urdf_ctx *c, int l)
 static int check_cycles(urdf_ctx *c)
 {
     char *state = calloc((size_t)c->nlinks + 1, 1);
-    if (!state) return fail(c, NULL, MBS_ERR_NOMEM, "out of memory");
+    if (!state) return mbsi_xml_fail(&c->x, NULL, MBS_ERR_NOMEM, "out of memory");
     int status = 0;
     for (int l = 0; l < c->nlinks && status == 0; l++) {
         int x = l;
@@ -428,7 +298,7 @@ static int check_cycles(urdf_ctx *c)
         if (x != -1 && state[x] == 1) {
             const urdf_joint *j = &c->joints[c->links[x].parent_joint];
             set_owner(c, "joint", j->name);
-            status = fail(c, j->node, MBS_ERR_MODEL, "the joints form a cycle through link '%s'",
+            status = mbsi_xml_fail(&c->x, j->node, MBS_ERR_MODEL, "the joints form a cycle through link '%s'",
                           (const char *)c->links[x].name);
         }
         for (int y = l; y != -1 && state[y] == 1; y = parent_link(c, y)) state[y] = 2;
@@ -445,14 +315,14 @@ static int find_root(urdf_ctx *c, const xmlNode *robot)
         if (c->links[l].parent_joint >= 0) continue;
         if (root >= 0) {
             set_owner(c, "link", c->links[l].name);
-            return fail(c, c->links[l].node, MBS_ERR_MODEL, "two root links '%s' and '%s' (links that are no joint's child)",
+            return mbsi_xml_fail(&c->x, c->links[l].node, MBS_ERR_MODEL, "two root links '%s' and '%s' (links that are no joint's child)",
                         (const char *)c->links[root].name, (const char *)c->links[l].name);
         }
         root = l;
     }
     if (root < 0) {
         set_owner(c, "robot", c->robot_name);
-        return fail(c, robot, MBS_ERR_MODEL, "no root link (the robot has no <link>)");
+        return mbsi_xml_fail(&c->x, robot, MBS_ERR_MODEL, "no root link (the robot has no <link>)");
     }
     return root;
 }
@@ -466,8 +336,8 @@ static int add_link_inertia(urdf_ctx *c, const urdf_link *l)
     double com[3], Ic[9];
     m3_mulv(l->R, l->com, com);
     for (int k = 0; k < 3; k++) com[k] += l->p[k];
-    rotate_inertia(l->R, l->Ic, Ic);
-    if (mbs_model_add_inertia(c->m, l->body, l->mass, com, Ic, c->err) != MBS_OK) return builder_failed(c, l->node);
+    mbsi_rotate_inertia(l->R, l->Ic, Ic);
+    if (mbs_model_add_inertia(c->m, l->body, l->mass, com, Ic, c->x.err) != MBS_OK) return mbsi_xml_builder_failed(&c->x, l->node);
     return 0;
 }
 
@@ -477,26 +347,26 @@ static int read_visual_color(urdf_ctx *c, const xmlNode *material, double rgba[4
 {
     memset(rgba, 0, 4 * sizeof(double));
     if (!material) return 0;
-    const xmlNode *color = child_element(material, "color");
+    const xmlNode *color = mbsi_xml_child(material, "color");
     if (!color) {
         xmlChar *name = xmlGetProp(material, BAD_CAST "name");
         const xmlNode *robot = xmlDocGetRootElement(c->doc);
         for (const xmlNode *k = robot->children; name && k && !color; k = k->next) {
-            if (!is_element(k, "material")) continue;
+            if (!mbsi_xml_is(k, "material")) continue;
             xmlChar *kn = xmlGetProp(k, BAD_CAST "name");
-            if (kn && xmlStrEqual(kn, name)) color = child_element(k, "color");
+            if (kn && xmlStrEqual(kn, name)) color = mbsi_xml_child(k, "color");
             xmlFree(kn);
         }
         xmlFree(name);
     }
-    return color ? read_numbers(c, color, "rgba", 4, rgba, 1) : 0;
+    return color ? mbsi_xml_numbers(&c->x, color, "rgba", 4, rgba, 1) : 0;
 }
 
 /* One <visual>: its geometry (box, cylinder, sphere, mesh; anything else is skipped), origin
  * and colour, placed in the body the link ended up on. */
 static int add_visual(urdf_ctx *c, const urdf_link *l, const xmlNode *n)
 {
-    const xmlNode *geometry = child_element(n, "geometry");
+    const xmlNode *geometry = mbsi_xml_child(n, "geometry");
     const xmlNode *g = NULL;
     for (const xmlNode *k = geometry ? geometry->children : NULL; k && !g; k = k->next)
         if (k->type == XML_ELEMENT_NODE) g = k;
@@ -505,19 +375,19 @@ static int add_visual(urdf_ctx *c, const urdf_link *l, const xmlNode *n)
     memset(&v, 0, sizeof v);
     v.body = l->body;
     int rc;
-    if (is_element(g, "box")) {
+    if (mbsi_xml_is(g, "box")) {
         v.type = MBS_SHAPE_BOX;
-        rc = read_numbers(c, g, "size", 3, v.size, 1);
-    } else if (is_element(g, "cylinder")) {
+        rc = mbsi_xml_numbers(&c->x, g, "size", 3, v.size, 1);
+    } else if (mbsi_xml_is(g, "cylinder")) {
         v.type = MBS_SHAPE_CYLINDER;
-        rc = read_numbers(c, g, "radius", 1, v.size, 1) < 0 ? -1 : read_numbers(c, g, "length", 1, v.size + 1, 1);
-    } else if (is_element(g, "sphere")) {
+        rc = mbsi_xml_numbers(&c->x, g, "radius", 1, v.size, 1) < 0 ? -1 : mbsi_xml_numbers(&c->x, g, "length", 1, v.size + 1, 1);
+    } else if (mbsi_xml_is(g, "sphere")) {
         v.type = MBS_SHAPE_SPHERE;
-        rc = read_numbers(c, g, "radius", 1, v.size, 1);
-    } else if (is_element(g, "mesh")) {
+        rc = mbsi_xml_numbers(&c->x, g, "radius", 1, v.size, 1);
+    } else if (mbsi_xml_is(g, "mesh")) {
         v.type = MBS_SHAPE_MESH;
         v.size[0] = v.size[1] = v.size[2] = 1;
-        rc = read_numbers(c, g, "scale", 3, v.size, 0);
+        rc = mbsi_xml_numbers(&c->x, g, "scale", 3, v.size, 0);
         xmlChar *file = xmlGetProp(g, BAD_CAST "filename");
         if (file) snprintf(v.mesh, sizeof v.mesh, "%s", (const char *)file);
         xmlFree(file);
@@ -525,10 +395,10 @@ static int add_visual(urdf_ctx *c, const urdf_link *l, const xmlNode *n)
         return 0;
     }
     double R[9], p[3];
-    if (rc < 0 || read_origin(c, n, R, p) < 0 || read_visual_color(c, child_element(n, "material"), v.rgba) < 0)
+    if (rc < 0 || read_origin(c, n, R, p) < 0 || read_visual_color(c, mbsi_xml_child(n, "material"), v.rgba) < 0)
         return -1;
     se3_compose(l->R, l->p, R, p, v.R, v.p);
-    if (mbs_model_add_visual(c->m, &v, c->err) != MBS_OK) return builder_failed(c, n);
+    if (mbs_model_add_visual(c->m, &v, c->x.err) != MBS_OK) return mbsi_xml_builder_failed(&c->x, n);
     return 0;
 }
 
@@ -537,14 +407,14 @@ static int add_link(urdf_ctx *c, const urdf_link *l)
 {
     if (add_link_inertia(c, l) < 0) return -1;
     for (const xmlNode *k = l->node->children; k; k = k->next)
-        if (is_element(k, "visual") && add_visual(c, l, k) < 0) return -1;
+        if (mbsi_xml_is(k, "visual") && add_visual(c, l, k) < 0) return -1;
     return 0;
 }
 
 static int add_frame(urdf_ctx *c, const xmlChar *name, int body, const double R[9], const double p[3],
                      mbs_frame_type type, const xmlNode *n)
 {
-    if (mbs_model_add_frame(c->m, (const char *)name, body, R, p, type, c->err) < 0) return builder_failed(c, n);
+    if (mbs_model_add_frame(c->m, (const char *)name, body, R, p, type, c->x.err) < 0) return mbsi_xml_builder_failed(&c->x, n);
     return 0;
 }
 
@@ -558,14 +428,14 @@ static int attach_root(urdf_ctx *c, int root)
     set_owner(c, "link", l->name);
     if (c->opt->floating_base) {
         if (xmlHashLookup(c->joint_ids, BAD_CAST "root_joint"))
-            return fail(c, l->node, MBS_ERR_MODEL, "a joint is already named 'root_joint', the floating base's name");
+            return mbsi_xml_fail(&c->x, l->node, MBS_ERR_MODEL, "a joint is already named 'root_joint', the floating base's name");
         static const double normal_y[3] = {0, 1, 0};
         int planar = c->opt->floating_base == MBS_ROOT_PLANAR;
         l->body = mbs_model_add_joint(c->m, -1, planar ? MBS_JOINT_PLANAR : MBS_JOINT_FREEFLYER, "root_joint", NULL, NULL,
-                                      planar ? normal_y : NULL, c->err);
-        if (l->body < 0) return builder_failed(c, l->node);
+                                      planar ? normal_y : NULL, c->x.err);
+        if (l->body < 0) return mbsi_xml_builder_failed(&c->x, l->node);
         if (mbs_model_set_body_name(c->m, l->body, (const char *)l->name) != MBS_OK)
-            return fail(c, l->node, MBS_ERR_NOMEM, "out of memory");
+            return mbsi_xml_fail(&c->x, l->node, MBS_ERR_NOMEM, "out of memory");
         if (add_frame(c, BAD_CAST "root_joint", l->body, NULL, NULL, MBS_FRAME_JOINT, l->node) < 0) return -1;
     }
     mbs_frame_type type = c->opt->floating_base ? MBS_FRAME_BODY : MBS_FRAME_FIXED_LINK;
@@ -577,10 +447,10 @@ static int attach_root(urdf_ctx *c, int root)
 static int attach_moving(urdf_ctx *c, const urdf_joint *j, urdf_link *l, int parent_body, const double R[9],
                          const double p[3])
 {
-    l->body = mbs_model_add_joint(c->m, parent_body, j->type, (const char *)j->name, R, p, j->axis, c->err);
-    if (l->body < 0) return builder_failed(c, j->node);
+    l->body = mbs_model_add_joint(c->m, parent_body, j->type, (const char *)j->name, R, p, j->axis, c->x.err);
+    if (l->body < 0) return mbsi_xml_builder_failed(&c->x, j->node);
     if (mbs_model_set_body_name(c->m, l->body, (const char *)l->name) != MBS_OK)
-        return fail(c, j->node, MBS_ERR_NOMEM, "out of memory");
+        return mbsi_xml_fail(&c->x, j->node, MBS_ERR_NOMEM, "out of memory");
     double lower[7], upper[7], vel[6], eff[6], damp[6], fric[6];
     for (int k = 0; k < 7; k++) { lower[k] = j->lower; upper[k] = j->upper; }
     for (int k = 0; k < 6; k++) { vel[k] = j->velocity; eff[k] = j->effort; damp[k] = j->damping; fric[k] = j->friction; }
@@ -670,7 +540,7 @@ static int check_inertias(urdf_ctx *c)
         if (!l->inertia_node) continue;
         const double *ev = l->ev;
         if (l->mass == 0 && (ev[0] != 0 || ev[1] != 0 || ev[2] != 0))   /* rotational inertia is carried by mass */
-            mbsi_warn(c->err, "%s:%ld: link '%s': mass 0 with a non-zero inertia (principal moments %g %g %g)", c->file,
+            mbsi_warn(c->x.err, "%s:%ld: link '%s': mass 0 with a non-zero inertia (principal moments %g %g %g)", c->x.file,
                       xmlGetLineNo(l->inertia_node), (const char *)l->name, ev[0], ev[1], ev[2]);
         double not_psd = -ev[0], triangle = ev[2] - ev[0] - ev[1];
         if (!(not_psd > 0) && !(triangle > 0)) continue;
@@ -686,22 +556,22 @@ static int check_inertias(urdf_ctx *c)
         set_owner(c, "link", l->name);
         if (l->body < 0) {   /* welded to the world through fixed joints: its inertia never enters the dynamics */
             if (not_psd > tol || triangle > tol)
-                mbsi_warn(c->err, "%s:%ld: link '%s': inertia is not physically possible (principal moments %g %g %g); "
-                          "ignored, the link is welded to the world", c->file, xmlGetLineNo(l->inertia_node), c->owner,
+                mbsi_warn(c->x.err, "%s:%ld: link '%s': inertia is not physically possible (principal moments %g %g %g); "
+                          "ignored, the link is welded to the world", c->x.file, xmlGetLineNo(l->inertia_node), c->x.owner,
                           ev[0], ev[1], ev[2]);
             continue;
         }
         if (not_psd > tol)
-            return fail(c, l->inertia_node, MBS_ERR_MODEL,
+            return mbsi_xml_fail(&c->x, l->inertia_node, MBS_ERR_MODEL,
                         "inertia is not positive semi-definite (principal moments %g %g %g)", ev[0], ev[1], ev[2]);
         if (triangle > tol) {
             if (c->opt->strict)
-                return fail(c, l->inertia_node, MBS_ERR_MODEL,
+                return mbsi_xml_fail(&c->x, l->inertia_node, MBS_ERR_MODEL,
                             "inertia violates the triangle inequality by %g (principal moments %g %g %g)", triangle, ev[0],
                             ev[1], ev[2]);
-            mbsi_warn(c->err,
+            mbsi_warn(c->x.err,
                       "%s:%ld: link '%s': inertia violates the triangle inequality by %g (principal moments %g %g %g)",
-                      c->file, xmlGetLineNo(l->inertia_node), c->owner, triangle, ev[0], ev[1], ev[2]);
+                      c->x.file, xmlGetLineNo(l->inertia_node), c->x.owner, triangle, ev[0], ev[1], ev[2]);
         }
     }
     return 0;
@@ -716,17 +586,17 @@ static int apply_bounds(urdf_ctx *c)
     double bm = c->opt->bound_mass, bi = c->opt->bound_inertia;
     if (!(bm > 0) && !(bi > 0)) return 0;
     if (!isfinite(bm) || !isfinite(bi)) {
-        mbsi_fail(c->err, MBS_ERR_ARG, "%s: the bounds on mass %g and inertia %g must be finite", c->file, bm, bi);
+        mbsi_fail(c->x.err, MBS_ERR_ARG, "%s: the bounds on mass %g and inertia %g must be finite", c->x.file, bm, bi);
         return -1;
     }
     for (int b = 0; b < mbs_model_nbodies(c->m); b++) {
         double mass, com[3], Ic[9], ev[3];
         mbs_body_inertia(c->m, b, &mass, com, Ic);
-        if (mass < bm && mbs_model_add_inertia(c->m, b, bm - mass, com, NULL, c->err) != MBS_OK) return builder_failed(c, NULL);
-        sym3_eigenvalues(Ic, ev);
+        if (mass < bm && mbs_model_add_inertia(c->m, b, bm - mass, com, NULL, c->x.err) != MBS_OK) return mbsi_xml_builder_failed(&c->x, NULL);
+        mbsi_sym3_eigenvalues(Ic, ev);
         if (ev[0] < bi) {
             double d = bi - ev[0], D[9] = {d, 0, 0, 0, d, 0, 0, 0, d};
-            if (mbs_model_add_inertia(c->m, b, 0, com, D, c->err) != MBS_OK) return builder_failed(c, NULL);
+            if (mbs_model_add_inertia(c->m, b, 0, com, D, c->x.err) != MBS_OK) return mbsi_xml_builder_failed(&c->x, NULL);
         }
     }
     return 0;
@@ -740,7 +610,7 @@ static int warn_massless(urdf_ctx *c, int root)
 {
     int nb = mbs_model_nbodies(c->m), found = 0;
     double *sub = calloc((size_t)nb + 1, sizeof *sub);
-    if (!sub) return fail(c, NULL, MBS_ERR_NOMEM, "out of memory");
+    if (!sub) return mbsi_xml_fail(&c->x, NULL, MBS_ERR_NOMEM, "out of memory");
     for (int b = nb - 1; b >= 0; b--) {   /* parents have smaller indices than their children */
         double mass;
         mbs_body_inertia(c->m, b, &mass, NULL, NULL);
@@ -754,9 +624,9 @@ static int warn_massless(urdf_ctx *c, int root)
         int parent = mbs_joint_parent(c->m, l->body);
         if (parent >= 0 && !(sub[parent] > 0)) continue;   /* reported at the top of the subtree */
         const xmlNode *n = l->parent_joint >= 0 ? c->joints[l->parent_joint].node : l->node;
-        mbsi_warn(c->err, "%s:%ld: link '%s': joint '%s' moves a massless subtree, so the mass matrix is singular "
+        mbsi_warn(c->x.err, "%s:%ld: link '%s': joint '%s' moves a massless subtree, so the mass matrix is singular "
                   "(the loader options bound_mass and bound_inertia give such bodies a minimal inertia)",
-                  c->file, xmlGetLineNo(n), (const char *)l->name, mbs_joint_name(c->m, l->body));
+                  c->x.file, xmlGetLineNo(n), (const char *)l->name, mbs_joint_name(c->m, l->body));
         found++;
     }
     free(sub);
@@ -766,26 +636,14 @@ static int warn_massless(urdf_ctx *c, int root)
 static int build_model(urdf_ctx *c, int root)
 {
     c->m = mbs_model_new(c->robot_name ? (const char *)c->robot_name : NULL);
-    if (!c->m) return fail(c, NULL, MBS_ERR_NOMEM, "out of memory");
+    if (!c->m) return mbsi_xml_fail(&c->x, NULL, MBS_ERR_NOMEM, "out of memory");
     if (attach_root(c, root) < 0 || attach_tree(c, root) < 0 || check_inertias(c) < 0 || apply_bounds(c) < 0)
         return -1;
     int massless = warn_massless(c, root);
     if (massless < 0) return -1;
-    /* finalize in a record of its own: its errors get the file name; its warnings are passed on
-     * unless they can only repeat the massless subtrees reported above with file and line */
-    mbs_error fe;
-    mbs_error_clear(&fe);
-    if (mbs_model_finalize(c->m, &fe) != MBS_OK) {
-        mbsi_fail(c->err, fe.code ? fe.code : MBS_ERR_MODEL, "%s: %s", c->file, fe.msg);
-        mbs_error_free(&fe);
-        return -1;
-    }
-    for (char *line = fe.warnings, *nl; !massless && line && *line; line = nl + 1) {
-        if (!(nl = strchr(line, '\n'))) break;
-        *nl = 0;
-        mbsi_warn(c->err, "%s: %s", c->file, line);
-    }
-    mbs_error_free(&fe);
+    /* finalize's warnings are passed on unless they can only repeat the massless subtrees reported
+     * above with file and line */
+    if (mbsi_xml_finalize(&c->x, c->m, !massless) < 0) return -1;
     return 0;
 }
 
@@ -794,7 +652,7 @@ static int build_model(urdf_ctx *c, int root)
 static int count_elements(const xmlNode *robot, const char *name)
 {
     int n = 0;
-    for (const xmlNode *k = robot->children; k; k = k->next) n += is_element(k, name);
+    for (const xmlNode *k = robot->children; k; k = k->next) n += mbsi_xml_is(k, name);
     return n;
 }
 
@@ -808,73 +666,22 @@ static int read_robot(urdf_ctx *c, const xmlNode *robot)
     c->joints = calloc((size_t)c->njoints + 1, sizeof *c->joints);
     c->link_ids = xmlHashCreate(c->nlinks + 1);
     c->joint_ids = xmlHashCreate(c->njoints + 1);
-    if (!c->links || !c->joints || !c->link_ids || !c->joint_ids) return fail(c, robot, MBS_ERR_NOMEM, "out of memory");
+    if (!c->links || !c->joints || !c->link_ids || !c->joint_ids) return mbsi_xml_fail(&c->x, robot, MBS_ERR_NOMEM, "out of memory");
     int nl = 0, nj = 0;
     for (const xmlNode *k = robot->children; k; k = k->next)
-        if (is_element(k, "link") && read_link(c, k, nl++) < 0) return -1;
+        if (mbsi_xml_is(k, "link") && read_link(c, k, nl++) < 0) return -1;
     for (const xmlNode *k = robot->children; k; k = k->next)
-        if (is_element(k, "joint") && read_joint(c, k, nj++) < 0) return -1;
+        if (mbsi_xml_is(k, "joint") && read_joint(c, k, nj++) < 0) return -1;
     return 0;
-}
-
-/* The first error libxml2 raises while parsing: the cause, where the last one (what the context
- * keeps) is often a consequence far below, such as "Premature end of data" at the file's end. */
-typedef struct first_xml_error {
-    int seen, line;
-    char what[MBS_ERROR_MSG_LEN];
-} first_xml_error;
-
-/* The parser context's structured error handler (its SAX serror, which XML_PARSE_NOERROR leaves
- * alone): keeps the first error only; data is the parser context, whose _private holds the record. */
-static void keep_first_error(void *data, xmlErrorPtr e)
-{
-    xmlParserCtxt *px = data;
-    first_xml_error *fe = px ? px->_private : NULL;
-    if (!fe || fe->seen || !e || e->level < XML_ERR_ERROR) return;
-    fe->seen = 1;
-    fe->line = e->line;
-    snprintf(fe->what, sizeof fe->what, "%s", e->message ? e->message : "not well-formed");
-}
-
-/* Parses with a private parser context so that the error (message and line) is read from
- * it, not from libxml2's global state, and nothing is printed. */
-static int parse_xml(urdf_ctx *c, const char *buf, int len)
-{
-    xmlInitParser();
-    xmlParserCtxt *px = xmlNewParserCtxt();
-    if (!px) {
-        mbsi_fail(c->err, MBS_ERR_NOMEM, "%s: out of memory", c->file);
-        return -1;
-    }
-    first_xml_error first = {0, 0, ""};
-    px->_private = &first;
-    px->sax->serror = keep_first_error;
-    c->doc = xmlCtxtReadMemory(px, buf, len, c->file, NULL, URDF_XML_OPTIONS);
-    if (!c->doc) {
-        const xmlError *e = xmlCtxtGetLastError(px);
-        char what[MBS_ERROR_MSG_LEN] = "not well-formed";
-        int line = e ? e->line : 0;
-        if (first.seen) {
-            snprintf(what, sizeof what, "%s", first.what);
-            line = first.line;
-        } else if (e && e->message) {
-            snprintf(what, sizeof what, "%s", e->message);
-        }
-        size_t n = strlen(what);
-        while (n > 0 && (what[n - 1] == '\n' || what[n - 1] == ' ')) what[--n] = 0;
-        mbsi_fail(c->err, MBS_ERR_PARSE, "%s:%d: not a valid XML document: %s", c->file, line, what);
-    }
-    xmlFreeParserCtxt(px);
-    return c->doc ? 0 : -1;
 }
 
 static int load(urdf_ctx *c, const char *buf, int len)
 {
-    if (parse_xml(c, buf, len) < 0) return -1;
+    if (!(c->doc = mbsi_xml_parse(buf, len, c->x.file, c->x.err))) return -1;
     const xmlNode *robot = xmlDocGetRootElement(c->doc);
     set_owner(c, "robot", NULL);
-    if (!robot || !is_element(robot, "robot"))
-        return fail(c, robot, MBS_ERR_MODEL, "no <robot> root element (found <%s>)",
+    if (!robot || !mbsi_xml_is(robot, "robot"))
+        return mbsi_xml_fail(&c->x, robot, MBS_ERR_MODEL, "no <robot> root element (found <%s>)",
                     robot ? (const char *)robot->name : "nothing");
     c->robot_name = xmlGetProp(robot, BAD_CAST "name");
     set_owner(c, "robot", c->robot_name);
@@ -900,94 +707,30 @@ static void free_ctx(urdf_ctx *c)
     if (c->doc) xmlFreeDoc(c->doc);
 }
 
-/* Runs the whole load in the C numeric locale (URDF numbers use a '.' whatever the
- * caller's locale) and hands the caller a fresh error record. */
-static mbs_model *load_buffer(const char *buf, size_t len, const char *file, const mbs_urdf_options *opt,
-                              mbs_error *err)
+/* The loader's body (mbsi_xml_load runs it in the C locale). */
+static mbs_model *load_urdf(const void *opt, const char *buf, int len, const char *file, mbs_error *err)
 {
     static const mbs_urdf_options defaults = {.floating_base = 1};   /* NULL options: a free-flyer root, lenient inertias */
-    mbs_error e;
-    mbs_error_clear(&e);
     urdf_ctx c;
     memset(&c, 0, sizeof c);
-    c.file = file;
+    c.x.file = file;
     c.opt = opt ? opt : &defaults;
-    c.err = &e;
-    if (len > INT_MAX) {
-        mbsi_fail(&e, MBS_ERR_IO, "%s: file too large", file);
-    } else {
-        locale_t cloc = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-        locale_t old = cloc ? uselocale(cloc) : (locale_t)0;
-        int status = load(&c, buf, (int)len);
-        if (cloc) {
-            uselocale(old);
-            freelocale(cloc);
-        }
-        if (status < 0) {
-            mbs_model_free(c.m);
-            c.m = NULL;
-        }
+    c.x.err = err;
+    if (load(&c, buf, len) < 0) {
+        mbs_model_free(c.m);
+        c.m = NULL;
     }
     free_ctx(&c);
-    if (err) *err = e;   /* the caller's record takes over the warnings */
-    else mbs_error_free(&e);
     return c.m;
-}
-
-/* Reads a whole file; NULL with an MBS_ERR_IO message on failure. */
-static char *read_file(const char *path, size_t *len, mbs_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        char why[128] = "";
-        if (strerror_r(errno, why, sizeof why) != 0) snprintf(why, sizeof why, "error %d", errno);
-        mbsi_fail(err, MBS_ERR_IO, "%s: cannot open: %s", path, why);
-        return NULL;
-    }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap) break;
-        char *bigger = realloc(buf, 2 * cap);
-        if (!bigger) { free(buf); buf = NULL; break; }
-        buf = bigger;
-        cap *= 2;
-    }
-    int bad = ferror(f), dir = bad && errno == EISDIR;   /* a directory opens; reading it fails so */
-    fclose(f);
-    if (!buf || bad) {
-        free(buf);
-        mbsi_fail(err, buf ? MBS_ERR_IO : MBS_ERR_NOMEM, "%s: %s", path,
-                  dir ? "it is a directory, not a URDF file" : "cannot read the file");
-        return NULL;
-    }
-    *len = n;
-    return buf;
 }
 
 mbs_model *mbs_model_from_urdf(const char *path, const mbs_urdf_options *opt, mbs_error *err)
 {
-    mbs_error_clear(err);
-    if (!path) {
-        mbsi_fail(err, MBS_ERR_ARG, "mbs_model_from_urdf: NULL path");
-        return NULL;
-    }
-    size_t len = 0;
-    char *buf = read_file(path, &len, err);
-    if (!buf) return NULL;
-    mbs_model *m = load_buffer(buf, len, path, opt, err);
-    free(buf);
-    return m;
+    return mbsi_xml_load(1, path, NULL, "mbs_model_from_urdf", "a URDF file", load_urdf, opt, err);
 }
 
 mbs_model *mbs_model_from_urdf_string(const char *xml, const char *name, const mbs_urdf_options *opt,
                                       mbs_error *err)
 {
-    mbs_error_clear(err);
-    if (!xml) {
-        mbsi_fail(err, MBS_ERR_ARG, "mbs_model_from_urdf_string: NULL string");
-        return NULL;
-    }
-    return load_buffer(xml, strlen(xml), name ? name : "<string>", opt, err);
+    return mbsi_xml_load(0, xml, name, "mbs_model_from_urdf_string", "a URDF file", load_urdf, opt, err);
 }

@@ -19,7 +19,14 @@
 
 
 static const keyspec KEYS[] = {
-    {"model", "urdf", K_STR, 0, 0, 0, 0, 0, 0, "", NULL, "path of the URDF, relative to the scenario file"},
+    {"model", "urdf", K_STR, 0, 0, 0, 0, 0, 0, "", "",
+     "path of the URDF, relative to the scenario file (this or `mjcf`: one of the two is required)"},
+    {"model", "mjcf", K_STR, 0, 0, 0, 0, 0, 0, "", "",
+     "path of a MuJoCo MJCF model, relative to the scenario file, in place of `urdf` (docs/design.md, MJCF: what is read; "
+     "`floating` does not apply, the file says which bodies are free)"},
+    {"model", "keyframe", K_STR, 0, 0, 0, 0, 0, 0, "", "",
+     "start from the model's keyframe of this name (an MJCF `<key>`): its q and v, before base_position, base_rpy, "
+     "q.JOINT, base_velocity and v.JOINT, which override it where given"},
     {"model", "floating", K_INT, 0, 0, 0, 2, 0, 0, "", "1",
      "1: free-flyer root `root_joint`; 0: root link fixed to the world; 2: planar root `root_joint` in the world x-z "
      "plane (q = [z x cos θ sin θ], θ the pitch about y; v = [vz vx ω_y] in the base frame)"},
@@ -347,7 +354,10 @@ static int resolve_path(const mbs_scenario *sc, const mbs_scenario_entry *e, cha
 
 static int load_model(mbs_scenario *sc, mbs_error *err)
 {
-    const mbs_scenario_entry *e = mbsi_ini_find(sc, "model", "urdf");
+    const mbs_scenario_entry *eu = mbsi_ini_find(sc, "model", "urdf"), *em = mbsi_ini_find(sc, "model", "mjcf");
+    if (!eu && !em) return mbsi_fail(err, MBS_ERR_PARSE, "%s: [model] urdf or mjcf: missing (every scenario must set one)", sc->path);
+    if (eu && em) return mbsi_ini_fail_at(sc, em, err, MBS_ERR_PARSE, "give [model] urdf or mjcf, not both");
+    const mbs_scenario_entry *e = eu ? eu : em;
     if (resolve_path(sc, e, sc->urdf, sizeof sc->urdf, err) != MBS_OK) return err ? err->code : MBS_ERR_ARG;
     FILE *f = fopen(sc->urdf, "rb");
     if (!f) return mbsi_ini_fail_at(sc, e, err, MBS_ERR_IO, "cannot open '%s': %s", sc->urdf, strerror(errno));
@@ -356,7 +366,8 @@ static int load_model(mbs_scenario *sc, mbs_error *err)
     mbs_error_clear(&merr);
     mbs_urdf_options uo = {.floating_base = sc->floating, .bound_mass = num(sc, "model", "bound_mass"),
                            .bound_inertia = num(sc, "model", "bound_inertia")};
-    sc->model = mbs_model_from_urdf(sc->urdf, &uo, &merr);
+    mbs_mjcf_options mo = {.bound_mass = uo.bound_mass, .bound_inertia = uo.bound_inertia};
+    sc->model = eu ? mbs_model_from_urdf(sc->urdf, &uo, &merr) : mbs_model_from_mjcf(sc->urdf, &mo, &merr);
     /* the model's warnings join the scenario's, one line each */
     for (char *line = merr.warnings, *nl; line && *line; line = nl + 1) {
         nl = strchr(line, '\n');
@@ -375,13 +386,15 @@ static int load_model(mbs_scenario *sc, mbs_error *err)
     return MBS_OK;
 }
 
-/* The initial velocity v0 (nv): [model] base_velocity, given in world axes, turned into the
- * root's body-frame coordinates at the base orientation of q0, and the v.JOINT keys. */
-static int initial_velocity(mbs_scenario *sc, int root_free, int root_planar, mbs_error *err)
+/* The initial velocity v0 (nv): the keyframe's kv (NULL: zeros), [model] base_velocity, given in
+ * world axes, turned into the root's body-frame coordinates at the base orientation of q0, and the
+ * v.JOINT keys. */
+static int initial_velocity(mbs_scenario *sc, int root_free, int root_planar, const double *kv, mbs_error *err)
 {
     const mbs_model *m = sc->model;
     sc->v0 = calloc((size_t)mbs_model_nv(m) + 1, sizeof(double));
     if (!sc->v0) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
+    if (kv) memcpy(sc->v0, kv, (size_t)mbs_model_nv(m) * sizeof(double));
     const mbs_scenario_entry *bv = mbsi_ini_find(sc, "model", "base_velocity");
     double w[6] = {0, 0, 0, 0, 0, 0};
     nums(sc, "model", "base_velocity", w, 6);
@@ -391,7 +404,9 @@ static int initial_velocity(mbs_scenario *sc, int root_free, int root_planar, mb
         return mbsi_ini_fail_at(sc, bv, err, MBS_ERR_ARG, "the model has no floating root (set floating = 1 or 2; a URDF's own planar root must move in the x-z plane) to give "
                                 "a velocity");
     int iq = root_free || root_planar ? mbs_joint_idx_q(m, 0) : 0, iv = root_free || root_planar ? mbs_joint_idx_v(m, 0) : 0;
-    if (root_free) {
+    if (kv && !bv) {
+        /* the keyframe's base velocity stays */
+    } else if (root_free) {
         /* the free-flyer's v is [v; ω] in the body frame: v_body = Rᵀ v_world, ω_body = Rᵀ ω_world */
         double R[9];
         m3_from_quat(sc->q0 + iq + 3, R);
@@ -426,6 +441,16 @@ static int initial_posture(mbs_scenario *sc, mbs_error *err)
     sc->q0 = calloc((size_t)mbs_model_nq(m) + 1, sizeof(double));
     if (!sc->q0) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
     mbs_neutral(m, sc->q0);
+    const double *kq = NULL, *kv = NULL;
+    const mbs_scenario_entry *ek = mbsi_ini_find(sc, "model", "keyframe");
+    if (ek) {
+        int k = mbs_model_keyframe_id(m, ek->value);
+        if (k < 0)
+            return mbsi_ini_fail_at(sc, ek, err, MBS_ERR_ARG, "no keyframe '%s' in model '%s' (it has %d)", ek->value,
+                                    mbs_model_name(m), mbs_model_nkeyframes(m));
+        mbs_model_keyframe(m, k, &kq, &kv);
+        memcpy(sc->q0, kq, (size_t)mbs_model_nq(m) * sizeof(double));
+    }
     const mbs_scenario_entry *bp = mbsi_ini_find(sc, "model", "base_position"), *br = mbsi_ini_find(sc, "model", "base_rpy");
     int kind = mbsi_root_kind(m), root_free = kind == MBS_ROOT_FREE, root_planar = kind == MBS_ROOT_PLANAR;
     if ((bp || br) && !root_free && !root_planar)
@@ -434,9 +459,9 @@ static int initial_posture(mbs_scenario *sc, mbs_error *err)
     nums(sc, "model", "base_position", pos, 3);
     nums(sc, "model", "base_rpy", rpy, 3);
     int iq = root_free || root_planar ? mbs_joint_idx_q(m, 0) : 0;
-    if (root_free) {
-        memcpy(sc->q0 + iq, pos, sizeof pos);
-        rpy_to_quat(rpy, sc->q0 + iq + 3);
+    if (root_free) {   /* a keyframe's base pose stays where these are not given */
+        if (bp || !kq) memcpy(sc->q0 + iq, pos, sizeof pos);
+        if (br || !kq) rpy_to_quat(rpy, sc->q0 + iq + 3);
     } else if (root_planar) {
         /* the planar root moves in the world x-z plane: its in-plane coordinates are (z, x) in
          * that order (src/model/model.c), its angle the pitch about y */
@@ -461,7 +486,7 @@ static int initial_posture(mbs_scenario *sc, mbs_error *err)
                            "this way", e->key + 2, mbs_joint_nq(m, j));
         sc->q0[mbs_joint_idx_q(m, j)] = mbsi_ini_num(sc, "model", e->key, 0);
     }
-    return initial_velocity(sc, root_free, root_planar, err);
+    return initial_velocity(sc, root_free, root_planar, kv, err);
 }
 
 /* Appends a contact point on frame name (checked to exist) from entry e; axis non-zero: a rim. */

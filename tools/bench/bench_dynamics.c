@@ -267,6 +267,63 @@ static double growth_exponent(const int *sizes, int ns, double t[][NALG], int al
     return (ns * sxy - sx * sy) / (ns * sxx - sx * sx);
 }
 
+/* Median milliseconds to load a model (a file, or an MJCF string when xml is given), over n loads. */
+static double load_ms(const char *path, const char *xml, int n)
+{
+    double t[64];
+    n = n > 64 ? 64 : n;
+    for (int i = 0; i < n; i++) {
+        mbs_error err;
+        double t0 = tool_now();
+        mbs_model *m = xml ? mbs_model_from_mjcf_string(xml, "chain30.xml", NULL, &err)
+                     : path && strstr(path, ".urdf") ? mbs_model_from_urdf(path, NULL, &err) : mbs_model_from_mjcf(path, NULL, &err);
+        t[i] = 1e3 * (tool_now() - t0);
+        mbs_model_free(m);
+        mbs_error_free(&err);
+        if (!m) return NAN;
+    }
+    qsort(t, (size_t)n, sizeof t[0], tool_cmp_double);
+    return t[n / 2];
+}
+
+/* Loading times: the URDF robots, a generated MJCF chain of 30 bodies (each a hinge, a capsule
+ * whose inertia the loader computes, a site, a default class) and the Menagerie robots of
+ * ../shared/reference/mjcf when present. key: value lines (issue 41's goal: <= 5 ms for 30 bodies). */
+static void loading(const char *const *robots, int nrobots)
+{
+    enum { N = 31 };
+    char *xml = malloc(1 << 16);
+    if (!xml) return;
+    size_t len = (size_t)snprintf(xml, 1 << 16, "<mujoco model='chain30'><compiler autolimits='true'/><default><default class='link'>"
+                                  "<joint axis='0 1 0' range='-90 90' damping='0.1' armature='0.01'/>"
+                                  "<geom type='capsule' size='0.02 0.05'/></default></default><worldbody>");
+    for (int i = 0; i < 30; i++)
+        len += (size_t)snprintf(xml + len, (1 << 16) - len, "<body name='b%d' pos='0 0 -0.1' childclass='link'>"
+                                "<joint name='j%d'/><geom pos='0 0 -0.05'/><site name='s%d' pos='0 0 -0.1'/>", i, i, i);
+    for (int i = 0; i < 30; i++) len += (size_t)snprintf(xml + len, (1 << 16) - len, "</body>");
+    snprintf(xml + len, (1 << 16) - len, "</worldbody></mujoco>");
+    printf("\n# model loading, median ms over %d loads\n", N);
+    for (int r = 0; r < nrobots; r++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/urdf/%s.urdf", MBS_SOURCE_DIR, robots[r]);
+        printf("load_ms_urdf_%s: %.3f\n", robots[r], load_ms(path, NULL, N));
+    }
+    printf("load_ms_mjcf_chain30: %.3f\n", load_ms(NULL, xml, N));
+    free(xml);
+    static const char *const menagerie[] = {"go2", "anymal_c", "h1", "panda"};
+    for (int r = 0; r < 4; r++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/../shared/reference/mjcf/%s_nomesh.xml", MBS_SOURCE_DIR, menagerie[r]);
+        FILE *f = fopen(path, "rb");
+        if (!f) {
+            printf("# skipped: ../shared/reference not found\n");
+            break;
+        }
+        fclose(f);
+        printf("load_ms_mjcf_%s: %.3f\n", menagerie[r], load_ms(path, NULL, N));
+    }
+}
+
 int main(int argc, char **argv)
 {
     tool_single_thread_blas(argv);
@@ -439,6 +496,7 @@ int main(int argc, char **argv)
     bench_doc_printf(&doc, "```\n");
     bench_doc_end(&doc, "dynamics-growth");
     bench_doc_close(&doc);
+    loading(robots, 3);
     for (int r = 0; r < 3; r++) mbs_model_free(models[r]);
     return 0;
 }

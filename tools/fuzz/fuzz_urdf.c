@@ -11,41 +11,19 @@
 #include <string.h>
 
 #include "mbs.h"
+#include "fuzz_exercise.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void exercise(const mbs_model *m)
-{
-    int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
-    double *q = calloc((size_t)nq + 1, sizeof *q);
-    double *zero = calloc((size_t)nv + 1, sizeof *zero);
-    double *tau = calloc((size_t)nv + 1, sizeof *tau);
-    double *ddq = calloc((size_t)nv + 1, sizeof *ddq);
-    mbs_data *d = mbs_data_new(m);
-    if (q && zero && tau && ddq && d) {
-        mbs_neutral(m, q);
-        mbs_rnea(m, d, q, zero, zero, tau);   /* τ = g(q) */
-        mbs_aba(m, d, q, zero, tau, ddq);     /* and back: ddq ≈ 0 */
-    }
-    mbs_data_free(d);
-    free(ddq);
-    free(tau);
-    free(zero);
-    free(q);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    /* the string entry point wants a terminating NUL; bytes after an embedded NUL are not read */
-    char *xml = malloc(size + 1);
+    char *xml = fuzz_cstring(data, size);
     if (!xml) return 0;
-    memcpy(xml, data, size);
-    xml[size] = '\0';
     static const mbs_urdf_options opts[2] = {{.floating_base = 1}, {.strict = 1}};
     for (int k = 0; k < 2; k++) {
         mbs_error err;
         mbs_model *m = mbs_model_from_urdf_string(xml, "fuzz.urdf", &opts[k], &err);
-        if (m) exercise(m);
+        if (m) fuzz_exercise(m);
         mbs_model_free(m);
         mbs_error_free(&err);
     }
