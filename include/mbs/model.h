@@ -194,7 +194,8 @@ mbs_frame_type mbs_frame_type_of(const mbs_model *m, int f);  /* body, joint or 
 /* Placement of frame f in its body's frame (R column-major, frame -> body). */
 void   mbs_frame_local_placement(const mbs_model *m, int f, double R[9], double p[3]);
 double mbs_model_mass(const mbs_model *m);                  /* every inertia, world-fixed ones included */
-/* Mass, centre of mass (body frame) and rotational inertia about it (body axes) of body b. */
+/* Mass, centre of mass (body frame) and rotational inertia about it (body axes) of body b; zeros
+ * for b = -1 (the world: its inertia counts in mbs_model_mass only) or out of range. */
 void   mbs_body_inertia(const mbs_model *m, int b, double *mass, double com[3], double Ic[9]);
 int    mbs_model_nvisuals(const mbs_model *m);              /* visual shapes of every link */
 const mbs_visual *mbs_model_visual(const mbs_model *m, int i); /* NULL when out of range */

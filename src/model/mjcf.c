@@ -742,6 +742,14 @@ static int read_geom(mjcf_ctx *c, const xmlNode *g, int cls, int b, const double
     double Rb[9], pb[3];
     se3_compose(RB, pB, R, p, Rb, pb);
     if (geom_visual(c, g, cls, type, s, b, Rb, pb) < 0) return -1;
+    /* a named geom is also a frame at its centre, as a site: where a scenario puts a contact
+     * (Menagerie's quadrupeds name their foot spheres, not sites) */
+    xmlChar *gname = xmlGetProp(g, BAD_CAST "name");
+    if (gname) {
+        int rc = mbs_model_add_frame(c->m, (const char *)gname, b, Rb, pb, MBS_FRAME_OP, c->x.err) < 0 ? -1 : 0;
+        xmlFree(gname);
+        if (rc < 0) return mbsi_xml_builder_failed(&c->x, g);
+    }
     if (!acc) return 0;
     double group = 0;
     if (num(c, g, "geom", "group", 1, &group, cls) < 0) return -1;

@@ -491,7 +491,8 @@ double mbs_model_mass(const mbs_model *m)
 }
 void mbs_body_inertia(const mbs_model *m, int bi, double *mass, double com[3], double Ic[9])
 {
-    const mbs_body *b = &m->bodies[bi];
+    static const mbs_body none;   /* the world, or a body out of range: nothing moves with it */
+    const mbs_body *b = (m && bi >= 0 && bi < m->nbodies) ? &m->bodies[bi] : &none;
     double c[3] = {0, 0, 0};
     if (b->mass > 0) for (int k = 0; k < 3; k++) c[k] = b->h[k] / b->mass;
     if (mass) *mass = b->mass;

@@ -84,6 +84,7 @@ int mbs_scenario_setup_system(const mbs_scenario *sc, mbs_system *sys, mbs_error
     int rc = mbs_system_finalize(sys, err);
     if (rc) return rc;
     mbs_system_set_state(sys, sc->q0, sc->v0, 0);
+    if (sc->joint_damping) mbs_system_set_joint_damping(sys, mbs_model_damping(sc->model));
     return MBS_OK;
 }
 

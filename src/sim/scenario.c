@@ -32,6 +32,12 @@ static const keyspec KEYS[] = {
      "plane (q = [z x cos θ sin θ], θ the pitch about y; v = [vz vx ω_y] in the base frame)"},
     {"model", "gravity", K_VEC, 3, 3, -1e4, 1e4, 0, 0, "m/s²", "0 0 -9.81",
      "gx gy gz in the world frame (e.g. \\|g\\| = 1 for a nondimensional model, tilted for a slope)"},
+    {"model", "joint_damping", K_INT, 0, 0, -1, 1, 0, 0, "", "-1",
+     "the model's joint damping (URDF `<dynamics damping>`, MJCF `damping`) as a passive torque −d v: 1 on, 0 off, "
+     "-1 as the file's format has it (on for MJCF, as MuJoCo; off for URDF, as Pinocchio and the papers' runs)"},
+    {"model", "armature", K_NUM, 0, 0, -1, 10, 0, 0, "kg·m²", "-1",
+     "rotor inertia added to M's diagonal for every revolute and prismatic joint (kg for prismatic); -1: the model's "
+     "own (an MJCF `armature`; none for URDF)"},
     {"model", "bound_mass", K_NUM, 0, 0, 0, 1e3, 0, 0, "kg", "0",
      "least mass of every moving body (MuJoCo's boundmass): gives massless links a minimal mass; 0: off"},
     {"model", "bound_inertia", K_NUM, 0, 0, 0, 1e3, 0, 0, "kg·m²", "0",
@@ -383,6 +389,13 @@ static int load_model(mbs_scenario *sc, mbs_error *err)
     mbs_error_free(&merr);
     nums(sc, "model", "gravity", sc->gravity, 3);
     mbs_model_set_gravity(sc->model, sc->gravity);
+    double arm = num(sc, "model", "armature");
+    for (int j = 0; arm >= 0 && j < mbs_model_njoints(sc->model); j++) {
+        mbs_joint_type t = mbs_joint_type_of(sc->model, j);
+        if (t == MBS_JOINT_REVOLUTE || t == MBS_JOINT_PRISMATIC) mbs_model_set_armature(sc->model, j, &arm);
+    }
+    int damping = (int)num(sc, "model", "joint_damping");
+    sc->joint_damping = damping < 0 ? em != NULL : damping;
     return MBS_OK;
 }
 

@@ -47,6 +47,7 @@ struct mbs_scenario {
     /* [model] */
     char urdf[MBS_PATH_LEN];          /* resolved against the scenario file's folder */
     int floating;                     /* MBS_ROOT_FIXED, MBS_ROOT_FREE or MBS_ROOT_PLANAR (mbs/model.h) */
+    int joint_damping;                /* 1: the model's joint damping applied (mbs_system_set_joint_damping) */
     double gravity[3];                /* m/s², world frame; set on the model when it is loaded */
     mbs_model *model;                 /* loaded; owned by the scenario */
     double *q0;                       /* nq: initial configuration (base pose + named joints) */
