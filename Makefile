@@ -175,7 +175,7 @@ ifneq ($(ONLY),)
 test: $(filter-out %.py,$(ONLY_RUN)) $(SIM) $(SHLIB) $(if $(HAVE_MPI),$(SIM_MPI))
 	@MBS_SIM=$(SIM) MBS_LIBRARY=$(abspath $(BUILD))/libmbs.so MBS_PRELOAD="$(PY_PRELOAD)" sh tests/run_all.sh $(ONLY_RUN)
 else
-test: $(TEST_BIN) $(SIM) $(SHLIB) $(if $(HAVE_MPI),$(SIM_MPI)) check-layers example $(BUILD)/tools/walker_cycle
+test: $(TEST_BIN) $(SIM) $(SHLIB) $(if $(HAVE_MPI),$(SIM_MPI)) check-layers example $(BUILD)/tools/walker_cycle $(BUILD)/tools/walker_energy
 	@MBS_SIM=$(SIM) MBS_LIBRARY=$(abspath $(BUILD))/libmbs.so MBS_PRELOAD="$(PY_PRELOAD)" \
 	  sh tests/run_all.sh $(TEST_BIN) $(PY_TESTS)
 endif
@@ -204,7 +204,7 @@ bench:
 	if [ -n "$$missing" ]; then echo "make bench rewrites every table and figure of docs/benchmarks.md: it needs" \
 	  "gnuplot (the figures) and MuJoCo (the ESS and batch tables' peer); apt-get install -y$$missing," \
 	  "or run one bench-NAME target alone" >&2; exit 1; fi
-	$(MAKE) bench-dynamics bench-ess bench-variational bench-expo bench-nmdp bench-adaptive bench-batch bench-derivatives
+	$(MAKE) bench-dynamics bench-ess bench-variational bench-expo bench-nmdp bench-adaptive bench-walker bench-batch bench-derivatives
 
 # bench_doc: runs a benchmark ($(1)) with its data in $(2), its output teed into $(2)/output.txt, then
 # puts the tables its full run wrote ($(2)/tables.md) into docs/benchmarks.md (tools/bench/bench_doc.py)
@@ -274,6 +274,17 @@ bench-nmdp: $(BUILD)/tools/bench_nmdp
 .PHONY: bench-adaptive
 bench-adaptive: $(BUILD)/tools/bench_adaptive
 	$(call bench_doc,$(BUILD)/tools/bench_adaptive,$(BUILD)/bench_adaptive)
+
+# bench-walker: experiment b of Zapolsky and Drumwright 2015 on the paper's own system (issue 42): the 3D
+# passive walker's swing from its stable limit cycle (scenarios/passive_walker_cycle.ini), the largest
+# energy-keeping step of explicit Euler and RK4, and of the rigid stepper. Under a minute.
+.PHONY: bench-walker
+$(BUILD)/tools/walker_energy: tools/bench/walker_energy.c $(LIB) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(LDSAN) -DMBS_SOURCE_DIR='"$(CURDIR)"' $< $(LIB) $(LIBS) -o $@
+
+bench-walker: $(BUILD)/tools/walker_energy
+	$(call bench_doc,$(BUILD)/tools/walker_energy,$(BUILD)/bench_walker)
 
 # bench-batch: batch rollouts (issue 15): system steps per second of N = 1 ... 4096 Solo systems
 # (expo, 2 ms) on 1 and 2 threads, and MuJoCo's mj_step on the same robot beside them when

@@ -1,7 +1,8 @@
 /* test_rigid.c — rigid contact (Zapolsky and Drumwright 2015): the inelastic impact model of
  * maximal dissipation (a dropped ball stops and stays, a sliding block decelerates at μ g), the
  * conservative advancement that keeps falling points out of the ground where a fixed step lets
- * them sink, and the rim geometry (a rolling wheel's contact point is its lowest rim point). */
+ * them sink, and the rim geometry (a rolling wheel's contact point is its lowest rim point); the 3D
+ * passive walker walks on its stepping stones and, from its stable limit cycle, on flat ground. */
 #include <stdlib.h>
 
 #include "check.h"
@@ -208,6 +209,7 @@ typedef struct step_log {
     mbs_sim *sim;
     int prev[2], steps, bad, last;
     double x[2], max_tilt;
+    double t_step, gap_min, gap_max;   /* the last real step's time; the least and largest time between two */
 } step_log;
 
 static void log_steps(void *user, double t, const double *q, const double *v, double *tau)
@@ -224,8 +226,13 @@ static void log_steps(void *user, double t, const double *q, const double *v, do
          * initial stance, not a step */
         if (ci.active && !L->prev[k] && t > 0.05) {
             /* a real step: the other foot was the last to land and this one lands ahead of it */
-            if (L->last == 1 - k && ci.position[0] < L->x[1 - k] - 0.05) L->steps++;
-            else if (L->last >= 0) L->bad++;
+            if (L->last == 1 - k && ci.position[0] < L->x[1 - k] - 0.05) {
+                if (L->steps++) {
+                    L->gap_min = fmin(L->gap_min, t - L->t_step);
+                    L->gap_max = fmax(L->gap_max, t - L->t_step);
+                }
+                L->t_step = t;
+            } else if (L->last >= 0) L->bad++;
             L->x[k] = ci.position[0];
             L->last = k;
         }
@@ -233,30 +240,59 @@ static void log_steps(void *user, double t, const double *q, const double *v, do
     }
 }
 
-static void test_passive_walker(void)
+/* Runs a walker scenario (with `sets`) to its end, logging its steps into *L (the left foot stands
+ * at the origin at the start; the right one touches too, behind); 0 when it ran. */
+static int walk(const char *scenario, const char **sets, int nsets, step_log *L, mbs_sim_summary *sum)
 {
     mbs_error err;
-    const char *sets[] = {"run.duration=12"};
-    mbs_scenario *sc = mbs_scenario_load(tm_path("scenarios/passive_walker.ini"), sets, 1, &err);
+    mbs_scenario *sc = mbs_scenario_load(tm_path(scenario), sets, nsets, &err);
     CHECK(sc != NULL, "%s", err.msg);
     mbs_error_free(&err);
-    if (!sc) return;
+    if (!sc) return -1;
     mbs_sim *sim = mbs_sim_new(sc, &err);
     CHECK(sim != NULL, "%s", err.msg);
-    step_log L = {sim, {0, 0}, 0, 0, -1, {0, 0}, 0};
-    /* the left foot stands at the origin at the start; the right one touches too, behind */
-    L.last = 0;   /* the left foot stands at the origin at the start */
-    mbs_sim_set_control(sim, log_steps, &L);
+    int rc = -1;
+    if (sim) {
+        *L = (step_log){sim, {0, 0}, 0, 0, 0, {0, 0}, 0, 0, INFINITY, 0};
+        mbs_sim_set_control(sim, log_steps, L);
+        mbs_sim_run_options o = {.csv = ""};
+        rc = mbs_sim_run(sim, &o, sum, &err) == MBS_OK && !sum->diverged ? 0 : -1;
+        CHECK(rc == 0, "%s: %s", scenario, err.msg);
+    }
+    mbs_sim_free(sim);
+    mbs_scenario_free(sc);
+    return rc;
+}
+
+static void test_passive_walker(void)
+{
+    step_log L;
     mbs_sim_summary sum;
-    mbs_sim_run_options o = {.csv = ""};
-    CHECK(mbs_sim_run(sim, &o, &sum, &err) == MBS_OK && !sum.diverged, "run: %s", err.msg);
+    const char *sets[] = {"run.duration=12"};
+    if (walk("scenarios/passive_walker.ini", sets, 1, &L, &sum)) return;
     printf("  passive walker, 12 s: %d real steps, %d other touchdowns, summary touchdowns %ld, base at x = %.3f, "
            "largest leg tilt %.1f deg\n", L.steps, L.bad, sum.touchdowns, sum.base_final[0], L.max_tilt * 180 / 3.14159265358979);
     CHECK(L.steps >= 10, "%d real steps", L.steps);
     CHECK(L.bad == 0, "%d touchdowns that are no step", L.bad);
     CHECK(L.max_tilt < 0.7, "leg tilted %g rad", L.max_tilt);
-    mbs_sim_free(sim);
-    mbs_scenario_free(sc);
+}
+
+/* The walker started on its stable limit cycle (scenarios/passive_walker_cycle.ini: the state the
+ * walker tool writes, docs/passive_walker.md section 6) on flat ground, no stepping stones: over the
+ * scenario's 22 s at least 20 real steps, none of them a stub, one every step period of the cycle
+ * (1.030) from the first — it starts on the cycle, not in a transient toward it. */
+static void test_passive_walker_cycle(void)
+{
+    step_log L;
+    mbs_sim_summary sum;
+    if (walk("scenarios/passive_walker_cycle.ini", NULL, 0, &L, &sum)) return;
+    printf("  passive walker on its cycle, flat ground, %g s: %d real steps, %d other touchdowns, %.4f to %.4f s apart, "
+           "base at x = %.3f, largest leg tilt %.1f deg\n", sum.sim_time, L.steps, L.bad, L.gap_min, L.gap_max, sum.base_final[0],
+           L.max_tilt * 180 / 3.14159265358979);
+    CHECK(L.steps >= 20, "%d real steps on flat ground from the limit cycle, expected at least 20", L.steps);
+    CHECK(L.bad == 0, "%d touchdowns that are no step", L.bad);
+    CHECK(L.gap_min > 1.02 && L.gap_max < 1.04, "steps %.4f to %.4f s apart, the cycle's period is 1.030", L.gap_min, L.gap_max);
+    CHECK(L.max_tilt < 0.7, "leg tilted %g rad", L.max_tilt);
 }
 
 int main(void)
@@ -266,5 +302,6 @@ int main(void)
     RUN(test_conservative_advancement);
     RUN(test_rimless_wheel);
     RUN(test_passive_walker);
+    RUN(test_passive_walker_cycle);
     return check_summary("test_rigid");
 }

@@ -19,6 +19,9 @@
  *       the swing; PRINTSEC=1 also prints the touchdown sections and the mid-swing sections
  *       ("S0 ...", left stance, hip crossing 0) that `newton`/`cyc` take as S0:
  *   S0="<7 numbers>" EPS=1e-3 DT=2e-4 build/tools/walker_cycle newton 3                # mid-swing map: fixed point, eigenvalues
+ *   DT=1e-3 OUT=scenarios/passive_walker_cycle.ini build/tools/walker_cycle cycle 3     # the stable cycle's state just after a
+ *       left touch-down (Newton on the mid-swing map, then on to the touch-down; §6 of the doc) as a
+ *       scenario's [model] lines, written into OUT between "; begin cycle state" and "; end cycle state"
  *
  * Section (post-touchdown, left leg = stance = root): x = (roll, pitch, yaw, q_hip, wx, wy, wz, qd_hip),
  * R_left = Rz(yaw) Ry(pitch) Rx(roll) (the scenario's base_rpy), w the left leg's WORLD angular
@@ -480,6 +483,86 @@ static int newton_td(double *z, int iters, double eps, double maxstep)
     return 1;
 }
 
+/* The stable cycle's state just after a touch-down (docs/passive_walker.md §5.3, §6): Newton on the
+ * mid-swing map from S0 (default: the fixed point of §5.3), then the simulation from the fixed point
+ * on to the next left touch-down (the right foot lands first): the state at the end of the first step
+ * after which the left rim touches with its contact point at rest (after the impulse), moved in x and y so that the left rim touches at
+ * the origin (the floor is a plane: a shift changes nothing). Prints the [model] lines of a
+ * scenario and, with OUT=file, writes them into that scenario between its lines
+ * "; begin cycle state" and "; end cycle state". */
+static void cycle_state(int iters, const char *out)
+{
+    double x7[7] = {-0.0184613921, 0.1021764786, -0.0002071453, 0.0414882084, 0.1217584103, 0.3359425730, 0.8518289219};
+    double eps = getenv("EPS") ? atof(getenv("EPS")) : 1e-3;
+    if (getenv("S0")) { char *s = getenv("S0"); for (int k = 0; k < 7; k++) x7[k] = strtod(s, &s); }
+    if (iters > 0) newton(x7, iters, eps);
+    double y7[7], nF = 0;
+    step_info si;
+    if (pmap(x7, y7, &si)) { fprintf(stderr, "cycle: the map fails at the fixed point\n"); exit(1); }
+    for (int k = 0; k < 7; k++) nF += (y7[k] - x7[k]) * (y7[k] - x7[k]);
+    print7("fixed point", x7);
+    printf("|P(x) - x| %.3e, step period %.4f, step %.4f, energy lost per step %.5f, scuffs %g\n", sqrt(nF), si.T, si.L, si.Elost, si.scuffs);
+    /* from the fixed point: the right foot lands, then the left one */
+    double q[8], v[7];
+    sec7_to_state(x7, q, v);
+    mbs_system_set_state(SYS, q, v, 0);
+    int prev[2] = {1, 0}, landed_right = 0;
+    double t_right = 0;
+    for (int i = 0; i < (int)(5 / DT); i++) {
+        if (mbs_stepper_step(ST, DT, NULL)) { fprintf(stderr, "cycle: %s\n", mbs_stepper_last_error(ST)->msg); exit(1); }
+        mbs_contact_info c[2];
+        mbs_system_contact(SYS, 0, &c[0]);
+        mbs_system_contact(SYS, 1, &c[1]);
+        if (c[1].active && !prev[1] && !landed_right) { landed_right = 1; t_right = mbs_system_time(SYS); }
+        /* landed: the left rim touches and has stopped (its contact point at rest after the impulse;
+         * the step in which it turns active may end just before the impact) */
+        if (landed_right && !prev[0] && c[0].active && c[0].velocity[2] > -1e-6) {
+            const double *qq = mbs_system_q(SYS), *vv = mbs_system_v(SYS);
+            double R[3][3], r, p, y, lin[3], w[3];
+            memcpy(q, qq, sizeof q);
+            memcpy(v, vv, sizeof v);
+            q[0] -= c[0].position[0];
+            q[1] -= c[0].position[1];
+            quat2R(q + 3, R);
+            R2rpy(R, &r, &p, &y);
+            for (int k = 0; k < 3; k++) {
+                lin[k] = R[k][0] * v[0] + R[k][1] * v[1] + R[k][2] * v[2];
+                w[k] = R[k][0] * v[3] + R[k][1] * v[4] + R[k][2] * v[5];
+            }
+            char block[2048];
+            snprintf(block, sizeof block,
+                     "; begin cycle state: written by `build/tools/walker_cycle cycle` (DT=%g; docs/passive_walker.md section 6)\n"
+                     "; q = %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g\n"
+                     "; v = %.17g %.17g %.17g %.17g %.17g %.17g %.17g\n"
+                     "base_position = %.17g %.17g %.17g\nbase_rpy = %.17g %.17g %.17g\nq.hip = %.17g\n"
+                     "base_velocity = %.17g %.17g %.17g %.17g %.17g %.17g\nv.hip = %.17g\n; end cycle state\n",
+                     DT, q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], v[0], v[1], v[2], v[3], v[4], v[5], v[6],
+                     q[0], q[1], q[2], r, p, y, q[7], lin[0], lin[1], lin[2], w[0], w[1], w[2], v[6]);
+            printf("right foot lands at t = %.3f, left foot at t = %.3f, x = %.4f (moved to 0); the state after the left touch-down:\n%s",
+                   t_right, mbs_system_time(SYS), c[0].position[0], block);
+            if (out) {
+                FILE *f = fopen(out, "r");
+                if (!f) { fprintf(stderr, "cycle: cannot read %s\n", out); exit(1); }
+                static char text[1 << 16], res[1 << 16];
+                size_t n = fread(text, 1, sizeof text - 1, f);
+                text[n] = 0;
+                fclose(f);
+                char *a = strstr(text, "; begin cycle state"), *b = a ? strstr(a, "; end cycle state\n") : NULL;
+                if (!a || !b) { fprintf(stderr, "cycle: %s has no '; begin cycle state' ... '; end cycle state' lines\n", out); exit(1); }
+                snprintf(res, sizeof res, "%.*s%s%s", (int)(a - text), text, block, b + strlen("; end cycle state\n"));
+                f = fopen(out, "w");
+                if (!f || fputs(res, f) < 0 || fclose(f)) { fprintf(stderr, "cycle: cannot write %s\n", out); exit(1); }
+                printf("written into %s\n", out);
+            }
+            return;
+        }
+        if (!landed_right || !c[0].active) prev[0] = c[0].active;
+        prev[1] = c[1].active;
+    }
+    fprintf(stderr, "cycle: no left touch-down within 5 s of the fixed point\n");
+    exit(1);
+}
+
 static void print_x(const char *tag, const double *x)
 {
     printf("%s", tag);
@@ -559,6 +642,7 @@ int main(int argc, char **argv)
             memcpy(x7, y7, sizeof x7);
         }
     }
+    if (!strcmp(mode, "cycle")) cycle_state(argc > 2 ? atoi(argv[2]) : 2, getenv("OUT"));
     if (!strcmp(mode, "ini")) {
         double q[8], v[7], bw[6];
         section_to_state(x, q, v, bw);
