@@ -428,6 +428,41 @@ static void test_errors(void)
     mbs_error_free(&err);
 }
 
+/* scenarios/go2_trot.ini: Menagerie's Go2 from its MJCF file trots forward with the gait generator
+ * and leg IK of solo_trot (the file's joint damping, rotors and motor limits in), level and
+ * with its feet alternating, also when shoved sideways mid-run. */
+static void test_go2_trot(void)
+{
+    struct stat st;
+    if (stat(REF_DIR, &st) != 0) {
+        printf("skipped: ../shared/reference not found\n");
+        return;
+    }
+    const char *pushes[] = {NULL, "run.push=2 0 40 0 0.1"};
+    for (int k = 0; k < 2; k++) {
+        mbs_error err;
+        mbs_scenario *sc = mbs_scenario_load(MBS_SOURCE_DIR "/scenarios/go2_trot.ini", pushes + k, k, &err);
+        CHECK(sc != NULL, "go2_trot: %s", err.msg);
+        if (!sc) continue;
+        mbs_sim *sim = mbs_sim_new(sc, &err);
+        mbs_sim_summary sum;
+        mbs_sim_run_options o = {.csv = "", .html = ""};
+        int rc = sim ? mbs_sim_run(sim, &o, &sum, &err) : -1;
+        CHECK(rc == MBS_OK, "go2_trot: %s", err.msg);
+        if (rc == MBS_OK) {
+            printf("  go2_trot%s: x %.3f m, tilt <= %.1f deg, %ld foot touch-downs, penetration <= %.1f mm\n",
+                   k ? " pushed 40 N sideways" : "", sum.base_final[0], sum.max_tilt_deg, sum.foot_touchdowns,
+                   1e3 * sum.max_penetration);
+            CHECK(!sum.diverged && !sum.left_box && sum.base_final[0] > 0.6 && fabs(sum.base_final[1]) < 0.3 &&
+                      sum.max_tilt_deg < 10 && sum.foot_touchdowns >= 50 && sum.max_penetration < 0.005,
+                  "go2_trot%s: x %.3f y %.3f, tilt %.1f deg, %ld touch-downs, penetration %.4f m", k ? " pushed" : "",
+                  sum.base_final[0], sum.base_final[1], sum.max_tilt_deg, sum.foot_touchdowns, sum.max_penetration);
+        }
+        mbs_sim_free(sim);
+        mbs_scenario_free(sc);
+    }
+}
+
 int main(void)
 {
     RUN(test_defaults);
@@ -439,6 +474,7 @@ int main(void)
     RUN(test_include);
     RUN(test_meshes_not_needed);
     RUN(test_scenario);
+    RUN(test_go2_trot);
     RUN(test_errors);
     return check_summary("test_mjcf");
 }

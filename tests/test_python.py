@@ -206,6 +206,13 @@ def main():
     check(np.abs(Ma @ a + ma.rnea(q, v, np.zeros(ma.nv)) - tau).max() < 1e-9 and np.abs(ma.rnea(q, v, a) - tau).max() < 1e-9,
           "ABA and RNEA with armature")
     check(raises(lambda: ma.set_armature("nope", 1.0), "nope"), "an unknown joint raises")
+    # an MJCF model: the ball joint and the keyframe in Python
+    mb = mbs.Model("tests/models/mjcf/ball.xml")
+    check("ball" in mb.joint_types and mb.keyframes, "ball.xml: joint types %s, keyframes %s" % (mb.joint_types, list(mb.keyframes)))
+    q, v, tau = mb.random_configuration(), rng.standard_normal(mb.nv), rng.standard_normal(mb.nv)
+    a = mb.aba(q, v, tau)
+    check(np.abs(mb.rnea(q, v, a) - tau).max() < 1e-9, "ball.xml: rnea(aba) - tau")
+    check(np.abs(mb.difference(q, mb.integrate(q, v)) - v).max() < 1e-9, "ball.xml: difference(integrate)")
 
     # simulate() is ./sim's run
     summary, traj = mbs.simulate("scenarios/solo_trot.ini", {"run.duration": 1})

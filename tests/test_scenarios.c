@@ -1413,6 +1413,17 @@ static void test_leg_ik(void)
     mbs_scenario_free(sc);
 }
 
+/* 1 when the scenario file reads its model from ../shared/reference (a Menagerie robot). */
+static int needs_shared_reference(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char line[1024];
+    int found = 0;
+    while (f && !found && fgets(line, sizeof line, f)) found = line[0] != ';' && strstr(line, "shared/reference/") != NULL;
+    if (f) fclose(f);
+    return found;
+}
+
 /* Every scenario the project ships loads with no warning: a shipped model or scenario that warns
  * (an impossible inertia, a key its controller ignores) prints on every run of it, and a user
  * cannot tell it from a warning about their own file. */
@@ -1427,11 +1438,18 @@ static void test_shipped_scenarios_do_not_warn(void)
         if (len < 5 || strcmp(e->d_name + len - 4, ".ini") != 0) continue;
         char path[1024];
         snprintf(path, sizeof path, "%s/scenarios/%s", MBS_SOURCE_DIR, e->d_name);
+        /* a scenario of a third-party model (read from ../shared/reference) needs that folder */
+        int third_party = needs_shared_reference(path);
+        if (third_party && !tm_shared_reference("")) continue;
         mbs_error err;
         mbs_scenario *sc = mbs_scenario_load(path, NULL, 0, &err);
         CHECK(sc != NULL, "%s: %s", e->d_name, err.msg);
-        CHECK(err.nwarnings == 0, "%s: %d warnings on loading:\n%s", e->d_name, err.nwarnings,
-              err.warnings ? err.warnings : "");
+        /* a third-party model may warn about itself (Go2's frictionloss, which the dynamics do
+         * not model: the user should read that), never the scenario */
+        int own = err.nwarnings;
+        for (const char *w = err.warnings; third_party && w && *w; w = strchr(w, '\n') ? strchr(w, '\n') + 1 : "")
+            if (strstr(w, "shared/reference/") && strstr(w, "shared/reference/") < strchr(w, ':')) own--;
+        CHECK(own == 0, "%s: %d warnings on loading:\n%s", e->d_name, own, err.warnings ? err.warnings : "");
         mbs_error_free(&err);
         mbs_scenario_free(sc);
         n++;

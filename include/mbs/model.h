@@ -73,7 +73,7 @@ typedef struct mbs_mjcf_options {
 /* Loads a MuJoCo MJCF file (opt NULL: no bounds beyond the file's). Joint order, q and v follow
  * MuJoCo's qpos and qvel but for the free joint (q = [x y z qx qy qz qw], v = [v w] in the body
  * frame), the ball joint (q = [qx qy qz qw]) and hinge and slide joints with a ref (q = qpos −
- * ref); every MJCF body is a frame of its name, every named site a frame; <key>s become keyframes.
+ * ref); every MJCF body is a frame of its name, every named site and geom a frame; <key>s become keyframes.
  * Returns NULL on failure with err filled (file, line, element); warnings (what is not modelled:
  * tendons, equality constraints, frictionloss, non-motor actuators ...) in err->warnings. */
 mbs_model *mbs_model_from_mjcf(const char *path, const mbs_mjcf_options *opt, mbs_error *err);

@@ -88,6 +88,7 @@ def _fn(name, restype, *argtypes):
 _version = _fn("mbs_version", C.c_char_p)
 _model_from_urdf = _fn("mbs_model_from_urdf", _vp, C.c_char_p, C.POINTER(_UrdfOptions), C.POINTER(_ErrorRecord))
 _model_free = _fn("mbs_model_free", None, _vp)
+_model_from_mjcf = _fn("mbs_model_from_mjcf", _vp, C.c_char_p, C.c_void_p, C.POINTER(_ErrorRecord))
 _data_new = _fn("mbs_data_new", _vp, _vp)
 _data_free = _fn("mbs_data_free", None, _vp)
 _nq = _fn("mbs_model_nq", C.c_int, _vp)
@@ -209,17 +210,31 @@ def _difference_with(m, nq, nv, q0, q1):
 _JOINT_TYPES = ("revolute", "prismatic", "free-flyer", "planar", "ball")
 
 
-class Model:
-    """A robot model from a URDF file (immutable) with its working data.
+def _is_mjcf(path):
+    """A file whose root element is <mujoco> (MJCF), by its first kilobytes."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+    except OSError:
+        return False
+    return b"<mujoco" in head
 
-    floating: True (a free-flyer root joint, 'root_joint'), False (the root fixed to the world),
-    or 'planar' (a planar root in the world x-z plane)."""
+
+class Model:
+    """A robot model from a URDF or MuJoCo MJCF file (immutable) with its working data.
+
+    floating (URDF only; an MJCF file says which bodies are free): True (a free-flyer root joint,
+    'root_joint'), False (the root fixed to the world), or 'planar' (a planar root in the world
+    x-z plane)."""
 
     def __init__(self, path, floating=True, strict=False):
         err = _ErrorRecord()
-        fb = 2 if floating == "planar" else (1 if floating else 0)
-        opt = _UrdfOptions(fb, 1 if strict else 0, 0.0, 0.0)
-        self._m = _model_from_urdf(os.fsencode(path), C.byref(opt), C.byref(err))
+        if _is_mjcf(path):
+            self._m = _model_from_mjcf(os.fsencode(path), None, C.byref(err))
+        else:
+            fb = 2 if floating == "planar" else (1 if floating else 0)
+            opt = _UrdfOptions(fb, 1 if strict else 0, 0.0, 0.0)
+            self._m = _model_from_urdf(os.fsencode(path), C.byref(opt), C.byref(err))
         if not self._m:
             _raise(err, "cannot load " + str(path))
         text = C.string_at(err.warnings, err.warnings_len) if err.warnings else b""
