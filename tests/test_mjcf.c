@@ -460,6 +460,7 @@ static void test_go2_trot(void)
         }
         mbs_sim_free(sim);
         mbs_scenario_free(sc);
+        mbs_error_free(&err);   /* the model's warning (frictionloss) */
     }
 }
 
