@@ -273,6 +273,24 @@ static void test_geom_inertia(void)
     mbs_error_free(&err);
 }
 
+/* tests/models/mjcf/no_oracle/mesh_scale.xml: a mesh's scale from its asset's defaults. */
+static void test_mesh_scale(void)
+{
+    mbs_error err;
+    mbs_model *m = load(DIR "no_oracle/mesh_scale.xml", &err);
+    if (!m) return;
+    static const char *const files[3] = {"parts/link.stl", "shell.obj", "own.stl"};
+    static const double scales[3][3] = {{0.001, 0.001, 0.001}, {2, 3, 4}, {5, 5, 5}};
+    CHECK(mbs_model_nvisuals(m) == 4, "%d visuals", mbs_model_nvisuals(m));
+    for (int i = 0; i < 3 && i < mbs_model_nvisuals(m); i++) {
+        const mbs_visual *v = mbs_model_visual(m, i);
+        CHECK(v->type == MBS_SHAPE_MESH && strcmp(v->mesh, files[i]) == 0, "visual %d: '%s'", i, v->mesh);
+        CHECK_CLOSE(v->size, scales[i], 3, 0, files[i]);
+    }
+    mbs_model_free(m);
+    mbs_error_free(&err);
+}
+
 static void test_include(void)
 {
     mbs_error err;
@@ -433,13 +451,13 @@ static void test_errors(void)
     mbs_error_free(&err);
 }
 
-/* tests/models/mjcf/newer/autolimits.xml: MuJoCo 2.3's defaults, which Menagerie's newer files
+/* tests/models/mjcf/no_oracle/autolimits.xml: MuJoCo 2.3's defaults, which Menagerie's newer files
  * (Spot, Kinova Gen3) assume: autolimits true when <compiler> does not say; actuatorfrcrange as an
  * effort limit, the smaller of it and the actuators' capacity. */
 static void test_autolimits_default(void)
 {
     mbs_error err;
-    mbs_model *m = load(DIR "newer/autolimits.xml", &err);
+    mbs_model *m = load(DIR "no_oracle/autolimits.xml", &err);
     if (!m) return;
     CHECK(!err.warnings, "warnings: %s", WARN(err));
     const double *lo = mbs_model_lower_limits(m), *up = mbs_model_upper_limits(m), *eff = mbs_model_effort_limits(m);
@@ -500,6 +518,7 @@ int main(void)
     RUN(test_ball_keyframe);
     RUN(test_geom_inertia);
     RUN(test_include);
+    RUN(test_mesh_scale);
     RUN(test_autolimits_default);
     RUN(test_meshes_not_needed);
     RUN(test_scenario);

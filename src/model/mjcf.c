@@ -706,7 +706,9 @@ static int geom_visual(mjcf_ctx *c, const xmlNode *g, int cls, int type, const d
         snprintf(v.mesh, sizeof v.mesh, "%s", file ? (const char *)file : name ? (const char *)name : "");
         xmlFree(file);
         xmlFree(name);
-        if (mesh && mbsi_xml_numbers(&c->x, mesh, "scale", 3, v.size, 0) < 0) return -1;
+        /* an asset takes its defaults from main, or from the class it names (never a childclass) */
+        int mcls = mesh ? class_of(c, mesh, 0) : -1;
+        if (mesh && (mcls < 0 || num(c, mesh, "mesh", "scale", 3, v.size, mcls) < 0)) return -1;
         return add_shape(c, g, &v, R, p);
     }
     default: return 0;
