@@ -273,6 +273,24 @@ static void test_geom_inertia(void)
     mbs_error_free(&err);
 }
 
+/* tests/models/mjcf/no_oracle/mesh_scale.xml: a mesh's scale from its asset's defaults. */
+static void test_mesh_scale(void)
+{
+    mbs_error err;
+    mbs_model *m = load(DIR "no_oracle/mesh_scale.xml", &err);
+    if (!m) return;
+    static const char *const files[3] = {"parts/link.stl", "shell.obj", "own.stl"};
+    static const double scales[3][3] = {{0.001, 0.001, 0.001}, {2, 3, 4}, {5, 5, 5}};
+    CHECK(mbs_model_nvisuals(m) == 4, "%d visuals", mbs_model_nvisuals(m));
+    for (int i = 0; i < 3 && i < mbs_model_nvisuals(m); i++) {
+        const mbs_visual *v = mbs_model_visual(m, i);
+        CHECK(v->type == MBS_SHAPE_MESH && strcmp(v->mesh, files[i]) == 0, "visual %d: '%s'", i, v->mesh);
+        CHECK_CLOSE(v->size, scales[i], 3, 0, files[i]);
+    }
+    mbs_model_free(m);
+    mbs_error_free(&err);
+}
+
 static void test_include(void)
 {
     mbs_error err;
@@ -390,8 +408,13 @@ static void test_errors(void)
     EXPECT_FAIL("<mujoco>\n<flexcomp/></mujoco>", "t.xml:2:", "<flexcomp>");
     EXPECT_FAIL("<mujoco>\n<worldbody><body name='b'>\n<jiont/></body></worldbody></mujoco>", "t.xml:3: body 'b'",
                 "unknown element <jiont>");
-    EXPECT_FAIL("<mujoco><worldbody>\n<body name='b'><joint name='j' range='0 1'/><geom size='1'/></body></worldbody></mujoco>",
-                "t.xml:2: joint 'j'", "autolimits");
+    EXPECT_FAIL("<mujoco><compiler autolimits='false'/><worldbody>\n<body name='b'><joint name='j' range='0 1'/>"
+                "<geom size='1'/></body></worldbody></mujoco>", "t.xml:2: joint 'j'", "autolimits");
+    EXPECT_FAIL("<mujoco><compiler autolimits='false'/><worldbody>\n<body name='b'><joint name='j' "
+                "actuatorfrcrange='-1 1'/><geom size='1'/></body></worldbody></mujoco>", "t.xml:2: joint 'j'",
+                "actuatorfrclimited");
+    EXPECT_FAIL("<mujoco><worldbody>\n<body name='b'><joint name='j' actuatorfrcrange='1 2'/><geom size='1'/></body>"
+                "</worldbody></mujoco>", "t.xml:2: joint 'j'", "must contain 0");
     EXPECT_FAIL("<mujoco><worldbody><body name='a'><joint/><geom size='1'/>\n<body name='b'><freejoint/><geom size='1'/>"
                 "</body></body></worldbody></mujoco>", "t.xml:2:", "top-level");
     EXPECT_FAIL("<mujoco><worldbody><body name='a'>\n<geom class='nope' size='1'/></body></worldbody></mujoco>",
@@ -424,6 +447,29 @@ static void test_errors(void)
     CHECK(m != NULL, "%s", err.msg);
     CHECK(strstr(WARN(err), "t.xml:2: <tendon>") && strstr(WARN(err), "t.xml:1: joint 'j': frictionloss") &&
           strstr(WARN(err), "stiffness"), "warnings: %s", WARN(err));
+    mbs_model_free(m);
+    mbs_error_free(&err);
+}
+
+/* tests/models/mjcf/no_oracle/autolimits.xml: MuJoCo 2.3's defaults, which Menagerie's newer files
+ * (Spot, Kinova Gen3) assume: autolimits true when <compiler> does not say; actuatorfrcrange as an
+ * effort limit, the smaller of it and the actuators' capacity. */
+static void test_autolimits_default(void)
+{
+    mbs_error err;
+    mbs_model *m = load(DIR "no_oracle/autolimits.xml", &err);
+    if (!m) return;
+    CHECK(!err.warnings, "warnings: %s", WARN(err));
+    const double *lo = mbs_model_lower_limits(m), *up = mbs_model_upper_limits(m), *eff = mbs_model_effort_limits(m);
+    int q1 = mbs_joint_idx_q(m, mbs_joint_id(m, "j1")), q2 = mbs_joint_idx_q(m, mbs_joint_id(m, "j2")),
+        q3 = mbs_joint_idx_q(m, mbs_joint_id(m, "j3"));
+    CHECK(lo[q1] == -1 && up[q1] == 2 && lo[q2] == -0.5 && up[q2] == 0.5, "limits %g %g %g %g", lo[q1], up[q1], lo[q2],
+          up[q2]);
+    CHECK(isinf(lo[q3]) && isinf(up[q3]), "j3 has no range, so no limits: %g %g", lo[q3], up[q3]);
+    /* j1: no actuator, the joint's bound; j2: min(2 · 50, 20); j3: its motor's 3, the bound switched off */
+    int v1 = mbs_joint_idx_v(m, mbs_joint_id(m, "j1")), v2 = mbs_joint_idx_v(m, mbs_joint_id(m, "j2")),
+        v3 = mbs_joint_idx_v(m, mbs_joint_id(m, "j3"));
+    CHECK(eff[v1] == 30 && eff[v2] == 20 && eff[v3] == 3, "effort limits %g %g %g", eff[v1], eff[v2], eff[v3]);
     mbs_model_free(m);
     mbs_error_free(&err);
 }
@@ -473,6 +519,8 @@ int main(void)
     RUN(test_ball_keyframe);
     RUN(test_geom_inertia);
     RUN(test_include);
+    RUN(test_mesh_scale);
+    RUN(test_autolimits_default);
     RUN(test_meshes_not_needed);
     RUN(test_scenario);
     RUN(test_go2_trot);

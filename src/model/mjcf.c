@@ -44,6 +44,7 @@ typedef struct mj_joint {
     double lower, upper;        /* of qpos (hinge, slide), ±INFINITY when not limited */
     double damping, armature, frictionloss;
     double effort;              /* sum of the actuators' torque capacities, INFINITY when none */
+    double frc;                 /* the joint's actuatorfrcrange bound on that sum, INFINITY when none */
 } mj_joint;
 
 /* A default class: its <default> element and its parent class (-1 for main). */
@@ -705,7 +706,9 @@ static int geom_visual(mjcf_ctx *c, const xmlNode *g, int cls, int type, const d
         snprintf(v.mesh, sizeof v.mesh, "%s", file ? (const char *)file : name ? (const char *)name : "");
         xmlFree(file);
         xmlFree(name);
-        if (mesh && mbsi_xml_numbers(&c->x, mesh, "scale", 3, v.size, 0) < 0) return -1;
+        /* an asset takes its defaults from main, or from the class it names (never a childclass) */
+        int mcls = mesh ? class_of(c, mesh, 0) : -1;
+        if (mesh && (mcls < 0 || num(c, mesh, "mesh", "scale", 3, v.size, mcls) < 0)) return -1;
         return add_shape(c, g, &v, R, p);
     }
     default: return 0;
@@ -803,6 +806,7 @@ static int read_joint(mjcf_ctx *c, const xmlNode *n, int cls, const char *body, 
     j->lower = -INFINITY;
     j->upper = INFINITY;
     j->effort = INFINITY;
+    j->frc = INFINITY;
     j->mbs = -1;
     xmlChar *name = xmlGetProp(n, BAD_CAST "name");
     char gen[320];
@@ -834,9 +838,25 @@ static int read_joint(mjcf_ctx *c, const xmlNode *n, int cls, const char *body, 
     if (num(c, n, "joint", "pos", 3, anchor, cls) < 0 || num(c, n, "joint", "axis", 3, axis, cls) < 0) return -1;
     if ((type == MJ_HINGE || type == MJ_SLIDE) && !(sqrt(v3_dot(axis, axis)) > 1e-12))
         return mbsi_xml_fail(&c->x, n, MBS_ERR_MODEL, "axis has zero length");
-    double unit = type == MJ_HINGE && c->degree ? MBS_PI / 180 : 1, range[2] = {0, 0}, stiff = 0;
+    double unit = type == MJ_HINGE && c->degree ? MBS_PI / 180 : 1, range[2] = {0, 0}, stiff = 0, frc[2] = {0, 0};
     int has_range = num(c, n, "joint", "range", 2, range, cls);
     int limited = bool_or_auto(c, n, "joint", "limited", cls);
+    /* MuJoCo 2.3's clamp of the total actuator force at the joint: an effort limit */
+    int has_frc = num(c, n, "joint", "actuatorfrcrange", 2, frc, cls);
+    int frc_limited = bool_or_auto(c, n, "joint", "actuatorfrclimited", cls);
+    if (has_frc < 0 || frc_limited < 0) return -1;
+    if (frc_limited == 2) {
+        if (has_frc && !c->autolimits)
+            return mbsi_xml_fail(&c->x, n, MBS_ERR_MODEL, "joint has an actuatorfrcrange but no 'actuatorfrclimited': "
+                                 "set autolimits=\"true\" in <compiler>, or the limited flag");
+        frc_limited = has_frc;
+    }
+    if (frc_limited) {
+        if (frc[0] > 0 || frc[1] < 0 || frc[0] >= frc[1])
+            return mbsi_xml_fail(&c->x, n, MBS_ERR_MODEL, "actuatorfrcrange %g %g must contain 0 (lower below upper)",
+                                 frc[0], frc[1]);
+        j->frc = fmax(-frc[0], frc[1]);
+    }
     if (has_range < 0 || limited < 0 || num(c, n, "joint", "ref", 1, &j->ref, cls) < 0 ||
         num(c, n, "joint", "damping", 1, &j->damping, cls) < 0 ||
         num(c, n, "joint", "armature", 1, &j->armature, cls) < 0 ||
@@ -1168,7 +1188,9 @@ static void set_joint_limits(mjcf_ctx *c)
     for (int i = 0; i < c->njoints; i++) {
         const mj_joint *j = &c->joints[i];
         double lo = j->lower - j->ref, up = j->upper - j->ref, d[6], f[6], a[6], e[6];
-        for (int k = 0; k < 6; k++) { d[k] = j->damping; f[k] = j->frictionloss; a[k] = j->armature; e[k] = j->effort; }
+        for (int k = 0; k < 6; k++) {
+            d[k] = j->damping; f[k] = j->frictionloss; a[k] = j->armature; e[k] = fmin(j->effort, j->frc);
+        }
         int one = j->type == MJ_HINGE || j->type == MJ_SLIDE;
         mbs_model_set_limits(c->m, j->mbs, one ? &lo : NULL, one ? &up : NULL, NULL, one ? e : NULL, d, f);
         if (j->armature > 0) mbs_model_set_armature(c->m, j->mbs, a);
@@ -1287,6 +1309,9 @@ static mbs_model *load_mjcf(const void *opt, const char *buf, int len, const cha
     c.x.err = err;
     c.opt = opt ? opt : &defaults;
     c.degree = 1;   /* MJCF's default unit of angles */
+    /* MuJoCo 2.3 and later (the Menagerie files' target); 2.2 defaulted to false, but there a range
+     * without 'limited' was an error, so no file valid for 2.2 reads differently */
+    c.autolimits = 1;
     c.inertiafromgeom = 2;
     memcpy(c.eulerseq, "xyz", 4);
     c.igroup[1] = 5;
