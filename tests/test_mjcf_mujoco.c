@@ -276,7 +276,7 @@ static void test_own_models(void)
     qsort(names, (size_t)n, sizeof names[0], (int (*)(const void *, const void *))strcmp);
     for (int i = 0; i < n; i++) {
         char path[512];
-        snprintf(path, sizeof path, "%s/%s", MJCF_DIR, names[i]);
+        snprintf(path, sizeof path, "%s/%.255s", MJCF_DIR, names[i]);
         check_one(path, 0);
     }
 }
