@@ -258,6 +258,15 @@ static void test_every_scenario(void)
         snprintf(label, sizeof label, "scenario %s%s%s", SCENARIOS[i].file, c.sets[1] ? " --set " : "", c.sets[1] ? c.sets[1] : "");
         compare(label, &c, strcmp(SCENARIOS[i].file, "solo_squat.ini") == 0);
     }
+    /* an MJCF model with ball joints, rotors and passive damping (tests/data/mjcf/ball_air.ini),
+     * by the exponential integrator and the variational one */
+    static const char *const schemes[2] = {"stepper.name=expo", "stepper.name=variational"};
+    for (int k = 0; k < 2; k++) {
+        ckpt_case c = {MBS_SOURCE_DIR "/tests/data/mjcf/ball_air.ini", {"run.duration=0.3", schemes[k]}};
+        char label[128];
+        snprintf(label, sizeof label, "ball_air.ini --set %s", schemes[k]);
+        compare(label, &c, 0);
+    }
 }
 
 /* A resume of `ck` refused with a message holding `what` (and the file's name). */

@@ -455,28 +455,37 @@ static void test_ball_chain(void)
  * w0 exp(−c t / (I + armature)) under every scheme, and the analytical step derivatives see it. */
 static void test_joint_damping(void)
 {
-    static const double I3[9] = {0.02, 0, 0, 0, 0.02, 0, 0, 0, 0.05}, z[3] = {0, 0, 1}, g0[3] = {0, 0, 0};
-    mbs_model *m = mbs_model_new("wheel");
-    int b = mbs_model_add_joint(m, -1, MBS_JOINT_REVOLUTE, "axle", NULL, NULL, z, NULL);
-    mbs_model_add_inertia(m, b, 1.0, g0, I3, NULL);
-    mbs_error err;
-    CHECK(mbs_model_finalize(m, &err) == MBS_OK, "finalize: %s", err.msg);
-    mbs_model_set_gravity(m, g0);
-    const double arm = 0.01, c = 0.3, w0 = 2.0, Izz = 0.05 + arm, T = 0.2;
-    mbs_model_set_armature(m, b, &arm);
-    for (int i = 0; i < mbs_stepper_count(); i++) {
-        const char *name = mbs_stepper_at(i)->name;
-        double q0 = 0;
-        mbs_system *s;
-        mbs_stepper *st = air_stepper(name, m, &q0, &w0, &c, 1e-7, &s);
-        if (!st) continue;
-        for (int k = 0; k < 2000; k++) mbs_stepper_step(st, 1e-4, NULL);
-        double w = mbs_system_v(s)[0], exact = w0 * exp(-c * T / Izz);
-        CHECK(fabs(w - exact) < 1e-3 * exact, "%s, damped wheel: w(%.1f s) = %.6f, exact %.6f", name, T, w, exact);
-        mbs_stepper_free(st);
-        mbs_system_free(s);
+    static const double z[3] = {0, 0, 1}, g0[3] = {0, 0, 0};
+    /* a wheel on a revolute axle, then a ball of isotropic inertia on a ball joint (no gyroscopic
+     * term: each component of ω decays alone), spun about an oblique axis */
+    static const double Iw[9] = {0.02, 0, 0, 0, 0.02, 0, 0, 0, 0.05}, Ib[9] = {0.05, 0, 0, 0, 0.05, 0, 0, 0, 0.05};
+    for (int ball = 0; ball <= 1; ball++) {
+        mbs_model *m = mbs_model_new(ball ? "ball" : "wheel");
+        int b = mbs_model_add_joint(m, -1, ball ? MBS_JOINT_BALL : MBS_JOINT_REVOLUTE, "axle", NULL, NULL, z, NULL);
+        mbs_model_add_inertia(m, b, 1.0, g0, ball ? Ib : Iw, NULL);
+        mbs_error err;
+        CHECK(mbs_model_finalize(m, &err) == MBS_OK, "finalize: %s", err.msg);
+        mbs_model_set_gravity(m, g0);
+        const double arm[3] = {0.01, 0.01, 0.01}, c[3] = {0.3, 0.3, 0.3}, I = 0.05 + arm[0], T = 0.2;
+        const double w0[3] = {2.0, -1.0, 0.5}, q0[4] = {0, 0, 0, 1};
+        const int n = ball ? 3 : 1;
+        mbs_model_set_armature(m, b, arm);
+        for (int i = 0; i < mbs_stepper_count(); i++) {
+            const char *name = mbs_stepper_at(i)->name;
+            mbs_system *s;
+            mbs_stepper *st = air_stepper(name, m, q0 + (ball ? 0 : 3), w0, c, 1e-7, &s);
+            if (!st) continue;
+            for (int k = 0; k < 2000; k++) mbs_stepper_step(st, 1e-4, NULL);
+            for (int k = 0; k < n; k++) {
+                double w = mbs_system_v(s)[k], exact = w0[k] * exp(-c[k] * T / I);
+                CHECK(fabs(w - exact) < 1e-3 * fabs(exact), "%s, damped %s: w%d(%.1f s) = %.6f, exact %.6f", name, mbs_model_name(m),
+                      k, T, w, exact);
+            }
+            mbs_stepper_free(st);
+            mbs_system_free(s);
+        }
+        mbs_model_free(m);
     }
-    mbs_model_free(m);
 }
 
 int main(void)

@@ -169,8 +169,8 @@ void mbs_system_set_tau(mbs_system *s, const double *tau);
 void mbs_system_set_impedance(mbs_system *s, const double *kp, const double *kd, const double *q_ref,
                               const double *v_ref);
 /* Passive joint damping τ = −damping v (nv entries, N·m·s/rad or N·s/m; NULL: none), as MuJoCo's
- * joint damping: held with the joint impedance (added to its kd on one-coordinate joints, the others
- * ignored), so that mdp and nmdp take it implicitly and the step derivatives see it. A model's
+ * joint damping, on every coordinate (a ball or free joint's too): held with the joint impedance
+ * (added to its kd), so that mdp and nmdp take it implicitly and the step derivatives see it. A model's
  * own values are mbs_model_damping (URDF <dynamics damping>, MJCF joint damping). */
 void mbs_system_set_joint_damping(mbs_system *s, const double *damping);
 /* Sets the state (q: nq, v: nv, may be NULL for zero) and the time, releases every contact and

@@ -148,11 +148,10 @@ void mbs_system_set_joint_damping(mbs_system *s, const double *damping)
     for (int k = 0; k < s->nv; k++) s->imp_kd[k] -= s->damp[k];
     memset(s->damp, 0, (size_t)s->nv * sizeof(double));
     s->damp_on = 0;
-    for (int b = 0; damping && b < m->nbodies; b++) {
-        const mbs_body *bd = &m->bodies[b];
-        if (bd->nv != 1 || bd->nq != 1) continue;
-        s->damp[bd->idx_v] = damping[bd->idx_v];
-        if (damping[bd->idx_v] != 0) s->damp_on = 1;
+    (void)m;
+    for (int k = 0; damping && k < s->nv; k++) {   /* every coordinate: a ball joint's too, as MuJoCo */
+        s->damp[k] = damping[k];
+        if (damping[k] != 0) s->damp_on = 1;
     }
     for (int k = 0; k < s->nv; k++) s->imp_kd[k] += s->damp[k];
     int controller = 0;   /* an impedance of the controller's, kept */
@@ -166,8 +165,12 @@ void mbsi_system_impedance_torque(const mbs_system *s, const double *q, const do
     const mbs_model *m = s->model;
     for (int b = 0; b < m->nbodies; b++) {
         const mbs_body *bd = &m->bodies[b];
-        if (bd->nv != 1 || bd->nq != 1) continue;
         int iq = bd->idx_q, iv = bd->idx_v;
+        if (bd->nv != 1 || bd->nq != 1) {
+            /* no position servo on a joint of several coordinates: its passive damping only */
+            for (int k = 0; s->damp_on && k < bd->nv; k++) tau[iv + k] -= s->imp_kd[iv + k] * v[iv + k];
+            continue;
+        }
         tau[iv] += s->imp_kp[iv] * (s->imp_qref[iq] - q[iq]) + s->imp_kd[iv] * (s->imp_vref[iv] - v[iv]);
     }
 }
