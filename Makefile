@@ -166,7 +166,8 @@ memcheck:
 # the Python test loads a sanitized libmbs.so only with the sanitizers' runtimes preloaded
 PY_PRELOAD := $(if $(LDSAN),$(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-file-name=libubsan.so))
 # ONLY=NAME runs one test file alone (tests/test_NAME.c or tests/test_NAME.py), e.g. make test ONLY=expo
-PY_TESTS := tests/test_replay.py tests/test_sweep.py tests/test_readme_commands.py tests/test_install.py tests/test_cli.py tests/test_events.py tests/test_python.py
+PY_TESTS := tests/test_replay.py tests/test_sweep.py tests/test_readme_commands.py tests/test_install.py tests/test_cli.py tests/test_events.py tests/test_python.py \
+  tests/test_envs.py
 ifneq ($(ONLY),)
   ONLY_RUN := $(filter %/test_$(ONLY),$(TEST_BIN)) $(filter tests/test_$(ONLY).py,$(PY_TESTS))
   ifeq ($(strip $(ONLY_RUN)),)
@@ -372,7 +373,11 @@ INSTALLED_HEADERS := $(notdir $(wildcard include/mbs/*.h))
 # Recursive (=), so that only install and uninstall start python.
 PYDIR = $(or $(shell /usr/bin/python3 tools/gen/python_dir.py '$(PREFIX)'),$(error no /usr/bin/python3 to say where the Python package goes (make deps)))
 PY_FILES := $(notdir $(wildcard python/mbs/*.py))
-INSTALL_DIRS = include/mbs include lib/pkgconfig $(PYDIR)/mbs $(PYDIR) $(patsubst %/,%,$(dir $(PYDIR))) lib bin share/man/man1 share/man share
+INSTALL_DIRS = include/mbs include lib/pkgconfig $(PYDIR)/mbs $(PYDIR) $(patsubst %/,%,$(dir $(PYDIR))) lib bin share/man/man1 share/man \
+  share/mbs/urdf share/mbs/scenarios share/mbs share
+# what mbs.envs reads (python/mbs/envs.py): Solo's URDF and the scenario of its contacts, in share/mbs
+ENV_DATA_URDF := urdf/solo12.urdf
+ENV_DATA_SCENARIOS := scenarios/solo_trot.ini
 install: $(LIB) $(SIM) $(SHLIB)
 	install -d $(DESTDIR)$(PREFIX)/include/mbs $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin \
 	  $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/$(PYDIR)/mbs
@@ -387,6 +392,10 @@ install: $(LIB) $(SIM) $(SHLIB)
 	ln -sf libmbs.so.$(SO_MAJOR) $(DESTDIR)$(PREFIX)/lib/libmbs.so
 	install -m 644 python/mbs/*.py $(DESTDIR)$(PREFIX)/$(PYDIR)/mbs/
 	echo 'LIBRARY = "$(PREFIX)/lib/libmbs.so.$(SO_MAJOR)"   # written by make install' > $(DESTDIR)$(PREFIX)/$(PYDIR)/mbs/_installed.py
+	echo 'DATA = "$(PREFIX)/share/mbs"   # mbs.envs: the robot and its scenario' >> $(DESTDIR)$(PREFIX)/$(PYDIR)/mbs/_installed.py
+	install -d $(DESTDIR)$(PREFIX)/share/mbs/urdf $(DESTDIR)$(PREFIX)/share/mbs/scenarios
+	install -m 644 $(ENV_DATA_URDF) $(DESTDIR)$(PREFIX)/share/mbs/urdf/
+	install -m 644 $(ENV_DATA_SCENARIOS) $(DESTDIR)$(PREFIX)/share/mbs/scenarios/
 
 .PHONY: uninstall
 uninstall:
@@ -394,7 +403,9 @@ uninstall:
 	  $(DESTDIR)$(PREFIX)/lib/libmbs.a $(DESTDIR)$(PREFIX)/lib/pkgconfig/mbs.pc \
 	  $(DESTDIR)$(PREFIX)/bin/sim $(DESTDIR)$(PREFIX)/share/man/man1/sim.1 \
 	  $(DESTDIR)$(PREFIX)/lib/libmbs.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libmbs.so.$(SO_MAJOR) $(DESTDIR)$(PREFIX)/lib/libmbs.so \
-	  $(PY_FILES:%=$(DESTDIR)$(PREFIX)/$(PYDIR)/mbs/%) $(DESTDIR)$(PREFIX)/$(PYDIR)/mbs/_installed.py
+	  $(PY_FILES:%=$(DESTDIR)$(PREFIX)/$(PYDIR)/mbs/%) $(DESTDIR)$(PREFIX)/$(PYDIR)/mbs/_installed.py \
+	  $(addprefix $(DESTDIR)$(PREFIX)/share/mbs/urdf/,$(notdir $(ENV_DATA_URDF))) \
+	  $(addprefix $(DESTDIR)$(PREFIX)/share/mbs/scenarios/,$(notdir $(ENV_DATA_SCENARIOS)))
 	rm -rf $(DESTDIR)$(PREFIX)/$(PYDIR)/mbs/__pycache__
 	-@for d in $(INSTALL_DIRS); do rmdir $(DESTDIR)$(PREFIX)/$$d 2>/dev/null; done; true
 
