@@ -4,6 +4,7 @@
 #   make test SAN=1    the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make memcheck      the same under valgrind memcheck (a portable build in build-memcheck/)
 #   make bench         every benchmark (key: value lines; the tables of docs/benchmarks.md, tools/bench/bench_doc.py)
+#   make bench-envs    environment steps per second of 1024 Solo environments on 1 and 2 threads, and MuJoCo's
 #   make fuzz          libFuzzer on the URDF, MJCF and scenario parsers (clang; FUZZ_SECONDS each, default 60)
 #   make install PREFIX=/usr/local   headers, libmbs.a, mbs.pc, bin/sim, its man page, the Python package (make uninstall)
 #   make examples      examples/*.c against the installed library, with pkg-config (EXAMPLES_PREFIX)
@@ -205,7 +206,8 @@ bench:
 	if [ -n "$$missing" ]; then echo "make bench rewrites every table and figure of docs/benchmarks.md: it needs" \
 	  "gnuplot (the figures) and MuJoCo (the ESS and batch tables' peer); apt-get install -y$$missing," \
 	  "or run one bench-NAME target alone" >&2; exit 1; fi
-	$(MAKE) bench-dynamics bench-ess bench-variational bench-expo bench-nmdp bench-adaptive bench-walker bench-batch bench-derivatives
+	$(MAKE) bench-dynamics bench-ess bench-variational bench-expo bench-nmdp bench-adaptive bench-walker bench-batch bench-derivatives \
+	  bench-envs
 
 # bench_doc: runs a benchmark ($(1)) with its data in $(2), its output teed into $(2)/output.txt, then
 # puts the tables its full run wrote ($(2)/tables.md) into docs/benchmarks.md (tools/bench/bench_doc.py)
@@ -300,6 +302,19 @@ $(BUILD)/tools/bench_batch: tools/bench/bench_batch.c tools/bench/batch_mujoco.c
 
 bench-batch: $(BUILD)/tools/bench_batch
 	$(call bench_doc,$(BUILD)/tools/bench_batch,$(BUILD)/bench_batch)
+
+# bench-envs: environment steps per second (one step = one 10 ms control period) of 1024 solo-walk
+# environments (python/mbs/envs.py) on 1 and 2 threads, and MuJoCo's mj_step on the same robot under the
+# same PD, period and threads (tools/bench/envs_mujoco.c, with libmujoco-dev; never linked into libmbs),
+# in the same run (tools/bench/bench_envs.py). About a minute.
+.PHONY: bench-envs
+$(BUILD)/tools/envs_mujoco: tools/bench/envs_mujoco.c tools/bench/batch_mujoco.c tools/bench/solo_mujoco.c $(LIB) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(call with_mujoco,tools/bench/envs_mujoco.c,tools/bench/batch_mujoco.c tools/bench/solo_mujoco.c)
+
+bench-envs: $(SHLIB) $(if $(ESS_MUJOCO),$(BUILD)/tools/envs_mujoco)
+	$(call bench_doc,MBS_LIBRARY=$(abspath $(SHLIB)) /usr/bin/python3 tools/bench/bench_envs.py \
+	  $(if $(ESS_MUJOCO),--mujoco $(BUILD)/tools/envs_mujoco),$(BUILD)/bench_envs)
 
 # bench-derivatives: the cost of one step's Jacobians (mbs_stepper_derivatives) on Solo standing, Solo
 # mid-trot and Romeo standing, per scheme with analytical derivatives and for expo (forward
