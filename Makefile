@@ -4,6 +4,7 @@
 #   make test SAN=1    the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make memcheck      the same under valgrind memcheck (a portable build in build-memcheck/)
 #   make bench         every benchmark (key: value lines; the tables of docs/benchmarks.md, tools/bench/bench_doc.py)
+#   make bench-envs    environment steps per second of 1024 Solo environments on 1 and 2 threads, and MuJoCo's
 #   make fuzz          libFuzzer on the URDF, MJCF and scenario parsers (clang; FUZZ_SECONDS each, default 60)
 #   make install PREFIX=/usr/local   headers, libmbs.a, mbs.pc, bin/sim, its man page, the Python package (make uninstall)
 #   make examples      examples/*.c against the installed library, with pkg-config (EXAMPLES_PREFIX)
@@ -166,7 +167,8 @@ memcheck:
 # the Python test loads a sanitized libmbs.so only with the sanitizers' runtimes preloaded
 PY_PRELOAD := $(if $(LDSAN),$(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-file-name=libubsan.so))
 # ONLY=NAME runs one test file alone (tests/test_NAME.c or tests/test_NAME.py), e.g. make test ONLY=expo
-PY_TESTS := tests/test_replay.py tests/test_sweep.py tests/test_readme_commands.py tests/test_install.py tests/test_cli.py tests/test_events.py tests/test_python.py
+PY_TESTS := tests/test_replay.py tests/test_sweep.py tests/test_readme_commands.py tests/test_install.py tests/test_cli.py tests/test_events.py tests/test_python.py \
+  tests/test_envs.py
 ifneq ($(ONLY),)
   ONLY_RUN := $(filter %/test_$(ONLY),$(TEST_BIN)) $(filter tests/test_$(ONLY).py,$(PY_TESTS))
   ifeq ($(strip $(ONLY_RUN)),)
@@ -204,7 +206,8 @@ bench:
 	if [ -n "$$missing" ]; then echo "make bench rewrites every table and figure of docs/benchmarks.md: it needs" \
 	  "gnuplot (the figures) and MuJoCo (the ESS and batch tables' peer); apt-get install -y$$missing," \
 	  "or run one bench-NAME target alone" >&2; exit 1; fi
-	$(MAKE) bench-dynamics bench-ess bench-variational bench-expo bench-nmdp bench-adaptive bench-walker bench-batch bench-derivatives
+	$(MAKE) bench-dynamics bench-ess bench-variational bench-expo bench-nmdp bench-adaptive bench-walker bench-batch bench-derivatives \
+	  bench-envs
 
 # bench_doc: runs a benchmark ($(1)) with its data in $(2), its output teed into $(2)/output.txt, then
 # puts the tables its full run wrote ($(2)/tables.md) into docs/benchmarks.md (tools/bench/bench_doc.py)
@@ -300,6 +303,19 @@ $(BUILD)/tools/bench_batch: tools/bench/bench_batch.c tools/bench/batch_mujoco.c
 bench-batch: $(BUILD)/tools/bench_batch
 	$(call bench_doc,$(BUILD)/tools/bench_batch,$(BUILD)/bench_batch)
 
+# bench-envs: environment steps per second (one step = one 10 ms control period) of 1024 solo-walk
+# environments (python/mbs/envs.py) on 1 and 2 threads, and MuJoCo's mj_step on the same robot under the
+# same PD, period and threads (tools/bench/envs_mujoco.c, with libmujoco-dev; never linked into libmbs),
+# in the same run (tools/bench/bench_envs.py). About a minute.
+.PHONY: bench-envs
+$(BUILD)/tools/envs_mujoco: tools/bench/envs_mujoco.c tools/bench/batch_mujoco.c tools/bench/solo_mujoco.c $(LIB) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(call with_mujoco,tools/bench/envs_mujoco.c,tools/bench/batch_mujoco.c tools/bench/solo_mujoco.c)
+
+bench-envs: $(SHLIB) $(if $(ESS_MUJOCO),$(BUILD)/tools/envs_mujoco)
+	$(call bench_doc,MBS_LIBRARY=$(abspath $(SHLIB)) /usr/bin/python3 tools/bench/bench_envs.py \
+	  $(if $(ESS_MUJOCO),--mujoco $(BUILD)/tools/envs_mujoco),$(BUILD)/bench_envs)
+
 # bench-derivatives: the cost of one step's Jacobians (mbs_stepper_derivatives) on Solo standing, Solo
 # mid-trot and Romeo standing, per scheme with analytical derivatives and for expo (forward
 # differences), their error against central differences, MuJoCo's mjd_transitionFD on the same Solo
@@ -372,7 +388,11 @@ INSTALLED_HEADERS := $(notdir $(wildcard include/mbs/*.h))
 # Recursive (=), so that only install and uninstall start python.
 PYDIR = $(or $(shell /usr/bin/python3 tools/gen/python_dir.py '$(PREFIX)'),$(error no /usr/bin/python3 to say where the Python package goes (make deps)))
 PY_FILES := $(notdir $(wildcard python/mbs/*.py))
-INSTALL_DIRS = include/mbs include lib/pkgconfig $(PYDIR)/mbs $(PYDIR) $(patsubst %/,%,$(dir $(PYDIR))) lib bin share/man/man1 share/man share
+INSTALL_DIRS = include/mbs include lib/pkgconfig $(PYDIR)/mbs $(PYDIR) $(patsubst %/,%,$(dir $(PYDIR))) lib bin share/man/man1 share/man \
+  share/mbs/urdf share/mbs/scenarios share/mbs share
+# what mbs.envs reads (python/mbs/envs.py): Solo's URDF and the scenario of its contacts, in share/mbs
+ENV_DATA_URDF := urdf/solo12.urdf
+ENV_DATA_SCENARIOS := scenarios/solo_trot.ini
 install: $(LIB) $(SIM) $(SHLIB)
 	install -d $(DESTDIR)$(PREFIX)/include/mbs $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin \
 	  $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/$(PYDIR)/mbs
@@ -387,6 +407,10 @@ install: $(LIB) $(SIM) $(SHLIB)
 	ln -sf libmbs.so.$(SO_MAJOR) $(DESTDIR)$(PREFIX)/lib/libmbs.so
 	install -m 644 python/mbs/*.py $(DESTDIR)$(PREFIX)/$(PYDIR)/mbs/
 	echo 'LIBRARY = "$(PREFIX)/lib/libmbs.so.$(SO_MAJOR)"   # written by make install' > $(DESTDIR)$(PREFIX)/$(PYDIR)/mbs/_installed.py
+	echo 'DATA = "$(PREFIX)/share/mbs"   # mbs.envs: the robot and its scenario' >> $(DESTDIR)$(PREFIX)/$(PYDIR)/mbs/_installed.py
+	install -d $(DESTDIR)$(PREFIX)/share/mbs/urdf $(DESTDIR)$(PREFIX)/share/mbs/scenarios
+	install -m 644 $(ENV_DATA_URDF) $(DESTDIR)$(PREFIX)/share/mbs/urdf/
+	install -m 644 $(ENV_DATA_SCENARIOS) $(DESTDIR)$(PREFIX)/share/mbs/scenarios/
 
 .PHONY: uninstall
 uninstall:
@@ -394,7 +418,9 @@ uninstall:
 	  $(DESTDIR)$(PREFIX)/lib/libmbs.a $(DESTDIR)$(PREFIX)/lib/pkgconfig/mbs.pc \
 	  $(DESTDIR)$(PREFIX)/bin/sim $(DESTDIR)$(PREFIX)/share/man/man1/sim.1 \
 	  $(DESTDIR)$(PREFIX)/lib/libmbs.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libmbs.so.$(SO_MAJOR) $(DESTDIR)$(PREFIX)/lib/libmbs.so \
-	  $(PY_FILES:%=$(DESTDIR)$(PREFIX)/$(PYDIR)/mbs/%) $(DESTDIR)$(PREFIX)/$(PYDIR)/mbs/_installed.py
+	  $(PY_FILES:%=$(DESTDIR)$(PREFIX)/$(PYDIR)/mbs/%) $(DESTDIR)$(PREFIX)/$(PYDIR)/mbs/_installed.py \
+	  $(addprefix $(DESTDIR)$(PREFIX)/share/mbs/urdf/,$(notdir $(ENV_DATA_URDF))) \
+	  $(addprefix $(DESTDIR)$(PREFIX)/share/mbs/scenarios/,$(notdir $(ENV_DATA_SCENARIOS)))
 	rm -rf $(DESTDIR)$(PREFIX)/$(PYDIR)/mbs/__pycache__
 	-@for d in $(INSTALL_DIRS); do rmdir $(DESTDIR)$(PREFIX)/$$d 2>/dev/null; done; true
 

@@ -108,15 +108,21 @@ static void test_scenario_and_sim(void)
     CHECK(mbs_sim_step(NULL, 1, &err) == MBS_ERR_ARG, "step of no sim");
     mbs_sim_free(NULL);
     mbs_scenario_free(NULL);
-    /* a system of another model */
+    /* a system of another model (other joints) is refused; one of a variant of the scenario's (the same
+     * joints, as a batch's per-system models) is built */
     mbs_scenario *sc = mbs_scenario_load(tm_path("scenarios/solo_trot.ini"), NULL, 0, &err);
-    mbs_model *other = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), NULL, &err);
-    if (sc && other) {
+    mbs_model *other = mbs_model_chain(3, NULL, &err);
+    mbs_model *variant = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), NULL, &err);
+    if (sc && other && variant) {
         mbs_system *s = mbs_system_new(other, 8, &err);
         CHECK(s && mbs_scenario_setup_system(sc, s, &err) == MBS_ERR_ARG && has(&err, "model"),
               "a system of another model: '%s'", err.msg);
         mbs_system_free(s);
+        s = mbs_system_new(variant, 8, &err);
+        CHECK(s && mbs_scenario_setup_system(sc, s, &err) == MBS_OK, "a system of a variant: '%s'", err.msg);
+        mbs_system_free(s);
     }
+    mbs_model_free(variant);
     mbs_model_free(other);
     mbs_scenario_free(sc);
     const char *sweep = "stepper.dt=0.001";

@@ -236,6 +236,122 @@ static void test_no_allocation(void)
     }
 }
 
+/* The impedance handed over by mbs_batch_set_impedance and held over mbs_batch_step_n's steps (a
+ * vectorised environment's control period: the PD acts at every step) against each system alone
+ * with mbs_system_set_impedance and mbs_stepper_step, bit for bit, on 1 and 2 threads; a material set
+ * per system (mbs_batch_set_material) is the one its steps use; none of it allocates. */
+#define PERIOD 5
+static void period_targets(const solo *s, int i, int period, double *kp, double *kd, double *qref)
+{
+    memset(kp, 0, 18 * sizeof(double));
+    memset(kd, 0, 18 * sizeof(double));
+    memcpy(qref, s->q0, 19 * sizeof(double));
+    for (int j = 0; j < 12; j++) {
+        kp[s->iv[j]] = 5 + 0.5 * (i % 3);
+        kd[s->iv[j]] = 0.1 + 0.02 * (i % 2);
+        qref[s->iq[j]] += j % 3 ? 0.2 * sin(0.7 * period + i + j) : 0;
+    }
+}
+
+static void test_impedance_periods(void)
+{
+    ALLOC_GUARD();
+    solo *s = &solo_model;
+    enum { NPER = 30 };
+    static double alone[NSYS][19], first[19 * NSYS], kp[18 * NSYS], kd[18 * NSYS], qref[19 * NSYS], q[19 * NSYS];
+    mbs_material mat[NSYS];
+    for (int i = 0; i < NSYS; i++) {
+        double K = 3e4 * (1 + i);
+        mat[i] = (mbs_material){K, K, 4e-3 * K, 4e-3 * K, 0.4 + 0.1 * i};
+    }
+    for (int i = 0; i < NSYS; i++) {
+        mbs_error err;
+        mbs_system *sys = mbs_system_new(s->m, 4, &err);
+        CHECK(sys && setup(sys, i, (void *)s, &err) == MBS_OK, "system %d: %s", i, err.msg);
+        mbs_system_finalize(sys, NULL);
+        mbs_stepper *st = mbs_stepper_new("expo", sys, NULL, 0, &err);
+        CHECK(mbs_system_set_material(sys, 0, &mat[i], &err) == MBS_OK, "set_material: %s", err.msg);
+        CHECK(st != NULL, "expo: %s", err.msg);
+        if (!st) { mbs_system_free(sys); return; }
+        for (int p = 0; p < NPER; p++) {
+            period_targets(s, i, p, kp, kd, qref);
+            mbs_system_set_impedance(sys, kp, kd, qref, NULL);
+            for (int k = 0; k < PERIOD; k++) CHECK(mbs_stepper_step(st, DT, NULL) == MBS_OK, "step");
+        }
+        memcpy(alone[i], mbs_system_q(sys), sizeof alone[i]);
+        CHECK(alone[i][2] > 0.1, "system %d alone: base at %g m", i, alone[i][2]);
+        mbs_stepper_free(st);
+        mbs_system_free(sys);
+    }
+    for (int nthreads = 1; nthreads <= 2; nthreads++) {
+        mbs_error err;
+        mbs_batch *b = solo_batch(s, NSYS, nthreads, &err);
+        CHECK(b != NULL, "%s", err.msg);
+        if (!b) return;
+        long before = allocations;
+        for (int i = 0; i < NSYS; i++)
+            CHECK(mbs_batch_set_material(b, i, 0, &mat[i], &err) == MBS_OK, "set_material: %s", err.msg);
+        for (int p = 0; p < NPER; p++) {
+            for (int i = 0; i < NSYS; i++) period_targets(s, i, p, kp + 18 * i, kd + 18 * i, qref + 19 * i);
+            mbs_batch_set_impedance(b, kp, kd, qref);
+            CHECK(mbs_batch_step_n(b, DT, PERIOD, &err) == MBS_OK, "%s", err.msg);
+            mbs_batch_q(b, q);
+        }
+        CHECK(allocations == before, "%d thread(s): %ld allocations in %d periods", nthreads, allocations - before, NPER);
+        /* against the runs alone to rounding (a step's last bits may follow where its buffers lie in
+         * memory: BLAS kernels split their sums by alignment), and the runs on 1 and 2 threads, whose
+         * systems sit in alike blocks, bit for bit */
+        for (int i = 0; i < NSYS; i++)
+            for (int k = 0; k < 19; k++)
+                CHECK(fabs(q[19 * i + k] - alone[i][k]) < 1e-9, "%d thread(s): system %d, q[%d] %.17g alone %.17g",
+                      nthreads, i, k, q[19 * i + k], alone[i][k]);
+        if (nthreads == 1) memcpy(first, q, sizeof first);
+        else CHECK(memcmp(first, q, sizeof first) == 0, "2 threads differ from 1");
+        CHECK(mbs_batch_step_n(b, DT, 0, &err) == MBS_ERR_ARG, "step_n of 0 steps");
+        CHECK(mbs_batch_set_material(b, NSYS, 0, &mat[0], &err) == MBS_ERR_ARG, "set_material out of range");
+        CHECK(mbs_batch_set_material(b, 0, 1, &mat[0], &err) == MBS_ERR_ARG && strstr(err.msg, "no solid 1"),
+              "set_material of a solid not there: %s", err.msg);
+        mbs_material bad = mat[0];
+        bad.mu = -1;
+        CHECK(mbs_batch_set_material(b, 0, 0, &bad, &err) == MBS_ERR_ARG, "a negative friction");
+        /* removed: the systems fall under gravity alone */
+        mbs_batch_set_impedance(b, NULL, NULL, NULL);
+        mbs_batch_step_n(b, DT, 100, &err);
+        mbs_batch_q(b, q);
+        CHECK(q[2] < alone[0][2] - 0.02, "without the impedance the base should sink: %g against %g", q[2], alone[0][2]);
+        mbs_batch_free(b);
+    }
+}
+
+/* Per-system models: system i of models[i], the batch refuses a model of other joints. */
+static void test_models(void)
+{
+    solo *s = &solo_model;
+    mbs_error err;
+    mbs_model *heavy = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), NULL, &err);
+    CHECK(heavy != NULL, "%s", err.msg);
+    if (!heavy) return;
+    mbs_model *chain = mbs_model_chain(3, NULL, &err);
+    const mbs_model *models[2] = {s->m, heavy};
+    mbs_batch_config cfg = {0};
+    cfg.max_contacts = 4;
+    cfg.nthreads = 1;
+    cfg.setup = setup;
+    cfg.user = s;
+    cfg.models = models;
+    mbs_batch *b = mbs_batch_new(s->m, 2, &cfg, &err);
+    CHECK(b != NULL, "%s", err.msg);
+    CHECK(b && mbs_system_model(mbs_batch_system(b, 1)) == heavy && mbs_system_model(mbs_batch_system(b, 0)) == s->m,
+          "system i of models[i]");
+    mbs_batch_free(b);
+    models[1] = chain;
+    b = mbs_batch_new(s->m, 2, &cfg, &err);
+    CHECK(b == NULL && strstr(err.msg, "system 1: its model has other joints"), "a chain in a Solo batch: %s", err.msg);
+    mbs_batch_free(b);
+    mbs_model_free(chain);
+    mbs_model_free(heavy);
+}
+
 /* A system given a non-finite state fails alone: the step reports its index and error, the others
  * are stepped; it stays out (its time stopped) until a new start brings it back. */
 static void test_failure(void)
@@ -338,6 +454,8 @@ int main(void)
     RUN(test_bitwise_equal);
     RUN(test_repeatable);
     RUN(test_no_allocation);
+    RUN(test_impedance_periods);
+    RUN(test_models);
     RUN(test_failure);
     RUN(test_bad_arguments);
     mbs_model_free(m);

@@ -45,6 +45,10 @@ typedef struct mbs_batch_config {
     int nthreads;                 /* T: 1 steps on the calling thread; 0: one thread per online processor */
     mbs_batch_setup_fn setup;     /* builds each system; NULL: no environment, neutral state at rest */
     void *user;                   /* handed to setup */
+    /* NULL: every system of the model given to mbs_batch_new; else n models (not owned, they must
+     * outlive the batch), system i of models[i]: variants of that model with the same joints (nq,
+     * nv, bodies) whose inertias differ, e.g. a payload on the base per system */
+    const mbs_model *const *models;
 } mbs_batch_config;
 
 /* A batch of n (>= 1) systems of model m (not owned; it must outlive the batch), each built by
@@ -66,6 +70,15 @@ const mbs_system *mbs_batch_system(const mbs_batch *b, int i);
 /* Sets the torque every system holds during the next steps: tau is nv x N, column-major (column i
  * is system i's τ), as mbs_system_set_tau. */
 void mbs_batch_set_tau(mbs_batch *b, const double *tau);
+/* Sets the joint impedance every system holds during the next steps, as mbs_system_set_impedance
+ * (τ_imp = kp (q_ref − q) − kd v on the one-coordinate joints, evaluated at every step, so that a PD
+ * acts at every step of a control period): kp and kd nv x N, q_ref nq x N, column-major (column i for
+ * system i); kp, kd or q_ref NULL removes it from every system. Each system takes it at the start of
+ * its next step, on the batch's threads. Allocates nothing. */
+void mbs_batch_set_impedance(mbs_batch *b, const double *kp, const double *kd, const double *q_ref);
+/* Sets the material of solid `solid` of system i, as mbs_system_set_material (a randomised friction,
+ * stiffness or damping per system). MBS_ERR_ARG with err filled when i or solid is out of range. */
+int mbs_batch_set_material(mbs_batch *b, int i, int solid, const mbs_material *mat, mbs_error *err);
 /* Sets system i's state (q: nq, v: nv or NULL for zero) and time, as mbs_system_set_state: a new
  * start (contacts re-anchored, the stepper restarted), which also brings back a system that failed.
  * MBS_ERR_ARG when i is out of range. */
@@ -79,6 +92,12 @@ int mbs_batch_set_state(mbs_batch *b, int i, const double *q, const double *v, d
  * the first (lowest index) system that did, with err naming it, quoting its error and counting the
  * others. Allocates nothing. */
 int mbs_batch_step(mbs_batch *b, double dt, mbs_error *err);
+/* nsteps (>= 1) steps of dt as nsteps calls of mbs_batch_step, in one call: each thread takes a
+ * system through all nsteps steps at once (its buffers stay in the thread's cache), torque and
+ * impedance held; a control period of a vectorised environment. A system that fails stops at the
+ * failing step. The same results, bit for bit, as nsteps calls of mbs_batch_step; MBS_ERR_ARG for
+ * nsteps < 1. Allocates nothing. */
+int mbs_batch_step_n(mbs_batch *b, double dt, int nsteps, mbs_error *err);
 
 /* The configurations after the last step or mbs_batch_set_state, into out: nq x N, column-major. */
 void mbs_batch_q(const mbs_batch *b, double *out);

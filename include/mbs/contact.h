@@ -187,6 +187,11 @@ int mbs_system_contact(const mbs_system *s, int i, mbs_contact_info *out);
 int mbs_system_contact_label(const mbs_system *s, int i, char *buf, size_t n);
 /* The environment (planes and boxes) contacts are checked against. */
 const mbs_environment *mbs_system_environment(const mbs_system *s);
+/* Sets the material of solid i of the scene (planes first, then boxes, then heightfields), also
+ * once it is finalized: a material is values every step reads (friction, stiffness, damping), not
+ * the scene's shape, so a randomised environment may change it between episodes. MBS_ERR_ARG with
+ * err filled when i is out of range or a value is not finite and >= 0. Allocates nothing. */
+int mbs_system_set_material(mbs_system *s, int i, const mbs_material *mat, mbs_error *err);
 
 /* Force of every contact at (q, v) and the wrenches in s->fext.
  * update = 1: the state changes as time advances — contacts that start penetrating get an

@@ -66,7 +66,8 @@ void mbs_scenario_where(const mbs_scenario *sc, const char *section, const char 
 /* Builds a system of the scenario's model as the scenario describes it: its contact points, the
  * planes and boxes of its environment, and its initial state (mbs_system_set_state with q0, v0, t = 0)
  * — what mbs_sim_new does, for a program (or a batch's setup callback) that makes its own systems.
- * sys must have room for mbs_scenario's contacts. MBS_OK or an error code with err filled. */
+ * sys must have room for mbs_scenario's contacts; its model is the scenario's or one with the same
+ * joints (nq, nv, bodies: a variant whose inertias differ, as mbs_batch_config's models). MBS_OK or an error code with err filled. */
 int mbs_scenario_setup_system(const mbs_scenario *sc, mbs_system *sys, mbs_error *err);
 
 /* ---- the simulation ---- */

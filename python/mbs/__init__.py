@@ -88,6 +88,8 @@ def _fn(name, restype, *argtypes):
 _version = _fn("mbs_version", C.c_char_p)
 _model_from_urdf = _fn("mbs_model_from_urdf", _vp, C.c_char_p, C.POINTER(_UrdfOptions), C.POINTER(_ErrorRecord))
 _model_free = _fn("mbs_model_free", None, _vp)
+_model_from_urdf_string = _fn("mbs_model_from_urdf_string", _vp, C.c_char_p, C.c_char_p, C.POINTER(_UrdfOptions),
+                              C.POINTER(_ErrorRecord))
 _model_from_mjcf = _fn("mbs_model_from_mjcf", _vp, C.c_char_p, C.c_void_p, C.POINTER(_ErrorRecord))
 _data_new = _fn("mbs_data_new", _vp, _vp)
 _data_free = _fn("mbs_data_free", None, _vp)
@@ -227,9 +229,14 @@ class Model:
     'root_joint'), False (the root fixed to the world), or 'planar' (a planar root in the world
     x-z plane)."""
 
-    def __init__(self, path, floating=True, strict=False):
+    def __init__(self, path, floating=True, strict=False, text=None):
+        """text: the URDF's XML itself (path then only names the model in messages)."""
         err = _ErrorRecord()
-        if _is_mjcf(path):
+        if text is not None:
+            fb = 2 if floating == "planar" else (1 if floating else 0)
+            opt = _UrdfOptions(fb, 1 if strict else 0, 0.0, 0.0)
+            self._m = _model_from_urdf_string(text.encode(), os.fsencode(path), C.byref(opt), C.byref(err))
+        elif _is_mjcf(path):
             self._m = _model_from_mjcf(os.fsencode(path), None, C.byref(err))
         else:
             fb = 2 if floating == "planar" else (1 if floating else 0)
@@ -593,3 +600,4 @@ try:
     from ._batch import Batch  # noqa: E402  (the batch API, when the library has it)
 except ImportError:   # pragma: no cover
     Batch = None
+from . import envs  # noqa: E402,F401  (mbs.envs.make: vector environments over Batch)

@@ -19,7 +19,14 @@ _SETUP = C.CFUNCTYPE(C.c_int, _vp, C.c_int, _vp, C.POINTER(_ErrorRecord))
 
 class _Config(C.Structure):
     _fields_ = [("stepper", C.c_char_p), ("options", C.POINTER(_Option)), ("noptions", C.c_int),
-                ("max_contacts", C.c_int), ("nthreads", C.c_int), ("setup", _SETUP), ("user", _vp)]
+                ("max_contacts", C.c_int), ("nthreads", C.c_int), ("setup", _SETUP), ("user", _vp),
+                ("models", C.POINTER(_vp))]
+
+
+class _Material(C.Structure):
+    # mbs_material of mbs/contact.h
+    _fields_ = [("k_normal", C.c_double), ("k_tangent", C.c_double), ("b_normal", C.c_double),
+                ("b_tangent", C.c_double), ("mu", C.c_double)]
 
 
 _setup_system = _fn("mbs_scenario_setup_system", C.c_int, _vp, _vp, C.POINTER(_ErrorRecord))
@@ -38,6 +45,14 @@ _batch_v = _fn("mbs_batch_v", None, _vp, _dp)
 _batch_time = _fn("mbs_batch_time", None, _vp, _dp)
 _batch_forces = _fn("mbs_batch_contact_forces", None, _vp, _dp)
 _batch_status = _fn("mbs_batch_status", C.c_int, _vp, C.c_int)
+_batch_step_n = _fn("mbs_batch_step_n", C.c_int, _vp, C.c_double, C.c_int, C.POINTER(_ErrorRecord))
+_batch_set_impedance = _fn("mbs_batch_set_impedance", None, _vp, _dp, _dp, _dp)
+_batch_set_material = _fn("mbs_batch_set_material", C.c_int, _vp, C.c_int, C.c_int, C.POINTER(_Material),
+                          C.POINTER(_ErrorRecord))
+_batch_system = _fn("mbs_batch_system", _vp, _vp, C.c_int)
+_system_add_contact = _fn("mbs_system_add_contact", C.c_int, _vp, C.c_char_p, _dp, C.c_double,
+                          C.POINTER(_ErrorRecord))
+_system_environment = _fn("mbs_system_environment", _vp, _vp)
 
 
 class Batch:
@@ -45,21 +60,39 @@ class Batch:
     stepper with its options), stepped together on `nthreads` threads by `step()` of the scenario's
     dt. The scenario's controller is not used: set the torques with set_tau((n, nv) array)."""
 
-    def __init__(self, ini_path, n, overrides=None, nthreads=1):
+    def __init__(self, ini_path, n, overrides=None, nthreads=1, models=None, contacts=(), max_contacts=32):
+        """max_contacts: room for contact points in each system (the scenario's and `contacts`; each
+        system's stepper sizes its buffers for that many: give the number you use when n is large);
+        models: None, or n mbs.Model (kept alive by the batch) of the scenario's robot, system i of
+        models[i] (e.g. each with its own base mass); contacts: extra contact points added to every
+        system (before the scenario's), as (frame, (x, y, z) offset in it, radius) triples."""
         self._sc = _load_scenario(ini_path, overrides)
         m = _scenario_model(self._sc)
         self.n, self.nq, self.nv = int(n), _nq(m), _nv(m)
         self.dt = _scenario_step(self._sc)
         sc = self._sc
+        extra = [(f.encode(), np.ascontiguousarray(o, dtype=np.float64), float(r)) for f, o, r in contacts]
 
         def setup(sys, index, user, err):
+            for f, o, r in extra:   # before the scenario's setup, which freezes the scene
+                if _system_add_contact(sys, f, _ptr(o), r, err) < 0:
+                    return err.contents.code or 1
             return _setup_system(sc, sys, err)
 
         self._setup = _SETUP(setup)   # kept alive as long as the batch
         name = _scenario_stepper(self._sc)
         opts = (_Option * 64)()
         nopt = _scenario_options(self._sc, name, opts, 64)
-        cfg = _Config(name, opts, nopt, 32, int(nthreads), self._setup, None)   # MBS_SIM_MAX_CONTACTS
+        cfg = _Config(name, opts, nopt, int(max_contacts), int(nthreads), self._setup, None)
+        self._models = None
+        if models is not None:
+            if len(models) != self.n:
+                _scenario_free(self._sc)
+                self._sc = None
+                raise ValueError("models: %d for %d systems" % (len(models), self.n))
+            self._models = list(models)   # alive as long as the batch
+            self._model_ptrs = (_vp * self.n)(*[mi._m for mi in self._models])
+            cfg.models = self._model_ptrs
         err = _ErrorRecord()
         self._b = _batch_new(m, self.n, C.byref(cfg), C.byref(err))
         if not self._b:
@@ -99,6 +132,38 @@ class Batch:
         err = _ErrorRecord()
         if _batch_step(self._b, float(self.dt if dt is None else dt), C.byref(err)) != 0:
             _raise(err, "a system failed")
+
+    def step_n(self, nsteps, dt=None):
+        """nsteps steps of dt (default: the scenario's) in one call into the library (a control period:
+        torque and impedance held); raises as step()."""
+        err = _ErrorRecord()
+        if _batch_step_n(self._b, float(self.dt if dt is None else dt), int(nsteps), C.byref(err)) != 0:
+            _raise(err, "a system failed")
+
+    def set_impedance(self, kp, kd, q_ref):
+        """The joint impedance every system holds from its next step, as a PD acting at every step:
+        τ = kp (q_ref − q) − kd v on the one-coordinate joints; kp, kd (n, nv), q_ref (n, nq) arrays,
+        C-contiguous float64 (used as they are, without a copy); kp None removes it."""
+        if kp is None:
+            _batch_set_impedance(self._b, None, None, None)
+            return
+        for a, w, name in ((kp, self.nv, "kp"), (kd, self.nv, "kd"), (q_ref, self.nq, "q_ref")):
+            if a.shape != (self.n, w) or a.dtype != np.float64 or not a.flags.c_contiguous:
+                raise ValueError("%s: expected a C-contiguous float64 array of shape (%d, %d)" % (name, self.n, w))
+        _batch_set_impedance(self._b, _ptr(kp), _ptr(kd), _ptr(q_ref))
+
+    def set_material(self, i, solid, k_normal, k_tangent, b_normal, b_tangent, mu):
+        """Solid `solid` (planes first: 0 is the scenario's ground) of system i gets this material."""
+        mat = _Material(k_normal, k_tangent, b_normal, b_tangent, mu)
+        err = _ErrorRecord()
+        if _batch_set_material(self._b, int(i), int(solid), C.byref(mat), C.byref(err)) != 0:
+            _raise(err, "set_material")
+
+    def read_state(self, q_out, v_out):
+        """The configurations and velocities into q_out (n, nq) and v_out (n, nv), C-contiguous float64
+        arrays of the caller's (no new array)."""
+        _batch_q(self._b, _ptr(q_out))
+        _batch_v(self._b, _ptr(v_out))
 
     @property
     def q(self):

@@ -42,9 +42,12 @@ struct mbs_batch {
     int ldq, ldv, ldf;      /* column strides of the arrays: whole cache lines */
     batch_slot *slots;
     double *q, *v, *tau, *f;   /* ldq x N, ldv x N, ldv x N, ldf x N */
+    double *kp, *kd, *qref;    /* the impedance of mbs_batch_set_impedance: ldv x N, ldv x N, ldq x N */
+    int imp_pending;           /* 0: none to hand over; 1: kp, kd, qref; -1: remove it */
     mbsi_pool *pool;
     int chunk;              /* systems a thread takes at a time */
     double dt;              /* of the step running */
+    int nsteps;             /* steps per system in the call running */
     int nfailed;
 };
 
@@ -68,9 +71,15 @@ static void step_range(void *ctx, int begin, int end)
     mbs_batch *b = ctx;
     for (int i = begin; i < end; i++) {
         batch_slot *sl = &b->slots[i];
+        if (b->imp_pending > 0)
+            mbs_system_set_impedance(sl->sys, b->kp + (size_t)b->ldv * i, b->kd + (size_t)b->ldv * i,
+                                     b->qref + (size_t)b->ldq * i, NULL);
+        else if (b->imp_pending < 0)
+            mbs_system_set_impedance(sl->sys, NULL, NULL, NULL, NULL);
         if (sl->status != MBS_OK) continue;   /* failed earlier: waits for a new start */
         mbs_system_set_tau(sl->sys, b->tau + (size_t)b->ldv * i);
-        int rc = mbs_stepper_step(sl->st, b->dt, NULL);
+        int rc = MBS_OK;
+        for (int k = 0; k < b->nsteps && rc == MBS_OK; k++) rc = mbs_stepper_step(sl->st, b->dt, NULL);
         gather(b, i);
         if (rc != MBS_OK) {
             sl->status = rc;
@@ -87,6 +96,9 @@ static void layout(mbs_carver *c, mbs_batch *b)
     b->v = mbsi_carve_doubles(c, (size_t)b->ldv * n);
     b->tau = mbsi_carve_doubles(c, (size_t)b->ldv * n);
     b->f = mbsi_carve_doubles(c, (size_t)b->ldf * n);
+    b->kp = mbsi_carve_doubles(c, (size_t)b->ldv * n);
+    b->kd = mbsi_carve_doubles(c, (size_t)b->ldv * n);
+    b->qref = mbsi_carve_doubles(c, (size_t)b->ldq * n);
 }
 
 mbs_batch *mbs_batch_new(const mbs_model *m, int n, const mbs_batch_config *cfg, mbs_error *err)
@@ -141,7 +153,15 @@ mbs_batch *mbs_batch_new(const mbs_model *m, int n, const mbs_batch_config *cfg,
     /* every system as a program builds one: the system, the caller's setup, the stepper */
     for (int i = 0; i < n; i++) {
         batch_slot *sl = &b->slots[i];
-        sl->sys = mbs_system_new(m, cfg->max_contacts, err);
+        const mbs_model *mi = cfg->models ? cfg->models[i] : m;
+        if (!mi || mbs_model_nq(mi) != head.nq || mbs_model_nv(mi) != head.nv ||
+            mbs_model_nbodies(mi) != mbs_model_nbodies(m)) {
+            mbsi_fail(err, MBS_ERR_ARG, "system %d: its model %s", i,
+                      mi ? "has other joints than the batch's (nq, nv or bodies differ)" : "is NULL");
+            mbs_batch_free(b);
+            return NULL;
+        }
+        sl->sys = mbs_system_new(mi, cfg->max_contacts, err);
         if (!sl->sys) {
             mbs_batch_free(b);
             return NULL;
@@ -214,10 +234,35 @@ int mbs_batch_set_state(mbs_batch *b, int i, const double *q, const double *v, d
     return MBS_OK;
 }
 
-int mbs_batch_step(mbs_batch *b, double dt, mbs_error *err)
+void mbs_batch_set_impedance(mbs_batch *b, const double *kp, const double *kd, const double *q_ref)
 {
+    if (!kp || !kd || !q_ref) {
+        b->imp_pending = -1;
+        return;
+    }
+    for (int i = 0; i < b->n; i++) {
+        memcpy(b->kp + (size_t)b->ldv * i, kp + (size_t)b->nv * i, (size_t)b->nv * sizeof(double));
+        memcpy(b->kd + (size_t)b->ldv * i, kd + (size_t)b->nv * i, (size_t)b->nv * sizeof(double));
+        memcpy(b->qref + (size_t)b->ldq * i, q_ref + (size_t)b->nq * i, (size_t)b->nq * sizeof(double));
+    }
+    b->imp_pending = 1;
+}
+
+int mbs_batch_set_material(mbs_batch *b, int i, int solid, const mbs_material *mat, mbs_error *err)
+{
+    if (i < 0 || i >= b->n) return mbsi_fail(err, MBS_ERR_ARG, "mbs_batch_set_material: no system %d", i);
+    return mbs_system_set_material(b->slots[i].sys, solid, mat, err);
+}
+
+int mbs_batch_step(mbs_batch *b, double dt, mbs_error *err) { return mbs_batch_step_n(b, dt, 1, err); }
+
+int mbs_batch_step_n(mbs_batch *b, double dt, int nsteps, mbs_error *err)
+{
+    if (nsteps < 1) return mbsi_fail(err, MBS_ERR_ARG, "mbs_batch_step_n: nsteps %d, not >= 1", nsteps);
     b->dt = dt;
+    b->nsteps = nsteps;
     mbsi_pool_run(b->pool, b->n, b->chunk, step_range, b);
+    b->imp_pending = 0;   /* every system took it */
     int first = -1, count = 0;
     for (int i = 0; i < b->n; i++) {
         batch_slot *sl = &b->slots[i];

@@ -176,6 +176,20 @@ void mbsi_system_impedance_torque(const mbs_system *s, const double *q, const do
 }
 const mbs_environment *mbs_system_environment(const mbs_system *s) { return &s->env; }
 
+int mbs_system_set_material(mbs_system *s, int i, const mbs_material *mat, mbs_error *err)
+{
+    if (!s || !mat) return mbsi_fail(err, MBS_ERR_ARG, "mbs_system_set_material: no %s (NULL)", s ? "material" : "system");
+    /* the scene's one copy of the material: every contact touching solid i reads it from there */
+    mbs_material *to = (mbs_material *)mbsi_solid_material(&s->env, i);
+    if (!to)
+        return mbsi_fail(err, MBS_ERR_ARG, "mbs_system_set_material: no solid %d (the scene has %d)", i,
+                         mbsi_environment_nsolids(&s->env));
+    int rc = mbsi_material_check(mat, "mbs_system_set_material", err);
+    if (rc != MBS_OK) return rc;
+    *to = *mat;
+    return MBS_OK;
+}
+
 void mbs_system_set_tau(mbs_system *s, const double *tau)
 {
     memcpy(s->tau, tau, (size_t)s->nv * sizeof(double));

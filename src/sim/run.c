@@ -56,7 +56,11 @@ static mbs_controller *make_controller(const mbs_scenario *sc, mbs_system *sys, 
 
 int mbs_scenario_setup_system(const mbs_scenario *sc, mbs_system *sys, mbs_error *err)
 {
-    if (!sc || !sys || sys->model != sc->model)
+    /* the scenario's model, or a variant of it (same joints, other inertias: a batch's per-system models) */
+    if (!sc || !sys ||
+        (sys->model != sc->model &&
+         (mbs_model_nq(sys->model) != mbs_model_nq(sc->model) || mbs_model_nv(sys->model) != mbs_model_nv(sc->model) ||
+          mbs_model_nbodies(sys->model) != mbs_model_nbodies(sc->model))))
         return mbsi_fail(err, MBS_ERR_ARG, "mbs_scenario_setup_system: no scenario, or a system of another model");
     if (sys->max_contacts - sys->ncontacts < sc->ncontacts)
         return mbsi_fail(err, MBS_ERR_ARG, "mbs_scenario_setup_system: the system has room for %d more contacts, the scenario has %d",
