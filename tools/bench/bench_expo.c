@@ -2,10 +2,12 @@
  * integration for efficient and accurate multi-body simulation with stiff viscoelastic contacts"
  * (Multibody System Dynamics 2022) on the Solo scenarios and Romeo's walk (issue 3, section 6):
  *   (a) figs. 2-3  local integration error (sec. 6.1) against real-time factor and step, for
- *                  euler, rk4, implicit_euler and expo (max_mat_mult 0, 2, 4, full), on all four;
+ *                  euler, rk4, implicit_euler and expo (max_mat_mult 0 to 4, full), on all four, the
+ *                  squat twice: under TSID (solo_squat_tsid, the paper's controller) and under PD;
  *   (b) table 2    largest stable step per stepper and scenario over the full duration;
  *   (c) table 3    time of one expo step on solo_trot and its breakdown, explicit Euler's step;
- *   (d) fig. 4     local error against contact stiffness and damping ratio on solo_trot;
+ *   (d) fig. 4     local error against contact stiffness and damping ratio on solo_trot (expo mmm 0, 1,
+ *                  3 and full);
  *   (e) beyond the paper: the closed form expo takes when B = βK (src/step/expo_modal.c) against the
  *                  Padé exponential, µs per step and touch-downs on Solo trotting and standing and Romeo
  *                  standing on 8 points; the standing Solo beside consim's recorded figures (same work);

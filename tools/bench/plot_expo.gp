@@ -11,51 +11,53 @@ set grid
 set logscale xy
 set format y "10^{%L}"
 set datafile missing "nan"   # what printf writes for NAN: a measurement that diverged or was not run
-# four panels in a 2x2 grid (a row of four would squeeze each to 300 px), one legend right of them,
-# wide enough for the longest label ("expo full, paper (at start, no split)")
-set key at screen 0.80, 0.5 left center vertical Left reverse box opaque font ",10" samplen 2 spacing 1.3
+# five panels in a 2x3 grid (the squat under TSID, the paper's controller, and under joint PD; jump,
+# trot, walk), the legend in the sixth cell, wide enough for the longest label
+set key at screen 0.69, 0.27 left center vertical Left reverse box opaque font ",10" samplen 2 spacing 1.2
 
-# one colour and point type per stepper, in the VARS order of part a (expo/a_accuracy.c)
-# (the last two: the full exponential linearised at the step's start with our touch-down splitting,
-# and the paper's scheme, at the start without splitting)
-array col[9] = ["#d62728", "#ff7f0e", "#9467bd", "#1f77b4", "#17becf", "#2ca02c", "#000000", "#8c564b", "#e377c2"]
-array pts[9] = [7, 5, 9, 11, 13, 15, 4, 6, 8]
-scen = "solo_squat solo_jump solo_trot romeo_walk"
-titles = "\"solo-squat (controller 40 ms)\" \"solo-jump (controller 10 ms)\" \"solo-trot (controller 2 ms)\" \"romeo-walk (controller 40 ms)\""
+# one colour and point type per stepper, in the VARS order of part a (expo/a_accuracy.c): euler, rk4,
+# implicit euler, expo mmm 0 to 4 (blues to greens), full, then the full exponential linearised at the
+# step's start with our touch-down splitting, and the paper's scheme, at the start without splitting
+array col[11] = ["#d62728", "#ff7f0e", "#9467bd", "#1f77b4", "#6baed6", "#17becf", "#74c476", "#2ca02c", "#000000", "#8c564b", "#e377c2"]
+array pts[11] = [7, 5, 9, 11, 10, 13, 12, 15, 4, 6, 8]
+scen = "solo_squat_tsid solo_squat solo_jump solo_trot romeo_walk"
+titles = "\"solo-squat, TSID: the paper's controller (40 ms)\" \"solo-squat, joint PD (controller 40 ms)\" \"solo-jump (controller 10 ms)\" \"solo-trot (controller 2 ms)\" \"romeo-walk (controller 40 ms)\""
 
 if (strstrt(parts, 'a') > 0) {
     # ---- fig. 2: local error against real-time factor
+    set terminal pngcairo size 1900,1000 font ",11"
     set output imgdir.'/expo_error_vs_rtf.png'
-    set multiplot layout 2,2 title "Local integration error (mean over controller periods of ||x ⊖ x_{gt}||_∞) vs real-time factor (stepper time only)" margins 0.06, 0.79, 0.07, 0.93 spacing 0.07, 0.1
+    set multiplot layout 2,3 title "Local integration error (mean over controller periods of ||x ⊖ x_{gt}||_∞) vs real-time factor (stepper time only)" margins 0.05, 0.98, 0.07, 0.93 spacing 0.06, 0.1
     set xlabel "real-time factor"
     set ylabel "mean local error"
     set yrange [*:1e3]
     set format x "10^{%L}"
-    do for [s=1:4] {
+    do for [s=1:5] {
         set title word(titles, s)
         if (s == 1) { set key } else { unset key }
-        plot for [i=0:8] datadir.'/accuracy_'.word(scen, s).'.dat' index i u 2:3 w lp lw 2 pt pts[i+1] ps 1.1 lc rgb col[i+1] t columnheader(1)
+        plot for [i=0:10] datadir.'/accuracy_'.word(scen, s).'.dat' index i u 2:3 w lp lw 2 pt pts[i+1] ps 1.1 lc rgb col[i+1] t columnheader(1)
     }
     unset multiplot
 
     # ---- fig. 3: local error against the integration step
     set output imgdir.'/expo_error_vs_dt.png'
-    set multiplot layout 2,2 title "Local integration error vs integration step" margins 0.06, 0.79, 0.07, 0.93 spacing 0.07, 0.1
+    set multiplot layout 2,3 title "Local integration error vs integration step" margins 0.05, 0.98, 0.07, 0.93 spacing 0.06, 0.1
     set xlabel "step δt (ms)"
     set format x "%g"
-    do for [s=1:4] {
+    do for [s=1:5] {
         set title word(titles, s)
         if (s == 1) { set key } else { unset key }
-        plot for [i=0:8] datadir.'/accuracy_'.word(scen, s).'.dat' index i u 1:3 w lp lw 2 pt pts[i+1] ps 1.1 lc rgb col[i+1] t columnheader(1)
+        plot for [i=0:10] datadir.'/accuracy_'.word(scen, s).'.dat' index i u 1:3 w lp lw 2 pt pts[i+1] ps 1.1 lc rgb col[i+1] t columnheader(1)
     }
     unset multiplot
 }
 
 if (strstrt(parts, 'd') > 0) {
     # ---- fig. 4: local error against contact stiffness and damping ratio (solo_trot)
-    # the paper's scheme (mmm 0 at the step's start, no splitting) last, in part a's colour for it
-    array c3[5] = ["#d62728", "#1f77b4", "#9467bd", "#000000", "#e377c2"]
-    array p3[5] = [7, 11, 9, 4, 8]
+    # in the ST order of part d (expo/d_stiffness.c), in part a's colours: euler, expo mmm 0, 1, 3,
+    # implicit euler, expo full; the paper's scheme (mmm 0 at the step's start, no splitting) last
+    array c3[7] = ["#d62728", "#1f77b4", "#6baed6", "#74c476", "#9467bd", "#000000", "#e377c2"]
+    array p3[7] = [7, 11, 10, 12, 9, 4, 8]
     set terminal pngcairo size 1100,500 font ",11"
     set output imgdir.'/expo_stiffness_damping.png'
     set autoscale y
@@ -66,12 +68,12 @@ if (strstrt(parts, 'd') > 0) {
     set xlabel "contact stiffness K (N/m)"
     set ylabel "mean local error"
     set format x "10^{%L}"
-    plot for [i=0:4] datadir.'/stiffness.dat' index i u 1:2 w lp lw 2 pt p3[i+1] lc rgb c3[i+1] t columnheader(1)
+    plot for [i=0:6] datadir.'/stiffness.dat' index i u 1:2 w lp lw 2 pt p3[i+1] lc rgb c3[i+1] t columnheader(1)
     set title "damping ratio (K = 10^5 N/m)"
     set xlabel "damping ratio"
     unset logscale x
     set format x "%g"
-    plot for [i=0:4] datadir.'/damping.dat' index i u 1:2 w lp lw 2 pt p3[i+1] lc rgb c3[i+1] t columnheader(1)
+    plot for [i=0:6] datadir.'/damping.dat' index i u 1:2 w lp lw 2 pt p3[i+1] lc rgb c3[i+1] t columnheader(1)
     unset multiplot
 }
 

@@ -47,6 +47,7 @@ const char *fmt2(char *buf, size_t n, double x)
 /* ---------------------------------------------------------------- scenarios and overrides */
 
 const char *const SCEN[NSCEN] = {"solo_squat", "solo_jump", "solo_trot", "romeo_walk"};
+const char *const FIG_SCEN[NFIG] = {"solo_squat_tsid", "solo_squat", "solo_jump", "solo_trot", "romeo_walk"};
 
 
 void ov_add(ovl *o, const char *fmt, ...)

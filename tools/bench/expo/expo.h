@@ -39,9 +39,15 @@ const char *fmt2(char *buf, size_t n, double x);
 
 /* ---------------------------------------------------------------- scenarios and overrides */
 
-/* the paper's four tests, in its order (parts a and b; c and d are on solo_trot only) */
+/* the paper's four tests, in its order (parts b, f, h; c and d are on solo_trot only), the squat
+ * under joint PD */
 enum { MAXOV = 16, NSCEN = 4 };
 extern const char *const SCEN[NSCEN];
+
+/* the tests of figs. 2-3 (part a): the four, the squat twice — first under TSID, the paper's
+ * controller (solo_squat_tsid), then under joint PD as SCEN's (solo_squat) */
+enum { NFIG = 5 };
+extern const char *const FIG_SCEN[NFIG];
 
 /* --set style overrides, "section.key=value" each. */
 typedef struct ovl {
