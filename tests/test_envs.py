@@ -15,6 +15,10 @@ import tempfile
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if os.environ.get("MBS_PRELOAD") and os.environ.get("LD_PRELOAD") != os.environ["MBS_PRELOAD"]:
+    # a sanitized library needs its runtimes loaded first (as tests/test_python.py); Python leaks by design
+    env = dict(os.environ, LD_PRELOAD=os.environ["MBS_PRELOAD"], ASAN_OPTIONS="detect_leaks=0")
+    os.execve(sys.executable, [sys.executable] + sys.argv, env)
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 from pycheck import check, finish  # noqa: E402
