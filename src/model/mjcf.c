@@ -68,7 +68,9 @@ static const char *const note_text[NNOTES] = {
 typedef struct mj_note {
     int count;
     const xmlNode *node;
-    const char *kind, *name;
+    const char *kind;           /* a string literal */
+    char name[128];             /* a copy: the owner's name is gone by the time the notes are written */
+    int has_name;
 } mj_note;
 
 /* A mass, centre of mass and rotational inertia about it, in one frame. */
@@ -721,7 +723,8 @@ static void note(mjcf_ctx *c, int kind, const xmlNode *n)
     if (t->count++ == 0) {
         t->node = n;
         t->kind = c->x.kind;
-        t->name = c->x.owner;
+        t->has_name = c->x.owner != NULL;
+        snprintf(t->name, sizeof t->name, "%s", c->x.owner ? c->x.owner : "");
     }
 }
 
@@ -1174,7 +1177,7 @@ static void emit_notes(mjcf_ctx *c)
         if (!t->count) continue;
         char more[64] = "";
         if (t->count > 1) snprintf(more, sizeof more, " (and %d more like it)", t->count - 1);
-        if (t->name)
+        if (t->has_name)
             mbsi_warn(c->x.err, "%s:%ld: %s '%s': %s%s", mbsi_xml_file(&c->x, t->node), xmlGetLineNo(t->node), t->kind,
                       t->name, note_text[i], more);
         else
