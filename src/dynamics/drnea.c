@@ -149,8 +149,8 @@ static void joint_displacement(const mbs_body *b, const double *qa, const double
         return;
     }
     case MBS_JOINT_BALL: {
-        double ai[4] = {-qa[0], -qa[1], -qa[2], qa[3]}, g[4];
-        mbsi_quat_mul(ai, qb, g);
+        double g[4];
+        mbsi_quat_between(qa, qb, g);
         quat_minus_identity(g, E);
         memset(e, 0, 3 * sizeof(double));
         return;

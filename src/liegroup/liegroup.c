@@ -84,7 +84,7 @@ static void joint_integrate(const mbs_body *b, const double *q, const double *v,
 }
 
 /* a⁻¹ b for unit quaternions (the conjugate of a times b) */
-static void quat_between(const double a[4], const double b[4], double o[4])
+void mbsi_quat_between(const double a[4], const double b[4], double o[4])
 {
     double ai[4] = {-a[0], -a[1], -a[2], a[3]};
     mbsi_quat_mul(ai, b, o);
@@ -111,7 +111,7 @@ static void joint_difference(const mbs_body *b, const double *q0, const double *
     }
     case MBS_JOINT_BALL: {
         double g[4];
-        quat_between(q0, q1, g);
+        mbsi_quat_between(q0, q1, g);
         mbsi_so3_log(g, v);
         return;
     }
@@ -336,7 +336,7 @@ void mbs_ddifference(const mbs_model *m, const double *q0, const double *q1, mbs
         }
         case MBS_JOINT_BALL: {
             double g[4], d[3], L[9], R[9];
-            quat_between(a, c, g);
+            mbsi_quat_between(a, c, g);
             mbsi_so3_log(g, d);
             mbsi_so3_jr_inv(d, L);
             if (arg == MBS_ARG1) {
@@ -344,7 +344,7 @@ void mbs_ddifference(const mbs_model *m, const double *q0, const double *q1, mbs
                     for (int r = 0; r < 3; r++) Jb[r + (size_t)nv * j] = L[r + 3 * j];
                 break;
             }
-            quat_between(c, a, g);   /* Ad(q1⁻¹ q0) = R(q1⁻¹ q0) */
+            mbsi_quat_between(c, a, g);   /* Ad(q1⁻¹ q0) = R(q1⁻¹ q0) */
             m3_from_quat(g, R);
             block_mul(3, -1.0, L, R, Jb, nv);
             break;

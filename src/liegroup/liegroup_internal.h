@@ -18,6 +18,7 @@
 
 /* ---- SO(3) on unit quaternions ---- */
 void mbsi_quat_mul(const double a[4], const double b[4], double o[4]);                 /* o = a b */
+void mbsi_quat_between(const double a[4], const double b[4], double o[4]);             /* o = a⁻¹ b (unit a) */
 void mbsi_quat_rotate(const double qt[4], const double x[3], double o[3]);              /* o = R(qt) x */
 void mbsi_quat_rotate_inv(const double qt[4], const double x[3], double o[3]);          /* o = R(qt)ᵀ x */
 void mbsi_so3_exp(const double w[3], double qt[4]);
