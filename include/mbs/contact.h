@@ -130,6 +130,27 @@ int mbs_system_add_contact(mbs_system *s, const char *frame, const double offset
  * polytope steppers refuse a system with rims. Returns its index or -1 with err filled. */
 int mbs_system_add_rim(mbs_system *s, const char *frame, const double center[3], const double axis[3],
                        double radius, mbs_error *err);
+/* Adds a capsule on the named frame — the segment from a to b (frame coordinates) swept by a sphere of
+ * radius `radius` (m, > 0): a shin, a knee, a forearm — as the spheres of mbs_capsule_spheres. Its
+ * two end spheres meet every solid; its inner spheres meet boxes only: against a plane, or a
+ * heightfield's triangle, the segment's deepest point is one of its ends, so a capsule lying on such
+ * a surface touches at its two ends, exactly, while a box's edge (a stair's nosing) is met wherever
+ * it crosses the segment. A link's geometry comes after the feet (controllers take the contacts
+ * 0 .. mbs_system_nfeet − 1 as their feet). Returns the first sphere's index, or -1 with err filled. */
+int mbs_system_add_capsule(mbs_system *s, const char *frame, const double a[3], const double b[3], double radius,
+                           mbs_error *err);
+/* The sphere centres (3 each, into centers when max allows) that stand for the capsule from a to b
+ * of radius r: n = ceil(|b − a| / r) + 1 >= 2 equally spaced from a to b, no more than r apart, so
+ * that the spheres' union dips at most (1 − √3/2) r = 0.13 r below the capsule's surface between
+ * two of them. Returns n (0 for r <= 0 or ends that are not finite). */
+int mbs_capsule_spheres(const double a[3], const double b[3], double radius, double *centers, int max);
+/* Adds a box on the named frame (centre, R box -> frame column-major or NULL for the frame's axes,
+ * half sizes, m) as its 8 corners, points that touch every solid; after the feet, as a capsule.
+ * Returns the first corner's index, or -1 with err filled. */
+int mbs_system_add_link_box(mbs_system *s, const char *frame, const double center[3], const double R[9],
+                            const double half[3], mbs_error *err);
+/* The 8 corners of that box (corner i at ±half along each axis, bit k of i the sign on axis k). */
+void mbs_box_corners(const double center[3], const double R[9], const double half[3], double corners[24]);
 /* Adds the solid half-space n·x <= offset (n normalised here) of material mat; 0 or an error. */
 int mbs_system_add_plane(mbs_system *s, const double normal[3], double offset, const mbs_material *mat,
                          mbs_error *err);
@@ -178,6 +199,9 @@ void mbs_system_set_joint_damping(mbs_system *s, const double *damping);
 void mbs_system_set_state(mbs_system *s, const double *q, const double *v, double t);
 /* Contact points added. */
 int mbs_system_ncontacts(const mbs_system *s);
+/* The feet: contact points 0 .. nfeet − 1, those added as points, spheres or rims, before any
+ * capsule or box of a link's geometry. Controllers use these. */
+int mbs_system_nfeet(const mbs_system *s);
 /* Contact point i's state after the last step (or set_state) into out; MBS_ERR_ARG when i is out of range. */
 int mbs_system_contact(const mbs_system *s, int i, mbs_contact_info *out);
 /* Contact point i's label, as the trajectory CSV names its columns: the frame's name, with "_k"

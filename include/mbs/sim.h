@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define MBS_PATH_LEN 1024
-#define MBS_SIM_MAX_CONTACTS 32
+#define MBS_SIM_MAX_CONTACTS 256
 #define MBS_SIM_MAX_SCHEMES 16      /* scheme sections ([expo], [implicit_euler] ...) per scenario */
 #define MBS_SIM_MAX_OPTIONS 64      /* stepper and controller options over all sections */
 #define MBS_SIM_MAX_PUSHES 16       /* [run] push lines per scenario */
@@ -143,7 +143,8 @@ typedef struct mbs_sim_summary {
                                          (expo); a point touching in the initial state is none */
     long foot_touchdowns;             /* feet going from no point touching to one touching, counted as
                                          touchdowns, a foot being the contact points on one frame (Romeo's four
-                                         sole corners; one point per foot: equal to touchdowns) */
+                                         sole corners; one point per foot: equal to touchdowns); a link's
+                                         capsules and boxes are not feet */
     double energy_initial, energy_final;   /* kinetic + gravity's potential energy at the start and the
                                          end (J; the contact springs' energy is not counted) */
     long nonconverged;                /* steps whose solver reported non-convergence */
@@ -167,6 +168,11 @@ typedef struct mbs_sim_summary {
     /* the controller's own figures as "key: value" lines (an optimiser's iterations and time, ...);
      * "" for most controllers */
     char controller_report[1024];
+    /* a link's geometry (capsules, boxes: mbs_system_add_capsule): its points going from free to
+     * touching, and the longest time one of them stayed touching (s); shown when there is one */
+    int has_link_geometry;
+    long link_touchdowns;
+    double link_contact_s;
 } mbs_sim_summary;
 
 /* Runs the scenario from its initial state (or from the checkpoint opt->resume names) for its

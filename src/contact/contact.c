@@ -26,7 +26,7 @@ const mbs_material *mbsi_contact_material(const mbs_system *s, const mbs_contact
     double ctr[3], gap, n[3];
     int solid = -1;
     mbsi_contact_point_world(s->model, s->data, c, NULL, ctr, NULL, NULL);
-    mbsi_environment_nearest(&s->env, ctr, c->radius, &gap, n, &solid);
+    mbsi_contact_nearest(&s->env, c, ctr, c->radius, &gap, n, &solid);
     mt = mbsi_solid_material(&s->env, solid);
     static const mbs_material none = {0, 0, 0, 0, 0};
     return mt ? mt : &none;
@@ -80,9 +80,9 @@ int mbsi_contact_gap(const mbs_system *s, const mbs_contact *c, double *gap, dou
 {
     double R[9], pf[3];
     mbsi_contact_point_world(s->model, s->data, c, NULL, ctr, R, pf);
-    if (!mbsi_environment_nearest(&s->env, ctr, c->radius, gap, n, solid)) return 0;
+    if (!mbsi_contact_nearest(&s->env, c, ctr, c->radius, gap, n, solid)) return 0;
     /* a rim's gap is its touching point's */
-    return !touch_point(c, R, ctr, n, pt) || mbsi_environment_nearest(&s->env, pt, 0, gap, n, solid);
+    return !touch_point(c, R, ctr, n, pt) || mbsi_contact_nearest(&s->env, c, pt, 0, gap, n, solid);
 }
 
 void mbsi_contact_touch_point(const mbs_system *s, const mbs_contact *c, const double n[3], double pt[3], double R[9],
@@ -97,7 +97,7 @@ int mbsi_contact_penetrates(const mbs_system *s, const mbs_contact *c)
 {
     double ctr[3], depth, n[3], pt[3];
     mbsi_contact_point_world(s->model, s->data, c, NULL, ctr, NULL, NULL);
-    return mbsi_environment_penetration(&s->env, ctr, c->radius, &depth, n, pt, NULL);
+    return mbsi_contact_penetration(&s->env, c, ctr, &depth, n, pt, NULL);
 }
 
 void mbsi_contact_activate(mbs_contact *c) { c->active = 1; }
@@ -119,7 +119,7 @@ static int locate(const mbs_system *s, mbs_contact *c, double *depth, double n[3
 {
     double R[9], pf[3], vel[6], ctr[3], pt[3];
     mbsi_contact_point_world(s->model, s->data, c, NULL, ctr, R, pf);
-    int hit = mbsi_environment_penetration(&s->env, ctr, c->radius, depth, n, pt, solid);
+    int hit = mbsi_contact_penetration(&s->env, c, ctr, depth, n, pt, solid);
     /* the touching point of a sphere is its deepest point; velocity of that body point */
     double off[3];
     if (hit) {

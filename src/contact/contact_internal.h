@@ -20,6 +20,8 @@ typedef struct mbs_contact {
     double offset[3];             /* local offset in that frame */
     double radius;                /* 0: a point; > 0: a sphere, touching at its deepest point, or a rim */
     double axis[3];               /* a rim's unit axis in the frame (the circle's plane normal); zero: no rim */
+    int boxes_only;               /* 1: meets boxes only (a capsule's inner spheres: mbs_system_add_capsule) */
+    int link;                     /* 1: part of a link's geometry (capsule, box corners), not a foot */
     /* state */
     int active;                   /* 1 while in contact */
     int slipping;                 /* 1 when the force was limited by the friction cone in the last update */
@@ -43,6 +45,7 @@ struct mbs_system {
     /* ---- the scene (frozen once finalized = 1) ---- */
     mbs_environment env;
     int ncontacts, max_contacts;
+    int nfeet;                    /* the contacts before the first of a link's geometry: the feet */
     int finalized;
     mbs_contact *contacts;        /* geometry fields fixed with the scene; the state fields from `active` on */
     int nq, nv, nbodies;
@@ -86,9 +89,19 @@ const mbs_material *mbsi_contact_material(const mbs_system *s, const mbs_contact
  * in place of its material. */
 int mbsi_environment_nearest(const mbs_environment *env, const double center[3], double radius, double *gap,
                              double normal[3], int *solid);
+/* mbsi_environment_nearest against what contact c meets (every solid, or the boxes only). */
+int mbsi_contact_nearest(const mbs_environment *env, const mbs_contact *c, const double center[3], double radius,
+                         double *gap, double normal[3], int *solid);
 /* mbs_environment_query with the index of the solid penetrated in place of its material. */
 int mbsi_environment_penetration(const mbs_environment *env, const double center[3], double radius, double *depth,
                                  double normal[3], double point[3], int *solid);
+/* mbsi_environment_penetration of contact c's sphere at center against what c meets. */
+int mbsi_contact_penetration(const mbs_environment *env, const mbs_contact *c, const double center[3], double *depth,
+                             double normal[3], double point[3], int *solid);
+/* Appends a point (radius 0) or sphere of a link's geometry on the named frame, after the feet;
+ * boxes_only: it meets boxes alone (a capsule's inner spheres). Its index, or -1 with err filled. */
+int mbsi_system_add_link_point(mbs_system *s, const char *frame, const double offset[3], double radius, int boxes_only,
+                               mbs_error *err);
 /* Checks a material's values (finite, >= 0); `what` names it in the message. The one check of a
  * material, for the add calls and the scenario reader alike. */
 int mbsi_material_check(const mbs_material *mt, const char *what, mbs_error *err);

@@ -83,12 +83,15 @@ static double heightfield_gap(const mbs_heightfield *f, const double c[3], doubl
 
 int mbsi_environment_nsolids(const mbs_environment *env) { return env->nplanes + env->nboxes + env->nheightfields; }
 
-int mbsi_environment_nearest(const mbs_environment *env, const double center[3], double radius, double *gap,
-                             double normal[3], int *solid)
+/* The nearest solid of env to a sphere: every solid, or with boxes_only the boxes alone (a capsule's
+ * inner spheres: against a plane or a heightfield's triangle a segment's deepest point is one of its
+ * ends, which its end spheres meet; only a box's edges and corners reach between them). */
+static int nearest(const mbs_environment *env, const double center[3], double radius, double *gap, double normal[3],
+                   int *solid, int boxes_only)
 {
     double best = INFINITY, nn[3], g;
     int any = 0, which = -1;
-    for (int i = 0; i < env->nplanes; i++)
+    for (int i = 0; i < (boxes_only ? 0 : env->nplanes); i++)
         if ((g = plane_gap(&env->planes[i], center, radius, nn)) < best) {
             best = g; any = 1; which = i;
             memcpy(normal, nn, sizeof nn);
@@ -98,7 +101,7 @@ int mbsi_environment_nearest(const mbs_environment *env, const double center[3],
             best = g; any = 1; which = env->nplanes + i;
             memcpy(normal, nn, sizeof nn);
         }
-    for (int i = 0; i < env->nheightfields; i++)
+    for (int i = 0; i < (boxes_only ? 0 : env->nheightfields); i++)
         if ((g = heightfield_gap(&env->heightfields[i], center, radius, nn)) < best) {
             best = g; any = 1; which = env->nplanes + env->nboxes + i;
             memcpy(normal, nn, sizeof nn);
@@ -106,6 +109,18 @@ int mbsi_environment_nearest(const mbs_environment *env, const double center[3],
     *gap = best;
     if (solid) *solid = which;
     return any;
+}
+
+int mbsi_environment_nearest(const mbs_environment *env, const double center[3], double radius, double *gap,
+                             double normal[3], int *solid)
+{
+    return nearest(env, center, radius, gap, normal, solid, 0);
+}
+
+int mbsi_contact_nearest(const mbs_environment *env, const mbs_contact *c, const double center[3], double radius,
+                         double *gap, double normal[3], int *solid)
+{
+    return nearest(env, center, radius, gap, normal, solid, c->boxes_only);
 }
 
 const mbs_material *mbsi_solid_material(const mbs_environment *env, int i)
@@ -125,17 +140,29 @@ int mbs_environment_distance(const mbs_environment *env, const double center[3],
     return any;
 }
 
-int mbsi_environment_penetration(const mbs_environment *env, const double center[3], double radius, double *depth,
-                                 double normal[3], double point[3], int *solid)
+static int penetration(const mbs_environment *env, const double center[3], double radius, double *depth,
+                       double normal[3], double point[3], int *solid, int boxes_only)
 {
     double gap, n[3];
     int which = -1;
-    if (!mbsi_environment_nearest(env, center, radius, &gap, n, &which) || !(gap < 0)) return 0;
+    if (!nearest(env, center, radius, &gap, n, &which, boxes_only) || !(gap < 0)) return 0;
     *depth = -gap;
     memcpy(normal, n, sizeof n);
     if (solid) *solid = which;
     for (int k = 0; k < 3; k++) point[k] = center[k] - radius * normal[k];
     return 1;
+}
+
+int mbsi_environment_penetration(const mbs_environment *env, const double center[3], double radius, double *depth,
+                                 double normal[3], double point[3], int *solid)
+{
+    return penetration(env, center, radius, depth, normal, point, solid, 0);
+}
+
+int mbsi_contact_penetration(const mbs_environment *env, const mbs_contact *c, const double center[3], double *depth,
+                             double normal[3], double point[3], int *solid)
+{
+    return penetration(env, center, c->radius, depth, normal, point, solid, c->boxes_only);
 }
 
 int mbs_environment_query(const mbs_environment *env, const double center[3], double radius, double *depth,

@@ -124,7 +124,7 @@ void mbsi_polytope_eval(mbs_polytope *p, mbs_system *s, const double *q)
         double *ctr = p->centre + 3 * i, *pt = p->point + 3 * i, depth = 0, n[3], hit_pt[3];
         int solid = -1;
         mbsi_contact_point_world(m, d, c, NULL, ctr, NULL, NULL);
-        int hit = mbsi_environment_penetration(&s->env, ctr, c->radius, &depth, n, hit_pt, &solid);
+        int hit = mbsi_contact_penetration(&s->env, c, ctr, &depth, n, hit_pt, &solid);
         if (hit) {
             memcpy(c->normal, n, sizeof n);
             c->solid = solid;

@@ -70,6 +70,7 @@ mbs_system *mbs_system_clone(const mbs_system *s, mbs_error *err)
         c->env.heightfields[i].h = c->heights[i];
     }
     c->ncontacts = s->ncontacts;
+    c->nfeet = s->nfeet;
     memcpy(c->contacts, s->contacts, sizeof(mbs_contact) * (size_t)s->ncontacts);
     c->finalized = s->finalized;
     c->damp_on = s->damp_on;
@@ -265,17 +266,25 @@ int mbs_system_finalize(mbs_system *s, mbs_error *err)
 
 int mbs_system_finalized(const mbs_system *s) { return s && s->finalized; }
 
-int mbs_system_add_contact(mbs_system *s, const char *frame, const double offset[3], double radius,
-                           mbs_error *err)
+/* Appends a sphere (radius 0: a point) on the named frame: a foot (link = 0), or a point of a link's
+ * geometry (link = 1; boxes_only: a capsule's inner sphere, mbs_contact). `what` names the caller. */
+static int add_point(mbs_system *s, const char *frame, const double offset[3], double radius, int link, int boxes_only,
+                     const char *what, mbs_error *err)
 {
     if (!s || !frame) {
-        mbsi_fail(err, MBS_ERR_ARG, "mbs_system_add_contact: no %s (NULL)", s ? "frame name" : "system");
+        mbsi_fail(err, MBS_ERR_ARG, "%s: no %s (NULL)", what, s ? "frame name" : "system");
         return -1;
     }
-    if (frozen(s, "mbs_system_add_contact", err) != MBS_OK) return -1;
+    if (frozen(s, what, err) != MBS_OK) return -1;
     if (s->ncontacts >= s->max_contacts) {
         mbsi_fail(err, MBS_ERR_ARG, "contact '%s': more than the %d contacts the system was made for", frame,
                  s->max_contacts);
+        return -1;
+    }
+    /* the feet come first: controllers take contacts 0 .. nfeet - 1 as their feet */
+    if (!link && s->nfeet < s->ncontacts) {
+        mbsi_fail(err, MBS_ERR_ARG, "contact '%s': add the feet (points, spheres, rims) before a link's capsules and "
+                 "boxes", frame);
         return -1;
     }
     int f = mbs_frame_id(s->model, frame);
@@ -287,16 +296,114 @@ int mbs_system_add_contact(mbs_system *s, const char *frame, const double offset
         mbsi_fail(err, MBS_ERR_ARG, "contact '%s': radius %g must be finite and >= 0", frame, radius);
         return -1;
     }
+    if (offset && !(isfinite(offset[0]) && isfinite(offset[1]) && isfinite(offset[2]))) {
+        mbsi_fail(err, MBS_ERR_ARG, "contact '%s': the offset must be finite", frame);
+        return -1;
+    }
     mbs_contact *c = &s->contacts[s->ncontacts];
     memset(c, 0, sizeof *c);
     snprintf(c->name, sizeof c->name, "%s", frame);
     c->frame = f;
     if (offset) memcpy(c->offset, offset, sizeof c->offset);
     c->radius = radius;
+    c->link = link;
+    c->boxes_only = boxes_only;
     c->normal[2] = 1;
     c->solid = -1;
+    if (!link) s->nfeet++;
     return s->ncontacts++;
 }
+
+int mbs_system_add_contact(mbs_system *s, const char *frame, const double offset[3], double radius,
+                           mbs_error *err)
+{
+    return add_point(s, frame, offset, radius, 0, 0, "mbs_system_add_contact", err);
+}
+
+int mbsi_system_add_link_point(mbs_system *s, const char *frame, const double offset[3], double radius, int boxes_only,
+                               mbs_error *err)
+{
+    return add_point(s, frame, offset, radius, 1, boxes_only, "mbs_system_add_capsule", err);
+}
+
+int mbs_capsule_spheres(const double a[3], const double b[3], double radius, double *centers, int max)
+{
+    double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, len = sqrt(v3_dot(d, d));
+    if (!(radius > 0) || !isfinite(len)) return 0;
+    /* spacing <= radius: between two neighbours the spheres' union dips at most (1 − √3/2) r,
+     * 13 % of the radius, below the capsule's surface */
+    double nf = ceil(len / radius) + 1;
+    int n = nf > 1e6 ? 1000000 : (int)nf;
+    if (n < 2) n = 2;
+    for (int i = 0; i < n && i < max; i++)
+        for (int k = 0; k < 3; k++) centers[3 * i + k] = a[k] + d[k] * i / (n - 1);
+    return n;
+}
+
+int mbs_system_add_capsule(mbs_system *s, const char *frame, const double a[3], const double b[3], double radius,
+                           mbs_error *err)
+{
+    if (!a || !b || !(radius > 0) || !isfinite(radius)) {
+        mbsi_fail(err, MBS_ERR_ARG, "capsule on '%s': it needs both ends and a radius > 0 (got %g)",
+                  frame ? frame : "(null)", radius);
+        return -1;
+    }
+    int n = mbs_capsule_spheres(a, b, radius, NULL, 0);
+    if (n < 2) {
+        mbsi_fail(err, MBS_ERR_ARG, "capsule on '%s': its ends must be finite", frame ? frame : "(null)");
+        return -1;
+    }
+    if (s && s->ncontacts + n > s->max_contacts) {
+        mbsi_fail(err, MBS_ERR_ARG, "capsule on '%s': its %d spheres do not fit in the %d contacts left of the system's %d",
+                  frame ? frame : "(null)", n, s->max_contacts - s->ncontacts, s->max_contacts);
+        return -1;
+    }
+    int first = -1;
+    for (int i = 0; i < n; i++) {
+        double c[3];
+        for (int k = 0; k < 3; k++) c[k] = a[k] + (b[k] - a[k]) * i / (n - 1);
+        int j = mbsi_system_add_link_point(s, frame, c, radius, i > 0 && i < n - 1, err);
+        if (j < 0) return -1;
+        if (i == 0) first = j;
+    }
+    return first;
+}
+
+void mbs_box_corners(const double center[3], const double R[9], const double half[3], double corners[24])
+{
+    for (int i = 0; i < 8; i++) {
+        double l[3] = {(i & 1 ? 1 : -1) * half[0], (i & 2 ? 1 : -1) * half[1], (i & 4 ? 1 : -1) * half[2]}, w[3];
+        if (R) m3_mulv(R, l, w);
+        else memcpy(w, l, sizeof w);
+        for (int k = 0; k < 3; k++) corners[3 * i + k] = center[k] + w[k];
+    }
+}
+
+int mbs_system_add_link_box(mbs_system *s, const char *frame, const double center[3], const double R[9],
+                            const double half[3], mbs_error *err)
+{
+    if (!center || !half || !(half[0] >= 0 && half[1] >= 0 && half[2] >= 0) ||
+        !(isfinite(half[0]) && isfinite(half[1]) && isfinite(half[2]))) {
+        mbsi_fail(err, MBS_ERR_ARG, "box on '%s': it needs a centre and finite half sizes >= 0", frame ? frame : "(null)");
+        return -1;
+    }
+    if (s && s->ncontacts + 8 > s->max_contacts) {
+        mbsi_fail(err, MBS_ERR_ARG, "box on '%s': its 8 corners do not fit in the %d contacts left of the system's %d",
+                  frame ? frame : "(null)", s->max_contacts - s->ncontacts, s->max_contacts);
+        return -1;
+    }
+    double corners[24];
+    mbs_box_corners(center, R, half, corners);
+    int first = -1;
+    for (int i = 0; i < 8; i++) {
+        int j = mbsi_system_add_link_point(s, frame, corners + 3 * i, 0, 0, err);
+        if (j < 0) return -1;
+        if (i == 0) first = j;
+    }
+    return first;
+}
+
+int mbs_system_nfeet(const mbs_system *s) { return s ? s->nfeet : 0; }
 
 int mbs_system_add_rim(mbs_system *s, const char *frame, const double center[3], const double axis[3], double radius,
                        mbs_error *err)

@@ -140,8 +140,8 @@ static void feet(const mbs_gait *g, double t, const int *touching, double p[][3]
 static int init(mbs_controller *c, mbs_error *err)
 {
     const crawl_options *o = c->opts;
-    if (c->sys->ncontacts != 4)
-        return mbsi_fail(err, MBS_ERR_ARG, "controller 'crawl' needs four feet as contact points, got %d", c->sys->ncontacts);
+    if (c->sys->nfeet != 4)
+        return mbsi_fail(err, MBS_ERR_ARG, "controller 'crawl' needs four feet as contact points, got %d", c->sys->nfeet);
     int rc = mbsi_gait_init(c, &o->pd, feet, err);
     if (rc != MBS_OK) return rc;
     int order[4];

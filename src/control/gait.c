@@ -17,14 +17,14 @@ int mbsi_gait_init(mbs_controller *c, const mbs_pd_options *pd, mbs_gait_feet fe
     const mbs_model *m = c->m;
     if (!(mbs_model_njoints(m) > 0 && mbs_joint_type_of(m, 0) == MBS_JOINT_FREEFLYER))
         return mbsi_fail(err, MBS_ERR_ARG, "controller '%s' needs a floating base", c->type->info.name);
-    if (c->sys->ncontacts < 1)
+    if (c->sys->nfeet < 1)
         return mbsi_fail(err, MBS_ERR_ARG, "controller '%s' needs the feet as contact points", c->type->info.name);
     mbs_gait *g = calloc(1, sizeof *g);
     if (!g) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
     c->impl = g;
     g->opts = c->opts;
     g->feet = feet;
-    g->nlegs = c->sys->ncontacts;
+    g->nlegs = c->sys->nfeet;
     for (int i = 0; i < g->nlegs; i++) {
         mbs_leg *l = &g->leg[i];
         const char *foot = mbs_frame_name(m, c->sys->contacts[i].frame);

@@ -318,7 +318,7 @@ static void compute(mbs_controller *c, double t, const double *q, const double *
 static void sense_landing(const mbs_controller *c, jump_opt *w, const double *q)
 {
     const mbs_system *sys = c->sys;
-    int nc = sys->ncontacts < MBS_CONTROL_MAX_CONTACTS ? sys->ncontacts : MBS_CONTROL_MAX_CONTACTS, any = 0;
+    int nc = sys->nfeet < MBS_CONTROL_MAX_CONTACTS ? sys->nfeet : MBS_CONTROL_MAX_CONTACTS, any = 0;
     mbsi_sense_contacts(sys, w->d, q, w->touching);
     for (int i = 0; i < nc; i++) any |= w->touching[i];
     if (!any) w->flown = 1;

@@ -128,7 +128,7 @@ int mbsi_pd_law_init(mbs_pd_law *l, const mbs_controller *c, const mbs_pd_option
     l->h = c->dt;
     l->nq = mbs_model_nq(m);
     l->nv = mbs_model_nv(m);
-    l->ncontacts = c->sys->ncontacts;
+    l->ncontacts = c->sys->nfeet;
     if (l->ncontacts > MBS_CONTROL_MAX_CONTACTS)
         return mbsi_fail(err, MBS_ERR_ARG, "the controller handles at most %d contact points, the system has %d",
                         MBS_CONTROL_MAX_CONTACTS, l->ncontacts);

@@ -5,7 +5,7 @@
 void mbsi_sense_contacts(const mbs_system *sys, mbs_data *d, const double *q, int *touching)
 {
     mbs_forward_kinematics(sys->model, d, q, NULL, NULL);
-    for (int i = 0; i < sys->ncontacts; i++) {
+    for (int i = 0; i < sys->nfeet; i++) {
         const mbs_contact *ct = &sys->contacts[i];
         double ctr[3], depth, n[3], pt[3];
         mbsi_contact_point_world(sys->model, d, ct, NULL, ctr, NULL, NULL);

@@ -65,8 +65,8 @@ static void feet(const mbs_gait *g, double t, const int *touching, double p[][3]
 
 static int init(mbs_controller *c, mbs_error *err)
 {
-    if (c->sys->ncontacts != 4)
-        return mbsi_fail(err, MBS_ERR_ARG, "controller 'trot' needs four feet as contact points, got %d", c->sys->ncontacts);
+    if (c->sys->nfeet != 4)
+        return mbsi_fail(err, MBS_ERR_ARG, "controller 'trot' needs four feet as contact points, got %d", c->sys->nfeet);
     return mbsi_gait_init(c, &((const trot_options *)c->opts)->pd, feet, err);
 }
 

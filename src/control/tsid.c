@@ -159,7 +159,7 @@ static int find_feet(mbs_controller *c, tsid *s, const tsid_options *o, mbs_erro
         if (n != 2) return mbsi_fail(err, MBS_ERR_ARG, "feet: the walk needs two foot frames, got %d", n);
         s->nfeet = 2;
     } else {
-        for (int i = 0; i < sys->ncontacts; i++) {
+        for (int i = 0; i < sys->nfeet; i++) {
             int f = sys->contacts[i].frame, seen = 0;
             for (int k = 0; k < s->nfeet; k++) seen |= mbs_frame_body(m, s->feet[k].frame) == mbs_frame_body(m, f);
             if (seen) continue;
@@ -170,7 +170,7 @@ static int find_feet(mbs_controller *c, tsid *s, const tsid_options *o, mbs_erro
     for (int k = 0; k < s->nfeet; k++) {
         foot *ft = &s->feet[k];
         int body = mbs_frame_body(m, ft->frame);
-        for (int i = 0; i < sys->ncontacts; i++)
+        for (int i = 0; i < sys->nfeet; i++)
             if (mbs_frame_body(m, sys->contacts[i].frame) == body) ft->pts[ft->npts++] = i;
         if (!ft->npts)
             return mbsi_fail(err, MBS_ERR_ARG, "feet: foot '%s' has no contact point ([contact] frames or points on its body)",

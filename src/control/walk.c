@@ -79,7 +79,7 @@ static int find_feet(const mbs_controller *c, const char *feet, int foot[2], mbs
         if (foot[f] < 0) return mbsi_fail(err, MBS_ERR_ARG, "feet: no frame '%s' in model '%s'", names[f], mbs_model_name(m));
         body[f] = mbs_frame_body(m, foot[f]);
         int carried = 0;
-        for (int i = 0; i < c->sys->ncontacts; i++) carried |= mbs_frame_body(m, c->sys->contacts[i].frame) == body[f];
+        for (int i = 0; i < c->sys->nfeet; i++) carried |= mbs_frame_body(m, c->sys->contacts[i].frame) == body[f];
         if (body[f] < 0 || !carried)
             return mbsi_fail(err, MBS_ERR_ARG, "feet: foot '%s' has no contact point ([contact] frames or points on its body)", names[f]);
     }

@@ -29,7 +29,7 @@ void mbsi_feet_centres(const mbs_model *m, mbs_data *d, const mbs_system *sys, c
     memset(centre, 0, 2 * sizeof *centre);
     mbs_forward_kinematics(m, d, q0, NULL, NULL);
     for (int f = 0; f < 2; f++) mbs_frame_placement(m, d, foot[f], R[f], p[f]);
-    for (int i = 0; i < sys->ncontacts; i++) {
+    for (int i = 0; i < sys->nfeet; i++) {
         int fr = sys->contacts[i].frame, b = mbs_frame_body(m, fr);
         int f = b == mbs_frame_body(m, foot[0]) ? 0 : b == mbs_frame_body(m, foot[1]) ? 1 : -1;
         if (foot_of) foot_of[i] = f;

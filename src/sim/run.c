@@ -68,8 +68,9 @@ int mbs_scenario_setup_system(const mbs_scenario *sc, mbs_system *sys, mbs_error
     for (int i = 0; i < sc->ncontacts; i++) {
         const mbs_scenario_contact *c = &sc->contacts[i];
         int rim = c->axis[0] != 0 || c->axis[1] != 0 || c->axis[2] != 0;
-        if ((rim ? mbs_system_add_rim(sys, c->frame, c->offset, c->axis, c->radius, err)
-                 : mbs_system_add_contact(sys, c->frame, c->offset, c->radius, err)) < 0)
+        if ((c->link ? mbsi_system_add_link_point(sys, c->frame, c->offset, c->radius, c->boxes_only, err)
+             : rim   ? mbs_system_add_rim(sys, c->frame, c->offset, c->axis, c->radius, err)
+                     : mbs_system_add_contact(sys, c->frame, c->offset, c->radius, err)) < 0)
             return err ? err->code : MBS_ERR_ARG;
     }
     for (int i = 0; i < sc->env.nplanes; i++) {
@@ -115,8 +116,8 @@ mbs_sim *mbs_sim_new(const mbs_scenario *sc, mbs_error *err)
     sim->foot = sim->touching + sc->ncontacts;
     for (int c = 0; c < sim->sys->ncontacts; c++) {
         int f = 0;
-        while (sim->sys->contacts[f].frame != sim->sys->contacts[c].frame) f++;
-        sim->foot[c] = f;
+        while (f < c && (f >= sim->sys->nfeet || sim->sys->contacts[f].frame != sim->sys->contacts[c].frame)) f++;
+        sim->foot[c] = c < sim->sys->nfeet ? f : c;   /* a link's points are not feet */
     }
     if (sc->npushes) {
         int nv = mbs_model_nv(sc->model);

@@ -20,6 +20,7 @@ struct mbs_sim {
     int root;          /* MBS_ROOT_FIXED, _FREE or _PLANAR: the base's box and the summary's base figures */
     int *touching;     /* ncontacts: each contact's active flag after the last step, for touchdowns */
     int *foot;         /* ncontacts: the first contact on the same frame (a foot's points share one) */
+    double link_run_s; /* how long a point of a link's geometry has touched without a break (s) */
     mbs_data *energy;  /* the summary's energies, apart from the stepper's data */
     mbs_sim_summary *counting;   /* during mbs_sim_run: the summary the substep callback counts into */
     const mbs_sim_run_options *opt;   /* during mbs_sim_run: the caller's options (contact_event) */

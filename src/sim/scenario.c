@@ -69,11 +69,23 @@ static const keyspec KEYS[] = {
      "plane normal to this axis (frame coordinates; rigid-contact steppers only)"},
     {"contact", "points", K_POINT, 3, 3, -10, 10, 0, 1, "m", "",
      "`FRAME x y z`: one contact point with its own offset in FRAME; one per line (continuation lines), after the points of `frames`"},
+    {"contact", "capsule", K_POINT, 7, 7, -10, 10, 0, 1, "m", "",
+     "`FRAME ax ay az bx by bz r`: a capsule on FRAME, the segment from a to b (frame coordinates) swept by radius r "
+     "(a shin, a knee): spheres no more than r apart, its ends meeting every solid, its inner spheres the boxes only "
+     "(against a plane or a terrain's triangle a segment's deepest point is an end); one per line, after the feet"},
+    {"contact", "box", K_POINT, 6, 6, -10, 10, 0, 1, "m", "",
+     "`FRAME cx cy cz hx hy hz`: a box on FRAME (centre, half sizes, the frame's axes) touching at its 8 corners; "
+     "one per line, after the feet"},
     {"environment", "ground", K_BOOL, 0, 0, 0, 1, 0, 0, "", "1", "1: the plane z = `ground_height`"},
     {"environment", "ground_height", K_NUM, 0, 0, -1e4, 1e4, 0, 0, "m", "0", "height of the ground"},
     {"environment", "plane", K_VEC, 4, 4, -1e4, 1e4, 0, 1, "m", "", "nx ny nz d: the solid half-space n·x <= d (repeatable; slopes)"},
     {"environment", "box", K_VEC, 6, 7, -1e4, 1e4, 0, 1, "m, rad", "",
      "cx cy cz hx hy hz [yaw]: a solid box, centre, half sizes, turned by yaw about z (repeatable)"},
+    {"environment", "stairs", K_VEC, 4, 5, -1e4, 1e4, 0, 0, "m, -, m", "",
+     "x0 tread rise count [width]: a flight of stairs along +x from x0, built from boxes on the ground (whose plane is "
+     "its lower end): rise > 0 climbs from the ground, `count` risers of `rise` m with treads `tread` m deep, the "
+     "last a landing 10 m long; rise < 0 comes down to it, from a landing count·|rise| m up ending at x0 (a robot "
+     "starting there stands that much higher); width 2 m about y = 0 unless given"},
     {"environment", "heightfield", K_STR, 0, 0, 0, 0, 0, 0, "", "",
      "terrain: `random` (value noise from the keys below), the path of a text grid (relative to the scenario file: "
      "rows of heights in m, the first row at the rectangle's lowest y, every row the same count; # comments) or of a PGM "
@@ -504,8 +516,10 @@ static int initial_posture(mbs_scenario *sc, mbs_error *err)
 
 /* Appends a contact point on frame name (checked to exist) from entry e; axis non-zero: a rim. */
 static int add_contact(mbs_scenario *sc, const mbs_scenario_entry *e, const char *name, const double offset[3],
-                       double radius, const double axis[3], mbs_error *err)
+                       double radius, const double axis[3], int link, int boxes_only, mbs_error *err)
 {
+    if (!link && sc->ncontacts > 0 && sc->contacts[sc->ncontacts - 1].link)
+        return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "a foot after a link's capsule or box: the feet come first");
     if (mbs_frame_id(sc->model, name) < 0)
         return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "no frame '%s' in model '%s'", name, mbs_model_name(sc->model));
     if (sc->ncontacts >= MBS_SIM_MAX_CONTACTS)
@@ -515,6 +529,8 @@ static int add_contact(mbs_scenario *sc, const mbs_scenario_entry *e, const char
     memcpy(c->offset, offset, sizeof c->offset);
     c->radius = radius;
     memcpy(c->axis, axis, sizeof c->axis);
+    c->link = link;
+    c->boxes_only = boxes_only;
     return MBS_OK;
 }
 
@@ -531,8 +547,47 @@ static int read_points(mbs_scenario *sc, double radius, mbs_error *err)
         mbsi_ini_split_point(e->value, name, sizeof name, &rest);   /* checked by check_point */
         mbsi_ini_numbers(rest, x, 3, bad, sizeof bad);
         static const double no_rim[3] = {0, 0, 0};
-        int rc = add_contact(sc, e, name, x, radius, no_rim, err);
+        int rc = add_contact(sc, e, name, x, radius, no_rim, 0, 0, err);
         if (rc != MBS_OK) return rc;
+    }
+    return MBS_OK;
+}
+
+/* [contact] capsule and box: a link's geometry, after the feet, as the spheres and corners the
+ * system is given (mbs_capsule_spheres, mbs_box_corners: one contact of the scenario per contact of
+ * the system). */
+static int read_link_geometry(mbs_scenario *sc, mbs_error *err)
+{
+    for (int i = 0; i < sc->nentries; i++) {
+        const mbs_scenario_entry *e = &sc->entries[i];
+        int capsule = strcmp(e->key, "capsule") == 0;
+        if (e->dead || strcmp(e->section, "contact") != 0 || (!capsule && strcmp(e->key, "box") != 0)) continue;
+        char name[MBS_NAME_LEN], bad[128];
+        const char *rest = NULL;
+        double x[7] = {0};
+        mbsi_ini_split_point(e->value, name, sizeof name, &rest);   /* checked by check_point */
+        mbsi_ini_numbers(rest, x, capsule ? 7 : 6, bad, sizeof bad);
+        double pts[3 * MBS_SIM_MAX_CONTACTS];
+        int n = 8;
+        if (capsule) {
+            if (!(x[6] > 0))
+                return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "out of range: the capsule's radius (7th number) %g m must "
+                                        "be > 0", x[6]);
+            n = mbs_capsule_spheres(x, x + 3, x[6], pts, MBS_SIM_MAX_CONTACTS);
+        } else {
+            if (!(x[3] >= 0 && x[4] >= 0 && x[5] >= 0))
+                return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "out of range: the box's half sizes must be >= 0");
+            mbs_box_corners(x, NULL, x + 3, pts);
+        }
+        if (n > MBS_SIM_MAX_CONTACTS - sc->ncontacts)
+            return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "out of range: its %d %s and the %d contact points before "
+                                    "them are more than %d", n, capsule ? "spheres" : "corners", sc->ncontacts,
+                                    MBS_SIM_MAX_CONTACTS);
+        static const double no_rim[3] = {0, 0, 0};
+        for (int k = 0; k < n; k++) {
+            int rc = add_contact(sc, e, name, pts + 3 * k, capsule ? x[6] : 0, no_rim, 1, capsule && k > 0 && k < n - 1, err);
+            if (rc != MBS_OK) return rc;
+        }
     }
     return MBS_OK;
 }
@@ -567,11 +622,12 @@ static int read_contacts(mbs_scenario *sc, mbs_error *err)
         char name[MBS_NAME_LEN];
         for (int len; (len = mbsi_next_word(&p, name, sizeof name)) != 0;) {
             if (len < 0) return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "frame name too long");
-            int rc = add_contact(sc, e, name, offset, radius, axis, err);
+            int rc = add_contact(sc, e, name, offset, radius, axis, 0, 0, err);
             if (rc != MBS_OK) return rc;
         }
     }
-    return read_points(sc, radius, err);
+    int rc = read_points(sc, radius, err);
+    return rc != MBS_OK ? rc : read_link_geometry(sc, err);
 }
 
 /* [run] push: external forces on the base, in file order (a floating root only). */
@@ -784,6 +840,44 @@ static int read_heightfield(mbs_scenario *sc, mbs_error *err)
     return MBS_OK;
 }
 
+/* [environment] stairs = x0 tread rise count [width]: one box per level above the ground (the flight's
+ * lower end), each reaching 5 cm into it; the landing at the top runs 10 m on. */
+static int add_stairs(mbs_scenario *sc, const mbs_scenario_entry *e, const double *x, int n, mbs_error *err)
+{
+    mbs_environment *env = &sc->env;
+    double x0 = x[0], tread = x[1], rise = x[2], width = n > 4 ? x[4] : 2, g = num(sc, "environment", "ground_height");
+    int count = (int)x[3];
+    if (!(tread > 0) || !(rise != 0) || !((double)count == x[3] && count >= 1) || !(width > 0))
+        return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "out of range: the tread (2nd number) and the width (5th) must be "
+                                "> 0, the rise (3rd) non-zero, the count (4th) a whole number >= 1");
+    if (env->nboxes + count > MBS_MAX_BOXES)
+        return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "out of range: %d steps and the %d boxes before them are more "
+                                "than %d boxes", count, env->nboxes, MBS_MAX_BOXES);
+    const double landing = 10, below = 0.05;
+    for (int k = 1; k <= count; k++) {
+        /* going up, step k spans [x0 + (k − 1) tread, x0 + k tread) at k·rise, the last one the landing;
+         * coming down, the landing ends at x0 and step k ends one tread after the one above it */
+        double lo, hi, top;
+        if (rise > 0) {
+            lo = x0 + (k - 1) * tread;
+            hi = k == count ? lo + landing : lo + tread;
+            top = g + k * rise;
+        } else {
+            hi = x0 + (count - k) * tread;
+            lo = k == count ? x0 - landing : hi - tread;
+            top = g + k * -rise;
+        }
+        mbs_box *b = &env->boxes[env->nboxes++];
+        double c[3] = {(lo + hi) / 2, 0, (top + g - below) / 2}, h[3] = {(hi - lo) / 2, width / 2, (top - g + below) / 2};
+        static const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+        memcpy(b->center, c, sizeof c);
+        memcpy(b->half, h, sizeof h);
+        memcpy(b->R, I, sizeof I);
+        b->material = sc->material;
+    }
+    return MBS_OK;
+}
+
 static int read_environment(mbs_scenario *sc, mbs_error *err)
 {
     mbs_environment *env = &sc->env;
@@ -819,6 +913,9 @@ static int read_environment(mbs_scenario *sc, mbs_error *err)
             double R[9] = {c, s, 0, -s, c, 0, 0, 0, 1};   /* about z, column-major */
             memcpy(b->R, R, sizeof R);
             b->material = sc->material;
+        } else if (strcmp(e->key, "stairs") == 0) {
+            int rc = add_stairs(sc, e, x, n, err);
+            if (rc != MBS_OK) return rc;
         }
     }
     return read_heightfield(sc, err);

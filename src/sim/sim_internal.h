@@ -22,6 +22,8 @@ typedef struct mbs_scenario_contact {
     double offset[3];                 /* in the frame */
     double radius;                    /* 0: a point; > 0: a sphere centred at frame + offset, or a rim */
     double axis[3];                   /* a rim's axis in the frame ([contact] rim_axis); zero: no rim */
+    int link;                         /* 1: a sphere of a capsule or a corner of a box on a link, not a foot */
+    int boxes_only;                   /* 1: a capsule's inner sphere (mbs_system_add_capsule) */
 } mbs_scenario_contact;
 
 /* [run] push: a force on the base's origin, in world axes, over [t, t + duration). */

@@ -25,10 +25,10 @@ static void count_touchdowns(mbs_sim *sim, mbs_sim_summary *out, double t)
     const mbs_system *s = sim->sys;
     const mbs_sim_run_options *opt = sim->opt;
     /* a foot (the points on one frame) touches down when one of its points touches and none did */
-    for (int f = 0; f < s->ncontacts; f++) {
+    for (int f = 0; f < s->nfeet; f++) {
         if (sim->foot[f] != f) continue;
         int was = 0, is = 0;
-        for (int c = f; c < s->ncontacts; c++)
+        for (int c = f; c < s->nfeet; c++)
             if (sim->foot[c] == f) {
                 was |= sim->touching[c];
                 is |= s->contacts[c].active != 0;
@@ -39,6 +39,7 @@ static void count_touchdowns(mbs_sim *sim, mbs_sim_summary *out, double t)
         int touching = s->contacts[c].active != 0;
         if (opt && opt->contact_event && touching != sim->touching[c]) opt->contact_event(opt->user, t, c, touching);
         out->touchdowns += touching && !sim->touching[c];
+        if (c >= s->nfeet) out->link_touchdowns += touching && !sim->touching[c];
         sim->touching[c] = touching;
     }
 }
@@ -60,15 +61,20 @@ void mbsi_summary_step(mbs_sim *sim, double dt, mbs_sim_summary *out)
     const mbs_system *s = sim->sys;
     int any = 0;
     count_touchdowns(sim, out, s->t);
+    int link_touching = 0;
     for (int c = 0; c < s->ncontacts; c++) {
         const mbs_contact *ct = &s->contacts[c];
         if (!ct->active) continue;
         any = 1;
+        link_touching |= c >= s->nfeet;
         double fn = sqrt(ct->lambda[0] * ct->lambda[0] + ct->lambda[1] * ct->lambda[1] + ct->lambda[2] * ct->lambda[2]);
         if (ct->depth > out->max_penetration) out->max_penetration = ct->depth;
         if (fn > out->max_contact_force) out->max_contact_force = fn;
     }
     if (!any && s->ncontacts) out->airborne_s += dt;
+    out->has_link_geometry = s->nfeet < s->ncontacts;
+    sim->link_run_s = link_touching ? sim->link_run_s + dt : 0;
+    if (sim->link_run_s > out->link_contact_s) out->link_contact_s = sim->link_run_s;
     double p[3];
     if (mbsi_base_pose(sim->root, s->q, p, NULL)) {
         double tilt = mbsi_base_tilt_deg(sim->root, s->q);
@@ -132,6 +138,10 @@ int mbs_sim_summary_format(const mbs_sim_summary *s, char *buf, size_t n)
     mbsi_textf(&b, "airborne_s: %.4g\n", s->airborne_s);
     mbsi_textf(&b, "touchdowns: %ld\n", s->touchdowns);
     mbsi_textf(&b, "foot_touchdowns: %ld\n", s->foot_touchdowns);
+    if (s->has_link_geometry) {
+        mbsi_textf(&b, "link_touchdowns: %ld\n", s->link_touchdowns);
+        mbsi_textf(&b, "link_contact_s: %.4g\n", s->link_contact_s);
+    }
     mbsi_textf(&b, "energy_initial_J: %.6g\n", s->energy_initial);
     mbsi_textf(&b, "energy_final_J: %.6g\n", s->energy_final);
     mbsi_textf(&b, "energy_change_J: %.4g\n", s->energy_final - s->energy_initial);
