@@ -2,14 +2,18 @@
  *   - the surface: the grid's heights at its points, linear on each cell's two triangles (split
  *     along the diagonal from (i, j) to (i + 1, j + 1)), level outside the rectangle;
  *   - a heightfield sampled from a plane is that plane: the same signed distance and normal for
- *     spheres anywhere over it, and Solo standing on it moves as on the plane itself;
+ *     spheres anywhere over it, and Solo standing on it moves as on the plane itself, under every
+ *     stepper (q and the forces to 1e-9);
  *   - a system keeps its own copy of the grid (the caller's may go; a clone has its own);
  *   - bad heightfields are refused; the scenario's random terrain is the seed's (the same twice,
  *     another for another seed), within ± roughness, level at its border; a text grid loads, and a
  *     ragged one is refused naming its file and line; PGM images (P5 8 and 16 bits, P2) load as
  *     level + scale value / maxval, their first row at the highest y, a short one refused;
+ *   - a sphere sliding over a crease keeps a continuous normal force, settling to the slope's;
+ *   - [environment] stairs builds the flight's treads at their heights, up and down;
  *   - scenarios/solo_rough.ini: the blind trot crosses the patch on its seed and on seven others,
- *     level, stable, stepping, the feet not sinking. */
+ *     level, stable, stepping, the feet not sinking; solo_stairs.ini comes down 3, 4 and 5 cm
+ *     risers; solo_slope.ini goes up 10° and down again. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,42 +91,56 @@ static void test_plane(void)
     printf("  a sampled plane: signed distances and normals within %.1e of the plane's\n", worst);
     CHECK(worst < 1e-12, "a heightfield sampled from a plane is not it: %g", worst);
 
-    /* Solo standing on it (expo, 2 ms, a joint impedance) moves as on the plane n·x <= d */
+    /* Solo standing on it (a joint impedance) moves as on the plane n·x <= d, under every stepper */
     mbs_error err;
     mbs_model *m = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), NULL, &err);
     CHECK(m != NULL, "solo: %s", err.msg);
     if (!m) return;
-    double qend[2][19];
-    for (int use = 0; use < 2; use++) {
-        mbs_system *s = mbs_system_new(m, 4, &err);
-        if (use) CHECK(mbs_system_add_heightfield(s, &f, &err) == MBS_OK, "add: %s", err.msg);
-        else {
-            double n[3] = {nrm[0] / l, nrm[1] / l, nrm[2] / l};
-            mbs_system_add_plane(s, n, 0.02 / l, &f.material, &err);
+    for (int sch = 0; sch < mbs_stepper_count(); sch++) {
+        const char *name = mbs_stepper_at(sch)->name;
+        int explicit_ = strcmp(name, "euler") == 0 || strcmp(name, "symplectic_euler") == 0 || strcmp(name, "rk4") == 0;
+        double dt = explicit_ ? 1e-4 : 1e-3, qend[2][19], fend[2][12];
+        for (int use = 0; use < 2; use++) {
+            mbs_system *s = mbs_system_new(m, 4, &err);
+            if (use) CHECK(mbs_system_add_heightfield(s, &f, &err) == MBS_OK, "add: %s", err.msg);
+            else {
+                double n[3] = {nrm[0] / l, nrm[1] / l, nrm[2] / l};
+                mbs_system_add_plane(s, n, 0.02 / l, &f.material, &err);
+            }
+            static const char *const feet[4] = {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"};
+            for (int k = 0; k < 4; k++) mbs_system_add_contact(s, feet[k], NULL, 0.0191, &err);
+            CHECK(mbs_system_finalize(s, &err) == MBS_OK, "finalize: %s", err.msg);
+            mbs_system *c = mbs_system_clone(s, &err);   /* the clone steps: its grid is its own */
+            mbs_system_free(s);
+            double q[19], kp[18] = {0}, kd[18] = {0};
+            mbs_neutral(m, q);
+            static const double post[12] = {0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6};
+            for (int j = 0; j < 12; j++) q[7 + j] = post[j];
+            q[2] = 0.26;
+            for (int k = 6; k < 18; k++) { kp[k] = 3; kd[k] = 0.1; }
+            mbs_system_set_state(c, q, NULL, 0);
+            mbs_system_set_impedance(c, kp, kd, q, NULL);
+            mbs_stepper *st = mbs_stepper_new(name, c, NULL, 0, &err);
+            CHECK(st != NULL, "%s: %s", name, err.msg);
+            int steps = (int)lround(0.3 / dt);
+            for (int i = 0; st && i < steps; i++) mbs_stepper_step(st, dt, NULL);
+            memcpy(qend[use], mbs_system_q(c), sizeof qend[use]);
+            for (int k = 0; k < 4; k++) {
+                mbs_contact_info ci;
+                mbs_system_contact(c, k, &ci);
+                memcpy(fend[use] + 3 * k, ci.force, sizeof ci.force);
+            }
+            mbs_stepper_free(st);
+            mbs_system_free(c);
         }
-        static const char *const feet[4] = {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"};
-        for (int k = 0; k < 4; k++) mbs_system_add_contact(s, feet[k], NULL, 0.0191, &err);
-        CHECK(mbs_system_finalize(s, &err) == MBS_OK, "finalize: %s", err.msg);
-        mbs_system *c = mbs_system_clone(s, &err);   /* the clone steps: its grid is its own */
-        mbs_system_free(s);
-        double q[19], kp[18] = {0}, kd[18] = {0};
-        mbs_neutral(m, q);
-        static const double post[12] = {0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6};
-        for (int j = 0; j < 12; j++) q[7 + j] = post[j];
-        q[2] = 0.26;
-        for (int k = 6; k < 18; k++) { kp[k] = 3; kd[k] = 0.1; }
-        mbs_system_set_state(c, q, NULL, 0);
-        mbs_system_set_impedance(c, kp, kd, q, NULL);
-        mbs_stepper *st = mbs_stepper_new("expo", c, NULL, 0, &err);
-        for (int i = 0; i < 250; i++) mbs_stepper_step(st, 2e-3, NULL);
-        memcpy(qend[use], mbs_system_q(c), sizeof qend[use]);
-        mbs_stepper_free(st);
-        mbs_system_free(c);
+        double d = 0, df = 0;
+        for (int k = 0; k < 19; k++) d = check_worst(d, fabs(qend[0][k] - qend[1][k]));
+        for (int k = 0; k < 12; k++) df = check_worst(df, fabs(fend[0][k] - fend[1][k]));
+        printf("  %-17s Solo 0.3 s on the sampled plane and on the plane: q %.1e, forces %.1e N apart (base z %.4f)\n",
+               name, d, df, qend[1][2]);
+        CHECK(d < 1e-9 && df < 1e-9 * 100 && qend[1][2] > 0.15, "%s: Solo on a sampled plane: q %g, forces %g N from the "
+              "plane's run", name, d, df);
     }
-    double d = 0;
-    for (int k = 0; k < 19; k++) d = check_worst(d, fabs(qend[0][k] - qend[1][k]));
-    printf("  Solo after 0.5 s on the sampled plane and on the plane: q %.1e apart (base z %.4f)\n", d, qend[1][2]);
-    CHECK(d < 1e-9 && qend[1][2] > 0.15, "Solo on a sampled plane: %g from the plane's run", d);
     mbs_model_free(m);
 }
 
@@ -236,6 +254,146 @@ static void test_scenario(void)
     remove(path);
 }
 
+
+/* A sphere sliding over a crease of a heightfield (level, then up at 3°: a cell edge where the
+ * normal turns) under the spring-damper steppers: its normal force stays continuous — no step's
+ * force off its neighbours' by more than the weight, never released, never above twice the weight —
+ * and settles to the slope's m g cos θ. The frictionless sphere is centred on the cube's centre of
+ * mass, so nothing turns it. */
+static void test_crease(void)
+{
+    mbs_error err;
+    mbs_model *m = mbs_model_from_urdf(tm_path("tests/models/cube.urdf"), NULL, &err);
+    CHECK(m != NULL, "cube: %s", err.msg);
+    if (!m) return;
+    const double slope = 3 * MBS_PI / 180, r = 0.02, w = 2 * 9.81;
+    double h[2 * 31];
+    for (int j = 0; j < 2; j++)
+        for (int i = 0; i < 31; i++) h[31 * j + i] = i <= 10 ? 0 : tan(slope) * 0.1 * (i - 10);   /* the crease at x = 1 */
+    mbs_heightfield f = {31, 2, 0, -1, 0.1, 2, h, {1e5, 1e5, 300, 300, 0}};
+    static const char *const schemes[] = {"expo", "implicit_euler", "symplectic_euler", "rk4"};
+    for (int sch = 0; sch < 4; sch++) {
+        double dt = sch < 2 ? 1e-3 : 1e-4;
+        mbs_system *s = mbs_system_new(m, 1, &err);
+        mbs_system_add_heightfield(s, &f, &err);
+        double zero[3] = {0, 0, 0};
+        mbs_system_add_contact(s, "cube", zero, r, &err);
+        mbs_system_finalize(s, &err);
+        double q[7] = {0.7, 0, r - w / 1e5, 0, 0, 0, 1}, v[6] = {0.6, 0, 0, 0, 0, 0};
+        mbs_system_set_state(s, q, v, 0);
+        mbs_stepper *st = mbs_stepper_new(schemes[sch], s, NULL, 0, &err);
+        int steps = (int)lround(1.0 / dt), released = 0;
+        double prev = w, jump = 0, top = 0, last = 0;
+        for (int k = 0; k < steps && st; k++) {
+            mbs_stepper_step(st, dt, NULL);
+            mbs_contact_info ci;
+            mbs_system_contact(s, 0, &ci);
+            double fn = ci.force[0] * ci.normal[0] + ci.force[1] * ci.normal[1] + ci.force[2] * ci.normal[2];
+            released |= !ci.active;
+            jump = fmax(jump, fabs(fn - prev));
+            top = fmax(top, fn);
+            prev = last = fn;
+        }
+        double x = mbs_system_q(s)[0];
+        printf("  %-17s over a 3° crease at 0.6 m/s: normal force up to %.2f N (weight %.2f), largest step change %.3f N, "
+               "%s; at x %.2f m %.3f N (m g cos θ %.3f)\n", schemes[sch], top, w, jump, released ? "released" : "never released",
+               x, last, w * cos(slope));
+        CHECK(!released && top < 2 * w && jump < w, "%s: over the crease: force up to %g, step change %g, released %d",
+              schemes[sch], top, jump, released);
+        CHECK(x > 1.1 && fabs(last - w * cos(slope)) < 0.05 * w, "%s: at x %g the force %g, m g cos θ %g", schemes[sch], x, last,
+              w * cos(slope));
+        mbs_stepper_free(st);
+        mbs_system_free(s);
+    }
+    mbs_model_free(m);
+}
+
+/* [environment] stairs: the boxes' top faces at the flight's levels, up and down. */
+static void test_stairs(void)
+{
+    mbs_error err;
+    const char *down[] = {"environment.stairs=0.3 0.2 -0.04 5"}, *up[] = {"environment.stairs=0.5 0.25 0.03 3 1"};
+    mbs_scenario *a = mbs_scenario_load(tm_path("scenarios/solo_trot.ini"), down, 1, &err);
+    CHECK(a != NULL, "stairs down: %s", err.msg);
+    mbs_scenario *b = mbs_scenario_load(tm_path("scenarios/solo_trot.ini"), up, 1, &err);
+    CHECK(b != NULL, "stairs up: %s", err.msg);
+    if (!a || !b) { mbs_scenario_free(a); mbs_scenario_free(b); return; }
+    /* the surface height under x: a point 5 mm over the expected tread is 5 mm from the scene (a
+     * tread at another height, or none, would leave it farther or inside) */
+    struct { const mbs_scenario *sc; double x, z; } want[] = {
+        {a, -3, 0.20}, {a, 0.29, 0.20}, {a, 0.31, 0.16}, {a, 0.49, 0.16}, {a, 0.51, 0.12}, {a, 0.95, 0.04}, {a, 1.11, 0},
+        {a, 5, 0}, {b, 0.49, 0}, {b, 0.51, 0.03}, {b, 0.76, 0.06}, {b, 1.01, 0.09}, {b, 9, 0.09}};
+    double worst = 0;
+    for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
+        double c[3] = {want[k].x, 0, want[k].z + 0.005}, gap, n[3];
+        mbs_environment_distance(&want[k].sc->env, c, 0, &gap, n, NULL);
+        worst = check_worst(worst, fabs(gap - 0.005));
+    }
+    printf("  stairs: %d boxes down, %d up; the treads' heights within %.1e m\n", a->env.nboxes, b->env.nboxes, worst);
+    CHECK(a->env.nboxes == 5 && b->env.nboxes == 3 && worst < 1e-12, "stairs: %d and %d boxes, heights off by %g",
+          a->env.nboxes, b->env.nboxes, worst);
+    /* a flight narrower than the robot: 1 m wide, the edge at y = ±0.5 */
+    double c[3] = {0.6, 0.6, 0.005}, gap, n[3];
+    mbs_environment_distance(&b->env, c, 0, &gap, n, NULL);
+    CHECK(fabs(gap - 0.005) < 1e-12, "beside the 1 m wide flight the ground: gap %g", gap);
+    mbs_scenario_free(a);
+    mbs_scenario_free(b);
+    const char *bad[] = {"environment.stairs=0.3 0.2 -0.04 2.5"};
+    a = mbs_scenario_load(tm_path("scenarios/solo_trot.ini"), bad, 1, &err);
+    CHECK(!a && strstr(err.msg, "whole number"), "2.5 steps: %s", a ? "accepted" : err.msg);
+    mbs_scenario_free(a);
+}
+
+/* Runs scenario `file` with the overrides: its summary; 0 when it ran. */
+static int run(const char *file, const char *const *sets, int n, mbs_sim_summary *sum)
+{
+    mbs_error err;
+    mbs_scenario *sc = mbs_scenario_load(tm_path(file), sets, n, &err);
+    CHECK(sc != NULL, "%s: %s", file, err.msg);
+    if (!sc) return -1;
+    mbs_sim *sim = mbs_sim_new(sc, &err);
+    mbs_sim_run_options o = {.csv = "", .html = ""};
+    int rc = sim ? mbs_sim_run(sim, &o, sum, &err) : -1;
+    CHECK(rc == MBS_OK, "%s: %s", file, err.msg);
+    mbs_sim_free(sim);
+    mbs_scenario_free(sc);
+    return rc;
+}
+
+/* scenarios/solo_stairs.ini: down five risers of 3, 4 (the scenario's) and 5 cm, to the ground and
+ * on, the feet not sinking, the shins' capsules meeting the nosings. */
+static void test_solo_stairs(void)
+{
+    for (int cm = 3; cm <= 5; cm++) {
+        char st[96], base[96];
+        snprintf(st, sizeof st, "environment.stairs=0.3 0.2 -%.2f 5", cm / 100.0);
+        snprintf(base, sizeof base, "model.base_position=0 0 %.5f", 0.23494 + 5 * cm / 100.0);
+        const char *sets[] = {st, base};
+        mbs_sim_summary sum;
+        if (run("scenarios/solo_stairs.ini", sets, 2, &sum) != MBS_OK) continue;
+        printf("  solo_stairs, %d cm risers: x %.3f z %.3f m, tilt <= %.1f deg, %ld foot and %ld shin touch-downs, "
+               "penetration <= %.1f mm\n", cm, sum.base_final[0], sum.base_final[2], sum.max_tilt_deg, sum.foot_touchdowns,
+               sum.link_touchdowns, 1e3 * sum.max_penetration);
+        CHECK(!sum.diverged && !sum.left_box && sum.base_final[0] > 1.3 && sum.base_final[2] < 0.26 &&
+                  sum.max_penetration < 0.005 && sum.has_link_geometry,
+              "solo_stairs %d cm: x %.3f, z %.3f, penetration %.4f m", cm, sum.base_final[0], sum.base_final[2],
+              sum.max_penetration);
+    }
+}
+
+/* scenarios/solo_slope.ini: up 10° and down again, level on the far side. */
+static void test_solo_slope(void)
+{
+    mbs_sim_summary sum;
+    if (run("scenarios/solo_slope.ini", NULL, 0, &sum) != MBS_OK) return;
+    printf("  solo_slope: x %.3f m, tilt <= %.1f deg, %ld foot touch-downs, penetration <= %.1f mm\n", sum.base_final[0],
+           sum.max_tilt_deg, sum.foot_touchdowns, 1e3 * sum.max_penetration);
+    CHECK(!sum.diverged && !sum.left_box && sum.base_final[0] > 2 && fabs(sum.base_final[1]) < 0.2 &&
+              sum.max_tilt_deg < 15 && sum.max_penetration < 0.005,
+          "solo_slope: x %.3f y %.3f, tilt %.1f deg, penetration %.4f m", sum.base_final[0], sum.base_final[1],
+          sum.max_tilt_deg, sum.max_penetration);
+}
+
 static void test_solo_rough(void)
 {
     for (int seed = 1; seed <= 8; seed++) {
@@ -270,6 +428,10 @@ int main(void)
     RUN(test_plane);
     RUN(test_bad);
     RUN(test_scenario);
+    RUN(test_crease);
+    RUN(test_stairs);
     RUN(test_solo_rough);
+    RUN(test_solo_stairs);
+    RUN(test_solo_slope);
     return check_summary("test_terrain");
 }

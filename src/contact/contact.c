@@ -161,6 +161,20 @@ void mbsi_contact_follow_roll(mbs_contact *c, const double pm[3], const double n
     for (int k = 0; k < 3; k++) c->p0[k] += d[k] - dn * n[k];
 }
 
+/* The anchor put back on the surface the point penetrates now, along its normal n: its tangential
+ * place kept, its normal part that of the surface point above the deepest point (p + depth n). On
+ * one plane, where the anchor was laid, this changes nothing. Where the nearest surface turns under
+ * a contact — a foot rolling over a step's nosing from the tread onto the riser, a point crossing
+ * into a heightfield's next triangle — an anchor left on the old surface would make the spring's
+ * normal part measure from a plane that is no longer there: a foot rolled over a nosing pulled
+ * (zero force, a released contact) while it sank 2 cm into the riser, and the run diverged. */
+static void anchor_on_surface(mbs_contact *c, const double n[3], double depth)
+{
+    double e = 0;
+    for (int k = 0; k < 3; k++) e += (c->p[k] + depth * n[k] - c->p0[k]) * n[k];
+    for (int k = 0; k < 3; k++) c->p0[k] += e * n[k];
+}
+
 void mbs_contact_forces(mbs_system *s, const double *q, const double *v, int update)
 {
     mbs_forward_kinematics(s->model, s->data, q, v, NULL);
@@ -180,14 +194,19 @@ void mbs_contact_forces(mbs_system *s, const double *q, const double *v, int upd
                 /* first penetration: anchor on the surface right above the point, at rest */
                 c->active = 1;
                 for (int k = 0; k < 3; k++) { c->p0[k] = c->p[k] + depth * n[k]; c->dp0[k] = 0; }
-            } else if (c->radius > 0)
-                mbsi_contact_follow_roll(c, pm, n);
+            } else {
+                if (c->radius > 0) mbsi_contact_follow_roll(c, pm, n);
+                anchor_on_surface(c, n, depth);
+            }
         }
         /* Between updates (the stages of a multi-stage step) the same holds without moving
          * the stored anchor: the spring is evaluated about the anchor shifted by that move. */
         double p0_kept[3];
         memcpy(p0_kept, c->p0, sizeof p0_kept);
-        if (!update && c->active && hit && c->radius > 0) mbsi_contact_follow_roll(c, pm, n);
+        if (!update && c->active && hit) {
+            if (c->radius > 0) mbsi_contact_follow_roll(c, pm, n);
+            anchor_on_surface(c, n, depth);
+        }
         if (!c->active) continue;
         if (hit) {
             memcpy(c->normal, n, sizeof n);
