@@ -2,8 +2,9 @@
  * Hauser 2020): the weights' QP (KKT conditions on random instances of its structure), the
  * derivatives of the contact model and of G against finite differences, the manifold projection
  * on a falling cube, a cube dropped from rest sinking to the depth its energy says, a pushed
- * cube stopping where Coulomb friction says, and mdp's two ways of taking the joint impedance
- * (feedback = semi_implicit, explicit: the paper's NE-MDP and its instability on the jump). */
+ * cube stopping where Coulomb friction says, mdp's two ways of taking the joint impedance
+ * (feedback = semi_implicit, explicit: the paper's NE-MDP and its instability on the jump), and
+ * nmdp's depth bound (ours) against the paper's sinking feet on Robosimian's walk. */
 #include <stdlib.h>
 
 #include "check.h"
@@ -461,6 +462,41 @@ static void test_mdp_explicit_jump(void)
     CHECK(!r.diverged && !r.left_box, "semi-implicit mdp at 20 ms: %s", r.reason);
 }
 
+/* The depth bound (nonpenetration, ours): robosimian_walk at 50 ms, where the paper's NMDP lets a
+ * stance foot sink 4 cm as the crawl shifts the body's weight (maximal dissipation prefers the foot
+ * giving way), keeps every touching point within max_depth (9 mm, to the first order of its QP
+ * plus 1 %), on its friction and on held-out ones, and the jump too. */
+static void test_depth_bound(void)
+{
+    static const char *const runs[][3] = {
+        {"robosimian_walk.ini", "nmdp.nonpenetration=0", "run.duration=10"}, {"robosimian_walk.ini", "run.duration=10", NULL},
+        {"robosimian_walk.ini", "contact.friction=0.6", "run.duration=10"}, {"robosimian_jump.ini", "run.duration=10", NULL}};
+    for (int r = 0; r < 4; r++) {
+        const char *sets[2] = {runs[r][1], runs[r][2]};
+        mbs_error err;
+        char path[512];
+        snprintf(path, sizeof path, "%s%s", SCEN(""), runs[r][0]);
+        mbs_scenario *sc = mbs_scenario_load(path, sets, sets[1] ? 2 : 1, &err);
+        CHECK(sc != NULL, "%s: %s", runs[r][0], err.msg);
+        if (!sc) continue;
+        mbs_sim *sim = mbs_sim_new(sc, &err);
+        mbs_sim_summary sum;
+        mbs_sim_run_options o = {.csv = "", .html = ""};
+        int rc = sim ? mbs_sim_run(sim, &o, &sum, &err) : -1;
+        CHECK(rc == MBS_OK, "%s: %s", runs[r][0], err.msg);
+        if (rc == MBS_OK) {
+            int paper = r == 0;
+            printf("%s (%s): %s, deepest point %.1f mm, %.3g iterations per step\n", runs[r][0], runs[r][1],
+                   sum.diverged ? "diverged" : "stable", 1e3 * sum.max_penetration, sum.mean_iterations);
+            CHECK(!sum.diverged && !sum.left_box, "%s (%s): %s", runs[r][0], runs[r][1], sum.reason);
+            CHECK(paper ? sum.max_penetration > 0.02 : sum.max_penetration < 0.00910, "%s (%s): deepest %.4f m", runs[r][0],
+                  runs[r][1], sum.max_penetration);
+        }
+        mbs_sim_free(sim);
+        mbs_scenario_free(sc);
+    }
+}
+
 int main(void)
 {
     RUN(test_qp_simplices);
@@ -471,5 +507,6 @@ int main(void)
     RUN(test_impedance_explicit);
     RUN(test_mdp_feedback);
     RUN(test_mdp_explicit_jump);
+    RUN(test_depth_bound);
     return check_summary("test_nmdp");
 }

@@ -13,7 +13,8 @@
  *   - [environment] stairs builds the flight's treads at their heights, up and down;
  *   - scenarios/solo_rough.ini: the blind trot crosses the patch on its seed and on seven others,
  *     level, stable, stepping, the feet not sinking; solo_stairs.ini comes down 3, 4 and 5 cm
- *     risers; solo_slope.ini goes up 10° and down again. */
+ *     risers; solo_slope.ini goes up 10° and down again; robosimian_rough.ini crawls over ±2 cm
+ *     with nmdp at 50 ms on three seeds. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -381,15 +382,33 @@ static void test_solo_stairs(void)
     }
 }
 
+/* scenarios/robosimian_rough.ini: the crawl over ±2 cm with nmdp at 50 ms, on three seeds: stable,
+ * level, crawling on, no foot past nmdp's depth bound. */
+static void test_robosimian_rough(void)
+{
+    for (int seed = 1; seed <= 3; seed++) {
+        char set[64];
+        snprintf(set, sizeof set, "environment.heightfield_seed=%d", seed);
+        const char *sets[] = {set};
+        mbs_sim_summary sum;
+        if (run("scenarios/robosimian_rough.ini", sets, 1, &sum) != MBS_OK) continue;
+        printf("  robosimian_rough seed %d: %.3f m, tilt <= %.1f deg, deepest %.1f mm, %.3g iterations per step\n", seed,
+               sum.distance_m, sum.max_tilt_deg, 1e3 * sum.max_penetration, sum.mean_iterations);
+        CHECK(!sum.diverged && !sum.left_box && sum.distance_m > 1.5 && sum.max_tilt_deg < 10 && sum.max_penetration < 0.0095,
+              "robosimian_rough seed %d: %s, %.3f m, tilt %.1f, deepest %.4f m", seed, sum.reason, sum.distance_m,
+              sum.max_tilt_deg, sum.max_penetration);
+    }
+}
+
 /* scenarios/solo_slope.ini: up 10° and down again, level on the far side. */
 static void test_solo_slope(void)
 {
     mbs_sim_summary sum;
     if (run("scenarios/solo_slope.ini", NULL, 0, &sum) != MBS_OK) return;
-    printf("  solo_slope: x %.3f m, tilt <= %.1f deg, %ld foot touch-downs, penetration <= %.1f mm\n", sum.base_final[0],
-           sum.max_tilt_deg, sum.foot_touchdowns, 1e3 * sum.max_penetration);
+    printf("  solo_slope: x %.3f m, tilt <= %.1f deg, %ld foot touch-downs, penetration <= %.1f mm, slip <= %.1f mm\n",
+           sum.base_final[0], sum.max_tilt_deg, sum.foot_touchdowns, 1e3 * sum.max_penetration, 1e3 * sum.max_slip);
     CHECK(!sum.diverged && !sum.left_box && sum.base_final[0] > 2 && fabs(sum.base_final[1]) < 0.2 &&
-              sum.max_tilt_deg < 15 && sum.max_penetration < 0.005,
+              sum.max_tilt_deg < 15 && sum.max_penetration < 0.005 && sum.max_slip < 0.02,
           "solo_slope: x %.3f y %.3f, tilt %.1f deg, penetration %.4f m", sum.base_final[0], sum.base_final[1],
           sum.max_tilt_deg, sum.max_penetration);
 }
@@ -410,10 +429,11 @@ static void test_solo_rough(void)
         int rc = sim ? mbs_sim_run(sim, &o, &sum, &err) : -1;
         CHECK(rc == MBS_OK, "solo_rough seed %d: %s", seed, err.msg);
         if (rc == MBS_OK) {
-            printf("  solo_rough seed %d: x %.3f m, tilt <= %.1f deg, %ld foot touch-downs, penetration <= %.1f mm\n", seed,
-                   sum.base_final[0], sum.max_tilt_deg, sum.foot_touchdowns, 1e3 * sum.max_penetration);
+            printf("  solo_rough seed %d: x %.3f m, tilt <= %.1f deg, %ld foot touch-downs, penetration <= %.1f mm, slip <= "
+                   "%.1f mm\n", seed, sum.base_final[0], sum.max_tilt_deg, sum.foot_touchdowns, 1e3 * sum.max_penetration,
+                   1e3 * sum.max_slip);
             CHECK(!sum.diverged && !sum.left_box && sum.base_final[0] > 0.8 && sum.max_tilt_deg < 15 &&
-                      sum.foot_touchdowns >= 60 && sum.max_penetration < 0.005,
+                      sum.foot_touchdowns >= 60 && sum.max_penetration < 0.005 && sum.max_slip < 0.03,
                   "solo_rough seed %d: x %.3f, tilt %.1f deg, %ld touch-downs, penetration %.4f m", seed, sum.base_final[0],
                   sum.max_tilt_deg, sum.foot_touchdowns, sum.max_penetration);
         }
@@ -433,5 +453,6 @@ int main(void)
     RUN(test_solo_rough);
     RUN(test_solo_stairs);
     RUN(test_solo_slope);
+    RUN(test_robosimian_rough);
     return check_summary("test_terrain");
 }

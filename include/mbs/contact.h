@@ -48,8 +48,10 @@ typedef struct mbs_box {
  * at (x0 + i dx, y0 + j dy). Each cell is two triangles, split along its diagonal from (i, j) to
  * (i + 1, j + 1), h linear on each: the surface is exact, continuous, with a normal per triangle.
  * Outside the grid's rectangle the edge's heights go on horizontally. A sphere's signed distance is
- * taken from the plane of the triangle below its centre (exact for a sphere touching inside that
- * triangle; near a crease it errs by the gap times the crease's angle), in O(1): one cell is read. */
+ * (c_z − h(c_x, c_y)) n_z − r, h that exact surface under its centre and n a smoothed normal (the
+ * slopes of the grid points, central differences, interpolated over the triangle; none across the
+ * border): exact on a plane, continuous across creases, and near one off by about the gap times the
+ * angle between the smoothed and the triangle's normal. O(1): one cell and its neighbours are read. */
 typedef struct mbs_heightfield {
     int nx, ny;                   /* grid points along x and y (>= 2 each) */
     double x0, y0, dx, dy;        /* the grid's first point and its spacing (m, dx and dy > 0) */

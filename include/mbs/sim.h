@@ -173,6 +173,10 @@ typedef struct mbs_sim_summary {
     int has_link_geometry;
     long link_touchdowns;
     double link_contact_s;
+    /* the largest slip of a contact while it touched: the tangential displacement of the body point
+     * under it, summed step by step from the step after it touched down (so a landing's own step is
+     * not counted) until it left (m): a stance foot that creeps or slides shows here */
+    double max_slip;
 } mbs_sim_summary;
 
 /* Runs the scenario from its initial state (or from the checkpoint opt->resume names) for its

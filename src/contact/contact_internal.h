@@ -275,10 +275,12 @@ typedef struct mbs_polytope {
     double *dir;                   /* 3 x k each: n + μ t^a, the vertices over s */
     double *B;                     /* nv x nw: [J_xᵀ V_x], so that the generalized force is B w */
     /* the weights' QP: the engine's one solver, with the simplex constraints of
-     * mbsi_polytope_constraints (rows = nw + nc); NULL without contact points */
+     * mbsi_polytope_constraints (rows = nw + nc), sized for nc more rows (nmdp's depth bounds);
+     * NULL without contact points */
     mbs_qp *qp;
     int rows;
     double *Ain, *bin;
+    double *Ain_d, *bin_d;         /* the same and nc rows more (mbsi_polytope_qp_bounded), ld rows + nc */
     /* scratch */
     double *J, *P, *dlq;           /* 3 x nv */
     int *support, *nsupport;       /* each contact body's dofs (nv each) and their number */
@@ -304,6 +306,15 @@ void mbsi_polytope_force(const mbs_polytope *p, int i, const double *w, double f
  * its joint Jacobians); order 0 leaves out the change of the vertices with the depth (the
  * zeroth-order variant, eq. 10–11), order 1 keeps it. */
 void mbsi_polytope_force_dq(mbs_polytope *p, mbs_system *s, const double *w, int order, double *dtau_dq);
+/* The weights' QP with nc more constraints G_d w >= b_d (G_d: nc x nw, leading dimension nc; a
+ * zero row with b_d = −1 leaves a point free): nmdp's bounds on the depths after the step. */
+int mbsi_polytope_qp_bounded(mbs_polytope *p, const double *H, const double *g, const double *Gd, const double *bd,
+                             int warm, double *w, mbs_error *err);
+/* The velocity Jacobian of contact i's touching point (3 x nv, column-major, leading dimension 3;
+ * zero off its body's support) at the last evaluation, which reads its joint Jacobians. Its normal
+ * row is −∂d_i/∂q (the normal held: exact on a plane; a sphere's centre and touching point move
+ * alike along n). */
+void mbsi_polytope_point_jacobian(const mbs_polytope *p, const mbs_system *s, int i, double *Jp);
 /* The QP constraints of the weights, Ain w >= bin: w >= 0 (nw rows), then −1ᵀ w_x >= −1 per contact
  * point (nc rows); Ain is (nw + nc) x nw, column-major, leading dimension nw + nc. */
 void mbsi_polytope_constraints(const mbs_polytope *p, double *Ain, double *bin);

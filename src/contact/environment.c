@@ -69,14 +69,43 @@ double mbs_heightfield_height(const mbs_heightfield *f, double x, double y, doub
     return h00 + a * ga + b * gb;
 }
 
-/* Signed distance of a sphere from heightfield f: from the plane of the triangle below its centre
- * (mbs/contact.h), its outward normal that triangle's. */
+/* The surface's slope (∂h/∂x, ∂h/∂y) at grid point (i, j) for the normals: central differences of
+ * the heights, and no slope across the rectangle's border at its points (outside, the surface goes
+ * on level away from it), so that the normals meet the level outside without a jump. */
+static void vertex_slope(const mbs_heightfield *f, int i, int j, double g[2])
+{
+    const double *h = f->h + (size_t)f->nx * j;
+    g[0] = i > 0 && i < f->nx - 1 ? (h[i + 1] - h[i - 1]) / (2 * f->dx) : 0;
+    g[1] = j > 0 && j < f->ny - 1 ? (h[i + f->nx] - h[i - f->nx]) / (2 * f->dy) : 0;
+}
+
+/* Signed distance of a sphere from heightfield f: (c_z − h(c_x, c_y)) n_z − r, h the exact surface
+ * (two triangles per cell) under the centre and n its normal smoothed (Phong's): the slopes of the
+ * triangle's three grid points interpolated at the centre. On a plane it is the plane's distance,
+ * exactly; across a crease it changes continuously, where the triangle's own normal would make a
+ * sphere's distance jump by r (1 − cos of the crease's angle) as its centre crossed the edge (2 mm
+ * for Robosimian's 12 cm feet on ±2 cm terrain: nmdp's Newton projection failed on that jump). Near a
+ * crease it errs by about the gap times the angle between the smoothed and the true normal. O(1):
+ * one cell and its neighbours' heights are read. */
 static double heightfield_gap(const mbs_heightfield *f, const double c[3], double r, double n[3])
 {
-    double g[2], z = mbs_heightfield_height(f, c[0], c[1], g);
-    double l = sqrt(1 + g[0] * g[0] + g[1] * g[1]);
-    n[0] = -g[0] / l;
-    n[1] = -g[1] / l;
+    double u = (c[0] - f->x0) / f->dx, w = (c[1] - f->y0) / f->dy;
+    u = fmin(fmax(u, 0), f->nx - 1);
+    w = fmin(fmax(w, 0), f->ny - 1);
+    int i = (int)u, j = (int)w;
+    if (i > f->nx - 2) i = f->nx - 2;
+    if (j > f->ny - 2) j = f->ny - 2;
+    double a = u - i, b = w - j, g00[2], g11[2], gt[2], z = mbs_heightfield_height(f, c[0], c[1], NULL);
+    vertex_slope(f, i, j, g00);
+    vertex_slope(f, i + 1, j + 1, g11);
+    /* barycentric weights on the triangle (00, 10, 11) below the diagonal (a >= b), else (00, 01, 11) */
+    double w00 = a >= b ? 1 - a : 1 - b, wt = a >= b ? a - b : b - a, w11 = a >= b ? b : a;
+    if (a >= b) vertex_slope(f, i + 1, j, gt);
+    else vertex_slope(f, i, j + 1, gt);
+    double sx = w00 * g00[0] + wt * gt[0] + w11 * g11[0], sy = w00 * g00[1] + wt * gt[1] + w11 * g11[1];
+    double l = sqrt(1 + sx * sx + sy * sy);
+    n[0] = -sx / l;
+    n[1] = -sy / l;
     n[2] = 1 / l;
     return (c[2] - z) / l - r;
 }

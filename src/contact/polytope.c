@@ -49,6 +49,8 @@ static void layout(mbs_carver *cv, mbs_polytope *p)
     p->nsupport = mbsi_carve_ints(cv, nc);
     p->Ain = mbsi_carve_doubles(cv, (size_t)p->rows * (size_t)p->nw);
     p->bin = mbsi_carve_doubles(cv, (size_t)p->rows);
+    p->Ain_d = mbsi_carve_doubles(cv, (size_t)(p->rows + p->nc) * (size_t)p->nw);
+    p->bin_d = mbsi_carve_doubles(cv, (size_t)(p->rows + p->nc));
 }
 
 int mbsi_polytope_init(mbs_polytope *p, const mbs_system *s, const mbs_polytope_options *o, mbs_error *err)
@@ -81,7 +83,10 @@ int mbsi_polytope_init(mbs_polytope *p, const mbs_system *s, const mbs_polytope_
     }
     if (p->nw == 0) return MBS_OK;   /* no contact point: no weights */
     mbsi_polytope_constraints(p, p->Ain, p->bin);
-    p->qp = mbs_qp_new(p->nw, 0, p->rows, err);
+    const size_t ld = (size_t)(p->rows + p->nc);
+    for (int j = 0; j < p->nw; j++) memcpy(p->Ain_d + ld * j, p->Ain + (size_t)p->rows * j, sizeof(double) * (size_t)p->rows);
+    memcpy(p->bin_d, p->bin, sizeof(double) * (size_t)p->rows);
+    p->qp = mbs_qp_new(p->nw, 0, p->rows + p->nc, err);
     if (!p->qp) { mbsi_polytope_fini(p); return err ? err->code : MBS_ERR_NOMEM; }
     return MBS_OK;
 }
@@ -89,6 +94,17 @@ int mbsi_polytope_init(mbs_polytope *p, const mbs_system *s, const mbs_polytope_
 int mbsi_polytope_qp(mbs_polytope *p, const double *H, const double *g, int warm, double *w, mbs_error *err)
 {
     return p->nw == 0 ? MBS_OK : mbs_qp_solve(p->qp, p->nw, H, g, 0, NULL, NULL, p->rows, p->Ain, p->bin, warm, w, err);
+}
+
+int mbsi_polytope_qp_bounded(mbs_polytope *p, const double *H, const double *g, const double *Gd, const double *bd,
+                             int warm, double *w, mbs_error *err)
+{
+    if (p->nw == 0) return MBS_OK;
+    const int ld = p->rows + p->nc;
+    for (int j = 0; j < p->nw; j++)
+        for (int i = 0; i < p->nc; i++) p->Ain_d[p->rows + i + (size_t)ld * j] = Gd[i + (size_t)p->nc * j];
+    memcpy(p->bin_d + p->rows, bd, sizeof(double) * (size_t)p->nc);
+    return mbs_qp_solve(p->qp, p->nw, H, g, 0, NULL, NULL, ld, p->Ain_d, p->bin_d, warm, w, err);
 }
 
 void mbsi_polytope_fini(mbs_polytope *p)
@@ -204,6 +220,19 @@ void mbsi_polytope_force_dq(mbs_polytope *p, mbs_system *s, const double *w, int
             dlq = p->dlq;
         }
         mbsi_point_force_dq(m, d, sup, n, pt, f, p->J, p->P, dlq, dtau_dq);
+    }
+}
+
+void mbsi_polytope_point_jacobian(const mbs_polytope *p, const mbs_system *s, int i, double *Jp)
+{
+    const int nv = p->nv, n = p->nsupport[i], *sup = p->support + (size_t)nv * i;
+    const double *pt = p->point + 3 * i;
+    memset(Jp, 0, sizeof(double) * 3 * (size_t)nv);
+    for (int e = 0; e < n; e++) {
+        const double *S = s->data->J + 6 * sup[e];
+        double t[3];
+        v3_cross(S + 3, pt, t);
+        for (int r = 0; r < 3; r++) Jp[r + 3 * (size_t)sup[e]] = S[r] + t[r];
     }
 }
 

@@ -238,6 +238,8 @@ static void sim_state(mbs_sim *sim, run_state *r, mbs_sim_summary *out, mbsi_sta
     mbsi_state_bytes(s, "summary.link_touchdowns", &out->link_touchdowns, sizeof out->link_touchdowns);
     mbsi_state_bytes(s, "summary.link_contact_s", &out->link_contact_s, sizeof out->link_contact_s);
     mbsi_state_bytes(s, "run.link_run_s", &sim->link_run_s, sizeof sim->link_run_s);
+    mbsi_state_doubles(s, "summary.max_slip", &out->max_slip, 1);
+    mbsi_state_doubles(s, "run.slip", sim->slip_local, 9 * (size_t)sim->sc->ncontacts);
     mbsi_state_doubles(s, "summary.energy_initial", &out->energy_initial, 1);
     mbsi_state_bytes(s, "summary.nonconverged", &out->nonconverged, sizeof out->nonconverged);
     mbsi_state_bytes(s, "summary.substeps", &out->substeps, sizeof out->substeps);

@@ -112,7 +112,11 @@ mbs_sim *mbs_sim_new(const mbs_scenario *sc, mbs_error *err)
     /* allocated here, so that a step allocates nothing */
     sim->touching = calloc(2 * (size_t)sc->ncontacts + 1, sizeof *sim->touching);
     sim->energy = mbs_data_new(sc->model);
-    if (!sim->touching || !sim->energy) { mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); goto fail; }
+    sim->slip_local = calloc(9 * (size_t)sc->ncontacts + 1, sizeof(double));
+    if (!sim->touching || !sim->energy || !sim->slip_local) { mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); goto fail; }
+    sim->slip_world = sim->slip_local + 3 * (size_t)sc->ncontacts;
+    sim->slip_sum = sim->slip_world + 3 * (size_t)sc->ncontacts;
+    for (int c = 0; c < sc->ncontacts; c++) sim->slip_world[3 * c] = NAN;   /* untracked until it touches */
     sim->foot = sim->touching + sc->ncontacts;
     for (int c = 0; c < sim->sys->ncontacts; c++) {
         int f = 0;
@@ -149,6 +153,7 @@ void mbs_sim_free(mbs_sim *sim)
     mbs_stepper_free(sim->st);
     mbs_system_free(sim->sys);
     free(sim->touching);
+    free(sim->slip_local);
     free(sim->tau_held);
     free(sim->push_J);
     mbs_data_free(sim->energy);

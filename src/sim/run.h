@@ -21,6 +21,10 @@ struct mbs_sim {
     int *touching;     /* ncontacts: each contact's active flag after the last step, for touchdowns */
     int *foot;         /* ncontacts: the first contact on the same frame (a foot's points share one) */
     double link_run_s; /* how long a point of a link's geometry has touched without a break (s) */
+    /* each contact's slip while it touches (max_slip_m): the body point under it after the last
+     * step (frame coordinates) and its world place then, and the tangential slip summed since it
+     * touched (3 each per contact); NULL without contacts */
+    double *slip_local, *slip_world, *slip_sum;
     mbs_data *energy;  /* the summary's energies, apart from the stepper's data */
     mbs_sim_summary *counting;   /* during mbs_sim_run: the summary the substep callback counts into */
     const mbs_sim_run_options *opt;   /* during mbs_sim_run: the caller's options (contact_event) */

@@ -54,6 +54,40 @@ void mbsi_summary_substep_touchdowns(void *user, const mbs_system *s, double t_s
     count_touchdowns(sim, sim->counting, t_sub);
 }
 
+/* Each touching contact's slip over the last step (max_slip): where the body point that was under it
+ * after the step before is now, less where it was, along the surface; summed while it touches. A
+ * contact that does not touch is untracked (NaN). */
+static void track_slip(mbs_sim *sim, mbs_sim_summary *out)
+{
+    const mbs_system *s = sim->sys;
+    const mbs_model *m = s->model;
+    int kin = 0;
+    for (int c = 0; c < s->ncontacts; c++) {
+        const mbs_contact *ct = &s->contacts[c];
+        double *loc = sim->slip_local + 3 * c, *was = sim->slip_world + 3 * c, *sum = sim->slip_sum + 3 * c;
+        if (!ct->active) {
+            was[0] = NAN;
+            sum[0] = sum[1] = sum[2] = 0;
+            continue;
+        }
+        if (!kin) { mbs_forward_kinematics(m, sim->energy, s->q, NULL, NULL); kin = 1; }
+        double R[9], pf[3], now[3], d[3];
+        mbs_frame_placement(m, sim->energy, ct->frame, R, pf);
+        if (!isnan(was[0])) {
+            for (int k = 0; k < 3; k++) now[k] = pf[k] + R[k] * loc[0] + R[k + 3] * loc[1] + R[k + 6] * loc[2];
+            for (int k = 0; k < 3; k++) d[k] = now[k] - was[k];
+            double dn = d[0] * ct->normal[0] + d[1] * ct->normal[1] + d[2] * ct->normal[2];
+            for (int k = 0; k < 3; k++) sum[k] += d[k] - dn * ct->normal[k];
+            double l = sqrt(sum[0] * sum[0] + sum[1] * sum[1] + sum[2] * sum[2]);
+            if (l > out->max_slip) out->max_slip = l;
+        }
+        /* the body point under the contact now, for the next step */
+        for (int k = 0; k < 3; k++) d[k] = ct->p[k] - pf[k];
+        for (int k = 0; k < 3; k++) loc[k] = R[3 * k] * d[0] + R[3 * k + 1] * d[1] + R[3 * k + 2] * d[2];
+        memcpy(was, ct->p, 3 * sizeof(double));
+    }
+}
+
 /* The summary's figures of the state a step left: contacts, touchdowns, airborne time, base height
  * and tilt. */
 void mbsi_summary_step(mbs_sim *sim, double dt, mbs_sim_summary *out)
@@ -61,6 +95,7 @@ void mbsi_summary_step(mbs_sim *sim, double dt, mbs_sim_summary *out)
     const mbs_system *s = sim->sys;
     int any = 0;
     count_touchdowns(sim, out, s->t);
+    track_slip(sim, out);
     int link_touching = 0;
     for (int c = 0; c < s->ncontacts; c++) {
         const mbs_contact *ct = &s->contacts[c];
@@ -121,6 +156,7 @@ int mbs_sim_summary_format(const mbs_sim_summary *s, char *buf, size_t n)
     mbsi_textf(&b, "us_per_step: %.4g\n", s->us_per_step);
     mbsi_textf(&b, "realtime_factor: %.4g\n", s->realtime_factor);
     mbsi_textf(&b, "max_penetration_m: %.4g\n", s->max_penetration);
+    mbsi_textf(&b, "max_slip_m: %.4g\n", s->max_slip);
     mbsi_textf(&b, "max_contact_force_N: %.4g\n", s->max_contact_force);
     if (s->has_base) {
         /* a floating root: where the base went */

@@ -52,8 +52,8 @@ static const double GAMMA_MAX = 1e6;
 
 typedef struct nmdp_options {
     mbs_polytope_options poly;
-    int order, max_iter, proj_iter, max_halvings, warm;
-    double eps, eta, proj_tol;
+    int order, max_iter, proj_iter, max_halvings, warm, nonpenetration;
+    double eps, eta, proj_tol, max_depth;
 } nmdp_options;
 
 static const mbs_option_spec spec[] = {
@@ -73,6 +73,12 @@ static const mbs_option_spec spec[] = {
      "Algorithm 2: how often a diverging step may be halved before the step fails"},
     {"warm", MBS_OPT_BOOL, "", 0, 1, 0, "1", NULL, offsetof(nmdp_options, warm),
      "1: PGM starts from the previous step's weights; 0: from w = 0 as Algorithm 1"},
+    {"nonpenetration", MBS_OPT_BOOL, "", 0, 1, 0, "1", NULL, offsetof(nmdp_options, nonpenetration),
+     "1 (ours): a touching point may not end the step deeper than max_depth, a constraint of each QP (eq. 8) "
+     "linearised as the weights are; 0: the paper's NMDP, whose stance feet may sink and creep"},
+    {"max_depth", MBS_OPT_REAL, "m", 0, 1, MBS_OPT_OPEN_LO, NULL, NULL, offsetof(nmdp_options, max_depth),
+     "the depth a touching point may not pass with nonpenetration = 1 (default: 3 stand_depth, where the "
+     "pyramid holds 27 times its force at stand_depth)"},
 };
 
 typedef struct nmdp {
@@ -85,6 +91,10 @@ typedef struct nmdp {
     double *w, *x, *wprev;           /* nw */
     double *Gq, *Gv, *M, *Cq, *Jint, *A;   /* nv x nv */
     double *D, *Dt, *Q, *Q0, *c, *c0;   /* nv x nw, nv x nw, nw x nw (twice), nw (twice) */
+    double *Gd, *bd;                 /* the depth bounds: nc x nw, nc */
+    double *dlim;                    /* nc: each point's bound this step, max(max_depth, its depth at the start) */
+    double *Jp, *JpJ, *R;            /* a point's Jacobian, times Jint (3 x nv each), times D (3 x nw) */
+    double dmax;                     /* max_depth (m); 0: no bound (nonpenetration = 0) */
     lapack_int *ipiv;
     int have_wprev;
     double gamma_last;
@@ -109,6 +119,13 @@ static void layout(mbs_carver *c, nmdp *w)
     w->Dt = mbsi_carve_doubles(c, nv * nw);
     w->Q = mbsi_carve_doubles(c, nw * nw);
     w->Q0 = mbsi_carve_doubles(c, nw * nw);
+    size_t nc = (size_t)w->poly.nc;
+    w->Gd = mbsi_carve_doubles(c, nc * nw);
+    w->bd = mbsi_carve_doubles(c, nc);
+    w->dlim = mbsi_carve_doubles(c, nc);
+    w->Jp = mbsi_carve_doubles(c, 3 * nv);
+    w->JpJ = mbsi_carve_doubles(c, 3 * nv);
+    w->R = mbsi_carve_doubles(c, 3 * nw);
     w->ipiv = mbsi_carve(c, nv * sizeof(lapack_int));
 }
 
@@ -138,6 +155,7 @@ static int init(mbs_stepper *st, mbs_error *err)
     mbsi_carve(&c, sizeof head);
     *w = head;
     layout(&c, w);
+    w->dmax = !w->o->nonpenetration ? 0 : isnan(w->o->max_depth) ? 3 * w->o->poly.stand_depth : w->o->max_depth;
     st->impl = w;
     return MBS_OK;
 }
@@ -279,6 +297,64 @@ static double kinetic(nmdp *w, mbs_system *s)
     return k;
 }
 
+/* How far the deepest touching point at the θ of the last residual() is past max_depth (m; 0 within
+ * it, and without the bound). The QP's bound is linear in the weights, the depth after projection
+ * not: within 1 % of max_depth over it counts as on it, else every step would end rejecting
+ * iterations over the linearisation's error. */
+static double depth_excess(const nmdp *w)
+{
+    double e = 0;
+    if (w->dmax > 0)
+        for (int i = 0; i < w->poly.nc; i++) e = fmax(e, w->poly.depth[i] - 1.01 * w->dlim[i]);
+    return e;
+}
+
+/* Contact i's touching point's Jacobian at θ (the last evaluation) times Jint (∂θ/∂δ, block-
+ * diagonal per joint), into w->JpJ (3 x nv): the point's motion per δ. */
+static void point_motion(nmdp *w, mbs_system *s, int i, const double *Jint)
+{
+    const mbs_model *m = s->model;
+    const int nv = w->nv;
+    mbsi_polytope_point_jacobian(&w->poly, s, i, w->Jp);
+    for (int b = 0; b < m->nbodies; b++) {
+        int o = m->bodies[b].idx_v, nb = m->bodies[b].nv;
+        for (int cc = 0; cc < nb; cc++)
+            for (int r = 0; r < 3; r++) {
+                double x = 0;
+                for (int k = 0; k < nb; k++) x += w->Jp[r + 3 * (size_t)(o + k)] * Jint[o + k + (size_t)nv * (o + cc)];
+                w->JpJ[r + 3 * (size_t)(o + cc)] = x;
+            }
+    }
+}
+
+/* The depth bounds of the QP at the accepted point (δ, w), the model's D and Jint given: each
+ * point touching at θ ends the step at depth d − n·R (x − w) to first order (R = JpJ D, the point's
+ * motion per weight), at most its bound d_lim = max(max_depth, its depth at the step's start) — a row
+ * G_d,i x >= b_d,i with G_d,i = nᵀ R. A point already deeper (a landing faster than its pyramid
+ * could stop within max_depth) may sink no further but is not pushed out: pushing it back to
+ * max_depth within one step would throw the body up at (d − max_depth) / h. A point not
+ * touching at θ is left free (a zero row): a bound there could ask more than its pyramid's c ζ
+ * holds and leave the QP infeasible. */
+static void depth_bounds(nmdp *w, mbs_system *s)
+{
+    const int nv = w->nv, nw = w->nw, nc = w->poly.nc;
+    for (int i = 0; i < nc; i++) {
+        for (int j = 0; j < nw; j++) w->Gd[i + (size_t)nc * j] = 0;
+        w->bd[i] = -1;
+        if (!(w->poly.depth[i] > 0)) continue;
+        point_motion(w, s, i, w->Jint);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 3, nw, nv, 1, w->JpJ, 3, w->D, nv, 0, w->R, 3);
+        const double *n = s->contacts[i].normal;
+        double gw = 0;
+        for (int j = 0; j < nw; j++) {
+            double g = n[0] * w->R[3 * j] + n[1] * w->R[3 * j + 1] + n[2] * w->R[3 * j + 2];
+            w->Gd[i + (size_t)nc * j] = g;
+            gw += g * w->w[j];
+        }
+        w->bd[i] = w->poly.depth[i] - w->dlim[i] + gw;
+    }
+}
+
 /* Algorithm 1 for a step of w->h from (q0, v0): δ and w on the manifold at a stationary point of K.
  * Returns 0 (converged, or stopped at max_iter with *converged = 0) or 1 when it diverged. */
 static int pgm(nmdp *w, mbs_system *s, int *converged)
@@ -295,7 +371,7 @@ static int pgm(nmdp *w, mbs_system *s, int *converged)
      * every step at γ = 1: consecutive steps are alike, and this saves most of the iterations that
      * only grow γ) */
     if (nw == 0) { *converged = 1; return 0; }   /* no contact point: backward Euler alone */
-    double K = kinetic(w, s), gamma = fmax(1, w->gamma_last / (o->eta * o->eta));
+    double K = kinetic(w, s), gamma = fmax(1, w->gamma_last / (o->eta * o->eta)), excess = depth_excess(w);
     int qp_warm = 0, model = 0, rejected = 0;
     for (int it = 0; it < o->max_iter; it++) {
         w->outer++;
@@ -318,6 +394,7 @@ static int pgm(nmdp *w, mbs_system *s, int *converged)
             cblas_dsymm(CblasColMajor, CblasLeft, CblasLower, nv, nw, 1 / (h * h), w->M, nv, w->D, nv, 0, w->Dt, nv);
             cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, nw, nw, nv, 1, w->D, nv, w->Dt, nv, 0, w->Q0, nw);
             cblas_dgemv(CblasColMajor, CblasTrans, nv, nw, 1, w->D, nv, w->gK, 1, 0, w->c0, 1);
+            if (w->dmax > 0) depth_bounds(w, s);
             model = 1;
         }
         /* the proximal term in the QP's own metric, weight by weight (its diagonal Q_jj, with a floor
@@ -334,7 +411,10 @@ static int pgm(nmdp *w, mbs_system *s, int *converged)
             for (int j = 0; j < nw; j++) x -= w->Q[i + (size_t)nw * j] * w->w[j];
             w->c[i] = x;
         }
-        if (mbsi_polytope_qp(&w->poly, w->Q, w->c, qp_warm, w->x, NULL) != MBS_OK)
+        /* with the depth bounds; where they ask more than the pyramids hold (an infeasible QP), the
+         * paper's QP without them */
+        if ((w->dmax > 0 ? mbsi_polytope_qp_bounded(&w->poly, w->Q, w->c, w->Gd, w->bd, qp_warm, w->x, NULL) : 1) != MBS_OK &&
+            mbsi_polytope_qp(&w->poly, w->Q, w->c, 0, w->x, NULL) != MBS_OK)
             return 1;
         qp_warm = 1;
         double dw = 0;
@@ -347,9 +427,11 @@ static int pgm(nmdp *w, mbs_system *s, int *converged)
             w->dtrial[r] = w->delta[r] + x;
         }
         if (project(w, s, w->dtrial, w->x, 1)) return 1;
-        double K1 = kinetic(w, s), move = 0;
+        double K1 = kinetic(w, s), excess1 = depth_excess(w), move = 0;
         for (int r = 0; r < nv; r++) move = fmax(move, fabs(w->dtrial[r] - w->delta[r]));
-        if (K1 > K) {
+        /* accepted when it brings a point past max_depth back towards it, or, no deeper past it,
+         * when K does not grow: the bound comes first, then the dissipation */
+        if (!(excess1 < excess - 1e-12) && (excess1 > excess + 1e-12 || K1 > K)) {
             /* rejected: a shorter step from the same point and model */
             gamma /= o->eta;
             rejected = 1;
@@ -360,6 +442,7 @@ static int pgm(nmdp *w, mbs_system *s, int *converged)
         memcpy(w->delta, w->dtrial, (size_t)nv * sizeof(double));
         memcpy(w->w, w->x, (size_t)nw * sizeof(double));
         K = K1;
+        excess = excess1;
         model = rejected = 0;
         if (move < o->eps) { *converged = 1; break; }
     }
@@ -377,6 +460,10 @@ static int advance(mbs_stepper *st, double h, int depth)
     w->h = h;
     memcpy(w->q0, s->q, (size_t)w->nq * sizeof(double));
     memcpy(w->v0, s->v, (size_t)w->nv * sizeof(double));
+    if (w->dmax > 0) {
+        mbsi_polytope_eval(&w->poly, s, w->q0);
+        for (int i = 0; i < w->poly.nc; i++) w->dlim[i] = fmax(w->dmax, w->poly.depth[i]);
+    }
     int converged = 0;
     if (pgm(w, s, &converged) == 0) {
         w->converged_all &= converged;

@@ -69,8 +69,9 @@ static double tilt_deg(const double *qb)
 }
 
 /* One run of scenario `file` with `stepper` at step dt (the controller period too) for `duration`
- * s, with an extra override (or NULL). */
-static run simulate(const char *file, const char *stepper, double dt, double duration, const char *extra)
+ * s, with up to two extra overrides (or NULL). */
+static run simulate2(const char *file, const char *stepper, double dt, double duration, const char *extra,
+                     const char *extra2)
 {
     run r = {0};
     char path[1024], o1[128], o2[64], o3[64], o4[64];
@@ -79,9 +80,9 @@ static run simulate(const char *file, const char *stepper, double dt, double dur
     snprintf(o2, sizeof o2, "stepper.dt=%.17g", dt);
     snprintf(o3, sizeof o3, "controller.dt=%.17g", dt);
     snprintf(o4, sizeof o4, "run.duration=%.17g", duration);
-    const char *ov[5] = {o1, o2, o3, o4, extra};
+    const char *ov[6] = {o1, o2, o3, o4, extra ? extra : extra2, extra ? extra2 : NULL};
     mbs_error err;
-    mbs_scenario *sc = mbs_scenario_load(path, ov, extra ? 5 : 4, &err);
+    mbs_scenario *sc = mbs_scenario_load(path, ov, 4 + (extra != NULL) + (extra2 != NULL), &err);
     if (!sc) { fprintf(stderr, "%s: %s\n", PROGRAM, err.msg); exit(1); }
     mbs_sim *sim = mbs_sim_new(sc, &err);
     if (!sim) { fprintf(stderr, "%s: %s\n", PROGRAM, err.msg); exit(1); }
@@ -154,6 +155,11 @@ static run simulate(const char *file, const char *stepper, double dt, double dur
     mbs_sim_free(sim);
     mbs_scenario_free(sc);
     return r;
+}
+
+static run simulate(const char *file, const char *stepper, double dt, double duration, const char *extra)
+{
+    return simulate2(file, stepper, dt, duration, extra, NULL);
 }
 
 /* Quantity `which` (0: torso height z, 1: distance walked, the base's progress along x, the
@@ -294,7 +300,10 @@ int main(int argc, char **argv)
      * predicted one period ahead with its torque held, their best controller) */
     const char *steppers[NSTEP] = {"mdp", "nmdp", "expo", "implicit_euler", "mdp"};
     const char *label[NSTEP] = {"mdp", "nmdp", "expo", "implicit_euler", "mdp_explicit"};
-    const char *extra[NSTEP] = {NULL, NULL, "controller.feedback=stable", "controller.feedback=stable", "mdp.feedback=explicit"};
+    /* nmdp as the paper's (no depth bound) in figs. 3-5, table I and fig. 6; the bound (ours, the
+     * default) in fig. 6's last variant */
+    const char *extra[NSTEP] = {NULL, "nmdp.nonpenetration=0", "controller.feedback=stable", "controller.feedback=stable",
+                                "mdp.feedback=explicit"};
     static run R[NSTEP][2][MAXDT];
     double t_start = tool_now();
     printf("# bench_nmdp: Pan and Hauser 2020, section VI, on scenarios/robosimian_{jump,walk}.ini, %g s each\n",
@@ -382,15 +391,16 @@ int main(int argc, char **argv)
     double rtf50 = INFINITY;
     /* per scenario and variant (0: first order, 1: warm 0, 2: zeroth order): mean fps, mean outer
      * iterations, smallest α, deepest penetration, real-time factor with the controller */
-    double fig_fps[2][3], fig_it[2][3], fig_alpha[2][3], fig_pen[2][3], fig_rtfc[2][3];
-    int fig_stable[2][3];
-    static const char *const variant[3] = {NULL, "nmdp.warm=0", "nmdp.order=0"};
+    double fig_fps[2][4], fig_it[2][4], fig_alpha[2][4], fig_pen[2][4], fig_rtfc[2][4];
+    int fig_stable[2][4];
+    /* 0-2: the paper's NMDP (first order, Algorithm 1's cold start, zeroth order); 3: the depth bound (ours) */
+    static const char *const variant[4] = {NULL, "nmdp.warm=0", "nmdp.order=0", NULL};
     for (int sc = 0; sc < 2; sc++)
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < 4; k++) {
             int order = k == 2 ? 0 : 1, warm = k != 1;
-            run r = simulate(scen[sc], "nmdp", 0.05, duration, variant[k]);
+            run r = simulate2(scen[sc], "nmdp", 0.05, duration, variant[k], k < 3 ? "nmdp.nonpenetration=0" : NULL);
             char name[128];
-            if (k != 1) {
+            if (k == 0 || k == 2) {
                 snprintf(name, sizeof name, "fig6_%s_order%d.dat", sname[sc], order);
                 write_series(a.data, name, &r);
             }
@@ -404,8 +414,9 @@ int main(int argc, char **argv)
             fig_pen[sc][k] = r.max_pen;
             fig_rtfc[sc][k] = r.rtf_ctrl;
             fig_stable[sc][k] = r.stable;
-            printf("    %-8s %5d %4d  %-12s %9.0f %11.0f %14.3g %13d %10.3g %11.3g %20.4g\n", sname[sc], order, warm,
-                   r.stable ? "stable" : "failed", r.n / sumw, med, r.mean_iters, maxit, r.min_alpha, 1e3 * r.max_pen, r.rtf_ctrl);
+            printf("    %-8s %5d %4d  %-12s %9.0f %11.0f %14.3g %13d %10.3g %11.3g %20.4g%s\n", sname[sc], order, warm,
+                   r.stable ? "stable" : "failed", r.n / sumw, med, r.mean_iters, maxit, r.min_alpha, 1e3 * r.max_pen, r.rtf_ctrl,
+                   k == 3 ? "  (depth bound, ours)" : "");
             if (k == 0) rtf50 = fmin(rtf50, r.rtf);
             free(fps);
             run_free(&r);
@@ -421,6 +432,8 @@ int main(int argc, char **argv)
     printf("mdp_explicit_pd_bound_dt: %.4g\n", bound);
     printf("nmdp_max_stable_dt: %g\n", maxdt[1]);
     printf("nmdp_realtime_factor_50ms: %.4g\n", rtf50);
+    printf("nmdp_bound_walk_max_pen: %.4g\n", fig_pen[1][3]);
+    printf("nmdp_bound_jump_max_pen: %.4g\n", fig_pen[0][3]);
 
     /* the section's tables (a full run only: the last dt of the set is then 50 ms) */
     if (doc.f) {
@@ -450,6 +463,11 @@ int main(int argc, char **argv)
         bench_doc_printf(&doc, "| nmdp real-time factor at 50 ms (stepper only, the slower scenario) | fig. 6a: frame rates | %.0f "
                          "(`nmdp_realtime_factor_50ms`); stepper and controller (this program's loop): jump %.0f, walk %.0f |\n",
                          rtf50, fig_rtfc[0][0], fig_rtfc[1][0]);
+        bench_doc_printf(&doc, "| nmdp with the depth bound (`nonpenetration = 1`, ours, the default) at 50 ms: deepest foot, jump / "
+                         "walk | — (the paper's sinks: %.1f / %.1f mm) | %.1f / %.1f mm (`nmdp_bound_*_max_pen`), %.1f / %.1f outer "
+                         "iterations per step (the paper's %.1f / %.1f), stepper and controller %.0f / %.0f× real time |\n",
+                         1e3 * fig_pen[0][0], 1e3 * fig_pen[1][0], 1e3 * fig_pen[0][3], 1e3 * fig_pen[1][3], fig_it[0][3],
+                         fig_it[1][3], fig_it[0][0], fig_it[1][0], fig_rtfc[0][3], fig_rtfc[1][3]);
         /* the figures the notes under the table quote */
         double flight_lo = INFINITY, flight_hi = 0, pen_walk1 = 0;
         for (int sp = 0; sp < 2; sp++)
