@@ -109,7 +109,9 @@ typedef enum mbs_shape_type {
     MBS_SHAPE_BOX = 0,         /* size: full lengths along x, y, z (m) */
     MBS_SHAPE_CYLINDER = 1,    /* size[0]: radius, size[1]: length along the local z axis (m) */
     MBS_SHAPE_SPHERE = 2,      /* size[0]: radius (m) */
-    MBS_SHAPE_MESH = 3         /* size: scale per axis; mesh: the file name as the URDF gives it */
+    MBS_SHAPE_MESH = 3,        /* size: scale per axis; mesh: the file name as the URDF gives it */
+    MBS_SHAPE_CAPSULE = 4      /* collision shapes only: size[0] radius, size[1] the length of its axis segment
+                                * (between the end spheres' centres) along the local z axis (m) */
 } mbs_shape_type;
 typedef struct mbs_visual {
     int body;                  /* -1 = world */
@@ -121,6 +123,23 @@ typedef struct mbs_visual {
 } mbs_visual;
 /* Adds a visual shape (copied) to body v->body; MBS_OK or an error. */
 int mbs_model_add_visual(mbs_model *m, const mbs_visual *v, mbs_error *err);
+/* A collision shape: URDF <collision>, an MJCF geom that collides (contype or conaffinity not 0) —
+ * what the description says the robot touches with; a scenario turns them into contact geometry
+ * ([contact] from_collision). A sibling of mbs_visual rather than a visual with a flag: a viewer walks
+ * the visuals and never wants the (often coarser) collision boxes drawn over its meshes, and a
+ * collision shape carries what a visual has no use for (a capsule, the link's name to filter by) and
+ * no colour; two lists keep every reader of either free of a filter. */
+typedef struct mbs_collision {
+    int body;                  /* -1 = world */
+    mbs_shape_type type;       /* box, cylinder, sphere, capsule or mesh (sizes as mbs_shape_type says) */
+    double size[3];
+    double R[9], p[3];         /* placement in the body frame (R column-major, shape -> body) */
+    char link[64];             /* the URDF link or MJCF body that declares it ("world" for MJCF's worldbody) */
+    char name[64];             /* its own name (<collision name>, the geom's name), "" when unnamed */
+    char mesh[256];            /* MBS_SHAPE_MESH: the file name as the description gives it, else "" */
+} mbs_collision;
+/* Adds a collision shape (copied) to body c->body; MBS_OK or an error. */
+int mbs_model_add_collision(mbs_model *m, const mbs_collision *c, mbs_error *err);
 /* Names the body moved by joint j (the URDF link); the joint name is used when unset. */
 int mbs_model_set_body_name(mbs_model *m, int j, const char *name);
 /* Sets the limits of joint j (per coordinate arrays of its nq / nv, any may be NULL). */
@@ -199,6 +218,8 @@ double mbs_model_mass(const mbs_model *m);                  /* every inertia, wo
 void   mbs_body_inertia(const mbs_model *m, int b, double *mass, double com[3], double Ic[9]);
 int    mbs_model_nvisuals(const mbs_model *m);              /* visual shapes of every link */
 const mbs_visual *mbs_model_visual(const mbs_model *m, int i); /* NULL when out of range */
+int    mbs_model_ncollisions(const mbs_model *m);           /* collision shapes of every link */
+const mbs_collision *mbs_model_collision(const mbs_model *m, int i); /* NULL when out of range */
 const double *mbs_model_gravity(const mbs_model *m);   /* 3: (0, 0, -9.81) unless set */
 void   mbs_model_set_gravity(mbs_model *m, const double g[3]);   /* m/s², world frame */
 

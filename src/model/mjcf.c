@@ -54,7 +54,8 @@ typedef struct mj_class {
 } mj_class;
 
 /* Things that are not modelled, reported once per kind with the first place and a count. */
-enum { NOTE_FRICTIONLOSS, NOTE_STIFFNESS, NOTE_BALL_RANGE, NOTE_ACTUATOR, NOTE_TRANSMISSION, NOTE_MESH_INERTIA, NNOTES };
+enum { NOTE_FRICTIONLOSS, NOTE_STIFFNESS, NOTE_BALL_RANGE, NOTE_ACTUATOR, NOTE_TRANSMISSION, NOTE_MESH_INERTIA,
+       NOTE_ELLIPSOID_COLLISION, NNOTES };
 static const char *const note_text[NNOTES] = {
     "frictionloss is not modelled by the dynamics (kept as the joint's friction)",
     "stiffness (a spring to springref) is not modelled",
@@ -64,6 +65,8 @@ static const char *const note_text[NNOTES] = {
     "only joint transmissions of hinge and slide joints are read; this actuator is ignored",
     "a mesh geom's inertia needs the mesh file; the geom is left out of the body's inertia (give the body an "
     "<inertial>)",
+    "an ellipsoid geom collides in MuJoCo but has no collision shape here; it is left out of the model's collision "
+    "shapes",
 };
 typedef struct mj_note {
     int count;
@@ -661,6 +664,35 @@ static int geom_rgba(mjcf_ctx *c, const xmlNode *g, int cls, double rgba[4])
     return num(c, g, "geom", "rgba", 4, rgba, cls) < 0 ? -1 : 0;
 }
 
+static void note(mjcf_ctx *c, int kind, const xmlNode *n)
+{
+    mj_note *t = &c->notes[kind];
+    if (t->count++ == 0) {
+        t->node = n;
+        t->kind = c->x.kind;
+        t->has_name = c->x.owner != NULL;
+        snprintf(t->name, sizeof t->name, "%s", c->x.owner ? c->x.owner : "");
+    }
+}
+
+/* A mesh geom's file (its <mesh>'s file, else the mesh's name) into file (n bytes) and the mesh's
+ * scale into scale. */
+static int geom_mesh(mjcf_ctx *c, const xmlNode *g, int cls, double scale[3], char *file, size_t n)
+{
+    scale[0] = scale[1] = scale[2] = 1;
+    const xmlNode *h = holder(c, g, "geom", "mesh", cls);
+    xmlChar *name = h ? xmlGetProp(h, BAD_CAST "mesh") : NULL;
+    const xmlNode *mesh = name ? xmlHashLookup(c->meshes, name) : NULL;
+    xmlChar *path = mesh ? xmlGetProp(mesh, BAD_CAST "file") : NULL;
+    snprintf(file, n, "%s", path ? (const char *)path : name ? (const char *)name : "");
+    xmlFree(path);
+    xmlFree(name);
+    /* an asset takes its defaults from main, or from the class it names (never a childclass) */
+    int mcls = mesh ? class_of(c, mesh, 0) : -1;
+    if (mesh && (mcls < 0 || num(c, mesh, "mesh", "scale", 3, scale, mcls) < 0)) return -1;
+    return 0;
+}
+
 static int add_shape(mjcf_ctx *c, const xmlNode *g, mbs_visual *v, const double R[9], const double p[3])
 {
     memcpy(v->R, R, sizeof v->R);
@@ -698,37 +730,52 @@ static int geom_visual(mjcf_ctx *c, const xmlNode *g, int cls, int type, const d
         }
         return 0;
     }
-    case 7: {
+    case 7:
         v.type = MBS_SHAPE_MESH;
-        v.size[0] = v.size[1] = v.size[2] = 1;
-        const xmlNode *h = holder(c, g, "geom", "mesh", cls);
-        xmlChar *name = h ? xmlGetProp(h, BAD_CAST "mesh") : NULL;
-        const xmlNode *mesh = name ? xmlHashLookup(c->meshes, name) : NULL;
-        xmlChar *file = mesh ? xmlGetProp(mesh, BAD_CAST "file") : NULL;
-        snprintf(v.mesh, sizeof v.mesh, "%s", file ? (const char *)file : name ? (const char *)name : "");
-        xmlFree(file);
-        xmlFree(name);
-        /* an asset takes its defaults from main, or from the class it names (never a childclass) */
-        int mcls = mesh ? class_of(c, mesh, 0) : -1;
-        if (mesh && (mcls < 0 || num(c, mesh, "mesh", "scale", 3, v.size, mcls) < 0)) return -1;
+        if (geom_mesh(c, g, cls, v.size, v.mesh, sizeof v.mesh) < 0) return -1;
         return add_shape(c, g, &v, R, p);
-    }
     default: return 0;
     }
 }
 
-static void note(mjcf_ctx *c, int kind, const xmlNode *n)
+/* A geom that collides in MuJoCo (contype or conaffinity not 0) as a collision shape of the model, at
+ * (R, p) in mbs body b, declared by MJCF body `body`. Sizes are MuJoCo's half lengths turned into
+ * mbs_shape_type's full ones; an ellipsoid has no collision shape here (noted), planes, height fields
+ * and SDFs are the world's, not a link's (skipped). */
+static int geom_collision(mjcf_ctx *c, const xmlNode *g, int cls, int type, const double s[3], int b, const char *body,
+                          const double R[9], const double p[3])
 {
-    mj_note *t = &c->notes[kind];
-    if (t->count++ == 0) {
-        t->node = n;
-        t->kind = c->x.kind;
-        t->has_name = c->x.owner != NULL;
-        snprintf(t->name, sizeof t->name, "%s", c->x.owner ? c->x.owner : "");
+    double contype = 1, conaffinity = 1;
+    if (num(c, g, "geom", "contype", 1, &contype, cls) < 0 || num(c, g, "geom", "conaffinity", 1, &conaffinity, cls) < 0)
+        return -1;
+    if (contype == 0 && conaffinity == 0) return 0;
+    mbs_collision k;
+    memset(&k, 0, sizeof k);
+    k.body = b;
+    switch (type) {
+    case 2: k.type = MBS_SHAPE_SPHERE; k.size[0] = s[0]; break;
+    case 3: k.type = MBS_SHAPE_CAPSULE; k.size[0] = s[0]; k.size[1] = 2 * s[1]; break;
+    case 5: k.type = MBS_SHAPE_CYLINDER; k.size[0] = s[0]; k.size[1] = 2 * s[1]; break;
+    case 6: k.type = MBS_SHAPE_BOX; for (int i = 0; i < 3; i++) k.size[i] = 2 * s[i]; break;
+    case 7:
+        k.type = MBS_SHAPE_MESH;
+        if (geom_mesh(c, g, cls, k.size, k.mesh, sizeof k.mesh) < 0) return -1;
+        break;
+    case 4: note(c, NOTE_ELLIPSOID_COLLISION, g); return 0;
+    default: return 0;
     }
+    memcpy(k.R, R, sizeof k.R);
+    memcpy(k.p, p, sizeof k.p);
+    snprintf(k.link, sizeof k.link, "%s", body);
+    xmlChar *name = xmlGetProp(g, BAD_CAST "name");
+    if (name) snprintf(k.name, sizeof k.name, "%s", (const char *)name);
+    xmlFree(name);
+    if (mbs_model_add_collision(c->m, &k, c->x.err) != MBS_OK) return mbsi_xml_builder_failed(&c->x, g);
+    return 0;
 }
 
-/* A <geom>: a visual in mbs body b (the MJCF body sits at (RB, pB) in it), and its mass into acc
+/* A <geom>: a visual and, when it collides, a collision shape in mbs body b (the MJCF body sits at
+ * (RB, pB) in it), and its mass into acc
  * (MJCF body frame) when the body's inertia comes from its geoms. */
 static int read_geom(mjcf_ctx *c, const xmlNode *g, int cls, int b, const double RB[9], const double pB[3],
                      mj_inertia *acc)
@@ -747,7 +794,9 @@ static int read_geom(mjcf_ctx *c, const xmlNode *g, int cls, int b, const double
         if (s[k] < 0) return mbsi_xml_fail(&c->x, g, MBS_ERR_MODEL, "negative size %g", s[k]);
     double Rb[9], pb[3];
     se3_compose(RB, pB, R, p, Rb, pb);
-    if (geom_visual(c, g, cls, type, s, b, Rb, pb) < 0) return -1;
+    if (geom_visual(c, g, cls, type, s, b, Rb, pb) < 0 ||
+        geom_collision(c, g, cls, type, s, b, c->x.owner ? c->x.owner : "world", Rb, pb) < 0)
+        return -1;
     /* a named geom is also a frame at its centre, as a site: where a scenario puts a contact
      * (Menagerie's quadrupeds name their foot spheres, not sites) */
     xmlChar *gname = xmlGetProp(g, BAD_CAST "name");

@@ -28,6 +28,7 @@ void mbs_model_free(mbs_model *m)
     free(m->bodies);
     free(m->frames);
     free(m->visuals);
+    free(m->collisions);
     free(m->S);
     free(m->dof_body);
     free(m->dof_parent);
@@ -200,20 +201,43 @@ int mbs_model_add_frame(mbs_model *m, const char *name, int bi, const double R[9
     return m->nframes - 1;
 }
 
+/* Room for one more item in an array of n items of `size` bytes with room for *cap: the array, moved
+ * when it grew, or NULL when out of memory (the old one kept). For the visuals and collision shapes. */
+static void *reserve_one(void *items, int n, int *cap, size_t size)
+{
+    if (n < *cap) return items;
+    int c = *cap ? 2 * *cap : 16;
+    void *grown = realloc(items, (size_t)c * size);
+    if (grown) *cap = c;
+    return grown;
+}
+
 int mbs_model_add_visual(mbs_model *m, const mbs_visual *v, mbs_error *err)
 {
     if (!m || !v || v->body < -1 || v->body >= m->nbodies || (unsigned)v->type > MBS_SHAPE_MESH)
         return mbsi_fail(err, MBS_ERR_ARG, "mbs_model_add_visual: bad shape or body %d", v ? v->body : 0);
     if (!finite_n(v->size, 3) || !finite_n(v->R, 9) || !finite_n(v->p, 3) || !finite_n(v->rgba, 4))
         return mbsi_fail(err, MBS_ERR_MODEL, "visual of body %d: a size, placement or colour is not finite", v->body);
-    if (m->nvisuals == m->cap_visuals) {
-        int cap = m->cap_visuals ? 2 * m->cap_visuals : 16;
-        mbs_visual *nv = realloc(m->visuals, (size_t)cap * sizeof *nv);
-        if (!nv) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
-        m->visuals = nv;
-        m->cap_visuals = cap;
-    }
-    m->visuals[m->nvisuals++] = *v;
+    mbs_visual *all = reserve_one(m->visuals, m->nvisuals, &m->cap_visuals, sizeof *all);
+    if (!all) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
+    m->visuals = all;
+    all[m->nvisuals++] = *v;
+    return MBS_OK;
+}
+
+int mbs_model_add_collision(mbs_model *m, const mbs_collision *c, mbs_error *err)
+{
+    if (!m || !c || c->body < -1 || c->body >= m->nbodies || (unsigned)c->type > MBS_SHAPE_CAPSULE)
+        return mbsi_fail(err, MBS_ERR_ARG, "mbs_model_add_collision: bad shape or body %d", c ? c->body : 0);
+    if (!finite_n(c->size, 3) || !finite_n(c->R, 9) || !finite_n(c->p, 3))
+        return mbsi_fail(err, MBS_ERR_MODEL, "collision shape of link '%.64s': a size or the placement is not finite",
+                         c->link);
+    if (c->type != MBS_SHAPE_MESH && (c->size[0] < 0 || c->size[1] < 0 || c->size[2] < 0))
+        return mbsi_fail(err, MBS_ERR_MODEL, "collision shape of link '%.64s': negative size", c->link);
+    mbs_collision *all = reserve_one(m->collisions, m->ncollisions, &m->cap_collisions, sizeof *all);
+    if (!all) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");
+    m->collisions = all;
+    all[m->ncollisions++] = *c;
     return MBS_OK;
 }
 
@@ -465,6 +489,11 @@ const char *mbs_model_keyframe(const mbs_model *m, int k, const double **q, cons
 int mbs_model_nframes(const mbs_model *m) { return m->nframes; }
 int mbs_model_nvisuals(const mbs_model *m) { return m->nvisuals; }
 const mbs_visual *mbs_model_visual(const mbs_model *m, int i) { return (i >= 0 && i < m->nvisuals) ? &m->visuals[i] : NULL; }
+int mbs_model_ncollisions(const mbs_model *m) { return m->ncollisions; }
+const mbs_collision *mbs_model_collision(const mbs_model *m, int i)
+{
+    return (i >= 0 && i < m->ncollisions) ? &m->collisions[i] : NULL;
+}
 int mbs_frame_id(const mbs_model *m, const char *name)
 {
     if (!m || !name) return -1;

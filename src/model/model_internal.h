@@ -43,6 +43,8 @@ struct mbs_model {
     mbs_frame *frames;
     int nvisuals, cap_visuals;
     mbs_visual *visuals;        /* what a viewer draws (URDF <visual>) */
+    int ncollisions, cap_collisions;
+    mbs_collision *collisions;  /* what the robot touches with (URDF <collision>, colliding MJCF geoms) */
     double world_mass;          /* inertia fixed to the world (counts in the total mass only) */
     double gravity[3];
     int finalized;

@@ -362,52 +362,79 @@ static int read_visual_color(urdf_ctx *c, const xmlNode *material, double rgba[4
     return color ? mbsi_xml_numbers(&c->x, color, "rgba", 4, rgba, 1) : 0;
 }
 
-/* One <visual>: its geometry (box, cylinder, sphere, mesh; anything else is skipped), origin
- * and colour, placed in the body the link ended up on. */
-static int add_visual(urdf_ctx *c, const urdf_link *l, const xmlNode *n)
+/* The <geometry> and <origin> of a <visual> or <collision> n of link l: box, cylinder, sphere, mesh
+ * (the file name into mesh, n_mesh bytes), with its placement (R, p) in the body the link ended up on.
+ * 1 for a shape, 0 when there is none this reads (skipped), -1 with the error filled. */
+static int read_geometry(urdf_ctx *c, const urdf_link *l, const xmlNode *n, mbs_shape_type *type, double size[3],
+                         char *mesh, size_t n_mesh, double R[9], double p[3])
 {
     const xmlNode *geometry = mbsi_xml_child(n, "geometry");
     const xmlNode *g = NULL;
     for (const xmlNode *k = geometry ? geometry->children : NULL; k && !g; k = k->next)
         if (k->type == XML_ELEMENT_NODE) g = k;
     if (!g) return 0;
-    mbs_visual v;
-    memset(&v, 0, sizeof v);
-    v.body = l->body;
+    memset(size, 0, 3 * sizeof(double));
+    mesh[0] = '\0';
     int rc;
     if (mbsi_xml_is(g, "box")) {
-        v.type = MBS_SHAPE_BOX;
-        rc = mbsi_xml_numbers(&c->x, g, "size", 3, v.size, 1);
+        *type = MBS_SHAPE_BOX;
+        rc = mbsi_xml_numbers(&c->x, g, "size", 3, size, 1);
     } else if (mbsi_xml_is(g, "cylinder")) {
-        v.type = MBS_SHAPE_CYLINDER;
-        rc = mbsi_xml_numbers(&c->x, g, "radius", 1, v.size, 1) < 0 ? -1 : mbsi_xml_numbers(&c->x, g, "length", 1, v.size + 1, 1);
+        *type = MBS_SHAPE_CYLINDER;
+        rc = mbsi_xml_numbers(&c->x, g, "radius", 1, size, 1) < 0 ? -1 : mbsi_xml_numbers(&c->x, g, "length", 1, size + 1, 1);
     } else if (mbsi_xml_is(g, "sphere")) {
-        v.type = MBS_SHAPE_SPHERE;
-        rc = mbsi_xml_numbers(&c->x, g, "radius", 1, v.size, 1);
+        *type = MBS_SHAPE_SPHERE;
+        rc = mbsi_xml_numbers(&c->x, g, "radius", 1, size, 1);
     } else if (mbsi_xml_is(g, "mesh")) {
-        v.type = MBS_SHAPE_MESH;
-        v.size[0] = v.size[1] = v.size[2] = 1;
-        rc = mbsi_xml_numbers(&c->x, g, "scale", 3, v.size, 0);
+        *type = MBS_SHAPE_MESH;
+        size[0] = size[1] = size[2] = 1;
+        rc = mbsi_xml_numbers(&c->x, g, "scale", 3, size, 0);
         xmlChar *file = xmlGetProp(g, BAD_CAST "filename");
-        if (file) snprintf(v.mesh, sizeof v.mesh, "%s", (const char *)file);
+        if (file) snprintf(mesh, n_mesh, "%s", (const char *)file);
         xmlFree(file);
     } else {
         return 0;
     }
-    double R[9], p[3];
-    if (rc < 0 || read_origin(c, n, R, p) < 0 || read_visual_color(c, mbsi_xml_child(n, "material"), v.rgba) < 0)
-        return -1;
-    se3_compose(l->R, l->p, R, p, v.R, v.p);
-    if (mbs_model_add_visual(c->m, &v, c->x.err) != MBS_OK) return mbsi_xml_builder_failed(&c->x, n);
+    double Ro[9], po[3];
+    if (rc < 0 || read_origin(c, n, Ro, po) < 0) return -1;
+    se3_compose(l->R, l->p, Ro, po, R, p);
+    return 1;
+}
+
+/* One <visual> (with its colour) or, with collision, one <collision> (with the link's name and its
+ * own): its geometry (read_geometry), added to the model. */
+static int add_shape(urdf_ctx *c, const urdf_link *l, const xmlNode *n, int collision)
+{
+    mbs_visual v;
+    mbs_collision k;
+    memset(&v, 0, sizeof v);
+    memset(&k, 0, sizeof k);
+    v.body = k.body = l->body;
+    int rc = collision ? read_geometry(c, l, n, &k.type, k.size, k.mesh, sizeof k.mesh, k.R, k.p)
+                       : read_geometry(c, l, n, &v.type, v.size, v.mesh, sizeof v.mesh, v.R, v.p);
+    if (rc <= 0) return rc;
+    if (collision) {
+        snprintf(k.link, sizeof k.link, "%s", (const char *)l->name);
+        xmlChar *name = xmlGetProp(n, BAD_CAST "name");
+        if (name) snprintf(k.name, sizeof k.name, "%s", (const char *)name);
+        xmlFree(name);
+        rc = mbs_model_add_collision(c->m, &k, c->x.err);
+    } else {
+        if (read_visual_color(c, mbsi_xml_child(n, "material"), v.rgba) < 0) return -1;
+        rc = mbs_model_add_visual(c->m, &v, c->x.err);
+    }
+    if (rc != MBS_OK) return mbsi_xml_builder_failed(&c->x, n);
     return 0;
 }
 
-/* A link's inertia and visual shapes, in the body it ended up on. */
+/* A link's inertia, visual and collision shapes, in the body it ended up on. */
 static int add_link(urdf_ctx *c, const urdf_link *l)
 {
     if (add_link_inertia(c, l) < 0) return -1;
-    for (const xmlNode *k = l->node->children; k; k = k->next)
-        if (mbsi_xml_is(k, "visual") && add_visual(c, l, k) < 0) return -1;
+    for (const xmlNode *k = l->node->children; k; k = k->next) {
+        int collision = mbsi_xml_is(k, "collision");
+        if ((collision || mbsi_xml_is(k, "visual")) && add_shape(c, l, k, collision) < 0) return -1;
+    }
     return 0;
 }
 
@@ -657,7 +684,7 @@ static int count_elements(const xmlNode *robot, const char *name)
 }
 
 /* Reads every <link>, then every <joint>; anything else (transmission, gazebo ...) is ignored;
- * a link's <visual> shapes are read when the link is placed (add_link). */
+ * a link's <visual> and <collision> shapes are read when the link is placed (add_link). */
 static int read_robot(urdf_ctx *c, const xmlNode *robot)
 {
     c->nlinks = count_elements(robot, "link");

@@ -76,6 +76,16 @@ static const keyspec KEYS[] = {
     {"contact", "box", K_POINT, 6, 6, -10, 10, 0, 1, "m", "",
      "`FRAME cx cy cz hx hy hz`: a box on FRAME (centre, half sizes, the frame's axes) touching at its 8 corners; "
      "one per line, after the feet"},
+    {"contact", "from_collision", K_BOOL, 0, 0, 0, 1, 0, 0, "", "0",
+     "1: the model's collision shapes (URDF `<collision>`, MJCF geoms with contype or conaffinity not 0) become "
+     "contact geometry on their links, after the feet and the `capsule` and `box` lines: a sphere a contact sphere at "
+     "its centre, a capsule as `capsule`, a cylinder the capsule of its axis segment with its radius (its flat ends "
+     "rounded: it reaches r past each), a box its 8 corners; meshes (a warning counts them) and shapes on the world "
+     "are skipped"},
+    {"contact", "collision_links", K_NAMES, 0, 0, 0, 0, 0, 1, "", "",
+     "with from_collision = 1: only the shapes of links (MJCF bodies) whose names match one of these words, `*` "
+     "matching any run of characters (`*_LOWER_LEG`, `FL_*`); each word must match a shape (default: every link; "
+     "repeatable)"},
     {"environment", "ground", K_BOOL, 0, 0, 0, 1, 0, 0, "", "1", "1: the plane z = `ground_height`"},
     {"environment", "ground_height", K_NUM, 0, 0, -1e4, 1e4, 0, 0, "m", "0", "height of the ground"},
     {"environment", "plane", K_VEC, 4, 4, -1e4, 1e4, 0, 1, "m", "", "nx ny nz d: the solid half-space n·x <= d (repeatable; slopes)"},
@@ -592,6 +602,169 @@ static int read_link_geometry(mbs_scenario *sc, mbs_error *err)
     return MBS_OK;
 }
 
+/* 1 when name matches pattern, each '*' of which matches any run of characters (none included). */
+static int glob_match(const char *pattern, const char *name)
+{
+    const char *star = NULL, *resume = NULL;
+    while (*name) {
+        if (*pattern == '*') {
+            star = pattern++;
+            resume = name;
+        } else if (*pattern == *name) {
+            pattern++;
+            name++;
+        } else if (star) {   /* let the last '*' swallow one more character and retry */
+            pattern = star + 1;
+            name = ++resume;
+        } else {
+            return 0;
+        }
+    }
+    while (*pattern == '*') pattern++;
+    return *pattern == '\0';
+}
+
+/* 1 when a collision shape on link is chosen by [contact] collision_links (every link when it is
+ * not given). */
+static int collision_link_chosen(const mbs_scenario *sc, const char *link)
+{
+    int any = 0, chosen = 0;
+    for (int i = 0; i < sc->nentries; i++) {
+        const mbs_scenario_entry *e = &sc->entries[i];
+        if (e->dead || strcmp(e->section, "contact") != 0 || strcmp(e->key, "collision_links") != 0) continue;
+        const char *p = e->value;
+        char word[MBS_NAME_LEN];
+        for (int len; (len = mbsi_next_word(&p, word, sizeof word)) != 0;) {
+            any++;
+            if (len > 0 && glob_match(word, link)) chosen = 1;
+        }
+    }
+    return !any || chosen;
+}
+
+/* Checks every word of [contact] collision_links: not too long, and matching a collision shape's link
+ * (a misspelt link would silently drop geometry). */
+static int check_collision_links(const mbs_scenario *sc, mbs_error *err)
+{
+    const mbs_model *m = sc->model;
+    for (int i = 0; i < sc->nentries; i++) {
+        const mbs_scenario_entry *e = &sc->entries[i];
+        if (e->dead || strcmp(e->section, "contact") != 0 || strcmp(e->key, "collision_links") != 0) continue;
+        if (!num(sc, "contact", "from_collision"))
+            return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "has no effect without [contact] from_collision = 1");
+        const char *p = e->value;
+        char word[MBS_NAME_LEN];
+        for (int len; (len = mbsi_next_word(&p, word, sizeof word)) != 0;) {
+            if (len < 0) return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "link name too long");
+            int found = 0;
+            for (int k = 0; k < mbs_model_ncollisions(m) && !found; k++)
+                found = glob_match(word, mbs_model_collision(m, k)->link);
+            if (!found)
+                return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "no collision shape of model '%s' is on a link matching "
+                                        "'%s'", mbs_model_name(m), word);
+        }
+    }
+    return MBS_OK;
+}
+
+/* The frame that carries collision shape k's contacts: its link's own frame (URDF link, MJCF body)
+ * when that is on the shape's body, else the body's first frame that its name finds (a contact
+ * names its frame, and mbs_frame_id returns the first of equal names); -1 when there is none. */
+static int collision_frame(const mbs_model *m, const mbs_collision *k)
+{
+    int f = mbs_frame_id(m, k->link);
+    if (f >= 0 && mbs_frame_body(m, f) == k->body) return f;
+    for (f = 0; f < mbs_model_nframes(m); f++)
+        if (mbs_frame_body(m, f) == k->body && mbs_frame_id(m, mbs_frame_name(m, f)) == f) return f;
+    return -1;
+}
+
+/* Collision shape k as contact points in frame f (3 numbers each into pts, at most max of them):
+ * its sphere, its capsule's spheres (a cylinder's: the capsule of its axis segment), its box's
+ * corners; their radius into *radius. The count, 0 for a mesh, -1 for a capsule or cylinder
+ * without a radius. */
+static int collision_points(const mbs_model *m, const mbs_collision *k, int f, double *pts, int max, double *radius)
+{
+    double Rf[9], pf[3], d[3], c[3], R[9];
+    mbs_frame_local_placement(m, f, Rf, pf);
+    /* the shape's placement in the frame: Rfᵀ R and Rfᵀ (p − pf) */
+    for (int i = 0; i < 3; i++) d[i] = k->p[i] - pf[i];
+    m3t_mulv(Rf, d, c);
+    m3t_mul(Rf, k->R, R);
+    *radius = 0;
+    switch (k->type) {
+    case MBS_SHAPE_SPHERE:
+        *radius = k->size[0];
+        memcpy(pts, c, sizeof c);
+        return 1;
+    case MBS_SHAPE_CAPSULE: case MBS_SHAPE_CYLINDER: {
+        double a[3], b[3], h = k->size[1] / 2;
+        for (int i = 0; i < 3; i++) {   /* the axis segment: ± h along the shape's z */
+            a[i] = c[i] - h * R[6 + i];
+            b[i] = c[i] + h * R[6 + i];
+        }
+        *radius = k->size[0];
+        int n = mbs_capsule_spheres(a, b, k->size[0], pts, max);
+        return n > 0 ? n : -1;
+    }
+    case MBS_SHAPE_BOX: {
+        double half[3] = {k->size[0] / 2, k->size[1] / 2, k->size[2] / 2};
+        mbs_box_corners(c, R, half, pts);
+        return 8;
+    }
+    default: return 0;
+    }
+}
+
+/* [contact] from_collision: the model's collision shapes on the links collision_links chooses, as
+ * link geometry after the feet (collision_points); meshes are counted in one warning, shapes on the
+ * world are skipped (nothing moves them). All shapes are counted before any is added, so that a
+ * model with too many says how many it needs. */
+static int read_collision_geometry(mbs_scenario *sc, mbs_error *err)
+{
+    int rc = check_collision_links(sc, err);
+    const mbs_scenario_entry *e = mbsi_ini_find(sc, "contact", "from_collision");
+    if (rc != MBS_OK || !e || !num(sc, "contact", "from_collision")) return rc;
+    const mbs_model *m = sc->model;
+    double pts[3 * MBS_SIM_MAX_CONTACTS];
+    int meshes = 0, first_mesh = -1, total = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < mbs_model_ncollisions(m); i++) {
+            const mbs_collision *k = mbs_model_collision(m, i);
+            if (k->body < 0 || !collision_link_chosen(sc, k->link)) continue;
+            int f = collision_frame(m, k);
+            double r;
+            int n = f < 0 ? 0 : collision_points(m, k, f, pts, MBS_SIM_MAX_CONTACTS, &r);
+            if (n < 0)
+                return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "the %s of link '%s' has radius %g: no capsule stands "
+                                        "for it", k->type == MBS_SHAPE_CAPSULE ? "capsule" : "cylinder", k->link, k->size[0]);
+            if (pass == 0) {
+                if (k->type == MBS_SHAPE_MESH && meshes++ == 0) first_mesh = i;
+                total += n;
+                continue;
+            }
+            static const double no_rim[3] = {0, 0, 0};
+            int capsule = k->type == MBS_SHAPE_CAPSULE || k->type == MBS_SHAPE_CYLINDER;
+            for (int j = 0; j < n; j++)
+                if ((rc = add_contact(sc, e, mbs_frame_name(m, f), pts + 3 * j, r, no_rim, 1,
+                                      capsule && j > 0 && j < n - 1, err)) != MBS_OK)
+                    return rc;
+        }
+        if (pass == 0 && total > MBS_SIM_MAX_CONTACTS - sc->ncontacts)
+            return mbsi_ini_fail_at(sc, e, err, MBS_ERR_ARG, "out of range: the collision shapes make %d contact points, "
+                                    "and with the %d before them that is more than %d (choose links with "
+                                    "[contact] collision_links)", total, sc->ncontacts, MBS_SIM_MAX_CONTACTS);
+    }
+    if (meshes) {
+        char w[MBS_PATH_LEN + 256];
+        mbsi_ini_where(sc, e, w, sizeof w);
+        const mbs_collision *k = mbs_model_collision(m, first_mesh);
+        mbsi_warn(err, "%s: %d mesh collision shape%s skipped (contacts have no mesh geometry), the first '%s' of "
+                  "link '%s'", w, meshes, meshes > 1 ? "s" : "", k->mesh, k->link);
+    }
+    return MBS_OK;
+}
+
 static int read_contacts(mbs_scenario *sc, mbs_error *err)
 {
     mbs_material *mt = &sc->material;
@@ -627,7 +800,8 @@ static int read_contacts(mbs_scenario *sc, mbs_error *err)
         }
     }
     int rc = read_points(sc, radius, err);
-    return rc != MBS_OK ? rc : read_link_geometry(sc, err);
+    if (rc == MBS_OK) rc = read_link_geometry(sc, err);
+    return rc != MBS_OK ? rc : read_collision_geometry(sc, err);
 }
 
 /* [run] push: external forces on the base, in file order (a floating root only). */
