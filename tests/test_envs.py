@@ -201,7 +201,71 @@ def check_script_installed():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def check_observation_and_commands():
+    """env.observation() of a state is what step() returned for it; the command ranges hold."""
+    ranges = {"command_x": (0.2, 0.3), "command_y": (0.0, 0.0), "command_yaw": (-0.1, 0.1)}
+    env = mbs.envs.make("solo-walk", num_envs=5, seed=3, ranges=ranges)
+    obs, _ = env.reset(seed=3)
+    a = np.random.default_rng(3).uniform(-1, 1, (5, 12))
+    obs, *_ = env.step(a)
+    mine = env.observation(env._q, env._v, env._command, env._action)
+    check(np.array_equal(mine, obs), "observation() of the state differs from step()'s by %g" % np.abs(mine - obs).max())
+    c = env._command
+    check(np.all((c[:, 0] >= 0.2) & (c[:, 0] <= 0.3) & (c[:, 1] == 0) & (np.abs(c[:, 2]) <= 0.1)),
+          "commands outside their ranges: %s" % c)
+
+
+def check_simulate_control():
+    """mbs.simulate's control callable runs at every controller period with the state, and the PD it
+    hands over holds Solo up where no PD lets it fall."""
+    ini = os.path.join(ROOT, "scenarios", "solo_trot.ini")
+    over = {"controller.type": "none", "controller.dt": 0.01, "run.duration": 0.5}
+    times = []
+
+    def hold(t, q, v, tau, system):
+        times.append(t)
+        kp, kd = np.zeros(18), np.zeros(18)
+        kp[6:], kd[6:] = 6.0, 0.2
+        if len(times) == 1:
+            hold.q0 = q.copy()
+        system.set_impedance(kp, kd, hold.q0)
+    held, _ = mbs.simulate(ini, over, control=hold)
+    limp, _ = mbs.simulate(ini, over, control=lambda t, q, v, tau, system: None)
+    check(len(times) == 50 and abs(times[1] - times[0] - 0.01) < 1e-12, "control called %d times" % len(times))
+    check(held["base_z_min_m"] > 0.2 and limp["base_z_min_m"] < 0.15,
+          "held by its PD the base stays at %.3f m; limp it falls to %.3f m" % (held["base_z_min_m"], limp["base_z_min_m"]))
+
+    def boom(t, q, v, tau, system):
+        raise KeyError("from the controller")
+    try:
+        mbs.simulate(ini, over, control=boom)
+        check(False, "an exception in control was lost")
+    except KeyError:
+        pass
+
+
+def check_training_example():
+    """examples/train_walk.py: two iterations of random search on 4 environments and the playback of the
+    policy they gave run to the end (the 30-minute training is the docs' command, not a test)."""
+    tmp = tempfile.mkdtemp(prefix="mbs_train_")
+    try:
+        pol, page = os.path.join(tmp, "p.npz"), os.path.join(tmp, "walk.html")
+        ex = os.path.join(ROOT, "examples", "train_walk.py")
+        r = subprocess.run([sys.executable, ex, "--iterations", "2", "--directions", "2", "--top", "1", "--horizon", "0.3",
+                            "--report", "1", "--out", pol], capture_output=True, text=True, timeout=600)
+        check(r.returncode == 0 and "trained 2 iterations" in r.stdout, "training: %s %s" % (r.stdout[-300:], r.stderr[-300:]))
+        r = subprocess.run([sys.executable, ex, "--play", pol, "--eval-envs", "2", "--html", page], capture_output=True,
+                           text=True, timeout=600)
+        check(r.returncode == 0 and "held-out seeds" in r.stdout and os.path.getsize(page) > 10000,
+              "playback: %s %s" % (r.stdout[-300:], r.stderr[-300:]))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main():
+    check_observation_and_commands()
+    check_simulate_control()
+    check_training_example()
     check_spaces_and_steps()
     check_randomisation()
     check_script_here()

@@ -27,6 +27,8 @@ SKIP = [
     (r"cc my_controller\.c", "compiles the reader's own file, which the README only names; "
                              "`make examples` builds examples/ that way (CI)"),
     (r"(chromium|xdg-open|firefox)\b", "opens a page in a browser; tests/test_replay.py loads the page headless"),
+    (r"/usr/bin/python3 examples/train_walk\.py", "trains for up to half an hour, or plays a policy back for "
+                                                  "a minute; tests/test_envs.py runs two iterations and a playback"),
     (r"\./sim scenarios/go2_", "reads a third-party model from ../shared/reference beside the repository, which a "
                                "clone alone lacks; tests/test_mjcf.c runs the scenario where it is there"),
 ]

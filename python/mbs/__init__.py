@@ -132,6 +132,10 @@ _stepper_save = _fn("mbs_stepper_save", C.c_int, _vp, C.c_void_p, C.c_size_t, C.
 _stepper_restore = _fn("mbs_stepper_restore", C.c_int, _vp, C.c_void_p, C.c_size_t, C.POINTER(_ErrorRecord))
 _summary_format = _fn("mbs_sim_summary_format", C.c_int, _vp, C.c_char_p, C.c_size_t)
 _summary_size = _fn("mbs_sim_summary_size", C.c_size_t)
+# mbs_control_callback: (user, t, q, v, tau)
+_CONTROL = C.CFUNCTYPE(None, _vp, C.c_double, C.POINTER(C.c_double), C.POINTER(C.c_double), C.POINTER(C.c_double))
+_sim_set_control = _fn("mbs_sim_set_control", None, _vp, _CONTROL, _vp)
+_system_set_impedance = _fn("mbs_system_set_impedance", None, _vp, _dp, _dp, _dp, _dp)
 _system_q = _fn("mbs_system_q", _dp, _vp)
 _system_v = _fn("mbs_system_v", _dp, _vp)
 _system_tau = _fn("mbs_system_tau", _dp, _vp)
@@ -373,10 +377,30 @@ def _summary_dict(text):
     return out
 
 
-def simulate(ini_path, overrides=None):
+class _ControlledSystem:
+    """What simulate()'s control callable may do besides setting τ: hand the stepper a joint PD."""
+
+    def __init__(self, system):
+        self._s = system
+
+    def set_impedance(self, kp, kd, q_ref):
+        """τ = kp (q_ref − q) − kd q̇ on the one-coordinate joints, applied by the stepper at every step
+        of the period (mbs_system_set_impedance; kp, kd: nv, q_ref: nq; None removes it)."""
+        if kp is None:
+            _system_set_impedance(self._s, None, None, None, None)
+            return
+        self._keep = [np.ascontiguousarray(x, dtype=np.float64) for x in (kp, kd, q_ref)]
+        _system_set_impedance(self._s, *(_ptr(x) for x in self._keep), None)
+
+
+def simulate(ini_path, overrides=None, control=None, html=None):
     """Runs a scenario as ./sim does, with overrides {"section.key": value}; returns (summary, trajectory):
     the summary as a dict (./sim's keys), the trajectory as a dict of numpy arrays keyed by CSV column
-    (t_s, q_..., v_..., tau_..., contact forces)."""
+    (t_s, q_..., v_..., tau_..., contact forces). control: a callable control(t, q, v, tau, system) run
+    at every controller period after the scenario's controller, as mbs_sim_set_control's callback: q,
+    v are read-only views of the state, tau (nv) a writable view of the torque to hold, system has
+    set_impedance(kp, kd, q_ref) for a PD the stepper applies at every step. html: the path of the
+    replay page to write ("" or None: the scenario's [output] html, if any)."""
     sc = _load_scenario(ini_path, overrides)
     err = _ErrorRecord()
     sim = _sim_new(sc, C.byref(err))
@@ -385,10 +409,27 @@ def simulate(ini_path, overrides=None):
         _raise(err, "cannot make the simulation")
     fd, csv_path = tempfile.mkstemp(suffix=".csv", prefix="mbs_")
     os.close(fd)
+    failure = []
+    if control is not None:
+        system = _ControlledSystem(_sim_system(sim))
+        nq, nv = _nq(_scenario_model(sc)), _nv(_scenario_model(sc))
+
+        def trampoline(_user, t, q, v, tau):
+            if failure:
+                return
+            try:
+                control(t, np.ctypeslib.as_array(q, (nq,)), np.ctypeslib.as_array(v, (nv,)),
+                        np.ctypeslib.as_array(tau, (nv,)), system)
+            except BaseException as e:   # an exception cannot cross the C frames: kept, raised after the run
+                failure.append(e)
+        callback = _CONTROL(trampoline)
+        _sim_set_control(sim, callback, None)
     try:
-        opt = _RunOptions(os.fsencode(csv_path), None, None, b"")
+        opt = _RunOptions(os.fsencode(csv_path), None, None, os.fsencode(html) if html else None)
         summary = C.create_string_buffer(_summary_size())   # an mbs_sim_summary, opaque here
         rc = _sim_run(sim, C.byref(opt), C.cast(summary, _vp), C.byref(err))
+        if failure:
+            raise failure[0]
         if rc != 0:
             _raise(err, "the run failed")
         text = C.create_string_buffer(8192)

@@ -40,7 +40,8 @@ control period (0.01 s), so an episode's return is in seconds of reward:
   solo-walk:  1.0 exp(−|v_xy − c_xy|² / 0.25) + 0.5 exp(−(ω_z − c_ω)² / 0.25) − 2 v_z² − 0.05 |ω_xy|²
               − 1.0 |g_xy|² − 2e-4 Σ|τ q̇| − 0.01 |a − a_prev|² + 0.25 (alive)
               terminated when the base is below 0.12 m or tilted past 60°; truncated at 1000 steps (10 s);
-              command per episode: c_x ∈ [0, 0.5] m/s, c_y ∈ [−0.2, 0.2] m/s, c_ω ∈ [−0.5, 0.5] rad/s.
+              command per episode: c_x ∈ [0, 0.5] m/s, c_y ∈ [−0.2, 0.2] m/s, c_ω ∈ [−0.5, 0.5] rad/s
+              (ranges "command_x", "command_y", "command_yaw").
   solo-stand: 1.0 exp(−(z − 0.235)² / 0.003) + 0.5 (1 − g_z) / 2 + 0.5 exp(−|q − q_stand|² / 2)
               − 2e-4 Σ|τ q̇| − 0.01 |a − a_prev|²; starts lying on its belly or a side, legs folded
               (HAA in ±0.5, thighs near horizontal, HFE 1.2–1.9 rad, knees bent 2.2–2.9 rad), never terminated; truncated at 500
@@ -130,6 +131,9 @@ RANDOMIZATION = {
     "push_force": (0.0, 8.0),        # N, horizontal
     "push_duration": (0.05, 0.2),    # s
     "push_interval": 3.0,            # s: mean time between pushes
+    "command_x": (0.0, 0.5),         # m/s, solo-walk's commanded forward velocity per episode
+    "command_y": (-0.2, 0.2),        # m/s, lateral
+    "command_yaw": (-0.5, 0.5),      # rad/s
 }
 NOMINAL = {"friction": 1.0, "stiffness": 1e5, "damping_ratio": 3e-3, "motor_strength": 1.0}
 
@@ -257,7 +261,9 @@ class SoloEnv(_VectorEnvBase):
         else:
             mu, K = np.full(n, NOMINAL["friction"]), np.full(n, NOMINAL["stiffness"])
             beta, s = np.full(n, NOMINAL["damping_ratio"]), np.full(n, NOMINAL["motor_strength"])
-        cmd = rng.uniform([0.0, -0.2, -0.5], [0.5, 0.2, 0.5], (n, 3)) if self._cfg["walk"] else np.zeros((n, 3))
+        lo = [r["command_x"][0], r["command_y"][0], r["command_yaw"][0]]
+        hi = [r["command_x"][1], r["command_y"][1], r["command_yaw"][1]]
+        cmd = rng.uniform(lo, hi, (n, 3)) if self._cfg["walk"] else np.zeros((n, 3))
         nj = len(self._iq)
         joints = rng.uniform(-1, 1, (n, nj))
         pose = rng.random((n, 3))
@@ -380,17 +386,25 @@ class SoloEnv(_VectorEnvBase):
     # ---- what the policy sees and gets ----
 
     def _observe(self):
-        o, q, v = self._obs, self._q, self._v
+        self.observation(self._q, self._v, self._command, self._action, self._obs)
+
+    def observation(self, q, v, command, action, out=None):
+        """The observation (n, 49) of states q (n, nq), v (n, nv) under commands (n, 3) after actions
+        (n, 12), into out when given: what step() returns, for a program that runs a policy on a
+        system of its own (a playback, mbs.simulate's control)."""
+        q, v = np.atleast_2d(q), np.atleast_2d(v)
+        o = out if out is not None else np.zeros((q.shape[0], self.OBS), dtype=np.float32)
         _, _, r2 = _quat_rows(q[:, 3:7])
         o[:, 0:6] = v[:, 0:6]              # Pinocchio's free flyer: v in the base frame
         o[:, 6:9] = -r2                    # Rᵀ (0, 0, −1)
         o[:, 9] = q[:, 2]
-        o[:, 10:13] = self._command
+        o[:, 10:13] = command
         nj = len(self._iq)
         o[:, 13:13 + nj] = q[:, self._iq] - self.q_stand[self._iq]
         o[:, 13 + nj:13 + 2 * nj] = v[:, self._iv]
-        o[:, 13 + 2 * nj:13 + 3 * nj] = self._action
+        o[:, 13 + 2 * nj:13 + 3 * nj] = action
         np.nan_to_num(o, copy=False, posinf=1e6, neginf=-1e6)
+        return o
 
     def _power(self):
         q, v, iq, iv = self._q, self._v, self._iq, self._iv

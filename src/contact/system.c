@@ -326,17 +326,26 @@ int mbsi_system_add_link_point(mbs_system *s, const char *frame, const double of
     return add_point(s, frame, offset, radius, 1, boxes_only, "mbs_system_add_capsule", err);
 }
 
-int mbs_capsule_spheres(const double a[3], const double b[3], double radius, double *centers, int max)
+/* The capsule's sphere count for radius r (0: not a capsule), and sphere i's centre among n. */
+static int capsule_count(const double a[3], const double b[3], double radius)
 {
     double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, len = sqrt(v3_dot(d, d));
-    if (!(radius > 0) || !isfinite(len)) return 0;
+    if (!(radius > 0) || !isfinite(len) || !isfinite(radius)) return 0;
     /* spacing <= radius: between two neighbours the spheres' union dips at most (1 − √3/2) r,
      * 13 % of the radius, below the capsule's surface */
     double nf = ceil(len / radius) + 1;
-    int n = nf > 1e6 ? 1000000 : (int)nf;
-    if (n < 2) n = 2;
-    for (int i = 0; i < n && i < max; i++)
-        for (int k = 0; k < 3; k++) centers[3 * i + k] = a[k] + d[k] * i / (n - 1);
+    return nf > 1e6 ? 1000000 : nf < 2 ? 2 : (int)nf;
+}
+
+static void capsule_center(const double a[3], const double b[3], int i, int n, double c[3])
+{
+    for (int k = 0; k < 3; k++) c[k] = a[k] + (b[k] - a[k]) * i / (n - 1);
+}
+
+int mbs_capsule_spheres(const double a[3], const double b[3], double radius, double *centers, int max)
+{
+    int n = capsule_count(a, b, radius);
+    for (int i = 0; i < n && i < max; i++) capsule_center(a, b, i, n, centers + 3 * i);
     return n;
 }
 
@@ -348,7 +357,7 @@ int mbs_system_add_capsule(mbs_system *s, const char *frame, const double a[3], 
                   frame ? frame : "(null)", radius);
         return -1;
     }
-    int n = mbs_capsule_spheres(a, b, radius, NULL, 0);
+    int n = capsule_count(a, b, radius);
     if (n < 2) {
         mbsi_fail(err, MBS_ERR_ARG, "capsule on '%s': its ends must be finite", frame ? frame : "(null)");
         return -1;
@@ -361,7 +370,7 @@ int mbs_system_add_capsule(mbs_system *s, const char *frame, const double a[3], 
     int first = -1;
     for (int i = 0; i < n; i++) {
         double c[3];
-        for (int k = 0; k < 3; k++) c[k] = a[k] + (b[k] - a[k]) * i / (n - 1);
+        capsule_center(a, b, i, n, c);
         int j = mbsi_system_add_link_point(s, frame, c, radius, i > 0 && i < n - 1, err);
         if (j < 0) return -1;
         if (i == 0) first = j;
