@@ -406,10 +406,19 @@ class SoloEnv(_VectorEnvBase):
         np.nan_to_num(o, copy=False, posinf=1e6, neginf=-1e6)
         return o
 
-    def _power(self):
+    def foot_contacts(self):
+        """(num_envs, 4) bool: which feet carry a force after the last step (FL, FR, HL, HR)."""
+        f = self._batch.contact_forces()[:, :len(_FEET)]
+        return np.abs(f).sum(axis=2) > 0
+
+    def joint_torques(self):
+        """The PD's joint torques (num_envs, 12) at the state the last step ended in, toward the targets
+        it held: s kp (q_ref − q) − s kd q̇ (N m). Solo's actuators give about 2.7 N m."""
         q, v, iq, iv = self._q, self._v, self._iq, self._iv
-        tau = self._kp[:, iv] * (self._qref[:, iq] - q[:, iq]) - self._kd[:, iv] * v[:, iv]
-        return np.abs(tau * v[:, iv]).sum(axis=1)
+        return self._kp[:, iv] * (self._qref[:, iq] - q[:, iq]) - self._kd[:, iv] * v[:, iv]
+
+    def _power(self):
+        return np.abs(self.joint_torques() * self._v[:, self._iv]).sum(axis=1)
 
     def _reward(self):
         q, v, c = self._q, self._v, self._command
