@@ -83,7 +83,7 @@ def rollouts(env, Ms, mu, sigma, steps, stats=None, progress=0.0, smooth=0.0, ef
     obs, _ = env.reset()
     alive = np.ones(n, dtype=bool)
     ret, t = np.zeros(n), np.zeros(n)
-    x0 = env._q[:, 0].copy()
+    x0 = env.q[:, 0].copy()
     x_end, x_prev, gain = x0.copy(), x0.copy(), np.zeros(n)
     air, was = np.zeros((n, 4)), np.ones((n, 4), dtype=bool)
     for _ in range(steps):
@@ -93,7 +93,7 @@ def rollouts(env, Ms, mu, sigma, steps, stats=None, progress=0.0, smooth=0.0, ef
         a = np.clip(np.einsum("nij,nj->ni", Ms, f), -1, 1)
         obs, r, term, trunc, _ = env.step(a)
         tau = env.joint_torques()
-        shaping = (smooth * ((env._action - env._prev_action) ** 2).sum(axis=1)
+        shaping = (smooth * ((env.actions - env.previous_actions) ** 2).sum(axis=1)
                    + effort * (np.maximum(np.abs(tau) - 2.7, 0.0) ** 2).sum(axis=1))
         # feet that step: each touch-down pays its flight time past 0.1 s (a foot dragged along never
         # lifts and earns nothing)
@@ -102,8 +102,8 @@ def rollouts(env, Ms, mu, sigma, steps, stats=None, progress=0.0, smooth=0.0, ef
         air = np.where(touch, 0.0, air + env.dt)
         was = touch
         ret += np.where(alive, r - shaping * env.dt + step_bonus * stepping, 0.0)
-        x = env._q[:, 0]
-        gain += np.where(alive, np.minimum(x - x_prev, env._command[:, 0] * env.dt), 0.0)
+        x = env.q[:, 0]
+        gain += np.where(alive, np.minimum(x - x_prev, env.commands[:, 0] * env.dt), 0.0)
         x_prev = x.copy()
         x_end = np.where(alive, x, x_end)
         alive &= ~(term | trunc)
@@ -155,7 +155,7 @@ def play(args):
     one = mbs.envs.make("solo-walk", num_envs=1, seed=0, randomize=False)
     command, action = np.array([[0.25, 0.0, 0.0]]), np.zeros((1, 12))
     kp, kd = np.zeros(one.nv), np.zeros(one.nv)
-    kp[one._iv], kd[one._iv] = one.KP, one.KD
+    kp[one._iv], kd[one._iv] = one.KP, one.KD   # the task's PD on the 12 joints
     q_ref = one.q_stand.copy()
 
     def control(t, q, v, tau, system):

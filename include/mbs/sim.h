@@ -174,8 +174,8 @@ typedef struct mbs_sim_summary {
     long link_touchdowns;
     double link_contact_s;
     /* the largest slip of a contact while it touched: the tangential displacement of the body point
-     * under it, summed step by step from the step after it touched down (so a landing's own step is
-     * not counted) until it left (m): a stance foot that creeps or slides shows here */
+     * under it, summed controller period by period from the period after it touched down (so a
+     * landing's own period is not counted) until it left (m): a stance foot that creeps or slides shows here */
     double max_slip;
 } mbs_sim_summary;
 

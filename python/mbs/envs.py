@@ -406,6 +406,13 @@ class SoloEnv(_VectorEnvBase):
         np.nan_to_num(o, copy=False, posinf=1e6, neginf=-1e6)
         return o
 
+    # read-only views of the environments' state after the last step, for a program's own rewards
+    q = property(lambda self: self._q, doc="(num_envs, nq) configurations after the last step")
+    v = property(lambda self: self._v, doc="(num_envs, nv) velocities after the last step")
+    commands = property(lambda self: self._command, doc="(num_envs, 3) each episode's command")
+    actions = property(lambda self: self._action, doc="(num_envs, 12) the last actions, clipped")
+    previous_actions = property(lambda self: self._prev_action, doc="(num_envs, 12) the actions before them")
+
     def foot_contacts(self):
         """(num_envs, 4) bool: which feet carry a force after the last step (FL, FR, HL, HR)."""
         f = self._batch.contact_forces()[:, :len(_FEET)]

@@ -281,6 +281,7 @@ static long steps(mbs_sim *sim, long n, double dt, mbs_sim_summary *out)
         }
         mbsi_summary_step(sim, dt, out);
     }
+    if (!out->diverged && !out->left_box) mbsi_summary_period(sim, out);
     hold_tau_restore(sim);
     return iters;
 }

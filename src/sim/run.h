@@ -74,6 +74,12 @@ void mbsi_summary_begin(const mbs_sim *sim, mbs_sim_summary *out);
 void mbsi_summary_substep_touchdowns(void *user, const mbs_system *s, double t_sub);
 /* The summary's figures of the state a step left. */
 void mbsi_summary_step(mbs_sim *sim, double dt, mbs_sim_summary *out);
+/* Each touching contact's slip over the last controller period (max_slip): where the body point that
+ * was under it at the end of the period before is now, less where it was, along the surface; summed
+ * while it touches. A contact that does not touch is untracked (NaN). Once per period, not per step:
+ * it needs the kinematics of the state, one pass of its own (a rolling sphere's old touching point
+ * moves along the surface by r (θ − sin θ), third order in the period's rolling angle θ). */
+void mbsi_summary_period(mbs_sim *sim, mbs_sim_summary *out);
 /* The summary's closing figures: rates, means, where the base ended, the state's hash. */
 void mbsi_summary_end(const mbs_sim *sim, double x0, double y0, double t_step, long iters, mbs_sim_summary *out);
 

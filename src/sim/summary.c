@@ -54,10 +54,7 @@ void mbsi_summary_substep_touchdowns(void *user, const mbs_system *s, double t_s
     count_touchdowns(sim, sim->counting, t_sub);
 }
 
-/* Each touching contact's slip over the last step (max_slip): where the body point that was under it
- * after the step before is now, less where it was, along the surface; summed while it touches. A
- * contact that does not touch is untracked (NaN). */
-static void track_slip(mbs_sim *sim, mbs_sim_summary *out)
+void mbsi_summary_period(mbs_sim *sim, mbs_sim_summary *out)
 {
     const mbs_system *s = sim->sys;
     const mbs_model *m = s->model;
@@ -95,7 +92,6 @@ void mbsi_summary_step(mbs_sim *sim, double dt, mbs_sim_summary *out)
     const mbs_system *s = sim->sys;
     int any = 0;
     count_touchdowns(sim, out, s->t);
-    track_slip(sim, out);
     int link_touching = 0;
     for (int c = 0; c < s->ncontacts; c++) {
         const mbs_contact *ct = &s->contacts[c];
