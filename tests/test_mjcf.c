@@ -430,6 +430,9 @@ static void test_errors(void)
                 "<motor joint='k'/></actuator></mujoco>", "t.xml:2:", "unknown joint 'k'");
     EXPECT_FAIL("<mujoco><worldbody><body><joint/><geom size='1'/></body></worldbody><keyframe>\n<key qpos='1 2'/>"
                 "</keyframe></mujoco>", "t.xml:2: key 'key0'", "expected 1 number");
+    /* found by the fuzzer: a group range far past an int (its cast was undefined) */
+    EXPECT_FAIL("<mujoco>\n<compiler inertiagrouprange='08888888888888888888888888 2'/><worldbody/></mujoco>", "t.xml:2:",
+                "inertiagrouprange must be two whole numbers");
     /* a missing file, a directory */
     mbs_error err;
     mbs_model *m = mbs_model_from_mjcf(DIR "no_such_model.xml", NULL, &err);

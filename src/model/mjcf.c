@@ -296,7 +296,15 @@ static int read_compiler(mjcf_ctx *c, const xmlNode *n)
         return -1;
     int rc = mbsi_xml_numbers(&c->x, n, "inertiagrouprange", 2, g, 0);
     if (rc < 0) return -1;
-    if (rc) { c->igroup[0] = (int)g[0]; c->igroup[1] = (int)g[1]; }
+    if (rc) {
+        /* geom groups are small whole numbers (MuJoCo has 6); a cast of anything else is undefined */
+        for (int j = 0; j < 2; j++)
+            if (!(g[j] >= -1000 && g[j] <= 1000) || g[j] != floor(g[j]))
+                return mbsi_xml_fail(&c->x, n, MBS_ERR_MODEL, "inertiagrouprange must be two whole numbers (geom groups), "
+                                     "got %g", g[j]);
+        c->igroup[0] = (int)g[0];
+        c->igroup[1] = (int)g[1];
+    }
     if (xmlHasProp(n, BAD_CAST "settotalmass"))
         mbsi_warn(c->x.err, "%s:%ld: compiler: settotalmass is not supported (ignored)", mbsi_xml_file(&c->x, n),
                   xmlGetLineNo(n));
