@@ -129,6 +129,7 @@ void   mbs_center_of_mass(const mbs_model *m, mbs_data *d, const double *q, cons
 /* ---- analytical derivatives (Carpentier & Mansard, RSS 2018) ----
  * Derivatives with respect to q are taken in the tangent space: ∂f/∂q · δ is the change of
  * f at integrate(q, δ). Outputs are nv x nv column-major with leading dimension nv. */
+/* dtau_da (M) and dtau_dv may be NULL: not computed. */
 void mbs_rnea_derivatives(const mbs_model *m, mbs_data *d, const double *q, const double *v,
                           const double *a, double *dtau_dq, double *dtau_dv, double *dtau_da);
 /* ddq = aba(q, v, τ) and its derivatives; dddq_dtau = M⁻¹. Any output but ddq may be NULL. */

@@ -26,6 +26,7 @@
 #include "mbs/liegroup.h"
 #include "mbs/contact.h"
 #include "../spatial/spatial.h"
+#include "../dynamics/dynamics_internal.h"
 #include "contact_internal.h"
 
 size_t mbsi_contact_derivatives_work_size(int nv)
@@ -385,7 +386,7 @@ void mbsi_system_dynamics_smooth(mbs_system *s, const double *q, const double *v
 }
 
 int mbsi_system_dynamics_derivatives(mbs_system *s, const double *q, const double *v, int clamped, const double *ddq,
-                                    double *dddq_dq, double *dddq_dv, double *work, int *iwork,
+                                    double *dddq_dq, double *dddq_dv, double *Minv, double *work, int *iwork,
                                     const unsigned char *fresh)
 {
     const mbs_model *m = s->model;
@@ -400,7 +401,6 @@ int mbsi_system_dynamics_derivatives(mbs_system *s, const double *q, const doubl
     for (size_t k = 0; k < nn; k++) { dddq_dq[k] = -dddq_dq[k]; dddq_dv[k] = -dddq_dv[k]; }
     mbsi_contact_force_derivatives(s, q, v, clamped, dddq_dq, dddq_dv, work + nn, iwork, fresh);
     if (mbs_ltdl(m, d, M) != MBS_OK) return MBS_ERR_MODEL;
-    mbs_ltdl_solve(m, d, dddq_dq, nv, nv);
-    mbs_ltdl_solve(m, d, dddq_dv, nv, nv);
+    mbsi_ltdl_solve_blocks(m, d, Minv, dddq_dq, dddq_dv);
     return MBS_OK;
 }

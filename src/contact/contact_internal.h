@@ -246,10 +246,11 @@ void mbsi_contact_anchor_chain(mbs_system *s, const double *q, const double *A0,
  * q̈ = M⁻¹ (τ − h + Σ J_iᵀ λ_i) at (q, v), with anchors and active set fixed as above.
  * `ddq` must be what mbs_system_dynamics(s, q, v, 0, ddq) (clamped = 1) or
  * mbsi_system_dynamics_smooth(s, q, v, ddq) (clamped = 0) just returned. Returns MBS_OK, or
- * MBS_ERR_MODEL when the mass matrix cannot be factorised. fresh: as above. The LTDL factor of
- * M(q) is left in s->data (mbs_ltdl_solve applies M⁻¹). */
+ * MBS_ERR_MODEL when the mass matrix cannot be factorised. fresh: as above. Minv: M(q)⁻¹ (nv x nv,
+ * column-major) when not NULL. The LTDL factor of M(q) is left in s->data (mbs_ltdl_solve applies
+ * M⁻¹). */
 int mbsi_system_dynamics_derivatives(mbs_system *s, const double *q, const double *v, int clamped, const double *ddq,
-                                    double *dddq_dq, double *dddq_dv, double *work, int *iwork,
+                                    double *dddq_dq, double *dddq_dv, double *Minv, double *work, int *iwork,
                                     const unsigned char *fresh);
 
 /* ---- maximal-dissipation polytope contacts (polytope.c; Pan and Hauser 2020, eq. 5) ----

@@ -22,7 +22,7 @@ void mbsi_joint_jacobians_from_placements(const mbs_model *m, mbs_data *d);
  * is invariant but for the velocity its ancestors give it, V_λ(k) (the parent body's), so
  *   y_iᵀ ∂M/∂q_k y_j = −(S_k × V_λ(k)(y_i)) · H_k(y_j) − (S_k × V_λ(k)(y_j)) · H_k(y_i),
  * H_k(y) = Σ_{b in the subtree} I_b V_b(y), the subtree's momentum. O(n nb + n² nv), against n RNEA
- * derivatives (O(n nv²)) for the same numbers. work: 12 n nb + 13 nb + 6 n doubles. */
+ * derivatives (O(n nv²)) for the same numbers. work: 12 n nb + 13 nb + 6 n + n² doubles. */
 void mbsi_mass_bilinear_dq(const mbs_model *m, const mbs_data *d, const double *Y, int n, double *out, double *work);
 
 /* RNEA's second half alone, on the kinematics mbs_forward_kinematics(m, d, q, v, a) left in d
@@ -56,6 +56,13 @@ static inline int mbsi_line_up(int n) { return (n + MBSI_LINE - 1) / MBSI_LINE *
 /* The identity block of mbsi_ltdl_solve_rows (its first nv columns, rows of X with leading
  * dimension ncols), M⁻¹'s upper triangle, into Minv (nv x nv, column-major), both triangles. */
 void mbsi_ltdl_minv_out(int nv, const double *X, int ncols, double *Minv);
+/* An nv x nv block of rows (leading dimension ncols, the block's first column at X) into O,
+ * column-major: O(i, c) = X[i·ncols + c]. */
+void mbsi_rows_to_columns(int nv, const double *X, int ncols, double *O);
+/* With the factor of M in d: X1 ← M⁻¹ X1 and X2 ← M⁻¹ X2 (nv x nv, column-major, either NULL)
+ * and Minv ← M⁻¹ (NULL: not formed), all in one mbsi_ltdl_solve_rows over d->rows, vectorised
+ * across the right-hand sides, where mbs_ltdl_solve takes one column at a time. */
+void mbsi_ltdl_solve_blocks(const mbs_model *m, mbs_data *d, double *Minv, double *X1, double *X2);
 
 /* Its two halves, M⁻¹ = L⁻¹ D⁻¹ L⁻ᵀ: X ← L⁻ᵀ X (with the identity block set first), then
  * X ← L⁻¹ D⁻¹ X. A product J M⁻¹ Jᵀ is Yᵀ D⁻¹ Y with Y = L⁻ᵀ Jᵀ, the first half alone. */

@@ -187,6 +187,32 @@ void mbsi_ltdl_solve_rows(const mbs_model *m, const mbs_data *d, double *X, int 
     mbsi_ltdl_solve_rows_dl(m, d, X, ncols, nid);
 }
 
+void mbsi_rows_to_columns(int nv, const double *X, int ncols, double *O)
+{
+    for (int c = 0; c < nv; c++)
+        for (int i = 0; i < nv; i++) O[i + (size_t)nv * c] = X[(size_t)ncols * i + c];
+}
+
+void mbsi_ltdl_solve_blocks(const mbs_model *m, mbs_data *d, double *Minv, double *X1, double *X2)
+{
+    const int nv = m->nv, nid = Minv ? mbsi_line_up(nv) : 0;
+    double *blk[2] = {X1, X2};
+    int at[2] = {nid, nid + (X1 ? nv : 0)};
+    const int ncols = mbsi_line_up(at[1] + (X2 ? nv : 0));
+    double *R = d->rows;
+    /* column c of a block is column at + c of the rows; the padding after the blocks is zeroed
+     * (the solve runs over it) */
+    for (int i = 0; i < nv; i++) memset(R + (size_t)ncols * i + nid, 0, sizeof(double) * (size_t)(ncols - nid));
+    for (int b = 0; b < 2; b++)
+        if (blk[b])
+            for (int c = 0; c < nv; c++)
+                for (int i = 0; i < nv; i++) R[(size_t)ncols * i + at[b] + c] = blk[b][i + (size_t)nv * c];
+    mbsi_ltdl_solve_rows(m, d, R, ncols, nid);
+    if (Minv) mbsi_ltdl_minv_out(nv, R, ncols, Minv);
+    for (int b = 0; b < 2; b++)
+        if (blk[b]) mbsi_rows_to_columns(nv, R + at[b], ncols, blk[b]);
+}
+
 void mbsi_ltdl_minv_out(int nv, const double *X, int ncols, double *Minv)
 {
     /* row i of the upper triangle is column i of the lower one: copied whole, then mirrored with

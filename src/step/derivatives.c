@@ -109,12 +109,9 @@ int mbsi_step_acceleration_derivatives(mbs_stepper *st, const double *q, const d
     if (!update) memcpy(a, w->a, (size_t)nv * sizeof(double));
     /* without update, the anchors (however placed) are held: their dependence on the state an
      * earlier update saw is the caller's (w->A0) */
-    int rc = mbsi_system_dynamics_derivatives(s, q, v, 1, w->a, w->Fq, w->Fv, w->work, w->iwork, update ? w->fresh : NULL);
+    int rc = mbsi_system_dynamics_derivatives(s, q, v, 1, w->a, w->Fq, w->Fv, w->Mi, w->work, w->iwork,
+                                              update ? w->fresh : NULL);
     if (rc != MBS_OK) return rc;
-    /* M⁻¹ now, from the factor the derivatives left in s->data (the next call overwrites it) */
-    memset(w->Mi, 0, (size_t)nv * (size_t)nv * sizeof(double));
-    for (int k = 0; k < nv; k++) w->Mi[k + (size_t)nv * k] = 1;
-    mbs_ltdl_solve(s->model, s->data, w->Mi, nv, nv);
     if (update) update_end(st, q, v);
     return MBS_OK;
 }
@@ -127,10 +124,21 @@ void mbsi_derivatives_configuration_rows(mbs_stepper *st, const double *q, const
     const int nv = st->sys->nv, n2 = 2 * nv;
     mbs_dintegrate(m, q, delta, MBS_ARG0, w->D0);
     mbs_dintegrate(m, q, delta, MBS_ARG1, w->D1);
-    /* [A_q | B_q] = D1 X (the three blocks of X's columns), then A_qq += D0 */
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, 2 * nv, nv, 1.0, w->D1, nv, X, nv, 0.0, A, n2);
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, nv, nv, 1.0, w->D1, nv, X + 2 * (size_t)nv * nv, nv, 0.0,
-                B, n2);
+    /* [A_q | B_q] = D1 X (the three blocks of X's columns), then A_qq += D0. integrate's Jacobians
+     * are block-diagonal, one block per joint (each joint moves by its own tangent), so row r of
+     * D1 X sums over r's joint's dofs only: a dense product cost nv times that. */
+    for (int c = 0; c < 3 * nv; c++) {
+        const double *x = X + (size_t)nv * c;
+        double *o = c < n2 ? A + (size_t)n2 * c : B + (size_t)n2 * (c - n2);
+        for (int i = 0; i < m->nbodies; i++) {
+            const mbs_body *b = &m->bodies[i];
+            for (int r = b->idx_v; r < b->idx_v + b->nv; r++) {
+                double acc = 0;
+                for (int k = b->idx_v; k < b->idx_v + b->nv; k++) acc += w->D1[r + (size_t)nv * k] * x[k];
+                o[r] = acc;
+            }
+        }
+    }
     for (int c = 0; c < nv; c++)
         for (int r = 0; r < nv; r++) A[r + (size_t)n2 * c] += w->D0[r + (size_t)nv * c];
 }

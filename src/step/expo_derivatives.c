@@ -64,6 +64,7 @@ void mbsi_expo_dws_layout(mbs_carver *c, mbsi_expo_dws *w, int cmax, int nq, int
     w->esc = mbsi_carve_doubles(c, n);
     w->R = mbsi_carve_doubles(c, 3 * n);
     w->dU = mbsi_carve_doubles(c, n * n * v);
+    w->dUp = mbsi_carve_doubles(c, n * (n + 1) / 2 * v);
     w->F = mbsi_carve_doubles(c, 4 * n * n);
     w->Sk = mbsi_carve_doubles(c, n * n);
     w->T = mbsi_carve_doubles(c, n * (n + v));
@@ -71,9 +72,8 @@ void mbsi_expo_dws_layout(mbs_carver *c, mbsi_expo_dws *w, int cmax, int nq, int
     w->Tk = mbsi_carve_doubles(c, n * v);
     w->Z1 = mbsi_carve_doubles(c, n * v3);
     w->Z2 = mbsi_carve_doubles(c, n * v3);
-    w->W = mbsi_carve_doubles(c, v * v3);
-    double **m[] = {&w->RQ, &w->RV, &w->RA};
-    for (int k = 0; k < 3; k++) *m[k] = mbsi_carve_doubles(c, v * v);
+    double **m[] = {&w->RQ, &w->RV, &w->MiX, &w->MiRV};
+    for (int k = 0; k < 4; k++) *m[k] = mbsi_carve_doubles(c, v * v);
     double **vv[] = {&w->vf, &w->acc1, &w->acc2, &w->zero};
     for (int k = 0; k < 4; k++) *vv[k] = mbsi_carve_doubles(c, v);
     double **vn[] = {&w->dp, &w->dw, &w->pd0, &w->pdd, &w->pm, &w->lb, &w->lb2};
@@ -87,7 +87,7 @@ void mbsi_expo_dws_layout(mbs_carver *c, mbsi_expo_dws *w, int cmax, int nq, int
     double **mv[] = {&w->dvf, &w->dacc1, &w->dacc2};
     for (int k = 0; k < 3; k++) *mv[k] = mbsi_carve_doubles(c, v * v3);
     w->work = mbsi_carve_doubles(c, 18 * (v + 1));
-    w->mwork = mbsi_carve_doubles(c, 12 * n * (v + 1) + 13 * (v + 1) + 6 * n);
+    w->mwork = mbsi_carve_doubles(c, 12 * n * (v + 1) + 13 * (v + 1) + 6 * n + n * n);
     double **m3[] = {&w->J3, &w->P3, &w->D3, &w->D3v};
     for (int k = 0; k < 4; k++) *m3[k] = mbsi_carve_doubles(c, 3 * v);
     w->support = mbsi_carve_ints(c, v);
@@ -134,6 +134,22 @@ static void mul_dqm(const mbs_model *m, const double *dqm, int r, double alpha, 
             const double *x = X + (size_t)r * k;
             for (int i = 0; i < r; i++) o[i] += g * x[i];
         }
+    }
+}
+
+/* out (nv x 3nv) = M⁻¹ [X ∂qm − (0, RV, 0) + (0, 0, 1)], the acceleration's derivative in (δq, δv,
+ * δτ) from X = −∂rnea/∂qm (+ the contact forces' share): M⁻¹ X once (nv³), then times ∂qm, sparse
+ * (mul_dqm); −M⁻¹ RV is w->MiRV, the same for every acceleration (∂rnea/∂v does not depend on q̈),
+ * and the τ block M⁻¹ itself. Multiplying M⁻¹ by the whole nv x 3nv block cost three times that. */
+static void minv_times(const mbs_model *m, mbsi_expo_dws *w, const double *X, double *out)
+{
+    const int nv = m->nv;
+    const size_t nn = (size_t)nv * (size_t)nv;
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, nv, nv, 1.0, w->Mi, nv, X, nv, 0.0, w->MiX, nv);
+    mul_dqm(m, w->dqm, nv, 1.0, w->MiX, 0.0, out);
+    for (size_t k = 0; k < nn; k++) {
+        out[nn + k] -= w->MiRV[k];
+        out[2 * nn + k] = w->Mi[k];
     }
 }
 
@@ -254,11 +270,10 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
 
     /* ∂v̇_f = M⁻¹ (−∂rnea/∂qm ∂qm − ∂rnea/∂v δv + δτ), at v̇_f; the RNEA derivatives leave the
      * placements and joint columns at qm in d, which what follows reads */
-    mbs_rnea_derivatives(m, d, qm, v, w->vf, w->RQ, w->RV, w->RA);
-    mul_dqm(m, w->dqm, nv, -1.0, w->RQ, 0.0, w->W);
-    for (size_t k = 0; k < nn; k++) { w->W[nn + k] -= w->RV[k]; w->W[2 * nn + k] = 0; }
-    for (int k = 0; k < nv; k++) w->W[2 * nn + k + (size_t)nv * k] = 1;
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, n3, nv, 1.0, w->Mi, nv, w->W, nv, 0.0, w->dvf, nv);
+    mbs_rnea_derivatives(m, d, qm, v, w->vf, w->RQ, w->RV, NULL);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, nv, nv, 1.0, w->Mi, nv, w->RV, nv, 0.0, w->MiRV, nv);
+    for (size_t k = 0; k < nn; k++) w->RQ[k] = -w->RQ[k];
+    minv_times(m, w, w->RQ, w->dvf);
     if (n > 0) {
         /* ---- ∂p̈_free = ∂a_p/∂qm ∂qm + ∂a_p/∂v δv + J ∂v̇_f ---- */
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n3, nv, 1.0, w->Jm, n, w->dvf, nv, 0.0, w->dPdd, n);
@@ -383,7 +398,16 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
         /* the matrix functions' own change with S, per direction k of qm: with Ŝ_k = Wᵀ ∂Υ_k W, W = R V,
          *   t_k[i] = Σ_j Ŝ_k[i,j] G[i,j] = Σ_ab ∂Υ_k[a,b] W[a,i] U[b,i],   U = W Gᵀ,
          * G1[i,j] = F₀ ŷ_A + h F₁ ŷ_B + h² F₂ ŷ_C (at i, j; G2 with F₁, F₂, F₃): for every k at once,
-         * T = Kᵀ ∂Υ with K[(a,b), i] = W[a,i] U[b,i] (n² x n), then Z += T ∂qm */
+         * T = Kᵀ ∂Υ with K[(a,b), i] = W[a,i] U[b,i] (n² x n), then Z += T ∂qm. ∂Υ_k being symmetric,
+         * the sum runs over a ≤ b, packed (K's entry for a < b is W[a,i] U[b,i] + W[b,i] U[a,i]):
+         * half the product's length. */
+        const size_t np = (size_t)n * (size_t)(n + 1) / 2;
+        for (int k = 0; k < nv; k++) {
+            const double *src = w->dU + un * k;
+            double *dst = w->dUp + np * k;
+            for (int bb = 0; bb < n; bb++)
+                for (int aa = 0; aa <= bb; aa++) *dst++ = src[aa + (size_t)n * bb];
+        }
         double *G = w->Sk, *Um = w->T, *K = w->K, *Tk = w->Tk;
         for (int t = 0; t < 2; t++) {
             for (int j = 0; j < n; j++)
@@ -393,10 +417,15 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
                     G[i + (size_t)n * j] = f[0] * hA[j] + h * f[un] * hB[j] + h * h * f[2 * un] * hC[j];
                 }
             cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n, n, 1.0, Wm, n, G, n, 0.0, Um, n);
-            for (int i = 0; i < n; i++)
-                for (int bb = 0; bb < n; bb++)
-                    for (int aa = 0; aa < n; aa++) K[aa + (size_t)n * bb + un * i] = Wm[aa + (size_t)n * i] * Um[bb + (size_t)n * i];
-            cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, nv, (int)un, 1.0, K, (int)un, w->dU, (int)un, 0.0, Tk, n);
+            for (int i = 0; i < n; i++) {
+                const double *wi = Wm + (size_t)n * i, *ui = Um + (size_t)n * i;
+                double *k = K + np * i;
+                for (int bb = 0; bb < n; bb++) {
+                    for (int aa = 0; aa < bb; aa++) *k++ = wi[aa] * ui[bb] + wi[bb] * ui[aa];
+                    *k++ = wi[bb] * ui[bb];
+                }
+            }
+            cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, nv, (int)np, 1.0, K, (int)np, w->dUp, (int)np, 0.0, Tk, n);
             mul_dqm(m, w->dqm, n, 1.0, Tk, 1.0, t ? w->Z2 : w->Z1);
         }
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n3, n, -1.0, Wm, n, w->Z1, n, 0.0, w->dL1, n);
@@ -409,7 +438,7 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
         const double *lb = pass ? w->lb2 : w->lb, *dL = pass ? w->dL2 : w->dL1;
         memcpy(acc, w->vf, (size_t)nv * sizeof(double));
         if (n > 0) cblas_dgemv(CblasColMajor, CblasNoTrans, nv, n, 1.0, w->Y, nv, lb, 1, 1.0, acc, 1);
-        mbs_rnea_derivatives(m, d, qm, v, acc, w->RQ, w->RV, w->RA);
+        mbs_rnea_derivatives(m, d, qm, v, acc, w->RQ, NULL, NULL);
         for (size_t k = 0; k < nn; k++) w->RQ[k] = -w->RQ[k];
         if (n > 0) {
                 for (int a = 0; a < na; a++) {
@@ -422,10 +451,7 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
                 mbsi_point_force_dq(m, d, sup, ns, w->pm + 3 * a, lb + 3 * a, w->J3, w->P3, NULL, w->RQ);
             }
         }
-        mul_dqm(m, w->dqm, nv, 1.0, w->RQ, 0.0, w->W);
-        for (size_t k = 0; k < nn; k++) { w->W[nn + k] -= w->RV[k]; w->W[2 * nn + k] = 0; }
-        for (int k = 0; k < nv; k++) w->W[2 * nn + k + (size_t)nv * k] = 1;
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, n3, nv, 1.0, w->Mi, nv, w->W, nv, 0.0, dacc, nv);
+        minv_times(m, w, w->RQ, dacc);
         if (n > 0) cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, n3, n, 1.0, w->Y, nv, dL, n, 1.0, dacc, nv);
     }
 

@@ -17,12 +17,13 @@ typedef struct mbsi_expo_dws {
     double *Y, *Mi;                /* nv x nmax: M⁻¹Jᵀ; nv x nv: M⁻¹ at qm */
     double *U, *S, *V, *lam, *esc; /* nmax²: Υ, S = RΥR, its eigenvectors; nmax: eigenvalues, scratch */
     double *R;                     /* 9 per contact: K^½ in world axes */
-    double *dU;                    /* nmax² x nv: ∂Υ/∂qm */
+    double *dU, *dUp;              /* nmax² x nv: ∂Υ/∂qm; nmax (nmax + 1) / 2 x nv: its upper triangles, packed */
     double *F;                     /* 4 nmax²: the divided differences of Q_0..Q_3 at S's eigenvalues */
     double *Sk, *T;                /* nmax² and nmax (nmax + nv) scratch */
-    double *Z1, *Z2, *W;           /* nmax x 3nv, twice; nv x 3nv: scratch */
-    double *K, *Tk;                /* nmax³, nmax x nv: the matrix functions' change (expo_derivatives.c) */
-    double *RQ, *RV, *RA;          /* nv x nv: RNEA derivatives (∂/∂q, ∂/∂v, and M, unused) */
+    double *Z1, *Z2;               /* nmax x 3nv, twice: scratch */
+    double *K, *Tk;                /* nmax³ (of which nmax² (nmax + 1) / 2 used), nmax x nv: the matrix functions' change */
+    double *RQ, *RV;               /* nv x nv: RNEA derivatives ∂/∂q (negated, forces added), ∂/∂v */
+    double *MiX, *MiRV;            /* nv x nv: M⁻¹ RQ, M⁻¹ RV */
     double *vf, *acc1, *acc2, *zero; /* nv */
     double *dp, *dw, *pd0, *pdd, *pm, *yh, *Qv, *lb, *lb2; /* nmax (yh: 3 nmax, Qv: 4 nmax) */
     double *dDp, *dDw, *dPd0, *dPdd, *dy, *dL1, *dL2; /* nmax x 3nv (dy: three of them) */
