@@ -139,7 +139,7 @@ static void check_derivatives_mode(mbs_system *s, int clamped, const double *q, 
     CHECK(ev < 1e-6, "%s: dtau_c/dv off by %.3e (scaled)", what, ev);
     /* system dynamics */
     dynamics(s, clamped, q, v, ddq);
-    CHECK(mbsi_system_dynamics_derivatives(s, q, v, clamped, ddq, Aq, Av, work, iwork, NULL) == MBS_OK, "%s: M not factorised",
+    CHECK(mbsi_system_dynamics_derivatives(s, q, v, clamped, ddq, Aq, Av, NULL, work, iwork, NULL) == MBS_OK, "%s: M not factorised",
           what);
     for (int k = 0; k < nv; k++) {
         memset(dq, 0, (size_t)nv * 8);

@@ -1,5 +1,5 @@
-/* aba.c — the articulated-body algorithm (Featherstone, RBDA table 7.1), in body frames.
- * Its backward pass also leaves the articulated inertias that mbs_abi_solve reuses. */
+/* aba.c — the articulated-body algorithm (Featherstone, RBDA table 7.1): mbs_aba in world axes,
+ * and the body-frame passes whose articulated inertias mbs_abi_solve reuses (mbs_abi_factor). */
 #include "../model/model_internal.h"
 #include "mbs/dynamics.h"
 #include "mbs/liegroup.h"
@@ -209,14 +209,126 @@ void mbsi_aba_passes(const mbs_model *m, mbs_data *d, const double *q, const dou
     }
 }
 
+/* Forward dynamics in world axes (Featherstone, RBDA §7.3 with every quantity in the world frame at
+ * its origin; Pinocchio's WORLD convention). A body's articulated inertia then passes to its
+ * parent as it is: no X* Ia X⁻¹ per joint, which in body frames costs more than the rest of the
+ * backward pass, and each body's world inertia (inertia_act) does not wait for its children, so
+ * that the bodies' transforms overlap where the body-frame pass must chain them. With S constant
+ * in the body frame, its world column moves with the body: Ṡ = v × S, the bias c = v × S q̇. */
+static void aba_world(const mbs_model *m, mbs_data *d, const double *q, const double *v, const double *tau,
+                      const double *fext, double *ddq)
+{
+    double a0[6];
+    gravity_motion(m, a0);
+    joint_placements(m, q, d->tmp_6nb, d->liR, d->lip);
+    /* pass 1, root first: world placements, joint columns, inertias, velocities, bias terms */
+    for (int i = 0; i < m->nbodies; i++) {
+        const mbs_body *b = &m->bodies[i];
+        double *R = d->wR + 9 * i, *p = d->wp + 3 * i, *S = d->wS + 6 * b->idx_v;
+        if (b->parent < 0) {
+            memcpy(R, d->liR + 9 * i, 9 * sizeof(double));
+            memcpy(p, d->lip + 3 * i, 3 * sizeof(double));
+        } else
+            se3_compose(d->wR + 9 * b->parent, d->wp + 3 * b->parent, d->liR + 9 * i, d->lip + 3 * i, R, p);
+        joint_world_columns(b, m->S + 6 * b->idx_v, R, p, S);
+        double h[3], Io[9];
+        inertia_act(R, p, b->mass, b->h, b->Io, h, Io);
+        inertia_matrix(b->mass, h, Io, d->wI + 36 * i);
+        double *vi = d->wv + 6 * i, *ci = d->wc + 6 * i, *pA = d->wf + 6 * i;
+        if (b->parent < 0) memset(vi, 0, 6 * sizeof(double));
+        else memcpy(vi, d->wv + 6 * b->parent, 6 * sizeof(double));
+        double vJ[6] = {0, 0, 0, 0, 0, 0}, mom[6];
+        if (v)
+            for (int k = 0; k < b->nv; k++)
+                for (int r = 0; r < 6; r++) vJ[r] += S[6 * k + r] * v[b->idx_v + k];
+        for (int r = 0; r < 6; r++) vi[r] += vJ[r];
+        motion_cross(vi, vJ, ci);
+        inertia_mul(b->mass, h, Io, vi, mom);
+        force_cross(vi, mom, pA);
+        if (fext) {
+            double fw[6];
+            se3_act_force(R, p, fext + 6 * i, fw);
+            for (int r = 0; r < 6; r++) pA[r] -= fw[r];
+        }
+    }
+    /* pass 2, leaves first: U = IA S, D⁻¹, u = τ − Sᵀ pA; the parent gains IA − U D⁻¹ Uᵀ and
+     * pA + Ia c + U D⁻¹ u */
+    for (int i = m->nbodies - 1; i >= 0; i--) {
+        const mbs_body *b = &m->bodies[i];
+        const int n = b->nv;
+        const double *S = d->wS + 6 * b->idx_v, *arm = m->armature + b->idx_v;
+        double *IA = d->wI + 36 * i, *pA = d->wf + 6 * i, *U = d->wU + 6 * b->idx_v, *Di = d->wD + 36 * i;
+        double *u = d->wu + b->idx_v;
+        for (int k = 0; k < n; k++) {
+            m6_mulv(IA, S + 6 * k, U + 6 * k);
+            u[k] = (tau ? tau[b->idx_v + k] : 0.0) - sdot(S + 6 * k, pA);
+        }
+        if (n == 1) Di[0] = 1.0 / (sdot(S, U) + arm[0]);
+        else {
+            double Dm[36];
+            for (int c = 0; c < n; c++)
+                for (int r = 0; r < n; r++) Dm[r + 6 * c] = sdot(S + 6 * r, U + 6 * c);
+            for (int c = 0; c < n; c++) Dm[c + 6 * c] += arm[c];
+            small_spd_inverse(n, Dm, Di);
+        }
+        if (b->parent < 0) continue;
+        double *Ip = d->wI + 36 * b->parent, *fp = d->wf + 6 * b->parent, pa[6];
+        const double *ci = d->wc + 6 * i;
+        m6_mulv(IA, ci, pa);
+        if (n == 1) {
+            /* one column: Ia c = IA c − U D⁻¹ (U·c), so pa = pA + IA c + U D⁻¹ (u − U·c) */
+            double UD[6], g = u[0] - sdot(U, ci);
+            for (int r = 0; r < 6; r++) UD[r] = U[r] * Di[0];
+            for (int c = 0; c < 6; c++)
+                for (int r = 0; r < 6; r++) Ip[r + 6 * c] += IA[r + 6 * c] - UD[r] * U[c];
+            for (int r = 0; r < 6; r++) fp[r] += pA[r] + pa[r] + UD[r] * g;
+            continue;
+        }
+        double UD[36], Du[6];
+        for (int k = 0; k < n; k++)
+            for (int r = 0; r < 6; r++) {
+                double s = 0;
+                for (int l = 0; l < n; l++) s += U[r + 6 * l] * Di[l + 6 * k];
+                UD[r + 6 * k] = s;
+            }
+        /* Ia c = IA c − U D⁻¹ Uᵀ c: pa = pA + IA c + U D⁻¹ (u − Uᵀ c) */
+        double g[6];
+        for (int k = 0; k < n; k++) g[k] = u[k] - sdot(U + 6 * k, ci);
+        dinv_mul(b, Di, g, Du);
+        for (int c = 0; c < 6; c++)
+            for (int r = 0; r < 6; r++) {
+                double x = IA[r + 6 * c];
+                for (int k = 0; k < n; k++) x -= UD[r + 6 * k] * U[c + 6 * k];
+                Ip[r + 6 * c] += x;
+            }
+        for (int r = 0; r < 6; r++) {
+            double x = pA[r] + pa[r];
+            for (int k = 0; k < n; k++) x += U[r + 6 * k] * Du[k];
+            fp[r] += x;
+        }
+    }
+    /* pass 3, root first: a = a_λ + c, q̈ = D⁻¹ (u − Uᵀ a), a += S q̈ */
+    for (int i = 0; i < m->nbodies; i++) {
+        const mbs_body *b = &m->bodies[i];
+        const int n = b->nv;
+        const double *S = d->wS + 6 * b->idx_v, *U = d->wU + 6 * b->idx_v, *ap = b->parent < 0 ? a0 : d->wa + 6 * b->parent;
+        double *ai = d->wa + 6 * i, r[6];
+        for (int k = 0; k < 6; k++) ai[k] = ap[k] + d->wc[6 * i + k];
+        for (int k = 0; k < n; k++) r[k] = d->wu[b->idx_v + k] - sdot(U + 6 * k, ai);
+        dinv_mul(b, d->wD + 36 * i, r, ddq + b->idx_v);
+        for (int k = 0; k < n; k++)
+            for (int c = 0; c < 6; c++) ai[c] += S[6 * k + c] * ddq[b->idx_v + k];
+    }
+}
+
 void mbs_aba_fext(const mbs_model *m, mbs_data *d, const double *q, const double *v,
                   const double *tau, const double *fext, double *ddq)
 {
-    mbsi_aba_passes(m, d, q, v, tau, fext, ddq);
+    aba_world(m, d, q, v, tau, fext, ddq);
 }
 
 void mbs_aba(const mbs_model *m, mbs_data *d, const double *q, const double *v, const double *tau,
              double *ddq)
 {
-    mbsi_aba_passes(m, d, q, v, tau, NULL, ddq);
+    aba_world(m, d, q, v, tau, NULL, ddq);
 }

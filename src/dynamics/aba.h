@@ -6,7 +6,7 @@
 #include "mbs/dynamics.h"
 #include "mbs/liegroup.h"
 
-/* Runs ABA; with v == NULL the velocity terms are skipped, with ddq == NULL only the
+/* Runs ABA in body frames; with v == NULL the velocity terms are skipped, with ddq == NULL only the
  * articulated inertias (d->IA, d->U, d->Dab) and bias terms are computed. */
 void mbsi_aba_passes(const mbs_model *m, mbs_data *d, const double *q, const double *v, const double *tau,
                     const double *fext, double *ddq);

@@ -18,6 +18,9 @@ static void layout(mbs_carver *c, mbs_data *d, int nb, int nv)
     d->rR = carve(c, 9 * b); d->rp = carve(c, 3 * b);
     d->IA = carve(c, 36 * b); d->U = carve(c, 6 * v); d->Dab = carve(c, 36 * b); d->u = carve(c, v);
     d->J = carve(c, 6 * v);
+    d->wR = carve(c, 9 * b); d->wp = carve(c, 3 * b); d->wS = carve(c, 6 * v);
+    d->wv = carve(c, 6 * b); d->wc = carve(c, 6 * b); d->wf = carve(c, 6 * b); d->wa = carve(c, 6 * b);
+    d->wI = carve(c, 36 * b); d->wU = carve(c, 6 * v); d->wD = carve(c, 36 * b); d->wu = carve(c, v);
     d->dVdq = carve(c, 6 * v); d->dAdq = carve(c, 6 * v); d->dAdv = carve(c, 6 * v);
     d->dFdq = carve(c, 6 * v); d->dFdv = carve(c, 6 * v); d->dFda = carve(c, 6 * v);
     d->ov = carve(c, 6 * b); d->oa = carve(c, 6 * b); d->of = carve(c, 6 * b); d->oh = carve(c, 6 * b);
