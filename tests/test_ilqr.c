@@ -269,21 +269,23 @@ static void test_mpc_push(void)
     mbs_scenario_free(sc);
 }
 
-/* scenarios/solo_jump_opt.ini: the jump the optimiser finds at the first period (40 iterations here; under
- * valgrind a short plan that only has to run) is played back at 1 ms with its gains: Solo leaves
- * the ground, rises at least 3 cm, lands and stands level near where it started. How high it goes
- * depends on the build's rounding (4.8 cm under the sanitizers, 6.3 to 6.5 cm in the -O3 builds):
- * the hold catches the robot at its first touch-down after a flight, which a staggered take-off
- * can bring early. */
+/* scenarios/solo_jump_opt.ini as a user runs it: the jump the optimiser finds at the first period
+ * (the scenario's 100 iterations; under valgrind a short plan that only has to run) is played back
+ * at 1 ms with its gains: Solo leaves the ground, rises at least 3 cm, lands and stands level near
+ * where it started. The plan's own answer is what is held to it, not an iterate on the way there:
+ * stopped at 40 iterations the same plan landed 7.8° or 11° tilted depending on the rounding of
+ * one ABA against another, where the finished plans (84 and 111 iterations, cost within 1e-4 of
+ * each other) land 8.7° and 2.6°. How high it goes depends on the build's rounding too: the hold
+ * catches the robot at its first touch-down after a flight, which a staggered take-off can bring
+ * early. */
 static void test_jump_opt(void)
 {
     mbs_error err;
     const char *runner = getenv("TEST_RUNNER");
     int slow = runner && strstr(runner, "valgrind");
-    static const char *full[] = {"controller.iterations=40"};
     static const char *brief[] = {"controller.iterations=2", "controller.horizon=0.3", "controller.apex_time=0.2",
                                   "run.duration=0.4"};
-    mbs_scenario *sc = mbs_scenario_load(tm_path("scenarios/solo_jump_opt.ini"), slow ? brief : full, slow ? 4 : 1, &err);
+    mbs_scenario *sc = mbs_scenario_load(tm_path("scenarios/solo_jump_opt.ini"), slow ? brief : NULL, slow ? 4 : 0, &err);
     CHECK(sc != NULL, "solo_jump_opt: %s", err.msg);
     if (!sc) return;
     mbs_sim *sim = mbs_sim_new(sc, &err);
