@@ -13,12 +13,10 @@ void mbs_compute_joint_jacobians(const mbs_model *m, mbs_data *d, const double *
 
 void mbsi_joint_jacobians_from_placements(const mbs_model *m, mbs_data *d)
 {
+    /* joint_world_columns: a revolute joint about x, y or z takes its axis as a column of oR */
     for (int i = 0; i < m->nbodies; i++) {
         const mbs_body *b = &m->bodies[i];
-        for (int k = 0; k < b->nv; k++) {
-            int c = b->idx_v + k;
-            se3_act_motion(d->oR + 9 * i, d->op + 3 * i, m->S + 6 * c, d->J + 6 * c);
-        }
+        joint_world_columns(b, m->S + 6 * b->idx_v, d->oR + 9 * i, d->op + 3 * i, d->J + 6 * b->idx_v);
     }
 }
 
