@@ -444,6 +444,53 @@ static void test_solo_rough(void)
     }
 }
 
+/* The nearest of many boxes is the nearest of each alone: the broad phase (a box skipped when its
+ * bounding sphere is no nearer than the best so far) changes no answer, gap or normal, for spheres
+ * outside, touching and inside randomly turned boxes of every shape, with and without a floor. */
+static void test_box_broad_phase(void)
+{
+    mbs_environment all, one;
+    memset(&all, 0, sizeof all);
+    srand(11);
+    const int nb = 24;
+    for (int i = 0; i < nb; i++) {
+        mbs_box *b = &all.boxes[i];
+        for (int k = 0; k < 3; k++) {
+            b->center[k] = -1 + 2.0 * rand() / RAND_MAX;
+            b->half[k] = 0.01 + 0.4 * rand() / RAND_MAX;
+        }
+        double yaw = 6.28 * rand() / RAND_MAX, pitch = 1.0 * rand() / RAND_MAX, c = cos(yaw), s = sin(yaw),
+               cp = cos(pitch), sp = sin(pitch);
+        double R[9] = {c * cp, s * cp, -sp, -s, c, 0, c * sp, s * sp, cp};   /* Rz(yaw) Ry(pitch), column-major */
+        memcpy(b->R, R, sizeof R);
+    }
+    all.nboxes = nb;
+    int mismatches = 0, inside = 0;
+    for (int floor = 0; floor < 2; floor++) {
+        all.nplanes = floor;
+        all.planes[0].normal[2] = 1;
+        all.planes[0].offset = -0.5;
+        for (int k = 0; k < 2000; k++) {
+            double c[3], r = 0.05 * rand() / RAND_MAX, gap, n[3], best = INFINITY, bn[3] = {0, 0, 0};
+            for (int a = 0; a < 3; a++) c[a] = -1.3 + 2.6 * rand() / RAND_MAX;
+            CHECK(mbs_environment_distance(&all, c, r, &gap, n, NULL), "no solid");
+            for (int i = -floor; i < nb; i++) {
+                memset(&one, 0, sizeof one);
+                if (i < 0) { one.planes[0] = all.planes[0]; one.nplanes = 1; }
+                else { one.boxes[0] = all.boxes[i]; one.nboxes = 1; }
+                double g, gn[3];
+                mbs_environment_distance(&one, c, r, &g, gn, NULL);
+                if (g < best) { best = g; memcpy(bn, gn, sizeof bn); }
+            }
+            inside += best < -r;
+            mismatches += gap != best || n[0] != bn[0] || n[1] != bn[1] || n[2] != bn[2];
+        }
+    }
+    printf("  24 boxes, 4000 spheres (%d centres inside a box): %d answers differ from the nearest box alone\n", inside,
+           mismatches);
+    CHECK(mismatches == 0 && inside > 50, "broad phase: %d answers differ (%d inside)", mismatches, inside);
+}
+
 int main(void)
 {
     RUN(test_surface);
@@ -452,6 +499,7 @@ int main(void)
     RUN(test_scenario);
     RUN(test_crease);
     RUN(test_stairs);
+    RUN(test_box_broad_phase);
     RUN(test_solo_rough);
     RUN(test_solo_stairs);
     RUN(test_solo_slope);

@@ -23,7 +23,8 @@ static double box_gap(const mbs_box *bx, const double c[3], double r, double n[3
     int inside = 1;
     double cl[3];
     for (int k = 0; k < 3; k++) {
-        cl[k] = fmin(fmax(l[k], -bx->half[k]), bx->half[k]);
+        /* comparisons, not fmin and fmax: those are calls into libm here */
+        cl[k] = l[k] < -bx->half[k] ? -bx->half[k] : l[k] > bx->half[k] ? bx->half[k] : l[k];
         if (cl[k] != l[k]) inside = 0;
     }
     double nl[3] = {0, 0, 0}, gap;
@@ -125,11 +126,22 @@ static int nearest(const mbs_environment *env, const double center[3], double ra
             best = g; any = 1; which = i;
             memcpy(normal, nn, sizeof nn);
         }
-    for (int i = 0; i < env->nboxes; i++)
-        if ((g = box_gap(&env->boxes[i], center, radius, nn)) < best) {
+    for (int i = 0; i < env->nboxes; i++) {
+        /* a box lies within |half| of its centre, so its gap is at least |c − centre| − |half| − r
+         * (inside it too): a box whose bound is no nearer than the best so far cannot win, and a
+         * flight of stairs is then one or two boxes' work per sphere */
+        const mbs_box *bx = &env->boxes[i];
+        if (best < INFINITY) {
+            const double *h = bx->half;
+            double d0 = center[0] - bx->center[0], d1 = center[1] - bx->center[1], d2 = center[2] - bx->center[2];
+            double lim = best + radius + sqrt(h[0] * h[0] + h[1] * h[1] + h[2] * h[2]);
+            if (lim <= 0 || d0 * d0 + d1 * d1 + d2 * d2 >= lim * lim) continue;
+        }
+        if ((g = box_gap(bx, center, radius, nn)) < best) {
             best = g; any = 1; which = env->nplanes + i;
             memcpy(normal, nn, sizeof nn);
         }
+    }
     for (int i = 0; i < (boxes_only ? 0 : env->nheightfields); i++)
         if ((g = heightfield_gap(&env->heightfields[i], center, radius, nn)) < best) {
             best = g; any = 1; which = env->nplanes + env->nboxes + i;
