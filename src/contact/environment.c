@@ -15,7 +15,8 @@ static double plane_gap(const mbs_plane *pl, const double c[3], double r, double
 }
 
 /* Signed distance of a sphere from a box: from its nearest surface point; a centre inside the box
- * leaves through the face it is closest to. */
+ * leaves through the face it is closest to. n == NULL: the gap alone (the normal is asked of the
+ * nearest box only). */
 static double box_gap(const mbs_box *bx, const double c[3], double r, double n[3])
 {
     double d[3] = {c[0] - bx->center[0], c[1] - bx->center[1], c[2] - bx->center[2]}, l[3];
@@ -40,10 +41,11 @@ static double box_gap(const mbs_box *bx, const double c[3], double r, double n[3
     } else {
         double e[3] = {l[0] - cl[0], l[1] - cl[1], l[2] - cl[2]};
         double dist = sqrt(v3_dot(e, e));
-        for (int k = 0; k < 3; k++) nl[k] = e[k] / dist;
         gap = dist - r;
+        if (!n) return gap;
+        for (int k = 0; k < 3; k++) nl[k] = e[k] / dist;
     }
-    m3_mulv(bx->R, nl, n);
+    if (n) m3_mulv(bx->R, nl, n);
     return gap;
 }
 
@@ -120,7 +122,7 @@ static int nearest(const mbs_environment *env, const double center[3], double ra
                    int *solid, int boxes_only)
 {
     double best = INFINITY, nn[3], g;
-    int any = 0, which = -1;
+    int any = 0, which = -1, nearest_box = -1;
     for (int i = 0; i < (boxes_only ? 0 : env->nplanes); i++)
         if ((g = plane_gap(&env->planes[i], center, radius, nn)) < best) {
             best = g; any = 1; which = i;
@@ -128,8 +130,9 @@ static int nearest(const mbs_environment *env, const double center[3], double ra
         }
     for (int i = 0; i < env->nboxes; i++) {
         /* a box lies within |half| of its centre, so its gap is at least |c − centre| − |half| − r
-         * (inside it too): a box whose bound is no nearer than the best so far cannot win, and a
-         * flight of stairs is then one or two boxes' work per sphere */
+         * (inside it too): a box whose bound is no nearer than the best so far cannot win and is
+         * skipped for the price of a distance; the others' gaps are taken without their normals,
+         * which only the nearest's needs */
         const mbs_box *bx = &env->boxes[i];
         if (best < INFINITY) {
             const double *h = bx->half;
@@ -137,11 +140,12 @@ static int nearest(const mbs_environment *env, const double center[3], double ra
             double lim = best + radius + sqrt(h[0] * h[0] + h[1] * h[1] + h[2] * h[2]);
             if (lim <= 0 || d0 * d0 + d1 * d1 + d2 * d2 >= lim * lim) continue;
         }
-        if ((g = box_gap(bx, center, radius, nn)) < best) {
+        if ((g = box_gap(bx, center, radius, NULL)) < best) {
             best = g; any = 1; which = env->nplanes + i;
-            memcpy(normal, nn, sizeof nn);
+            nearest_box = i;
         }
     }
+    if (nearest_box >= 0) box_gap(&env->boxes[nearest_box], center, radius, normal);
     for (int i = 0; i < (boxes_only ? 0 : env->nheightfields); i++)
         if ((g = heightfield_gap(&env->heightfields[i], center, radius, nn)) < best) {
             best = g; any = 1; which = env->nplanes + env->nboxes + i;
