@@ -329,10 +329,7 @@ void mbs_aba_derivatives(const mbs_model *m, mbs_data *d, const double *q, const
 void mbsi_mass_bilinear_dq(const mbs_model *m, const mbs_data *d, const double *Y, int n, double *out, double *work)
 {
     const int nb = m->nbodies, nv = m->nv;
-    const size_t sn = (size_t)n, bs = 6 * sn;   /* a body's block: 6 components x n columns */
-    /* component-major over the columns (entry r of column i of body b at [b·6n + r·n + i]), so
-     * that the products below run along i */
-    double *Vb = work, *Hs = Vb + bs * nb, *Iw = Hs + bs * nb, *a = Iw + 13 * (size_t)nb, *P = a + bs;
+    double *Vb = work, *Hs = Vb + (size_t)6 * n * nb, *Iw = Hs + (size_t)6 * n * nb;
     /* each body's inertia in world axes about the world origin: mass, h (3), Io (9) */
     for (int b = 0; b < nb; b++) {
         const mbs_body *bd = &m->bodies[b];
@@ -340,32 +337,28 @@ void mbsi_mass_bilinear_dq(const mbs_model *m, const mbs_data *d, const double *
         I[0] = bd->mass;
         inertia_act(d->oR + 9 * b, d->op + 3 * b, bd->mass, bd->h, bd->Io, I + 1, I + 4);
     }
-    /* body velocities, root first (a parent's index is below its children's), and momenta */
-    for (int b = 0; b < nb; b++) {
-        const mbs_body *bd = &m->bodies[b];
-        double *V = Vb + bs * b, *H = Hs + bs * b;
-        if (bd->parent >= 0) memcpy(V, Vb + bs * bd->parent, bs * sizeof(double));
-        else memset(V, 0, bs * sizeof(double));
-        for (int k = bd->idx_v; k < bd->idx_v + bd->nv; k++)
-            for (int r = 0; r < 6; r++) {
-                const double s = d->J[6 * k + r];
-                for (int i = 0; i < n; i++) V[r * sn + i] += s * Y[k + (size_t)nv * i];
-            }
-        const double *I = Iw + 13 * b;
-        for (int i = 0; i < n; i++) {
-            double x[6], h[6];
-            for (int r = 0; r < 6; r++) x[r] = V[r * sn + i];
-            inertia_mul(I[0], I + 1, I + 4, x, h);
-            for (int r = 0; r < 6; r++) H[r * sn + i] = h[r];
+    for (int i = 0; i < n; i++) {
+        const double *y = Y + (size_t)nv * i;
+        double *V = Vb + (size_t)6 * nb * i, *H = Hs + (size_t)6 * nb * i;
+        /* body velocities, root first (a parent's index is below its children's) */
+        for (int b = 0; b < nb; b++) {
+            const mbs_body *bd = &m->bodies[b];
+            double *vb = V + 6 * b;
+            if (bd->parent >= 0) memcpy(vb, V + 6 * bd->parent, 6 * sizeof(double));
+            else memset(vb, 0, 6 * sizeof(double));
+            for (int k = bd->idx_v; k < bd->idx_v + bd->nv; k++)
+                for (int r = 0; r < 6; r++) vb[r] += d->J[6 * k + r] * y[k];
+            const double *I = Iw + 13 * b;
+            inertia_mul(I[0], I + 1, I + 4, vb, H + 6 * b);
+        }
+        /* subtree momenta, leaves first */
+        for (int b = nb - 1; b >= 0; b--) {
+            int p = m->bodies[b].parent;
+            if (p >= 0)
+                for (int r = 0; r < 6; r++) H[6 * p + r] += H[6 * b + r];
         }
     }
-    /* subtree momenta, leaves first */
-    for (int b = nb - 1; b >= 0; b--) {
-        int p = m->bodies[b].parent;
-        if (p >= 0)
-            for (size_t e = 0; e < bs; e++) Hs[bs * p + e] += Hs[bs * b + e];
-    }
-    const size_t nn = sn * sn;
+    const size_t nn = (size_t)n * (size_t)n;
     for (int k = 0; k < nv; k++) {
         int b = m->dof_body[k], p = m->bodies[b].parent;
         double *o = out + nn * k;
@@ -374,23 +367,16 @@ void mbsi_mass_bilinear_dq(const mbs_model *m, const mbs_data *d, const double *
             continue;
         }
         /* a_i = S_k × V_λ(k)(y_i) */
-        const double *Vp = Vb + bs * p, *H = Hs + bs * b;
+        double *a = Iw + 13 * nb;
+        for (int i = 0; i < n; i++) motion_cross(d->J + 6 * k, Vb + (size_t)6 * nb * i + 6 * p, a + 6 * i);
         for (int i = 0; i < n; i++) {
-            double x[6], c[6];
-            for (int r = 0; r < 6; r++) x[r] = Vp[r * sn + i];
-            motion_cross(d->J + 6 * k, x, c);
-            for (int r = 0; r < 6; r++) a[r * sn + i] = c[r];
-        }
-        /* P = aᵀ H (row-major), then out = −(P + Pᵀ) */
-        for (int i = 0; i < n; i++) {
-            double *Pi = P + sn * i;
-            for (int j = 0; j < n; j++) Pi[j] = 0;
-            for (int r = 0; r < 6; r++) {
-                const double s = a[r * sn + i], *Hr = H + r * sn;
-                for (int j = 0; j < n; j++) Pi[j] += s * Hr[j];
+            const double *ai = a + 6 * i;
+            for (int j = i; j < n; j++) {
+                const double *aj = a + 6 * j;
+                double x = -sdot(ai, Hs + (size_t)6 * nb * j + 6 * b) - sdot(aj, Hs + (size_t)6 * nb * i + 6 * b);
+                o[i + (size_t)n * j] = x;
+                o[j + (size_t)n * i] = x;
             }
         }
-        for (int j = 0; j < n; j++)
-            for (int i = 0; i < n; i++) o[i + sn * j] = -(P[sn * i + j] + P[sn * j + i]);
     }
 }

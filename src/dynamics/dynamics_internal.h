@@ -22,7 +22,7 @@ void mbsi_joint_jacobians_from_placements(const mbs_model *m, mbs_data *d);
  * is invariant but for the velocity its ancestors give it, V_λ(k) (the parent body's), so
  *   y_iᵀ ∂M/∂q_k y_j = −(S_k × V_λ(k)(y_i)) · H_k(y_j) − (S_k × V_λ(k)(y_j)) · H_k(y_i),
  * H_k(y) = Σ_{b in the subtree} I_b V_b(y), the subtree's momentum. O(n nb + n² nv), against n RNEA
- * derivatives (O(n nv²)) for the same numbers. work: 12 n nb + 13 nb + 6 n + n² doubles. */
+ * derivatives (O(n nv²)) for the same numbers. work: 12 n nb + 13 nb + 6 n doubles. */
 void mbsi_mass_bilinear_dq(const mbs_model *m, const mbs_data *d, const double *Y, int n, double *out, double *work);
 
 /* RNEA's second half alone, on the kinematics mbs_forward_kinematics(m, d, q, v, a) left in d

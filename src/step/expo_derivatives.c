@@ -87,7 +87,7 @@ void mbsi_expo_dws_layout(mbs_carver *c, mbsi_expo_dws *w, int cmax, int nq, int
     double **mv[] = {&w->dvf, &w->dacc1, &w->dacc2};
     for (int k = 0; k < 3; k++) *mv[k] = mbsi_carve_doubles(c, v * v3);
     w->work = mbsi_carve_doubles(c, 18 * (v + 1));
-    w->mwork = mbsi_carve_doubles(c, 12 * n * (v + 1) + 13 * (v + 1) + 6 * n + n * n);
+    w->mwork = mbsi_carve_doubles(c, 12 * n * (v + 1) + 13 * (v + 1) + 6 * n);
     double **m3[] = {&w->J3, &w->P3, &w->D3, &w->D3v};
     for (int k = 0; k < 4; k++) *m3[k] = mbsi_carve_doubles(c, 3 * v);
     w->support = mbsi_carve_ints(c, v);
