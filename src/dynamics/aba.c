@@ -87,6 +87,21 @@ static void small_spd_inverse(int n, const double *D, double *Di)
     }
 }
 
+/* D⁻¹ = (Sᵀ U + diag(armature))⁻¹ of a joint of n dofs, U = I^A S (the joint-space articulated
+ * inertia with the rotors' share, M's diagonal term). */
+static void joint_dinv(int n, const double *S, const double *U, const double *arm, double *Di)
+{
+    if (n == 1) {
+        Di[0] = 1.0 / (sdot(S, U) + arm[0]);
+        return;
+    }
+    double Dm[36];
+    for (int c = 0; c < n; c++)
+        for (int r = 0; r < n; r++) Dm[r + 6 * c] = sdot(S + 6 * r, U + 6 * c);
+    for (int c = 0; c < n; c++) Dm[c + 6 * c] += arm[c];
+    small_spd_inverse(n, Dm, Di);
+}
+
 void mbsi_aba_passes(const mbs_model *m, mbs_data *d, const double *q, const double *v, const double *tau,
                     const double *fext, double *ddq)
 {
@@ -150,14 +165,7 @@ void mbsi_aba_passes(const mbs_model *m, mbs_data *d, const double *q, const dou
             u[0] = (tau ? tau[b->idx_v] : 0.0) - pA[c];
         } else {
             for (int k = 0; k < n; k++) m6_mulv(IA, S + 6 * k, U + 6 * k);
-            if (n == 1) Di[0] = 1.0 / (sdot(S, U) + arm[0]);
-            else {
-                double Dm[36];
-                for (int c = 0; c < n; c++)
-                    for (int r = 0; r < n; r++) Dm[r + 6 * c] = sdot(S + 6 * r, U + 6 * c);
-                for (int c = 0; c < n; c++) Dm[c + 6 * c] += arm[c];
-                small_spd_inverse(n, Dm, Di);
-            }
+            joint_dinv(n, S, U, arm, Di);
             for (int k = 0; k < n; k++) u[k] = (tau ? tau[b->idx_v + k] : 0.0) - sdot(S + 6 * k, pA);
         }
         if (b->parent < 0) continue;
@@ -218,8 +226,6 @@ void mbsi_aba_passes(const mbs_model *m, mbs_data *d, const double *q, const dou
 static void aba_world(const mbs_model *m, mbs_data *d, const double *q, const double *v, const double *tau,
                       const double *fext, double *ddq)
 {
-    double a0[6];
-    gravity_motion(m, a0);
     joint_placements(m, q, d->tmp_6nb, d->liR, d->lip);
     /* pass 1, root first: world placements, joint columns, inertias, velocities, bias terms */
     for (int i = 0; i < m->nbodies; i++) {
@@ -263,14 +269,7 @@ static void aba_world(const mbs_model *m, mbs_data *d, const double *q, const do
             m6_mulv(IA, S + 6 * k, U + 6 * k);
             u[k] = (tau ? tau[b->idx_v + k] : 0.0) - sdot(S + 6 * k, pA);
         }
-        if (n == 1) Di[0] = 1.0 / (sdot(S, U) + arm[0]);
-        else {
-            double Dm[36];
-            for (int c = 0; c < n; c++)
-                for (int r = 0; r < n; r++) Dm[r + 6 * c] = sdot(S + 6 * r, U + 6 * c);
-            for (int c = 0; c < n; c++) Dm[c + 6 * c] += arm[c];
-            small_spd_inverse(n, Dm, Di);
-        }
+        joint_dinv(n, S, U, arm, Di);
         if (b->parent < 0) continue;
         double *Ip = d->wI + 36 * b->parent, *fp = d->wf + 6 * b->parent, pa[6];
         const double *ci = d->wc + 6 * i;
@@ -307,7 +306,10 @@ static void aba_world(const mbs_model *m, mbs_data *d, const double *q, const do
             fp[r] += x;
         }
     }
-    /* pass 3, root first: a = a_λ + c, q̈ = D⁻¹ (u − Uᵀ a), a += S q̈ */
+    /* pass 3, root first: a = a_λ + c, q̈ = D⁻¹ (u − Uᵀ a), a += S q̈; gravity as the world's
+     * acceleration upwards */
+    double a0[6];
+    gravity_motion(m, a0);
     for (int i = 0; i < m->nbodies; i++) {
         const mbs_body *b = &m->bodies[i];
         const int n = b->nv;
