@@ -145,6 +145,9 @@ typedef struct mbs_sim_summary {
                                          touchdowns, a foot being the contact points on one frame (Romeo's four
                                          sole corners; one point per foot: equal to touchdowns); a link's
                                          capsules and boxes are not feet */
+    long max_foot_touchdowns;         /* the most foot_touchdowns of one foot, and that foot's frame (the first
+                                         such foot; "" without feet) */
+    char max_foot[MBS_NAME_LEN];
     double energy_initial, energy_final;   /* kinetic + gravity's potential energy at the start and the
                                          end (J; the contact springs' energy is not counted) */
     long nonconverged;                /* steps whose solver reported non-convergence */

@@ -247,6 +247,7 @@ static void sim_state(mbs_sim *sim, run_state *r, mbs_sim_summary *out, mbsi_sta
     mbsi_state_doubles(s, "summary.min_dt", &out->min_dt, 1);
     mbsi_state_bytes(s, "summary.rejected", &out->rejected, sizeof out->rejected);
     mbsi_state_ints(s, "run.touching", sim->touching, (size_t)sim->sc->ncontacts);
+    mbsi_state_ints(s, "run.foot_touchdowns", sim->foot_touchdowns, (size_t)sim->sc->ncontacts);
     mbsi_system_state(sim->sys, s);
     mbsi_stepper_state(sim->st, s);
     mbsi_controller_state(sim->ctrl, s);

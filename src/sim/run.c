@@ -110,7 +110,7 @@ mbs_sim *mbs_sim_new(const mbs_scenario *sc, mbs_error *err)
         goto fail;
     }
     /* allocated here, so that a step allocates nothing */
-    sim->touching = calloc(2 * (size_t)sc->ncontacts + 1, sizeof *sim->touching);
+    sim->touching = calloc(3 * (size_t)sc->ncontacts + 1, sizeof *sim->touching);
     sim->energy = mbs_data_new(sc->model);
     sim->slip_local = calloc(9 * (size_t)sc->ncontacts + 1, sizeof(double));
     if (!sim->touching || !sim->energy || !sim->slip_local) { mbsi_fail(err, MBS_ERR_NOMEM, "out of memory"); goto fail; }
@@ -118,6 +118,7 @@ mbs_sim *mbs_sim_new(const mbs_scenario *sc, mbs_error *err)
     sim->slip_sum = sim->slip_world + 3 * (size_t)sc->ncontacts;
     for (int c = 0; c < sc->ncontacts; c++) sim->slip_world[3 * c] = NAN;   /* untracked until it touches */
     sim->foot = sim->touching + sc->ncontacts;
+    sim->foot_touchdowns = sim->foot + sc->ncontacts;
     for (int c = 0; c < sim->sys->ncontacts; c++) {
         int f = 0;
         while (f < c && (f >= sim->sys->nfeet || sim->sys->contacts[f].frame != sim->sys->contacts[c].frame)) f++;
@@ -313,7 +314,10 @@ int mbs_sim_run(mbs_sim *sim, const mbs_sim_run_options *opt, mbs_sim_summary *o
     out->base_z_min = out->base_z_max = p0[2];
     out->energy_initial = mbs_kinetic_energy(sc->model, sim->energy, s->q, s->v) + mbs_potential_energy(sc->model, sim->energy, s->q);
     /* a contact touching in the initial state is no touchdown */
-    for (int i = 0; i < s->ncontacts; i++) sim->touching[i] = s->contacts[i].active != 0;
+    for (int i = 0; i < s->ncontacts; i++) {
+        sim->touching[i] = s->contacts[i].active != 0;
+        sim->foot_touchdowns[i] = 0;
+    }
     out->min_alpha = 1;
     int rc;
     if (resume && (rc = mbsi_read_checkpoint(sim, resume, &r, out, err)) != MBS_OK) return rc;

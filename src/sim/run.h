@@ -20,6 +20,7 @@ struct mbs_sim {
     int root;          /* MBS_ROOT_FIXED, _FREE or _PLANAR: the base's box and the summary's base figures */
     int *touching;     /* ncontacts: each contact's active flag after the last step, for touchdowns */
     int *foot;         /* ncontacts: the first contact on the same frame (a foot's points share one) */
+    int *foot_touchdowns;  /* ncontacts: at a foot's first contact, its touch-downs in this run */
     double link_run_s; /* how long a point of a link's geometry has touched without a break (s) */
     /* each contact's slip while it touches (max_slip_m): the body point under it after the last
      * step (frame coordinates) and its world place then, and the tangential slip summed since it

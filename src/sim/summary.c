@@ -34,6 +34,7 @@ static void count_touchdowns(mbs_sim *sim, mbs_sim_summary *out, double t)
                 is |= s->contacts[c].active != 0;
             }
         out->foot_touchdowns += is && !was;
+        sim->foot_touchdowns[f] += is && !was;
     }
     for (int c = 0; c < s->ncontacts; c++) {
         int touching = s->contacts[c].active != 0;
@@ -129,6 +130,16 @@ void mbsi_summary_end(const mbs_sim *sim, double x0, double y0, double t_step, l
     h = mbsi_fnv1a(s->q, (size_t)s->nq * sizeof(double), h);
     out->final_state_hash = mbsi_fnv1a(s->v, (size_t)s->nv * sizeof(double), h);
     mbsi_controller_report(sim->ctrl, out->controller_report, sizeof out->controller_report);
+    /* the foot that touched down most often: a gait's cycles bound each foot's count, which the
+     * total cannot show */
+    out->max_foot_touchdowns = 0;
+    out->max_foot[0] = 0;
+    for (int f = 0; f < s->nfeet; f++)
+        if (sim->foot[f] == f && (!out->max_foot[0] || sim->foot_touchdowns[f] > out->max_foot_touchdowns)) {
+            out->max_foot_touchdowns = sim->foot_touchdowns[f];
+            const char *name = mbs_frame_name(sim->sc->model, s->contacts[f].frame);
+            snprintf(out->max_foot, sizeof out->max_foot, "%s", name ? name : "?");
+        }
     const mbs_model *m = sim->sc->model;
     out->energy_final = mbs_kinetic_energy(m, sim->energy, s->q, s->v) + mbs_potential_energy(m, sim->energy, s->q);
 }
@@ -170,6 +181,10 @@ int mbs_sim_summary_format(const mbs_sim_summary *s, char *buf, size_t n)
     mbsi_textf(&b, "airborne_s: %.4g\n", s->airborne_s);
     mbsi_textf(&b, "touchdowns: %ld\n", s->touchdowns);
     mbsi_textf(&b, "foot_touchdowns: %ld\n", s->foot_touchdowns);
+    if (s->max_foot[0]) {
+        mbsi_textf(&b, "max_foot_touchdowns: %ld\n", s->max_foot_touchdowns);
+        mbsi_textf(&b, "max_foot_touchdowns_foot: %s\n", s->max_foot);
+    }
     if (s->has_link_geometry) {
         mbsi_textf(&b, "link_touchdowns: %ld\n", s->link_touchdowns);
         mbsi_textf(&b, "link_contact_s: %.4g\n", s->link_contact_s);
