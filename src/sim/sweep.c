@@ -27,14 +27,16 @@ struct mbs_sweep {
 };
 
 /* The summary's keys in their order: every key any run can print (a floating base's, a
- * sub-stepping scheme's, a maximal-dissipation scheme's), so that every row has the same
- * columns; a run that does not print one leaves it empty. */
+ * sub-stepping scheme's, a maximal-dissipation scheme's, feet's and links' touch-downs), so that
+ * every row has the same columns; a run that does not print one leaves it empty. */
 static void summary_columns(mbs_sweep *sw)
 {
     mbs_sim_summary variants[2];
     memset(variants, 0, sizeof variants);
     variants[0].has_base = 1;
     variants[0].min_dt = 1;
+    variants[0].has_link_geometry = 1;
+    snprintf(variants[0].max_foot, sizeof variants[0].max_foot, "foot");
     variants[1].substeps = 1;
     variants[1].diverged = 1;   /* for status_detail */
     char text[4096];
