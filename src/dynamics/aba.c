@@ -95,7 +95,7 @@ static void joint_dinv(int n, const double *S, const double *U, const double *ar
         Di[0] = 1.0 / (sdot(S, U) + arm[0]);
         return;
     }
-    double Dm[36];
+    double Dm[36] = {0};   /* small_spd_inverse copies all 36 */
     for (int c = 0; c < n; c++)
         for (int r = 0; r < n; r++) Dm[r + 6 * c] = sdot(S + 6 * r, U + 6 * c);
     for (int c = 0; c < n; c++) Dm[c + 6 * c] += arm[c];
