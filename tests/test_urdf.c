@@ -656,6 +656,36 @@ static void test_urdf_collection(void)
         int finite = 1;
         for (int i = 0; i < nv; i++) finite &= isfinite(ddq[i]);
         CHECK(finite, "%s: aba at the neutral configuration is not finite", files[k].file);
+        /* ABA (in world axes) solves M q̈ = τ − h at random states: its backward error, the residual
+         * against |M| |q̈| + |τ − h|, is rounding's, however badly M is conditioned (iCub's tiny
+         * links make q̈ itself sensitive to 1e-8) */
+        double *h = calloc((size_t)nv, sizeof *h), worst = 0;
+        unsigned long long seed = 5 + (unsigned long long)k;
+        for (int sample = 0; sample < 5; sample++) {
+            mbs_random_configuration(m, &seed, q);
+            for (int i = 0; i < nv; i++) {
+                v[i] = tm_uniform(&seed, -1, 1);
+                tau[i] = tm_uniform(&seed, -1, 1);
+                ddq[i] = 0;
+            }
+            mbs_rnea(m, d, q, v, ddq, h);
+            mbs_crba(m, d, q, M);
+            mbs_aba(m, d, q, v, tau, ddq);
+            double mn = 0, an = 0, bn = 0, rn = 0;
+            for (int i = 0; i < nv; i++) {
+                double r = h[i] - tau[i];
+                for (int j = 0; j < nv; j++) {
+                    r += M[i + (size_t)nv * j] * ddq[j];
+                    mn = fmax(mn, fabs(M[i + (size_t)nv * j]));
+                }
+                an = fmax(an, fabs(ddq[i]));
+                bn = fmax(bn, fabs(tau[i] - h[i]));
+                rn = fmax(rn, fabs(r));
+            }
+            worst = fmax(worst, rn / (nv * mn * an + bn));
+        }
+        CHECK(worst < 1e-12, "%s: aba's backward error %.1e", files[k].file, worst);
+        free(h);
         free(q); free(v); free(tau); free(ddq); free(M);
         mbs_data_free(d);
         mbs_model_free(m);

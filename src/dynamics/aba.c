@@ -200,7 +200,6 @@ void mbsi_aba_passes(const mbs_model *m, mbs_data *d, const double *q, const dou
             for (int k = 0; k < 6; k++) fp[k] += t[k];
         }
     }
-    d->abi_ready = 1;
     if (!ddq) return;
     /* pass 3: accelerations, root first */
     for (int i = 0; i < m->nbodies; i++) {

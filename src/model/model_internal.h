@@ -85,7 +85,6 @@ struct mbs_data {
     double *U;                  /* 6 x nv: IA S */
     double *Dab;                /* 36 x nb: inverse of the joint-space articulated inertia (nv_i x nv_i) */
     double *u;                  /* nv */
-    int abi_ready;
     /* the forward dynamics' own (mbs_aba, in world axes; apart from the above, which
      * mbs_abi_factor leaves for mbs_abi_solve): placements, joint columns, velocities, bias
      * accelerations, bias forces, accelerations, articulated inertias, U = IA S, D⁻¹, u */
