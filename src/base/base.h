@@ -30,6 +30,16 @@ void mbsi_spd_solve(double *A, int n, double *b);
  * above `floor` (or not finite): A is not safely positive definite, and L is not complete. */
 int mbsi_cholesky(double *A, int n, int lda, double floor);
 
+/* LU factorisation with partial pivoting of the n x n matrix a (column-major, leading
+ * dimension n), in place: unit lower L below the diagonal, U on and above; row k was swapped
+ * with row piv[k]. Returns 0, or k + 1 when the pivot of column k is zero. Written out rather
+ * than LAPACK's dgetrf, which at the sizes of a step (n of 10 to 70) costs more in its
+ * blocking, and in OpenBLAS's thread pool, than the factorisation itself (src/step/expm.c). */
+int mbsi_lu_factor(int n, double *a, int *piv);
+/* Solves (LU) X = B in place for the k columns of B (leading dimension n), a and piv from
+ * mbsi_lu_factor. */
+void mbsi_lu_solve(int n, const double *a, const int *piv, double *B, int k);
+
 /* A weighted least-squares task ‖J x − e‖² (weight w) added to a normal system: the lower
  * triangle of H (ncols x ncols, leading dimension ldH) += w Jᵀ J and g += w Jᵀ e, J being the
  * rows r0 .. r0 + nr − 1 of a column-major matrix of leading dimension ldJ. Columns of J that

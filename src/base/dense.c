@@ -1,5 +1,6 @@
 /* dense.c — the small dense numerics several layers share. */
 #include <math.h>
+#include <string.h>
 
 #include "base.h"
 
@@ -65,6 +66,76 @@ void mbsi_add_task(double *H, int ldH, double *g, const double *J, int ldJ, int 
             double h = 0;
             for (int r = 0; r < nr; r++) h += ja[r] * jb[r];
             H[a + (size_t)ldH * b] += weight * h;
+        }
+    }
+}
+
+int mbsi_lu_factor(int n, double *restrict a, int *restrict piv)
+{
+    for (int k = 0; k < n; k++) {
+        double *ck = a + (size_t)n * k, best = fabs(ck[k]);
+        int p = k;
+        for (int i = k + 1; i < n; i++)
+            if (fabs(ck[i]) > best) { best = fabs(ck[i]); p = i; }
+        piv[k] = p;
+        if (!(best > 0)) return k + 1;
+        if (p != k)
+            for (int j = 0; j < n; j++) {
+                double *cj = a + (size_t)n * j, t = cj[k];
+                cj[k] = cj[p]; cj[p] = t;
+            }
+        double inv = 1.0 / ck[k];
+        for (int i = k + 1; i < n; i++) ck[i] *= inv;
+        for (int j = k + 1; j < n; j++) {
+            double *restrict cj = a + (size_t)n * j, f = cj[k];
+            if (f == 0) continue;
+            for (int i = k + 1; i < n; i++) cj[i] -= ck[i] * f;
+        }
+    }
+    return 0;
+}
+
+/* Two columns at a time, so that each pass over a column of L or U serves both. */
+void mbsi_lu_solve(int n, const double *restrict a, const int *restrict piv, double *restrict B, int k)
+{
+    for (int i = 0; i < n; i++)
+        if (piv[i] != i)
+            for (int c = 0; c < k; c++) {
+                double *b = B + (size_t)n * c, t = b[i];
+                b[i] = b[piv[i]];
+                b[piv[i]] = t;
+            }
+    int c = 0;
+    for (; c + 2 <= k; c += 2) {
+        double *restrict b0 = B + (size_t)n * c, *restrict b1 = b0 + n;
+        for (int j = 0; j < n; j++) {
+            const double *restrict lj = a + (size_t)n * j;
+            double x0 = b0[j], x1 = b1[j];
+            for (int i = j + 1; i < n; i++) {
+                b0[i] -= lj[i] * x0;
+                b1[i] -= lj[i] * x1;
+            }
+        }
+        for (int j = n - 1; j >= 0; j--) {
+            const double *restrict uj = a + (size_t)n * j;
+            double x0 = b0[j] /= uj[j], x1 = b1[j] /= uj[j];
+            for (int i = 0; i < j; i++) {
+                b0[i] -= uj[i] * x0;
+                b1[i] -= uj[i] * x1;
+            }
+        }
+    }
+    for (; c < k; c++) {
+        double *restrict b = B + (size_t)n * c;
+        for (int j = 0; j < n; j++) {
+            const double *restrict lj = a + (size_t)n * j;
+            double x = b[j];
+            for (int i = j + 1; i < n; i++) b[i] -= lj[i] * x;
+        }
+        for (int j = n - 1; j >= 0; j--) {
+            const double *restrict uj = a + (size_t)n * j;
+            double x = b[j] /= uj[j];
+            for (int i = 0; i < j; i++) b[i] -= uj[i] * x;
         }
     }
 }

@@ -271,48 +271,6 @@ static void advance(const mbs_limb *l, const double *x, const double *dx, double
     for (int k = 0; k < l->n; k++) xn[k] = fmin(l->hi[k], fmax(l->lo[k], x[k] + s * dx[k]));
 }
 
-/* LU factorisation with partial pivoting of the N x N matrix A (column-major, in place), the
- * row exchanges in piv; 0 when a pivot is negligible (singular). */
-static int lu_factor(double *A, int N, int *piv)
-{
-    double scale = maxabs(A, N * N);
-    for (int j = 0; j < N; j++) {
-        int r = j;
-        for (int i = j + 1; i < N; i++)
-            if (fabs(A[i + N * j]) > fabs(A[r + N * j])) r = i;
-        piv[j] = r;
-        if (!(fabs(A[r + N * j]) > 1e-13 * scale)) return 0;
-        if (r != j)
-            for (int c = 0; c < N; c++) {
-                double t = A[j + N * c];
-                A[j + N * c] = A[r + N * c];
-                A[r + N * c] = t;
-            }
-        double inv = 1 / A[j + N * j];
-        for (int i = j + 1; i < N; i++) A[i + N * j] *= inv;
-        for (int c = j + 1; c < N; c++) {
-            double a = A[j + N * c];
-            if (a != 0)
-                for (int i = j + 1; i < N; i++) A[i + N * c] -= A[i + N * j] * a;
-        }
-    }
-    return 1;
-}
-
-/* b = A⁻¹ b from lu_factor's factors. */
-static void lu_solve(const double *A, int N, const int *piv, double *b)
-{
-    /* the exchanges swapped whole rows, the multipliers of earlier columns with them: all first */
-    for (int j = 0; j < N; j++)
-        if (piv[j] != j) { double t = b[j]; b[j] = b[piv[j]]; b[piv[j]] = t; }
-    for (int j = 0; j < N; j++)
-        for (int i = j + 1; i < N; i++) b[i] -= A[i + N * j] * b[j];
-    for (int j = N - 1; j >= 0; j--) {
-        b[j] /= A[j + N * j];
-        for (int i = 0; i < j; i++) b[i] -= A[i + N * j] * b[j];
-    }
-}
-
 /* a · (b x c) */
 static double triple(const double a[3], const double b[3], const double c[3])
 {
@@ -369,12 +327,16 @@ static double newton(mbs_limb *l, const double p[3], const double *x, double *nu
         for (int c = 0; c < m; c++) A[n + r + N * (n + c)] = 0;
     for (int c = 0; c < n; c++) b[c] = l->rest[c] - x[c];
     for (int r = 0; r < m; r++) b[n + r] = e[r];
-    if (!lu_factor(A, N, l->piv)) {
+    /* a pivot negligible against the matrix: singular */
+    double scale = maxabs(A, N * N);
+    int singular = mbsi_lu_factor(N, A, l->piv) != 0;
+    for (int j = 0; j < N && !singular; j++) singular = !(fabs(A[j + N * j]) > 1e-13 * scale);
+    if (singular) {
         l->kkt = 0;
         return -1;
     }
     l->kkt = N;
-    lu_solve(A, N, l->piv, b);
+    mbsi_lu_solve(N, A, l->piv, b, 1);
     memcpy(dx, b, (size_t)n * sizeof(double));
     memcpy(nu, b + n, (size_t)m * sizeof(double));
     return ne;
@@ -624,7 +586,7 @@ int mbsi_limb_ik_rate(const mbs_limb *l, const double pdot[3], double *xdot)
     /* [K Jᵀ; Je 0] [ẋ; ν̇] = [0; ṗ; 0]: the conditions kept along the target's motion, the tilt held */
     double b[MBS_LIMB_MAX_KKT] = {0};
     memcpy(b + n, pdot, 3 * sizeof(double));
-    lu_solve(l->lu, N, l->piv, b);
+    mbsi_lu_solve(N, l->lu, l->piv, b, 1);
     memcpy(xdot, b, (size_t)n * sizeof(double));
     return 0;
 }

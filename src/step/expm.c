@@ -11,10 +11,10 @@
  * OpenBLAS dgemm: at the sizes of the exponential integrator (n = 6·contacts + 3) it measured
  * 1.8–2.8 times faster than the best written-out loops (n = 15: 0.36 vs 0.66 µs, n = 27:
  * 1.3 vs 2.4 µs, n = 51: 6.5 vs 12.5 µs) and below n ≈ 64 it stays on the calling thread.
- * The LU factorisation with partial pivoting and its solves are written out: OpenBLAS's
- * dgetrf handed even a 27 x 27 matrix to its thread pool, whose wake-ups and sched_yield
- * spins took half of an expo step, and its unthreaded dgetf2 and dgetrs (two columns) took
- * 3.0 and 4.2 µs at n = 27 against 1.4 and 0.75 µs for the loops below. Balancing
+ * The LU factorisation with partial pivoting and its solves are written out (mbsi_lu_factor,
+ * src/base/dense.c): OpenBLAS's dgetrf handed even a 27 x 27 matrix to its thread pool, whose
+ * wake-ups and sched_yield spins took half of an expo step, and its unthreaded dgetf2 and dgetrs
+ * (two columns) took 3.0 and 4.2 µs at n = 27 against 1.4 and 0.75 µs for the loops. Balancing
  * is written out as well: LAPACK's dgebal computes its norms with dnrm2 and cost 4 µs more per
  * Solo step (27 x 27) than the same radix-2 scaling with 1-norms, and on a NaN its xerbla
  * prints to stderr, which the library must never do. Nothing here allocates or prints. */
@@ -137,80 +137,6 @@ static void mmk(int n, int k, const double *restrict A, const double *restrict X
     }
 }
 
-/* LU factorisation with partial pivoting of the n x n matrix a, in place (unit lower L below
- * the diagonal, U on and above; row k was swapped with row piv[k]). Returns 0, or k + 1 when
- * the pivot of column k is zero. */
-static int lu_factor(int n, double *restrict a, int *restrict piv)
-{
-    for (int k = 0; k < n; k++) {
-        double *ck = a + (size_t)n * k, best = fabs(ck[k]);
-        int p = k;
-        for (int i = k + 1; i < n; i++)
-            if (fabs(ck[i]) > best) { best = fabs(ck[i]); p = i; }
-        piv[k] = p;
-        if (!(best > 0)) return k + 1;
-        if (p != k)
-            for (int j = 0; j < n; j++) {
-                double *cj = a + (size_t)n * j, t = cj[k];
-                cj[k] = cj[p]; cj[p] = t;
-            }
-        double inv = 1.0 / ck[k];
-        for (int i = k + 1; i < n; i++) ck[i] *= inv;
-        for (int j = k + 1; j < n; j++) {
-            double *restrict cj = a + (size_t)n * j, f = cj[k];
-            if (f == 0) continue;
-            for (int i = k + 1; i < n; i++) cj[i] -= ck[i] * f;
-        }
-    }
-    return 0;
-}
-
-/* Solves (LU) X = B in place for the k columns of B (leading dimension n). Two columns at a
- * time, so that each pass over a column of L or U serves both. */
-static void lu_solve(int n, const double *restrict a, const int *restrict piv, double *restrict B, int k)
-{
-    for (int i = 0; i < n; i++)
-        if (piv[i] != i)
-            for (int c = 0; c < k; c++) {
-                double *b = B + (size_t)n * c, t = b[i];
-                b[i] = b[piv[i]];
-                b[piv[i]] = t;
-            }
-    int c = 0;
-    for (; c + 2 <= k; c += 2) {
-        double *restrict b0 = B + (size_t)n * c, *restrict b1 = b0 + n;
-        for (int j = 0; j < n; j++) {
-            const double *restrict lj = a + (size_t)n * j;
-            double x0 = b0[j], x1 = b1[j];
-            for (int i = j + 1; i < n; i++) {
-                b0[i] -= lj[i] * x0;
-                b1[i] -= lj[i] * x1;
-            }
-        }
-        for (int j = n - 1; j >= 0; j--) {
-            const double *restrict uj = a + (size_t)n * j;
-            double x0 = b0[j] /= uj[j], x1 = b1[j] /= uj[j];
-            for (int i = 0; i < j; i++) {
-                b0[i] -= uj[i] * x0;
-                b1[i] -= uj[i] * x1;
-            }
-        }
-    }
-    for (; c < k; c++) {
-        double *restrict b = B + (size_t)n * c;
-        for (int j = 0; j < n; j++) {
-            const double *restrict lj = a + (size_t)n * j;
-            double x = b[j];
-            for (int i = j + 1; i < n; i++) b[i] -= lj[i] * x;
-        }
-        for (int j = n - 1; j >= 0; j--) {
-            const double *restrict uj = a + (size_t)n * j;
-            double x = b[j] /= uj[j];
-            for (int i = 0; i < j; i++) b[i] -= uj[i] * x;
-        }
-    }
-}
-
 /* out = c0 I + Σ c[i] M[i] (n x n). */
 static void lincomb(int n, double *restrict out, double c0, int nt, const double *c, const double *const *M)
 {
@@ -300,7 +226,7 @@ static int pade_core(mbs_expm_ws *ws, int n, int m, int s, int k, mbs_expm_info 
     }
     /* a singular Padé denominator: reported as a numerical failure (the column of the zero
      * pivot is of no use to a caller, which can only give up the step) */
-    if (lu_factor(n, ws->q, ws->ipiv) != 0) return MBS_ERR_NUMERIC;
+    if (mbsi_lu_factor(n, ws->q, ws->ipiv) != 0) return MBS_ERR_NUMERIC;
     /* Applying r 2^s times to k columns costs 2^(s+2) n² k flops; forming r and squaring it
      * costs 2(s+1) n³ + 2 n² k. */
     int repeat = s < 24 && (double)((2L << s) - 1) * k < (double)(s + 1) * n;
@@ -308,11 +234,11 @@ static int pade_core(mbs_expm_ws *ws, int n, int m, int s, int k, mbs_expm_info 
         long times = 1L << s;
         for (long it = 0; it < times; it++) {
             mmk(n, k, ws->u, ws->x, ws->y);
-            lu_solve(n, ws->q, ws->ipiv, ws->y, k);
+            mbsi_lu_solve(n, ws->q, ws->ipiv, ws->y, k);
             memcpy(ws->x, ws->y, (size_t)n * k * sizeof(double));
         }
     } else {
-        lu_solve(n, ws->q, ws->ipiv, ws->u, n);
+        mbsi_lu_solve(n, ws->q, ws->ipiv, ws->u, n);
         double *R = ws->u, *S = ws->r;
         for (int i = 0; i < s; i++) {
             mm(n, R, R, S);

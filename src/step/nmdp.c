@@ -27,8 +27,11 @@
  * ∇²K is taken as M/h², its Gauss–Newton part, which keeps the QP convex (the acceptance test on
  * the true K guards the descent). The paper writes the proximal term ‖Δw‖²/γ and multiplies γ by η
  * after a rejected step; we shrink the step after a rejection (γ ← γ/η) and grow it after an
- * accepted one (γ ← ηγ), which is what a line search on K needs with the term written that way;
- * S, the diagonal of Dᵀ ∇²K D, makes γ scale-free.
+ * accepted one (γ ← ηγ), which is what a line search on K needs with the term written that way,
+ * and along a run of rejections (or acceptances) the factor grows, η, η², η⁴, then η⁸: a weight
+ * whose QP diagonal is small against the others' moves by its whole range until γ has shrunk by
+ * orders of magnitude, which at η per rejection took Robosimian's walk up to 27 projections in
+ * one step. S, the diagonal of Dᵀ ∇²K D, makes γ scale-free.
  * order = 0 is the zeroth-order variant (eqs. 10–11): ∇_θG without the change of the vertices
  * with θ, in the QP and in the projection.
  *
@@ -41,14 +44,14 @@
 #include "../base/base.h"
 #include "../contact/contact_internal.h"
 #include "step_internal.h"
-/* after the library headers: lapacke.h brings complex.h, whose macro I would rename an identifier */
 #include <cblas.h>
-#include <lapacke.h>
 
 enum { PROJ_HALVINGS = 8 };   /* of a projection's Newton step before it counts as diverged */
 /* γ at most: the proximal term keeps 2e-6 of the QP's diagonal, which stays positive definite although
  * a pyramid's k > 3 vertices make Dᵀ M D singular */
 static const double GAMMA_MAX = 1e6;
+/* γ's factor per iteration grows as η, η², η⁴, η⁸ along a run of rejections (or acceptances) */
+enum { GAMMA_RUN_DOUBLINGS = 3 };
 
 typedef struct nmdp_options {
     mbs_polytope_options poly;
@@ -95,7 +98,7 @@ typedef struct nmdp {
     double *dlim;                    /* nc: each point's bound this step, max(max_depth, its depth at the start) */
     double *Jp, *JpJ, *R;            /* a point's Jacobian, times Jint (3 x nv each), times D (3 x nw) */
     double dmax;                     /* max_depth (m); 0: no bound (nonpenetration = 0) */
-    lapack_int *ipiv;
+    int *ipiv;
     int have_wprev;
     double gamma_last;
     unsigned long resets;
@@ -126,7 +129,7 @@ static void layout(mbs_carver *c, nmdp *w)
     w->Jp = mbsi_carve_doubles(c, 3 * nv);
     w->JpJ = mbsi_carve_doubles(c, 3 * nv);
     w->R = mbsi_carve_doubles(c, 3 * nw);
-    w->ipiv = mbsi_carve(c, nv * sizeof(lapack_int));
+    w->ipiv = mbsi_carve(c, nv * sizeof(int));
 }
 
 static void fini(mbs_stepper *st)
@@ -226,16 +229,17 @@ static void jacobian_build(nmdp *w, mbs_system *s, const double *delta, const do
         for (int k = 0; k < nv; k++) w->A[k + (size_t)nv * k] += s->imp_kp[k] + s->imp_kd[k] / h;
 }
 
-/* jacobian_build, then w->A factorised in place by LU (LAPACK, partial pivoting). The paper uses
- * a rank-revealing LU to notice a near-singular ∇G (assumption A 5.2 broken); we take the pivots'
- * spread, |U_ii| against the largest, as that detector: a condition estimate (dgecon) costs as
- * much as the factorisation itself (measured on Robosimian: about 5 µs each), and complete pivoting
- * more. Returns 1 when ∇_δG is numerically singular. */
+/* jacobian_build, then w->A factorised in place by LU (partial pivoting, mbsi_lu_factor: at
+ * Robosimian's 34 x 34, LAPACK's blocked dgetrf and dgetrs were a fifth of a step). The paper
+ * uses a rank-revealing LU to notice a near-singular ∇G (assumption A 5.2 broken); we take the
+ * pivots' spread, |U_ii| against the largest, as that detector: a condition estimate (dgecon)
+ * costs as much as the factorisation itself (measured on Robosimian: about 5 µs each), and
+ * complete pivoting more. Returns 1 when ∇_δG is numerically singular. */
 static int jacobian(nmdp *w, mbs_system *s, const double *delta, const double *wt)
 {
     const int nv = w->nv;
     jacobian_build(w, s, delta, wt);
-    if (LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, nv, nv, w->A, nv, w->ipiv) != 0) return 1;
+    if (mbsi_lu_factor(nv, w->A, w->ipiv) != 0) return 1;
     double lo = INFINITY, hi = 0;
     for (int k = 0; k < nv; k++) {
         double u = fabs(w->A[k * ((size_t)nv + 1)]);
@@ -248,7 +252,7 @@ static int jacobian(nmdp *w, mbs_system *s, const double *delta, const double *w
 /* X (nv x nrhs, leading dimension nv) ← ∇_δG⁻¹ X with the factorisation of jacobian(). */
 static void solve(nmdp *w, double *X, int nrhs)
 {
-    LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', w->nv, nrhs, w->A, w->nv, w->ipiv, X, w->nv);
+    mbsi_lu_solve(w->nv, w->A, w->ipiv, X, nrhs);
 }
 
 /* Manifold projection (eq. 9 / 11): Newton on G(·, wt) = 0 from δ (updated in place), with chord = 1
@@ -372,7 +376,8 @@ static int pgm(nmdp *w, mbs_system *s, int *converged)
      * only grow γ) */
     if (nw == 0) { *converged = 1; return 0; }   /* no contact point: backward Euler alone */
     double K = kinetic(w, s), gamma = fmax(1, w->gamma_last / (o->eta * o->eta)), excess = depth_excess(w);
-    int qp_warm = 0, model = 0, rejected = 0;
+    int qp_warm = 0, model = 0, rejected = 0, streak = 0;
+    double dw_rejected = INFINITY;   /* the weights' move of the last rejected iteration */   /* streak: > 0 accepted, < 0 rejected in a row */
     for (int it = 0; it < o->max_iter; it++) {
         w->outer++;
         if (!model) {
@@ -431,14 +436,24 @@ static int pgm(nmdp *w, mbs_system *s, int *converged)
         for (int r = 0; r < nv; r++) move = fmax(move, fabs(w->dtrial[r] - w->delta[r]));
         /* accepted when it brings a point past max_depth back towards it, or, no deeper past it,
          * when K does not grow: the bound comes first, then the dissipation */
-        if (!(excess1 < excess - 1e-12) && (excess1 > excess + 1e-12 || K1 > K)) {
+        /* A move that a smaller γ did not shrink (by half, after two rejections) is the depth
+         * bounds' own, not the proximal step's: a point within depth_excess' 1 % over its bound,
+         * which the QP brings back to it at a cost in K. Rejected for that cost, it would be
+         * asked again at every iteration to max_iter: it is taken when it goes no deeper. */
+        int forced = streak <= -2 && dw >= 0.5 * dw_rejected && !(excess1 > excess + 1e-12);
+        if (!forced && !(excess1 < excess - 1e-12) && (excess1 > excess + 1e-12 || K1 > K)) {
+            dw_rejected = dw;
             /* rejected: a shorter step from the same point and model */
-            gamma /= o->eta;
+            streak = streak < 0 ? streak - 1 : -1;
+            gamma /= pow(o->eta, (double)(1 << (-streak - 1 < GAMMA_RUN_DOUBLINGS ? -streak - 1 : GAMMA_RUN_DOUBLINGS)));
             rejected = 1;
             if (move < o->eps) { *converged = 1; break; }   /* stationary within ε: nothing to gain */
             continue;
         }
-        gamma = fmin(gamma * o->eta, GAMMA_MAX);
+        dw_rejected = INFINITY;
+        streak = streak > 0 ? streak + 1 : 1;
+        gamma = fmin(gamma * pow(o->eta, (double)(1 << (streak - 1 < GAMMA_RUN_DOUBLINGS ? streak - 1 : GAMMA_RUN_DOUBLINGS))),
+                     GAMMA_MAX);
         memcpy(w->delta, w->dtrial, (size_t)nv * sizeof(double));
         memcpy(w->w, w->x, (size_t)nw * sizeof(double));
         K = K1;
