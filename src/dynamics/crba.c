@@ -51,17 +51,9 @@ static inline void sym_to_full(const double I[6], double Io[9])
 }
 
 /* A revolute joint about x, y or z behind an identity tree rotation turns its body by a plane
- * rotation: with (a, u, v) the axis and the two others in cyclic order, e_u -> c e_u + s e_v.
- * The axis index, or -1; *sign = -1 for a joint about -x, -y or -z (Robosimian's 12 pitch
- * joints turn about -y), which turns by -q about +x, +y or +z: its columns S, J and F are those
- * of the + axis negated. */
-static int planar_axis(const mbs_body *b, double *sign)
-{
-    static const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-    *sign = b->axis_id < 0 && b->axis_neg_id >= 0 ? -1 : 1;
-    if (b->type != MBS_JOINT_REVOLUTE || memcmp(b->Rt, I, sizeof I) != 0) return -1;
-    return b->axis_id >= 0 ? b->axis_id : b->axis_neg_id;
-}
+ * rotation: with (a, u, v) the axis and the two others in cyclic order, e_u -> c e_u + s e_v
+ * (the model's turn_axis). A joint about -x, -y or -z (Robosimian's 12 pitch joints turn about
+ * -y) turns by -q about +x, +y or +z: its columns S, J and F are those of the + axis negated. */
 
 /* (P, pp) <- (P, pp) ∘ (plane rotation about axis a, pt): columns u, v of P turn, column a
  * stays and is the joint's axis w in the root frame, so its columns are J = [pp x w; w]. The
@@ -110,8 +102,8 @@ static void placements(const mbs_model *m, mbs_data *d, const double *q)
                 memcpy(P, d->rR + 9 * b->parent, sizeof P);
                 memcpy(pp, d->rp + 3 * b->parent, sizeof pp);
             }
-            double sign;
-            int axis = planar_axis(b, &sign);
+            double sign = b->turn_sign;
+            int axis = b->turn_axis;
             if (axis >= 0) {
                 double s = sign * sn[i], c = cs[i];
                 y[IC_C] = c; y[IC_S] = s; y[IC_AXIS] = axis; y[IC_SIGN] = sign;

@@ -321,6 +321,14 @@ int mbs_model_finalize(mbs_model *m, mbs_error *err)
     }
     m->nq = nq;
     m->nv = nv;
+    static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    for (int i = 0; i < m->nbodies; i++) {
+        mbs_body *b = &m->bodies[i];
+        b->turn_sign = b->axis_id < 0 && b->axis_neg_id >= 0 ? -1 : 1;
+        b->turn_axis = -1;
+        if (b->type == MBS_JOINT_REVOLUTE && memcmp(b->Rt, I3, sizeof I3) == 0)
+            b->turn_axis = b->axis_id >= 0 ? b->axis_id : b->axis_neg_id;
+    }
     /* Subtree extents and subtree masses, leaves first. */
     double *sub_mass = calloc((size_t)m->nbodies + 1, sizeof(double));
     if (!sub_mass) return mbsi_fail(err, MBS_ERR_NOMEM, "out of memory");

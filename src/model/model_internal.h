@@ -23,6 +23,11 @@ typedef struct mbs_body {
     double mass, h[3], Io[9];   /* inertia: mass, first moment m·c and rotational inertia about the body origin */
     double lower[7], upper[7];  /* position limits per coordinate */
     double vlimit[6], effort[6], damping[6], friction[6], armature[6];
+    /* finalize: for a revolute joint about ±x, ±y or ±z behind an identity tree rotation, the
+     * axis its body turns about by a plane rotation (0, 1, 2; else -1), and -1 for -x, -y, -z
+     * (a turn by -q about +x, ...; else 1) */
+    int turn_axis;
+    double turn_sign;
     int last;                   /* last body index of the subtree rooted here */
     int nv_subtree;             /* dofs in the subtree, this joint's included */
     char *joint_name, *link_name;
