@@ -295,7 +295,9 @@ void mbsi_polytope_state(mbs_polytope *p, mbsi_state *st);
 int mbsi_polytope_init(mbs_polytope *p, const mbs_system *s, const mbs_polytope_options *o, mbs_error *err);
 void mbsi_polytope_fini(mbs_polytope *p);
 /* Evaluates the pyramids at q: kinematics and joint Jacobians (into s->data), each point's depth,
- * normal, friction, scale and vertices, and B. Sets the contacts' normal and material. */
+ * normal, friction, scale and vertices, and B. Sets the contacts' normal and material. q = NULL:
+ * at the configuration whose world placements and joint Jacobians s->data already holds (after
+ * mbs_rnea_derivatives, which computes both as mbs_compute_joint_jacobians does). */
 void mbsi_polytope_eval(mbs_polytope *p, mbs_system *s, const double *q);
 /* The k edges n + μ t^a of a friction pyramid about the unit normal n (3 x k into dir), t^a evenly
  * spaced unit tangents starting from the world x axis projected on the surface (y for a normal

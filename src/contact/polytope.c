@@ -133,7 +133,7 @@ void mbsi_polytope_eval(mbs_polytope *p, mbs_system *s, const double *q)
     const mbs_model *m = s->model;
     mbs_data *d = s->data;
     const int nv = p->nv, k = p->k;
-    mbs_compute_joint_jacobians(m, d, q);
+    if (q) mbs_compute_joint_jacobians(m, d, q);
     memset(p->B, 0, sizeof(double) * (size_t)nv * (size_t)p->nw);
     for (int i = 0; i < p->nc; i++) {
         mbs_contact *c = &s->contacts[i];

@@ -205,7 +205,7 @@ static void jacobian_build(nmdp *w, mbs_system *s, const double *delta, const do
     const double h = w->h;
     next_state(w, m, delta);
     mbs_rnea_derivatives(m, s->data, w->qn, w->vn, w->an, w->Gq, w->Gv, w->M);
-    mbsi_polytope_eval(&w->poly, s, w->qn);
+    mbsi_polytope_eval(&w->poly, s, NULL);   /* at qn: the derivatives left its placements and Jacobians */
     memset(w->Cq, 0, nn * sizeof(double));
     mbsi_polytope_force_dq(&w->poly, s, wt, w->o->order, w->Cq);
     for (size_t k = 0; k < nn; k++) w->Gq[k] -= w->Cq[k];
