@@ -12,26 +12,46 @@ int mbs_ltdl(const mbs_model *m, mbs_data *d, const double *M)
     return mbsi_ltdl_in_place(m, d);
 }
 
+/* Row k of the tree-sparse H is non-zero only in the columns of k and its ancestors; packed as
+ * [H(k, k), H(k, λ(k)), H(k, λ²(k)), ...] (d->Lp, from dof_anc_at[k] + k), the row of an
+ * ancestor i = λᵗ(k) holds exactly the columns of k's row from its t-th ancestor on, in the same
+ * order (i's ancestors are the ones after it in k's list). So eliminating k updates each
+ * ancestor's packed row by one contiguous multiply-subtract, where in the n x n storage each
+ * entry took an index load and a column stride. Gathered from d->L, factorised, scattered back:
+ * the same operations in the same order as in place, bitwise. */
 int mbsi_ltdl_in_place(const mbs_model *m, mbs_data *d)
 {
-    int n = m->nv;
-    double *H = d->L;
+    const int n = m->nv, *at = m->dof_anc_at, *anc = m->dof_anc;
+    double *H = d->L, *P = d->Lp;
+    for (int k = 0; k < n; k++) {
+        double *pk = P + at[k] + k;
+        const int *ak = anc + at[k], na = at[k + 1] - at[k];
+        pk[0] = H[k + (size_t)n * k];
+        for (int t = 0; t < na; t++) pk[1 + t] = H[k + (size_t)n * ak[t]];
+    }
     for (int k = n - 1; k >= 0; k--) {
-        double Hkk = H[k + (size_t)n * k];
+        double *pk = P + at[k] + k;
+        double Hkk = pk[0];
         if (!(Hkk > 0)) return MBS_ERR_MODEL;
         /* one division per dof, not one per (dof, ancestor) pair: the divider, not the
          * multiply-adds, bounded the factorisation of a floating base's dense 6 x 6 block */
         double inv = 1.0 / Hkk;
         d->D[k] = Hkk;
         d->Dinv[k] = inv;
-        /* the ancestors of k, nearest first: those of its t-th are the ones after it */
-        const int *anc = m->dof_anc + m->dof_anc_at[k], na = m->dof_anc_at[k + 1] - m->dof_anc_at[k];
+        const int *ak = anc + at[k], na = at[k + 1] - at[k];
         for (int t = 0; t < na; t++) {
-            int i = anc[t];
-            double a = H[k + (size_t)n * i] * inv;
-            for (int u = t; u < na; u++) H[i + (size_t)n * anc[u]] -= a * H[k + (size_t)n * anc[u]];
-            H[k + (size_t)n * i] = a;
+            int i = ak[t];
+            double a = pk[1 + t] * inv, *restrict pi = P + at[i] + i;
+            const double *restrict r = pk + 1 + t;
+            for (int u = 0; u < na - t; u++) pi[u] -= a * r[u];
+            pk[1 + t] = a;
         }
+    }
+    for (int k = 0; k < n; k++) {
+        const double *pk = P + at[k] + k;
+        const int *ak = anc + at[k], na = at[k + 1] - at[k];
+        H[k + (size_t)n * k] = pk[0];
+        for (int t = 0; t < na; t++) H[k + (size_t)n * ak[t]] = pk[1 + t];
     }
     return MBS_OK;
 }

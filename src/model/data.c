@@ -12,7 +12,7 @@ static void layout(mbs_carver *c, mbs_data *d, int nb, int nv)
     d->liR = carve(c, 9 * b); d->lip = carve(c, 3 * b);
     d->oR = carve(c, 9 * b); d->op = carve(c, 3 * b);
     d->v = carve(c, 6 * b); d->a = carve(c, 6 * b); d->f = carve(c, 6 * b);
-    d->M = carve(c, v * v); d->L = carve(c, v * v);
+    d->M = carve(c, v * v); d->L = carve(c, v * v); d->Lp = carve(c, v * (v + 1) / 2);
     d->D = carve(c, v); d->Dinv = carve(c, v);
     d->Ic = carve(c, 16 * b); d->F = carve(c, 6 * v);
     d->rR = carve(c, 9 * b); d->rp = carve(c, 3 * b);

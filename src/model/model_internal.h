@@ -81,6 +81,8 @@ struct mbs_data {
     /* mass matrix and its factor */
     double *M;                  /* nv x nv scratch mass matrix */
     double *L;                  /* nv x nv: Lᵀ D L factor (strict lower part of row k: L(k, λ^j(k))) */
+    double *Lp;                 /* the factorisation's packed rows: row k's diagonal, then its entries in the columns of
+                                 * its ancestors, nearest first (at dof_anc_at[k] + k; ltdl.c) */
     double *D, *Dinv;           /* nv */
     double *Ic;                 /* 16 x nb composite inertias (mass, h[3], Io[9] + pad) */
     double *rR, *rp;            /* 9 x nb, 3 x nb: body i in the frame of its tree's root body (CRBA) */
