@@ -60,19 +60,21 @@ void mbs_ltdl_solve(const mbs_model *m, const mbs_data *d, double *b, int nrhs, 
 {
     int n = m->nv;
     const int *at = m->dof_anc_at;
-    const double *L = d->L;
+    const double *P = d->Lp;   /* the factor's packed rows (mbsi_ltdl_in_place) */
     for (int c = 0; c < nrhs; c++) {
         double *x = b + (size_t)ldb * c;
         /* x ← L⁻ᵀ x: each dof, leaves first, pushes its value to its ancestors. */
         for (int i = n - 1; i >= 0; i--) {
             double xi = x[i];
-            for (int t = at[i]; t < at[i + 1]; t++) x[m->dof_anc[t]] -= L[i + (size_t)n * m->dof_anc[t]] * xi;
+            const double *li = P + at[i] + i + 1 - at[i];   /* row i's packed entries, indexed by t */
+            for (int t = at[i]; t < at[i + 1]; t++) x[m->dof_anc[t]] -= li[t] * xi;
         }
         for (int i = 0; i < n; i++) x[i] *= d->Dinv[i];
         /* x ← L⁻¹ x: each dof, root first, pulls from its ancestors. */
         for (int i = 0; i < n; i++) {
             double s = 0;
-            for (int t = at[i]; t < at[i + 1]; t++) s += L[i + (size_t)n * m->dof_anc[t]] * x[m->dof_anc[t]];
+            const double *li = P + at[i] + i + 1 - at[i];
+            for (int t = at[i]; t < at[i + 1]; t++) s += li[t] * x[m->dof_anc[t]];
             x[i] -= s;
         }
     }
@@ -168,7 +170,6 @@ void mbsi_ltdl_solve_rows_lt(const mbs_model *m, const mbs_data *d, double *X, i
 void mbsi_ltdl_solve_rows_dl(const mbs_model *m, const mbs_data *d, double *X, int ncols, int nid)
 {
     int n = m->nv;
-    const double *L = d->L;
     const size_t ld = (size_t)ncols;
     /* x ← L⁻¹ D⁻¹ x, root first: row i is scaled by D⁻¹ in its first pass and pulls from its
      * ancestors, eight at a time. M⁻¹ being symmetric, only its upper triangle is formed: row i
@@ -181,6 +182,7 @@ void mbsi_ltdl_solve_rows_dl(const mbs_model *m, const mbs_data *d, double *X, i
         double s = d->Dinv[i], *xi = X + ld * i + c0;
         const double *Xc = X + c0;
         const int *anc = m->dof_anc + m->dof_anc_at[i], nanc = m->dof_anc_at[i + 1] - m->dof_anc_at[i];
+        const double *Pi = d->Lp + m->dof_anc_at[i] + i + 1;   /* row i's factor entries, packed */
         if (nanc == 0)
             for (int c = 0; c < w; c++) xi[c] *= s;
         for (int t = 0; t < nanc;) {
@@ -190,7 +192,7 @@ void mbsi_ltdl_solve_rows_dl(const mbs_model *m, const mbs_data *d, double *X, i
             const double *ya[8];
             int na = 0, k = 0;
             for (; t < nanc && na < 8; t++, na++) {
-                la[na] = L[i + (size_t)n * anc[t]];
+                la[na] = Pi[t];
                 ya[na] = Xc + ld * anc[t];
             }
             if (na == 8) row_sub8(xi, s, la, ya, w), k = 8, s = 1.0;
