@@ -37,8 +37,9 @@ int mbsi_cholesky(double *A, int n, int lda, double floor);
  * blocking, and in OpenBLAS's thread pool, than the factorisation itself (src/step/expm.c). */
 int mbsi_lu_factor(int n, double *a, int *piv);
 /* Solves (LU) X = B in place for the k columns of B (leading dimension n), a and piv from
- * mbsi_lu_factor. */
-void mbsi_lu_solve(int n, const double *a, const int *piv, double *B, int k);
+ * mbsi_lu_factor. work: NULL, or n k doubles of scratch, with which four columns or more are
+ * solved together, faster (the same operations per entry: the same X, bitwise). */
+void mbsi_lu_solve(int n, const double *a, const int *piv, double *B, int k, double *work);
 
 /* A weighted least-squares task ‖J x − e‖² (weight w) added to a normal system: the lower
  * triangle of H (ncols x ncols, leading dimension ldH) += w Jᵀ J and g += w Jᵀ e, J being the

@@ -336,7 +336,7 @@ static double newton(mbs_limb *l, const double p[3], const double *x, double *nu
         return -1;
     }
     l->kkt = N;
-    mbsi_lu_solve(N, A, l->piv, b, 1);
+    mbsi_lu_solve(N, A, l->piv, b, 1, NULL);
     memcpy(dx, b, (size_t)n * sizeof(double));
     memcpy(nu, b + n, (size_t)m * sizeof(double));
     return ne;
@@ -586,7 +586,7 @@ int mbsi_limb_ik_rate(const mbs_limb *l, const double pdot[3], double *xdot)
     /* [K Jᵀ; Je 0] [ẋ; ν̇] = [0; ṗ; 0]: the conditions kept along the target's motion, the tilt held */
     double b[MBS_LIMB_MAX_KKT] = {0};
     memcpy(b + n, pdot, 3 * sizeof(double));
-    mbsi_lu_solve(N, l->lu, l->piv, b, 1);
+    mbsi_lu_solve(N, l->lu, l->piv, b, 1, NULL);
     memcpy(xdot, b, (size_t)n * sizeof(double));
     return 0;
 }

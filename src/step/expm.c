@@ -234,11 +234,11 @@ static int pade_core(mbs_expm_ws *ws, int n, int m, int s, int k, mbs_expm_info 
         long times = 1L << s;
         for (long it = 0; it < times; it++) {
             mmk(n, k, ws->u, ws->x, ws->y);
-            mbsi_lu_solve(n, ws->q, ws->ipiv, ws->y, k);
+            mbsi_lu_solve(n, ws->q, ws->ipiv, ws->y, k, ws->t);
             memcpy(ws->x, ws->y, (size_t)n * k * sizeof(double));
         }
     } else {
-        mbsi_lu_solve(n, ws->q, ws->ipiv, ws->u, n);
+        mbsi_lu_solve(n, ws->q, ws->ipiv, ws->u, n, ws->t);
         double *R = ws->u, *S = ws->r;
         for (int i = 0; i < s; i++) {
             mm(n, R, R, S);

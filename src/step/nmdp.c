@@ -252,7 +252,7 @@ static int jacobian(nmdp *w, mbs_system *s, const double *delta, const double *w
 /* X (nv x nrhs, leading dimension nv) ← ∇_δG⁻¹ X with the factorisation of jacobian(). */
 static void solve(nmdp *w, double *X, int nrhs)
 {
-    mbsi_lu_solve(w->nv, w->A, w->ipiv, X, nrhs);
+    mbsi_lu_solve(w->nv, w->A, w->ipiv, X, nrhs, w->Dt);   /* Dt: free scratch until the model is formed */
 }
 
 /* Manifold projection (eq. 9 / 11): Newton on G(·, wt) = 0 from δ (updated in place), with chord = 1
