@@ -638,6 +638,68 @@ static void test_spd_solve(void)
     printf("spd_solve: worst relative residual %.2e on positive definite systems of 1-%d rows\n", worst, N);
 }
 
+/* mbsi_lu_factor and mbsi_lu_solve, the dense LU the steppers share (expm's Padé denominator, nmdp's
+ * ∇G, the limb IK's KKT system): A X = B on random general systems of 1-70 rows, whose first
+ * pivot is made small so that the row exchanges are used, for 1, 3 and 9 right-hand sides; the
+ * solve on rows (scratch given, four columns or more) gives the columns' X bitwise; the factors
+ * reproduce P A = L U; an exactly singular column is reported by its number. */
+static void test_lu(void)
+{
+    enum { N = 70, K = 9 };
+    static double A[N * N], A0[N * N], B[N * K], X1[N * K], X2[N * K], W[N * K];
+    static int piv[N];
+    srand(11);
+    double worst = 0;
+    for (int n = 1; n <= N; n += 3) {
+        for (int i = 0; i < n * n; i++) A0[i] = 2.0 * rand() / RAND_MAX - 1;
+        A0[0] = 1e-3;
+        memcpy(A, A0, sizeof(double) * n * n);
+        CHECK(mbsi_lu_factor(n, A, piv) == 0, "n = %d: a regular matrix reported singular", n);
+        /* P A = L U, row by row: the exchanges applied to a copy of A0 in order */
+        static double PA[N * N];
+        memcpy(PA, A0, sizeof(double) * n * n);
+        for (int k = 0; k < n; k++)
+            if (piv[k] != k)
+                for (int j = 0; j < n; j++) {
+                    double t = PA[k + n * j];
+                    PA[k + n * j] = PA[piv[k] + n * j];
+                    PA[piv[k] + n * j] = t;
+                }
+        double err = 0, amax = 0;
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++) {
+                double s = 0;
+                for (int k = 0; k <= (i < j ? i : j); k++) s += (k == i ? 1 : A[i + n * k]) * A[k + n * j];
+                err = fmax(err, fabs(s - PA[i + n * j]));
+                amax = fmax(amax, fabs(PA[i + n * j]));
+            }
+        CHECK(err <= 1e-12 * n * amax, "n = %d: |P A - L U| %.3g", n, err);
+        for (int k = 1; k <= K; k += k < 3 ? 2 : 6) {
+            for (int i = 0; i < n * k; i++) B[i] = X1[i] = X2[i] = 2.0 * rand() / RAND_MAX - 1;
+            mbsi_lu_solve(n, A, piv, X1, k, NULL);
+            mbsi_lu_solve(n, A, piv, X2, k, W);
+            CHECK(memcmp(X1, X2, sizeof(double) * n * k) == 0, "n = %d, %d columns: the solve on rows differs", n, k);
+            double res = 0, bmax = 0;
+            for (int c = 0; c < k; c++)
+                for (int i = 0; i < n; i++) {
+                    double r = -B[i + n * c];
+                    for (int j = 0; j < n; j++) r += A0[i + n * j] * X1[j + n * c];
+                    res = fmax(res, fabs(r));
+                    bmax = fmax(bmax, fabs(B[i + n * c]));
+                }
+            CHECK(res <= 1e-10 * bmax, "n = %d, %d columns: residual %.3g", n, k, res);
+            worst = check_worst(worst, res / bmax);
+        }
+    }
+    /* a zero third column (of 6): its pivot is exactly zero (a dependent column's would be rounding) */
+    int n = 6;
+    for (int i = 0; i < n * n; i++) A[i] = 2.0 * rand() / RAND_MAX - 1;
+    for (int i = 0; i < n; i++) A[i + n * 2] = 0;
+    int rc = mbsi_lu_factor(n, A, piv);
+    CHECK(rc == 3, "a matrix whose third column is zero: mbsi_lu_factor returned %d, not 3", rc);
+    printf("lu: worst relative residual %.2e on general systems of 1-%d rows\n", worst, N);
+}
+
 int main(void)
 {
     RUN(test_closed_form);
@@ -652,5 +714,6 @@ int main(void)
     RUN(test_bad_arguments);
     RUN(test_no_allocation);
     RUN(test_spd_solve);
+    RUN(test_lu);
     return check_summary("test_qp");
 }
