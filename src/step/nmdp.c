@@ -50,8 +50,11 @@ enum { PROJ_HALVINGS = 8 };   /* of a projection's Newton step before it counts 
 /* γ at most: the proximal term keeps 2e-6 of the QP's diagonal, which stays positive definite although
  * a pyramid's k > 3 vertices make Dᵀ M D singular */
 static const double GAMMA_MAX = 1e6;
-/* γ's factor per iteration grows as η, η², η⁴, η⁸ along a run of rejections (or acceptances) */
-enum { GAMMA_RUN_DOUBLINGS = 3 };
+/* γ's factor at the run-th rejection (or acceptance) in a row: η, η², η⁴, then η⁸ */
+static double gamma_factor(double eta, int run)
+{
+    return pow(eta, (double)(1 << (run - 1 < 3 ? run - 1 : 3)));
+}
 
 typedef struct nmdp_options {
     mbs_polytope_options poly;
@@ -376,8 +379,9 @@ static int pgm(nmdp *w, mbs_system *s, int *converged)
      * only grow γ) */
     if (nw == 0) { *converged = 1; return 0; }   /* no contact point: backward Euler alone */
     double K = kinetic(w, s), gamma = fmax(1, w->gamma_last / (o->eta * o->eta)), excess = depth_excess(w);
-    int qp_warm = 0, model = 0, rejected = 0, streak = 0;
-    double dw_rejected = INFINITY;   /* the weights' move of the last rejected iteration */   /* streak: > 0 accepted, < 0 rejected in a row */
+    int qp_warm = 0, model = 0, rejected = 0;
+    int streak = 0;                  /* > 0: accepted iterations in a row; < 0: rejected ones */
+    double dw_rejected = INFINITY;   /* the weights' move of the last rejected iteration */
     for (int it = 0; it < o->max_iter; it++) {
         w->outer++;
         if (!model) {
@@ -435,25 +439,24 @@ static int pgm(nmdp *w, mbs_system *s, int *converged)
         double K1 = kinetic(w, s), excess1 = depth_excess(w), move = 0;
         for (int r = 0; r < nv; r++) move = fmax(move, fabs(w->dtrial[r] - w->delta[r]));
         /* accepted when it brings a point past max_depth back towards it, or, no deeper past it,
-         * when K does not grow: the bound comes first, then the dissipation */
-        /* A move that a smaller γ did not shrink (by half, after two rejections) is the depth
-         * bounds' own, not the proximal step's: a point within depth_excess' 1 % over its bound,
-         * which the QP brings back to it at a cost in K. Rejected for that cost, it would be
-         * asked again at every iteration to max_iter: it is taken when it goes no deeper. */
+         * when K does not grow: the bound comes first, then the dissipation. A move that a
+         * smaller γ did not shrink (by half, after two rejections) is the depth bounds' own, not
+         * the proximal step's: a point within depth_excess' 1 % over its bound, which the QP
+         * brings back to it at a cost in K. Rejected for that cost, it would be asked again at
+         * every iteration to max_iter: it is taken when it goes no deeper. */
         int forced = streak <= -2 && dw >= 0.5 * dw_rejected && !(excess1 > excess + 1e-12);
         if (!forced && !(excess1 < excess - 1e-12) && (excess1 > excess + 1e-12 || K1 > K)) {
             dw_rejected = dw;
             /* rejected: a shorter step from the same point and model */
             streak = streak < 0 ? streak - 1 : -1;
-            gamma /= pow(o->eta, (double)(1 << (-streak - 1 < GAMMA_RUN_DOUBLINGS ? -streak - 1 : GAMMA_RUN_DOUBLINGS)));
+            gamma /= gamma_factor(o->eta, -streak);
             rejected = 1;
             if (move < o->eps) { *converged = 1; break; }   /* stationary within ε: nothing to gain */
             continue;
         }
         dw_rejected = INFINITY;
         streak = streak > 0 ? streak + 1 : 1;
-        gamma = fmin(gamma * pow(o->eta, (double)(1 << (streak - 1 < GAMMA_RUN_DOUBLINGS ? streak - 1 : GAMMA_RUN_DOUBLINGS))),
-                     GAMMA_MAX);
+        gamma = fmin(gamma * gamma_factor(o->eta, streak), GAMMA_MAX);
         memcpy(w->delta, w->dtrial, (size_t)nv * sizeof(double));
         memcpy(w->w, w->x, (size_t)nw * sizeof(double));
         K = K1;
