@@ -66,14 +66,14 @@ void mbs_ltdl_solve(const mbs_model *m, const mbs_data *d, double *b, int nrhs, 
         /* x ← L⁻ᵀ x: each dof, leaves first, pushes its value to its ancestors. */
         for (int i = n - 1; i >= 0; i--) {
             double xi = x[i];
-            const double *li = P + at[i] + i + 1 - at[i];   /* row i's packed entries, indexed by t */
+            const double *li = P + i + 1;   /* li[t]: row i's packed entry for dof_anc[t] */
             for (int t = at[i]; t < at[i + 1]; t++) x[m->dof_anc[t]] -= li[t] * xi;
         }
         for (int i = 0; i < n; i++) x[i] *= d->Dinv[i];
         /* x ← L⁻¹ x: each dof, root first, pulls from its ancestors. */
         for (int i = 0; i < n; i++) {
             double s = 0;
-            const double *li = P + at[i] + i + 1 - at[i];
+            const double *li = P + i + 1;
             for (int t = at[i]; t < at[i + 1]; t++) s += li[t] * x[m->dof_anc[t]];
             x[i] -= s;
         }

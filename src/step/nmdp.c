@@ -233,7 +233,8 @@ static void jacobian_build(nmdp *w, mbs_system *s, const double *delta, const do
 }
 
 /* jacobian_build, then w->A factorised in place by LU (partial pivoting, mbsi_lu_factor: at
- * Robosimian's 34 x 34, LAPACK's blocked dgetrf and dgetrs were a fifth of a step). The paper
+ * Robosimian's 34 x 34, LAPACK's blocked dgetrf and dgetrs spread their time over row exchanges,
+ * triangular solves and small products, as expm.c found at 27 x 27). The paper
  * uses a rank-revealing LU to notice a near-singular ∇G (assumption A 5.2 broken); we take the
  * pivots' spread, |U_ii| against the largest, as that detector: a condition estimate (dgecon)
  * costs as much as the factorisation itself (measured on Robosimian: about 5 µs each), and
