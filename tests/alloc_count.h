@@ -18,10 +18,11 @@ void *__real_calloc(size_t k, size_t n) __attribute__((weak));
 void *__real_realloc(void *p, size_t n) __attribute__((weak));
 void *__real_aligned_alloc(size_t a, size_t n) __attribute__((weak));
 static long allocations;
-void *__wrap_malloc(size_t n) { allocations++; return __real_malloc(n); }
-void *__wrap_calloc(size_t k, size_t n) { allocations++; return __real_calloc(k, n); }
-void *__wrap_realloc(void *p, size_t n) { allocations++; return __real_realloc(p, n); }
-void *__wrap_aligned_alloc(size_t a, size_t n) { allocations++; return __real_aligned_alloc(a, n); }
+static size_t allocated_bytes;   /* the sizes asked for (a realloc's new size), summed */
+void *__wrap_malloc(size_t n) { allocations++; allocated_bytes += n; return __real_malloc(n); }
+void *__wrap_calloc(size_t k, size_t n) { allocations++; allocated_bytes += k * n; return __real_calloc(k, n); }
+void *__wrap_realloc(void *p, size_t n) { allocations++; allocated_bytes += n; return __real_realloc(p, n); }
+void *__wrap_aligned_alloc(size_t a, size_t n) { allocations++; allocated_bytes += n; return __real_aligned_alloc(a, n); }
 
 /* 1 when all four wraps are linked and the counters see an allocation made inside libmbs.a
  * (a one-state ESS workspace, created and freed), so the counts mean something. */

@@ -4,7 +4,8 @@
  * falls 4× when the perturbation halves), forward and central differences of every other scheme
  * agreeing, the state untouched by the call, and no allocation in it (the allocator wrap).
  * States: Solo in the air, standing on its four feet (anchors sticking) under a joint servo, and
- * sliding (the base pushed sideways, every foot on its friction cone). */
+ * sliding (the base pushed sideways, every foot on its friction cone); expo also on its belly on 20
+ * points. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +17,10 @@
 /* white-box: the velocity set with the contacts' anchors kept (set_state would release them) */
 #include "../src/contact/contact_internal.h"
 
-enum { AIR, STAND, SLIDE, SPHERES, NSTATES };
-static const char *const STATE_NAME[NSTATES] = {"air", "standing", "sliding", "spheres"};
+/* CLUSTERS, outside the loop over every state: five points per foot (20 contacts, 60 rows), enough
+ * for expo's derivatives to build their matrix K in blocks of columns (expo_derivatives.c) */
+enum { AIR, STAND, SLIDE, SPHERES, NSTATES, CLUSTERS = NSTATES };
+static const char *const STATE_NAME[NSTATES + 1] = {"air", "standing", "sliding", "spheres", "clusters"};
 
 static mbs_model *solo;
 
@@ -39,6 +42,23 @@ static mbs_system *solo_in(int which, unsigned long long seed)
         mbs_system *pose = tm_solo_standing(solo, 0.019103, 1e5, 300, 1.0);
         mbs_system_set_state(s, mbs_system_q(pose), NULL, 0);
         mbs_system_free(pose);
+    } else if (which == CLUSTERS) {
+        /* Solo on its belly: a 5 x 4 grid of points under the base (20 cm x 6 cm, 2 cm below its
+         * frame) on the ground, the legs of tm_solo_standing in the air above no contact */
+        const double up[3] = {0, 0, 1};
+        const mbs_material ground = {1e5, 1e5, 300, 300, 1.0};
+        s = mbs_system_new(solo, 20, &err);
+        if (!s || mbs_system_add_plane(s, up, 0, &ground, &err) != MBS_OK) return s;
+        for (int c = 0; c < 20; c++) {
+            const double p[3] = {-0.1 + 0.05 * (c % 5), -0.03 + 0.02 * (c / 5), -0.02};
+            mbs_system_add_contact(s, "base_link", p, 0, &err);
+        }
+        mbs_system *pose = tm_solo_standing(solo, 0.0, 1e5, 300, 1.0);
+        double q[19];
+        memcpy(q, mbs_system_q(pose), sizeof q);
+        q[2] = 0.02;
+        mbs_system_set_state(s, q, NULL, 0);
+        mbs_system_free(pose);
     } else
         s = tm_solo_standing(solo, which == AIR ? 0.3 : 0.0, which == STAND ? 2e4 : 1e5, 300, which == SLIDE ? 0.6 : 1.0);
     if (!s || mbs_system_finalize(s, &err) != MBS_OK) return NULL;
@@ -59,7 +79,7 @@ static mbs_system *solo_in(int which, unsigned long long seed)
     memcpy(q, mbs_system_q(s), sizeof(double) * (size_t)nq);
     memcpy(v, mbs_system_v(s), sizeof(double) * (size_t)nv);
     for (int k = 0; k < nv; k++) {
-        v[k] += which == SLIDE ? 0 : which == STAND || which == SPHERES ? 0.0 * tm_uniform(&seed, -0.01, 0.01) : tm_uniform(&seed, -0.2, 0.2);
+        v[k] += which == SLIDE ? 0 : which == STAND || which == SPHERES || which == CLUSTERS ? 0.0 * tm_uniform(&seed, -0.01, 0.01) : tm_uniform(&seed, -0.2, 0.2);
         tau[k] = k < 6 ? 0 : tm_uniform(&seed, -0.5, 0.5) * (which == SPHERES ? 0.1 : 1);
     }
     if (which == SLIDE) v[1] = 1.5;   /* the base sideways at 1.5 m/s: every foot slips */
@@ -254,6 +274,8 @@ static void test_analytical(void)
     check_analytical_with("expo", STAND, 1e-3, "linearise", "start");
     check_analytical_with("expo", SPHERES, 1e-2, "linearise", "start");
     check_analytical_with("expo", STAND, 1e-3, "method", "pade");
+    check_analytical("expo", CLUSTERS, 1e-3);
+    check_analytical("expo", CLUSTERS, 1e-2);
 }
 
 /* Every scheme: forward and central differences agree to what forward differences can, B's chosen

@@ -112,6 +112,41 @@ static void test_steppers(void)
     mbs_model_free(m);
 }
 
+/* The workspace a stepper carves grows with the system's contact capacity: with the most contact
+ * points a scenario takes (MBS_SIM_MAX_CONTACTS: a capsule of small radius is that many spheres)
+ * every stepper, its derivatives' workspace included, is created within 1 GB (the scenario
+ * fuzzer's limit is 2 GB for one allocation; expo's derivatives once asked 3.6 GB for a cube of
+ * the contact count). */
+static void test_most_contacts(void)
+{
+    ALLOC_GUARD();
+    mbs_model *m = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), NULL, NULL);
+    CHECK(m != NULL, "cannot load solo12");
+    if (!m) return;
+    for (int k = 0; k < mbs_stepper_count(); k++) {
+        const char *name = mbs_stepper_at(k)->name;
+        mbs_error err;
+        mbs_system *s = mbs_system_new(m, MBS_SIM_MAX_CONTACTS, &err);
+        const double n[3] = {0, 0, 1};
+        mbs_material mat = {1e5, 1e5, 300, 300, 1};
+        mbs_system_add_plane(s, n, 0, &mat, &err);
+        for (int c = 0; c < MBS_SIM_MAX_CONTACTS; c++) {
+            const double p[3] = {0, 0, -0.16 * c / MBS_SIM_MAX_CONTACTS};
+            mbs_system_add_contact(s, c % 2 ? "FL_LOWER_LEG" : "HR_LOWER_LEG", p, 0.001, &err);
+        }
+        CHECK(mbs_system_ncontacts(s) == MBS_SIM_MAX_CONTACTS, "%d contacts", mbs_system_ncontacts(s));
+        mbs_system_finalize(s, NULL);
+        size_t before = allocated_bytes;
+        mbs_stepper *st = mbs_stepper_new(name, s, NULL, 0, &err);
+        CHECK(st != NULL, "stepper %s with %d contacts: %s", name, MBS_SIM_MAX_CONTACTS, err.msg);
+        CHECK(allocated_bytes - before < ((size_t)1 << 30), "stepper %s with %d contacts: %.3g GB", name,
+              MBS_SIM_MAX_CONTACTS, (double)(allocated_bytes - before) / (1 << 30));
+        mbs_stepper_free(st);
+        mbs_system_free(s);
+    }
+    mbs_model_free(m);
+}
+
 /* A whole simulation from a scenario: between the first and the last controller period (the
  * controller's references, IK and feed-forward, the steps, the checks) nothing is allocated. */
 static long first_period = -1, last_period;
@@ -175,6 +210,7 @@ static void test_scenarios(void)
 int main(void)
 {
     RUN(test_steppers);
+    RUN(test_most_contacts);
     RUN(test_robots);
     RUN(test_random_tree);
     RUN(test_scenarios);

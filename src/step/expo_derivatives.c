@@ -44,6 +44,25 @@
 /* after the library headers: cblas.h brings complex.h, whose macro I would rename an identifier */
 #include <cblas.h>
 
+/* How many of K's n columns (below) are built at a time: all of them while K fits in K_BUDGET
+ * doubles (512 KB: up to 16 contacts), fewer beyond, so that the workspace grows as n² and not as
+ * n³ (256 contacts, n = 768, would want 1.8 GB for the whole K). */
+#define K_BUDGET ((size_t)1 << 16)
+static int k_columns(int n)
+{
+    const size_t np = (size_t)n * (size_t)(n + 1) / 2;
+    if (np * (size_t)n <= K_BUDGET) return n > 0 ? n : 1;
+    return K_BUDGET / np > 0 ? (int)(K_BUDGET / np) : 1;
+}
+
+/* K's carve for up to nmax rows of contacts: a block of any n ≤ nmax fits (np(n) k_columns(n) is at
+ * most np(nmax) nmax when that fits the budget, else at most the budget or one column). */
+static size_t k_size(size_t nmax)
+{
+    const size_t np = nmax * (nmax + 1) / 2;
+    return np * nmax <= K_BUDGET ? np * nmax : (np > K_BUDGET ? np : K_BUDGET);
+}
+
 void mbsi_expo_dws_layout(mbs_carver *c, mbsi_expo_dws *w, int cmax, int nq, int nv)
 {
     size_t n = 3 * (size_t)(cmax > 0 ? cmax : 1), v = (size_t)nv, v3 = 3 * v;
@@ -68,7 +87,7 @@ void mbsi_expo_dws_layout(mbs_carver *c, mbsi_expo_dws *w, int cmax, int nq, int
     w->F = mbsi_carve_doubles(c, 4 * n * n);
     w->Sk = mbsi_carve_doubles(c, n * n);
     w->T = mbsi_carve_doubles(c, n * (n + v));
-    w->K = mbsi_carve_doubles(c, n * n * n);
+    w->K = mbsi_carve_doubles(c, k_size(n));
     w->Tk = mbsi_carve_doubles(c, n * v);
     w->Z1 = mbsi_carve_doubles(c, n * v3);
     w->Z2 = mbsi_carve_doubles(c, n * v3);
@@ -417,15 +436,20 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
                     G[i + (size_t)n * j] = f[0] * hA[j] + h * f[un] * hB[j] + h * h * f[2 * un] * hC[j];
                 }
             cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n, n, 1.0, Wm, n, G, n, 0.0, Um, n);
-            for (int i = 0; i < n; i++) {
-                const double *wi = Wm + (size_t)n * i, *ui = Um + (size_t)n * i;
-                double *k = K + np * i;
-                for (int bb = 0; bb < n; bb++) {
-                    for (int aa = 0; aa < bb; aa++) *k++ = wi[aa] * ui[bb] + wi[bb] * ui[aa];
-                    *k++ = wi[bb] * ui[bb];
+            /* K's columns a block at a time (k_columns), each block's rows of T from its product */
+            for (int i0 = 0, kc = k_columns(n); i0 < n; i0 += kc) {
+                const int nb = n - i0 < kc ? n - i0 : kc;
+                for (int i = i0; i < i0 + nb; i++) {
+                    const double *wi = Wm + (size_t)n * i, *ui = Um + (size_t)n * i;
+                    double *k = K + np * (size_t)(i - i0);
+                    for (int bb = 0; bb < n; bb++) {
+                        for (int aa = 0; aa < bb; aa++) *k++ = wi[aa] * ui[bb] + wi[bb] * ui[aa];
+                        *k++ = wi[bb] * ui[bb];
+                    }
                 }
+                cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, nb, nv, (int)np, 1.0, K, (int)np, w->dUp, (int)np, 0.0,
+                            Tk + i0, n);
             }
-            cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, nv, (int)np, 1.0, K, (int)np, w->dUp, (int)np, 0.0, Tk, n);
             mul_dqm(m, w->dqm, n, 1.0, Tk, 1.0, t ? w->Z2 : w->Z1);
         }
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n3, n, -1.0, Wm, n, w->Z1, n, 0.0, w->dL1, n);

@@ -21,7 +21,7 @@ typedef struct mbsi_expo_dws {
     double *F;                     /* 4 nmax²: the divided differences of Q_0..Q_3 at S's eigenvalues */
     double *Sk, *T;                /* nmax² and nmax (nmax + nv) scratch */
     double *Z1, *Z2;               /* nmax x 3nv, twice: scratch */
-    double *K, *Tk;                /* nmax³ (of which nmax² (nmax + 1) / 2 used), nmax x nv: the matrix functions' change */
+    double *K, *Tk;                /* nmax (nmax + 1) / 2 x a block of columns, nmax x nv: the matrix functions' change */
     double *RQ, *RV;               /* nv x nv: RNEA derivatives ∂/∂q (negated, forces added), ∂/∂v */
     double *MiX, *MiRV;            /* nv x nv: M⁻¹ RQ, M⁻¹ RV */
     double *vf, *acc1, *acc2, *zero; /* nv */
