@@ -100,11 +100,16 @@ static inline void joint_placement(const mbs_body *b, const double *q, double R[
 static inline void joint_sin_cos(const mbs_model *m, const double *q, double *scratch, double **sn, double **cs)
 {
     int nb = m->nbodies;
+    /* padded to whole vectors of eight when the scratch (6 nb doubles) has room for three of
+     * them: the loop then never runs its narrower tail (four lanes, then one by one) */
+    int n = (nb + 7) & ~7;
+    if (3 * n > 6 * nb) n = nb;
     double *ang = scratch;
-    *sn = ang + nb;
-    *cs = ang + 2 * nb;
+    *sn = ang + n;
+    *cs = ang + 2 * n;
     for (int i = 0; i < nb; i++) ang[i] = m->bodies[i].nq == 1 ? q[m->bodies[i].idx_q] : 0;
-    sin_cos_n(ang, nb, *sn, *cs);
+    for (int i = nb; i < n; i++) ang[i] = 0;
+    sin_cos_n(ang, n, *sn, *cs);
 }
 
 static inline void joint_placements(const mbs_model *m, const double *q, double *scratch, double *liR, double *lip)
