@@ -211,7 +211,17 @@ void mbsi_ltdl_solve_rows(const mbs_model *m, const mbs_data *d, double *X, int 
 
 void mbsi_rows_to_columns(int nv, const double *X, int ncols, double *O)
 {
-    for (int c = 0; c < nv; c++)
+    /* four columns at a time: each row's four entries in one load, four output columns filled
+     * in step */
+    int c = 0;
+    for (; c + 4 <= nv; c += 4) {
+        double *o0 = O + (size_t)nv * c, *o1 = o0 + nv, *o2 = o1 + nv, *o3 = o2 + nv;
+        for (int i = 0; i < nv; i++) {
+            const double *x = X + (size_t)ncols * i + c;
+            o0[i] = x[0]; o1[i] = x[1]; o2[i] = x[2]; o3[i] = x[3];
+        }
+    }
+    for (; c < nv; c++)
         for (int i = 0; i < nv; i++) O[i + (size_t)nv * c] = X[(size_t)ncols * i + c];
 }
 
