@@ -25,6 +25,8 @@ void mbsi_joint_jacobians_from_placements(const mbs_model *m, mbs_data *d);
  * derivatives (O(n nv²)) for the same numbers. work: 12 n nb + 13 nb + 6 n doubles. */
 void mbsi_mass_bilinear_dq(const mbs_model *m, const mbs_data *d, const double *Y, int n, double *out, double *work);
 
+/* ½ vᵀ M v from the body velocities a forward-kinematics pass at (q, v) left in d. */
+double mbsi_kinetic_energy_from_kinematics(const mbs_model *m, const mbs_data *d, const double *v);
 /* RNEA's second half alone, on the kinematics mbs_forward_kinematics(m, d, q, v, a) left in d
  * (placements, body velocities and accelerations): its forward pass is that kinematics' with the
  * base accelerating at −g, which is added here to d->a (changed on return). The same τ as

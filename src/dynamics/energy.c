@@ -1,4 +1,5 @@
 /* energy.c — kinetic and potential energy, centre of mass. */
+#include "dynamics_internal.h"
 #include "../model/model_internal.h"
 #include "mbs/dynamics.h"
 #include "mbs/liegroup.h"
@@ -7,6 +8,11 @@
 double mbs_kinetic_energy(const mbs_model *m, mbs_data *d, const double *q, const double *v)
 {
     mbs_forward_kinematics(m, d, q, v, NULL);
+    return mbsi_kinetic_energy_from_kinematics(m, d, v);
+}
+
+double mbsi_kinetic_energy_from_kinematics(const mbs_model *m, const mbs_data *d, const double *v)
+{
     double ke = 0;
     for (int i = 0; i < m->nbodies; i++) {
         const mbs_body *b = &m->bodies[i];

@@ -43,6 +43,7 @@
 
 #include "../base/base.h"
 #include "../contact/contact_internal.h"
+#include "../dynamics/dynamics_internal.h"
 #include "step_internal.h"
 #include <cblas.h>
 
@@ -103,6 +104,9 @@ typedef struct nmdp {
     double dmax;                     /* max_depth (m); 0: no bound (nonpenetration = 0) */
     int *ipiv;
     int have_wprev;
+    int fact_here;   /* ∇G's factorisation is at (within proj_tol of) the last projection's end */
+    int have_fact;   /* w->A holds a factorisation, made with a step of h_fact (kept across steps) */
+    double h_fact;
     double gamma_last;
     unsigned long resets;
     /* statistics of the current step */
@@ -183,8 +187,12 @@ static double residual(nmdp *w, mbs_system *s, const double *delta, const double
     const mbs_model *m = s->model;
     const int nv = w->nv, nw = w->nw;
     next_state(w, m, delta);
-    mbs_rnea(m, s->data, w->qn, w->vn, w->an, w->G);
-    mbsi_polytope_eval(&w->poly, s, w->qn);
+    /* one kinematics pass at θ for both: RNEA's backward pass on its velocities and
+     * accelerations, the polytopes on its placements */
+    mbs_forward_kinematics(m, s->data, w->qn, w->vn, w->an);
+    mbsi_rnea_from_kinematics(m, s->data, w->an, NULL, w->G);
+    mbsi_joint_jacobians_from_placements(m, s->data);
+    mbsi_polytope_eval(&w->poly, s, NULL);
     /* the joint impedance (the stable PD) at the end of the step, with the torque */
     memcpy(w->tau, s->tau, (size_t)nv * sizeof(double));
     if (s->imp_on) mbsi_system_impedance_torque(s, w->qn, w->vn, w->tau);
@@ -243,6 +251,7 @@ static int jacobian(nmdp *w, mbs_system *s, const double *delta, const double *w
 {
     const int nv = w->nv;
     jacobian_build(w, s, delta, wt);
+    w->have_fact = 0;
     if (mbsi_lu_factor(nv, w->A, w->ipiv) != 0) return 1;
     double lo = INFINITY, hi = 0;
     for (int k = 0; k < nv; k++) {
@@ -250,7 +259,9 @@ static int jacobian(nmdp *w, mbs_system *s, const double *delta, const double *w
         lo = fmin(lo, u);
         hi = fmax(hi, u);
     }
-    return !(lo > 1e-13 * hi);
+    w->have_fact = lo > 1e-13 * hi;
+    w->h_fact = w->h;
+    return !w->have_fact;
 }
 
 /* X (nv x nrhs, leading dimension nv) ← ∇_δG⁻¹ X with the factorisation of jacobian(). */
@@ -259,22 +270,27 @@ static void solve(nmdp *w, double *X, int nrhs)
     mbsi_lu_solve(w->nv, w->A, w->ipiv, X, nrhs, w->Dt);   /* Dt: free scratch until the model is formed */
 }
 
-/* Manifold projection (eq. 9 / 11): Newton on G(·, wt) = 0 from δ (updated in place), with chord = 1
- * the first step on the caller's factorisation, until a Newton step moves θ by less than proj_tol. The tolerance is on θ, not on ‖G‖: G is in newtons
- * and newton-metres, and a light wrist turns a residual torque that looks small into a large
- * angle, which PGM's own test on θ (ε) would then see as motion. Returns 0 when converged, 1 when
- * it diverged (singular ∇G, ‖G‖ not decreasing, or proj_iter steps without converging). Leaves
- * the polytopes evaluated at the final θ and ∇G factorised within proj_tol of it (so a chord
- * step, which converges only linearly, is never the last). */
+/* Manifold projection (eq. 9 / 11): Newton on G(·, wt) = 0 from δ (updated in place), until a
+ * step moves θ by less than proj_tol. The tolerance is on θ, not on ‖G‖: G is in newtons and
+ * newton-metres, and a light wrist turns a residual torque that looks small into a large angle,
+ * which PGM's own test on θ (ε) would then see as motion. With chord = 1 the steps start on the
+ * factorisation the caller left (at the point the prediction started from). A factorisation is
+ * kept while its steps shrink at least fourfold each (a chord iteration, converging linearly at
+ * that rate: its last step's error is within a third of proj_tol) and made afresh at the current
+ * point when they do not, or when its step does not decrease ‖G‖: ∇G costs an RNEA-derivative pass
+ * and an LU each, a chord step one RNEA. w->fact_here says whether the factorisation ended within
+ * proj_tol of θ (its last step was a fresh Newton step). Returns 0 when converged, 1 when it
+ * diverged (singular ∇G, ‖G‖ not decreasing under a fresh ∇G, or proj_iter steps without
+ * converging). Leaves the polytopes evaluated at the final θ. */
 static int project(nmdp *w, mbs_system *s, double *delta, const double *wt, int chord)
 {
     const double tol = w->o->proj_tol;
-    double g = residual(w, s, delta, wt);
+    double g = residual(w, s, delta, wt), last = INFINITY;
+    int stale = chord;   /* the factorisation was made at another point */
+    w->fact_here = 0;
     for (int it = 0; it < w->o->proj_iter; it++) {
-        /* chord: the first step with the factorisation the caller left (at the point the
-         * prediction started from); a converged projection always ends on a fresh one */
-        int fresh = !(chord && it == 0);
-        if (!isfinite(g) || (fresh && jacobian(w, s, delta, wt))) return 1;
+        if (!isfinite(g) || (!stale && jacobian(w, s, delta, wt))) return 1;
+        int fresh = !stale;
         solve(w, w->G, 1);   /* jacobian() left G as residual() made it */
         double step = 0;
         for (int k = 0; k < w->nv; k++) { w->newton[k] = w->G[k]; step = fmax(step, fabs(w->G[k])); }
@@ -287,9 +303,15 @@ static int project(nmdp *w, mbs_system *s, double *delta, const double *wt, int 
             if (g1 < g || step * frac <= tol) break;
             for (int k = 0; k < w->nv; k++) delta[k] += frac * w->newton[k];
         }
-        if (step <= tol && fresh) return 0;
-        if (!(g1 < g) && fresh) { residual(w, s, delta, wt); return 1; }   /* ‖G‖ does not decrease: divergence (section V) */
-        if (!(g1 < g)) continue;   /* the chord step failed: Newton from where it started */
+        if (step <= tol && (fresh || step <= 0.25 * last)) { w->fact_here = fresh; return 0; }
+        if (!(g1 < g)) {
+            if (fresh) { residual(w, s, delta, wt); return 1; }   /* ‖G‖ does not decrease: divergence (section V) */
+            stale = 0;   /* the old factorisation failed: Newton from where it started */
+            continue;
+        }
+        /* the next step on this factorisation while the steps shrink fast enough */
+        stale = fresh || step <= 0.25 * last;
+        last = step;
         g = g1;
     }
     return 1;
@@ -299,7 +321,7 @@ static int project(nmdp *w, mbs_system *s, double *delta, const double *wt, int 
  * the system carries a joint impedance (see the top of the file). */
 static double kinetic(nmdp *w, mbs_system *s)
 {
-    double k = mbs_kinetic_energy(s->model, s->data, w->qn, w->vn);
+    double k = mbsi_kinetic_energy_from_kinematics(s->model, s->data, w->vn);   /* residual()'s kinematics */
     if (s->imp_on)
         for (int i = 0; i < w->nv; i++) k += 0.5 * (w->h * s->imp_kd[i] + w->h * w->h * s->imp_kp[i]) * w->vn[i] * w->vn[i];
     return k;
@@ -374,7 +396,9 @@ static int pgm(nmdp *w, mbs_system *s, int *converged)
     if (o->warm && w->have_wprev) memcpy(w->w, w->wprev, (size_t)nw * sizeof(double));
     else memset(w->w, 0, (size_t)nw * sizeof(double));
     for (int k = 0; k < nv; k++) w->delta[k] = h * w->v0[k];
-    if (project(w, s, w->delta, w->w, 0)) return 1;
+    /* the first projection starts as a chord on the last step's ∇G when it had this h:
+     * consecutive steps are alike */
+    if (project(w, s, w->delta, w->w, w->have_fact && w->h_fact == h)) return 1;
     /* γ starts where the last step's ended, less two growths, and at least 1 (Algorithm 1 starts
      * every step at γ = 1: consecutive steps are alike, and this saves most of the iterations that
      * only grow γ) */
@@ -389,6 +413,10 @@ static int pgm(nmdp *w, mbs_system *s, int *converged)
             /* the QP's model at the accepted point, with ∇G as the projection's last Newton step
              * factorised it (within proj_tol of θ); a rejection changes only γ, not the model.
              * D = ∇_δG⁻¹ B, ∇K = Jintᵀ ∂T/∂q + M θ̇ / h */
+            /* ∇G at the accepted point, when the projection's chord steps left its
+             * factorisation elsewhere (jacobian_build leaves M, Jint and the polytopes there) */
+            if (!w->fact_here && jacobian(w, s, w->delta, w->w)) return 1;
+            w->fact_here = 1;
             memcpy(w->D, w->poly.B, sizeof(double) * (size_t)nv * (size_t)nw);
             solve(w, w->D, nw);
             mbs_kinetic_energy_dq(s->model, s->data, w->qn, w->vn, w->dT);
@@ -510,7 +538,7 @@ static int step(mbs_stepper *st, double dt, mbs_step_stats *stats)
 {
     nmdp *w = st->impl;
     mbs_system *s = st->sys;
-    if (s->resets != w->resets) { w->have_wprev = 0; w->resets = s->resets; }
+    if (s->resets != w->resets) { w->have_wprev = w->have_fact = 0; w->resets = s->resets; }
     w->outer = 0;
     w->substeps = 0;
     w->converged_all = 1;
@@ -553,7 +581,8 @@ const double *mbsi_nmdp_weights(const mbs_stepper *st);
 const double *mbsi_nmdp_weights(const mbs_stepper *st) { return ((const nmdp *)st->impl)->wprev; }
 
 /* Checkpoints: the previous step's weights (PGM's warm start), γ where the last step ended, the
- * reset count it saw, and the weights' QP's warm start. */
+ * last ∇G's factorisation (the next step's first chord), the reset count it saw, and the weights'
+ * QP's warm start. */
 static void state(mbs_stepper *st, mbsi_state *s)
 {
     nmdp *w = st->impl;
@@ -561,6 +590,10 @@ static void state(mbs_stepper *st, mbsi_state *s)
     mbsi_state_doubles(s, "nmdp.wprev", w->wprev, (size_t)w->nw);
     mbsi_state_ints(s, "nmdp.have_wprev", &w->have_wprev, 1);
     mbsi_state_doubles(s, "nmdp.gamma_last", &w->gamma_last, 1);
+    mbsi_state_ints(s, "nmdp.have_fact", &w->have_fact, 1);
+    mbsi_state_doubles(s, "nmdp.h_fact", &w->h_fact, 1);
+    mbsi_state_doubles(s, "nmdp.A", w->A, (size_t)w->nv * (size_t)w->nv);
+    mbsi_state_ints(s, "nmdp.ipiv", w->ipiv, (size_t)w->nv);
     mbsi_state_bytes(s, "nmdp.resets", &w->resets, sizeof w->resets);
     mbsi_polytope_state(&w->poly, s);
 }
