@@ -5,7 +5,9 @@
  *            both of its feedbacks: semi-implicit (ours, the default) and explicit (the paper's NE-MDP,
  *            issue 42), the explicit one also on a finer set of small steps, down to 0.1 ms, to find
  *            the largest step at which it is stable;
- *   figs. 4–5 torso height of the jump and distance walked over time for the same Δt;
+ *   figs. 4–5 torso height of the jump and distance walked over time for the same Δt; zeroth-order
+ *            nmdp (NE-ZONMDP) over the same Δt too, as fig. 3 runs all four NMDP variants, with its
+ *            outer iterations per step against Δt beside first order's (fig. 6c);
  *   table I  for each, the standard deviation across the Δt set at each instant, averaged over time;
  *   fig. 6   at Δt = 50 ms, first- against zeroth-order nmdp: frame rate, outer iterations per step
  *            and the step fraction α Algorithm 2 chose;
@@ -39,7 +41,7 @@
 #endif
 
 static const char *PROGRAM = "bench_nmdp";
-enum { MAXDT = 6, MAXOPT = 64, NSTEP = 5, NFINE = 8 };
+enum { MAXDT = 6, MAXOPT = 64, NSTEP = 6, NFINE = 8 };
 
 typedef struct run {
     int stable;
@@ -298,12 +300,15 @@ int main(int argc, char **argv)
     /* the rows: a scheme, its label in the output and the data files, and the override it runs with
      * (the spring-damper steppers do not integrate the joint impedance: they get the stable PD
      * predicted one period ahead with its torque held, their best controller) */
-    const char *steppers[NSTEP] = {"mdp", "nmdp", "expo", "implicit_euler", "mdp"};
-    const char *label[NSTEP] = {"mdp", "nmdp", "expo", "implicit_euler", "mdp_explicit"};
+    const char *steppers[NSTEP] = {"mdp", "nmdp", "expo", "implicit_euler", "mdp", "nmdp"};
+    const char *label[NSTEP] = {"mdp", "nmdp", "expo", "implicit_euler", "mdp_explicit", "nmdp_order0"};
     /* nmdp as the paper's (no depth bound) in figs. 3-5, table I and fig. 6; the bound (ours, the
      * default) in fig. 6's last variant */
     const char *extra[NSTEP] = {NULL, "nmdp.nonpenetration=0", "controller.feedback=stable", "controller.feedback=stable",
-                                "mdp.feedback=explicit"};
+                                "mdp.feedback=explicit", "nmdp.nonpenetration=0"};
+    /* the last row, zeroth-order nmdp (the paper's NE-ZONMDP, eqs. 10-11), over the same steps as
+     * its fig. 3 runs all four NMDP variants */
+    const char *extra2[NSTEP] = {NULL, NULL, NULL, NULL, NULL, "nmdp.order=0"};
     static run R[NSTEP][2][MAXDT];
     double t_start = tool_now();
     printf("# bench_nmdp: Pan and Hauser 2020, section VI, on scenarios/robosimian_{jump,walk}.ini, %g s each\n",
@@ -316,7 +321,7 @@ int main(int argc, char **argv)
     for (int sp = 0; sp < NSTEP; sp++)
         for (int sc = 0; sc < 2; sc++)
             for (int i = 0; i < ndt; i++) {
-                R[sp][sc][i] = simulate(scen[sc], steppers[sp], dts[i], duration, extra[sp]);
+                R[sp][sc][i] = simulate2(scen[sc], steppers[sp], dts[i], duration, extra[sp], extra2[sp]);
                 report(a.data, label[sp], sname[sc], dts[i], &R[sp][sc][i]);
             }
     /* the explicit mdp on smaller steps: where its instability starts */
@@ -348,12 +353,17 @@ int main(int argc, char **argv)
     double bound = explicit_pd_bound(scen[0], &bound_joint);
     /* table I and the largest stable step */
     printf("\n# table I: std. dev. across the stable dt at each instant, averaged over time (m)\n");
-    printf("#   quantity                 %-12s %-12s %-12s %-12s   paper: NE-MDP NE-NMDP\n", "mdp", "nmdp", "expo", "implicit_euler");
-    double std[4][2];
-    int used_n[4][2];
+    printf("#   quantity                 %-12s %-12s %-12s %-12s %-12s   paper: NE-MDP NE-NMDP\n", "mdp", "nmdp", "expo",
+           "implicit_euler", "nmdp_order0");
+    /* the rows of table I and of the largest stable step: every scheme but the explicit mdp, which
+     * has its finer set of steps */
+    static const int tab[5] = {0, 1, 2, 3, 5};
+    double std[NSTEP][2] = {{0}};
+    int used_n[NSTEP][2] = {{0}};
     for (int sc = 0; sc < 2; sc++) {
         printf("    %-24s", sc ? "robosimian walk distance" : "robosimian jump height");
-        for (int sp = 0; sp < 4; sp++) {
+        for (int t = 0; t < 5; t++) {
+            int sp = tab[t];
             run *rs[MAXDT];
             for (int i = 0; i < ndt; i++) rs[i] = &R[sp][sc][i];
             std[sp][sc] = spread(rs, ndt, sc, duration, &used_n[sp][sc]);
@@ -365,8 +375,9 @@ int main(int argc, char **argv)
     }
     /* the largest dt of the set up to which a scenario is stable (every smaller one too), per
      * scenario and for both */
-    double maxdt[4], maxdt_sc[4][2];
-    for (int sp = 0; sp < 4; sp++) {
+    double maxdt[NSTEP] = {0}, maxdt_sc[NSTEP][2] = {{0}};
+    for (int t = 0; t < 5; t++) {
+        int sp = tab[t];
         maxdt[sp] = 0;
         for (int i = 0; i < ndt && R[sp][0][i].stable && R[sp][1][i].stable; i++) maxdt[sp] = dts[i];
         for (int sc = 0; sc < 2; sc++) {
@@ -382,6 +393,9 @@ int main(int argc, char **argv)
     printf("# mdp with feedback = explicit (the paper's NE-MDP), over both sets of steps: stable up to %g ms on the jump "
            "(first failure at %g ms), %g ms on the walk (first failure at %g ms); paper: 7 ms\n", 1e3 * xdt_sc[0],
            1e3 * xfail_sc[0], 1e3 * xdt_sc[1], 1e3 * xfail_sc[1]);
+    printf("# zeroth-order nmdp (NE-ZONMDP): stable up to %g ms on both (jump %g, walk %g; paper: 50 ms); outer iterations per "
+           "step against the step (fig. 6c), walk, first / zeroth order:", 1e3 * maxdt[5], 1e3 * maxdt_sc[5][0], 1e3 * maxdt_sc[5][1]);
+    for (int i = 0; i < ndt; i++) printf(" %g ms %.3g / %.3g%s", 1e3 * dts[i], R[1][1][i].mean_iters, R[5][1][i].mean_iters, i + 1 < ndt ? "," : "\n");
     printf("# the explicit PD's own bound on its lightest joint, 2 h kd / I + h^2 kp / I < 4: h < %.3g ms, %s\n",
            1e3 * bound, bound_joint);
     /* fig. 6: first against zeroth order at 50 ms */
@@ -431,6 +445,9 @@ int main(int argc, char **argv)
     printf("mdp_explicit_max_stable_dt: %g\n", xdt);
     printf("mdp_explicit_pd_bound_dt: %.4g\n", bound);
     printf("nmdp_max_stable_dt: %g\n", maxdt[1]);
+    printf("nmdp_order0_max_stable_dt: %g\n", maxdt[5]);
+    printf("nmdp_order0_walk_dist_std: %.4g\n", std[5][1]);
+    printf("nmdp_order0_jump_height_std: %.4g\n", std[5][0]);
     printf("nmdp_realtime_factor_50ms: %.4g\n", rtf50);
     printf("nmdp_bound_walk_max_pen: %.4g\n", fig_pen[1][3]);
     printf("nmdp_bound_jump_max_pen: %.4g\n", fig_pen[0][3]);
@@ -452,8 +469,16 @@ int main(int argc, char **argv)
                          maxdt[0] == dts[last] ? ", every step size of the set" : "");
         bench_doc_printf(&doc, "| NE-NMDP stable up to | 50 ms | %g ms (`nmdp_max_stable_dt`)%s |\n", 1e3 * maxdt[1],
                          maxdt[1] == dts[last] ? ", every step size of the set" : "");
+        bench_doc_printf(&doc, "| NE-ZONMDP (`nmdp`, `order = 0`) stable up to | 50 ms (fig. 3) | %g ms (`nmdp_order0_max_stable_dt`)%s |\n",
+                         1e3 * maxdt[5], maxdt[5] == dts[last] ? ", every step size of the set" : "");
+        bench_doc_printf(&doc, "| outer iterations per step against the step, walk, NE-NMDP / NE-ZONMDP | fig. 6c |");
+        for (int i = 0; i < ndt; i++)
+            bench_doc_printf(&doc, " %g ms: %.2g / %.2g%s", 1e3 * dts[i], R[1][1][i].mean_iters, R[5][1][i].mean_iters,
+                             i + 1 < ndt ? ";" : " |\n");
         bench_doc_printf(&doc, "| jump height spread, NE-MDP (ours: `mdp` semi-implicit) / NE-NMDP (m) | 0.26 / 0.02 | %.2g / %.2g |\n", std[0][0], std[1][0]);
         bench_doc_printf(&doc, "| walk distance spread, NE-MDP (ours: `mdp` semi-implicit) / NE-NMDP (m) | 0.72 / 0.10 | %.2g / %.2g |\n", std[0][1], std[1][1]);
+        bench_doc_printf(&doc, "| jump height / walk distance spread, NE-ZONMDP (m) | — (table I has no zeroth-order column) | %.2g / %.2g |\n",
+                         std[5][0], std[5][1]);
         bench_doc_printf(&doc, "| outer iterations per step at 50 ms, first / zeroth order | fig. 6: zeroth order about 10× first | "
                          "jump %.1f / %.1f, walk %.1f / %.1f (%.1f× and %.1f×) |\n", fig_it[0][0], fig_it[0][2], fig_it[1][0],
                          fig_it[1][2], fig_it[0][2] / fig_it[0][0], fig_it[1][2] / fig_it[1][0]);

@@ -39,6 +39,9 @@ do for [fig in "tilt height distance"] {
     set title "mdp, feedback = explicit (the paper's NE-MDP); a short line: diverged"
     plot for [i=1:14] (exists_file(file("mdp_explicit", scen, word(fine, i))) ? file("mdp_explicit", scen, word(fine, i)) : '/dev/null') \
          using 1:column with lines lw 1.5 lc rgb colfine[i] title word(fine, i)." ms"
+    set title "nmdp, order = 0 (NE-ZONMDP, polytope contacts)"
+    plot for [i=1:6] (exists_file(file("nmdp_order0", scen, word(dts, i))) ? file("nmdp_order0", scen, word(dts, i)) : '/dev/null') \
+         using 1:column with lines lw 1.5 lc rgb col[i] title word(dts, i)." ms"
     unset multiplot
 }
 
