@@ -86,7 +86,9 @@ double mbs_ilqr_regularization(const mbs_ilqr *p);
  * is not finite and >= 0. */
 int mbs_ilqr_set_regularization(mbs_ilqr *p, double mu);
 /* The warm start for the next period of a receding horizon: the controls moved one knot earlier,
- * the last repeated. */
+ * the last repeated, and with them the solution's gains and states, so that the next solve's
+ * first rollout follows the plan's policy u = u_k + K_k δx from the state it starts at (δx from
+ * the shifted states) rather than the bare controls. */
 void mbs_ilqr_shift(mbs_ilqr *p);
 /* Why the last call failed (code MBS_OK after one that did not). */
 const mbs_error *mbs_ilqr_last_error(const mbs_ilqr *p);

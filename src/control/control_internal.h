@@ -256,6 +256,10 @@ struct mbs_gait {
 int mbsi_gait_init(mbs_controller *c, const mbs_pd_options *pd, mbs_gait_feet feet, mbs_error *err);
 void mbsi_gait_compute(mbs_controller *c, double t, const double *q, const double *v, double *tau);
 void mbsi_gait_fini(mbs_controller *c);
+/* A receding horizon's checkpoint of an iLQR solver (mbs/ilqr.h): its controls, the gains and
+ * nominal states its next warm start follows after mbs_ilqr_shift, and its regularisation. */
+struct mbs_ilqr;
+void mbsi_ilqr_state(struct mbs_ilqr *p, mbsi_state *s);
 /* Checkpoints of the gait controllers: the law and every numeric limb's warm start. */
 void mbsi_gait_state(mbs_controller *c, mbsi_state *s);
 

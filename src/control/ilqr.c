@@ -55,6 +55,7 @@ struct mbs_ilqr {
     mbs_ilqr_residual_fn rf;
     void *ruser;
     double *r, *rw, *rJ;
+    int warm_policy;               /* 1 after mbs_ilqr_shift: the next solve's first rollout follows the shifted policy */
     double mu;
     mbs_error err;
     void *block;
@@ -230,8 +231,24 @@ int mbs_ilqr_set_regularization(mbs_ilqr *p, double mu)
 
 void mbs_ilqr_shift(mbs_ilqr *p)
 {
-    const size_t nu = (size_t)p->nu;
-    memmove(p->u, p->u + nu, sizeof(double) * nu * (size_t)(p->N - 1));
+    const size_t nu = (size_t)p->nu, n = (size_t)p->n, N = (size_t)p->N, nx = (size_t)(p->nq + p->nv);
+    memmove(p->u, p->u + nu, sizeof(double) * nu * (N - 1));
+    /* the policy too, the nominal states and the gains, so that the next solve starts by following
+     * it from the state it is given, u = ū + K δx, as the plan would have from there: the bare
+     * controls, rolled out from a state off the old nominal, drift from it over the horizon */
+    memmove(p->K, p->K + nu * n, sizeof(double) * nu * n * (N - 1));
+    memmove(p->xs, p->xs + nx, sizeof(double) * nx * N);
+    p->warm_policy = 1;
+}
+
+void mbsi_ilqr_state(mbs_ilqr *p, mbsi_state *s)
+{
+    const size_t nu = (size_t)p->nu, n = (size_t)p->n, N = (size_t)p->N, nx = (size_t)(p->nq + p->nv);
+    mbsi_state_doubles(s, "ilqr.u", p->u, N * nu);
+    mbsi_state_doubles(s, "ilqr.K", p->K, N * nu * n);
+    mbsi_state_doubles(s, "ilqr.xs", p->xs, (N + 1) * nx);
+    mbsi_state_ints(s, "ilqr.warm_policy", &p->warm_policy, 1);
+    mbsi_state_doubles(s, "ilqr.mu", &p->mu, 1);
 }
 
 /* The user's residuals at knot k of state x: adds ½ Σ w r² to *c and, with grad, J_rᵀ W r to p->gx
@@ -496,7 +513,9 @@ int mbs_ilqr_solve(mbs_ilqr *p, int max_iter, double tol, mbs_ilqr_stats *stats)
     memcpy(p->tau0, mbs_system_tau(p->sys), sizeof(double) * (size_t)p->nv);
     mbs_stepper_save(p->st, p->saved, p->ssize, NULL);
     memcpy(p->savedn, p->saved, p->ssize);
-    double cost = rollout(p, -1);
+    /* the first rollout: the controls as they are, or after a shift the policy they came with */
+    double cost = rollout(p, p->warm_policy ? 0 : -1);
+    p->warm_policy = 0;
     int rc = MBS_OK;
     if (isnan(cost)) { rc = p->err.code ? p->err.code : MBS_ERR_NUMERIC; goto done; }
     accept(p);

@@ -31,7 +31,7 @@ static const mbs_option_spec spec[] = {
      "how far ahead each period plans"},
     {"plan_dt", MBS_OPT_REAL, "s", 0, 1, MBS_OPT_OPEN_LO, "0.01", NULL, offsetof(mpc_options, plan_dt),
      "the planner's step (its stepper's dt): horizon / plan_dt knots; best the controller's period (solo_mpc_stand "
-     "catches a 1 N·s push at 10 ms and diverges after 1.25 N·s; at 20 ms it diverges after the file's 0.75 N·s)"},
+     "catches a 1 N·s push at 10 ms and diverges after 1.25 N·s; at 20 ms it catches the file's 0.75 N·s pushes)"},
     {"iterations", MBS_OPT_INT, "", 1, 100, 0, "1", NULL, offsetof(mpc_options, iterations),
      "iLQR iterations per controller period, from the shifted last plan"},
     {"first_iterations", MBS_OPT_INT, "", 1, 1000, 0, "20", NULL, offsetof(mpc_options, first_iterations),
@@ -179,21 +179,17 @@ static void compute(mbs_controller *c, double t, const double *q, const double *
     for (int j = 0; j < w->nu; j++) tau[w->ctl[j]] = u[j];
 }
 
-/* Checkpoints: the plan (the next period's warm start), the regularisation the next solve starts
- * from and the planner's stepper state (expo's eigenvector warm start), so that a resumed run
+/* Checkpoints: the plan (the next period's warm start: controls, gains, nominal states), the
+ * regularisation the next solve starts from and the planner's stepper state (expo's eigenvector warm start), so that a resumed run
  * plans as the uninterrupted one. */
 static void state(mbs_controller *c, mbsi_state *s)
 {
     mpc *w = c->impl;
-    const mpc_options *o = c->opts;
-    int N = (int)ceil(o->horizon / o->plan_dt - 1e-9);
     mbsi_state_ints(s, "mpc.first", &w->first, 1);
     mbsi_state_ints(s, "mpc.failed", &w->failed, 1);
-    mbsi_state_doubles(s, "mpc.controls", mbs_ilqr_controls(w->ilqr), (size_t)(N < 1 ? 1 : N) * (size_t)w->nu);
-    /* the regularisation the next solve starts from */
-    double mu = mbs_ilqr_regularization(w->ilqr);
-    mbsi_state_doubles(s, "mpc.mu", &mu, 1);
-    if (s->load && !s->failed) mbs_ilqr_set_regularization(w->ilqr, mu);
+    /* the plan, its gains and nominal states (the next period's warm start) and the
+     * regularisation the next solve starts from */
+    mbsi_ilqr_state(w->ilqr, s);
     if (!s->load) mbs_stepper_save(w->st, w->pbuf, w->psize, NULL);
     mbsi_state_bytes(s, "mpc.planner", w->pbuf, w->psize);
     if (s->load && !s->failed) mbs_stepper_restore(w->st, w->pbuf, w->psize, NULL);
