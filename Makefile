@@ -207,7 +207,7 @@ bench:
 	  "gnuplot (the figures) and MuJoCo (the ESS and batch tables' peer); apt-get install -y$$missing," \
 	  "or run one bench-NAME target alone" >&2; exit 1; fi
 	$(MAKE) bench-dynamics bench-ess bench-variational bench-expo bench-nmdp bench-adaptive bench-walker bench-batch bench-derivatives \
-	  bench-envs
+	  bench-mpc bench-envs
 
 # bench_doc: runs a benchmark ($(1)) with its data in $(2), its output teed into $(2)/output.txt, then
 # puts the tables its full run wrote ($(2)/tables.md) into docs/benchmarks.md (tools/bench/bench_doc.py)
@@ -329,6 +329,13 @@ $(BUILD)/tools/bench_derivatives: tools/bench/bench_derivatives.c tools/bench/de
 
 bench-derivatives: $(BUILD)/tools/bench_derivatives
 	$(call bench_doc,$(BUILD)/tools/bench_derivatives,$(BUILD)/bench_derivatives)
+
+# bench-mpc: the mpc controller on scenarios/solo_mpc_stand.ini (issue 39): iLQR iterations per second with
+# the analytical step Jacobians against forward differences, and the closed loop after a push beside the
+# joint PD and TSID on the same push. About half a minute.
+.PHONY: bench-mpc
+bench-mpc: $(BUILD)/tools/bench_mpc
+	$(call bench_doc,$(BUILD)/tools/bench_mpc,$(BUILD)/bench_mpc)
 
 # fuzz: libFuzzer targets for the parsers (tools/fuzz/fuzz_urdf.c, fuzz_mjcf.c, fuzz_scenario.c), built
 # with clang under ASan + UBSan (leaks on) into build-fuzz/ and run one after the other (never two

@@ -236,6 +236,16 @@ static void test_standing_expo(void)
            stats.cost_start, stats.cost, stats.iterations, z0, qN[2], pb.qref[2]);
     CHECK(stats.cost < 0.2 * stats.cost_start, "standing: the cost barely fell");
     CHECK(fabs(qN[2] - pb.qref[2]) < 0.01, "standing: the base ends %.4f m from its target", fabs(qN[2] - pb.qref[2]));
+    /* the same problem on forward differences (mbs_ilqr_set_derivatives) from the same warm start:
+     * the same optimum, to the differences' error */
+    CHECK(mbs_ilqr_set_derivatives(p, (mbs_derivatives_method)99) == MBS_ERR_ARG, "set_derivatives: 99 was taken");
+    CHECK(mbs_ilqr_set_derivatives(p, MBS_DERIVATIVES_FORWARD) == MBS_OK, "set_derivatives: %s", mbs_ilqr_last_error(p)->msg);
+    memset(mbs_ilqr_controls(p), 0, sizeof(double) * (size_t)pb.N * 12);
+    mbs_ilqr_stats fd;
+    rc = mbs_ilqr_solve(p, 50, 1e-8, &fd);
+    CHECK(rc == MBS_OK, "solve on forward differences: %s", mbs_ilqr_last_error(p)->msg);
+    printf("  the same on forward differences: cost %.6g -> %.6g in %d iterations\n", fd.cost_start, fd.cost, fd.iterations);
+    CHECK(fabs(fd.cost - stats.cost) < 0.05 * stats.cost, "forward differences: cost %.6g against %.6g", fd.cost, stats.cost);
     mbs_ilqr_free(p);
     mbs_stepper_free(pb.st);
     mbs_system_free(pb.s);
@@ -279,6 +289,10 @@ static void test_mpc_push(void)
     printf("  mpc, a 0.75 N s push at 0.2 s: base y %.4f m at 0.3 s; at 0.8 s y %.4f m, vy %.4f m/s, z %.4f m, tilt %.2f deg, "
            "touch-downs %ld, diverged %d\n", a[0], b[0], b[1], b[2], sb.max_tilt_deg, sb.touchdowns, sb.diverged);
     CHECK(a[0] > 0.002, "mpc: the push did not move the base (y %.4f m at 0.3 s)", a[0]);
+    /* the summary's lines of the mpc: a solve per 10 ms period, none failed */
+    CHECK(strstr(sb.controller_report, "plan_solves: 80\n") && strstr(sb.controller_report, "plan_failures: 0\n") &&
+              strstr(sb.controller_report, "plan_iterations_per_s: "),
+          "mpc: the summary's lines: %s", sb.controller_report);
     CHECK(!sb.diverged && !sb.left_box && fabs(b[0]) < 0.03 && fabs(b[1]) < 0.05 && sb.max_tilt_deg < 2 &&
               fabs(b[2] - 0.2349) < 0.01 && sb.touchdowns == 0,
           "mpc: the push was not caught (y %.4f m, vy %.4f m/s, tilt %.2f deg, %ld touch-downs)", b[0], b[1],

@@ -64,6 +64,10 @@ typedef int (*mbs_ilqr_residual_fn)(void *user, int k, const double *q, const do
 /* Sets the user's terms: m residuals per knot from f (called with user), replacing any before;
  * f NULL or m = 0: none. Allocates their buffers here (a solve still allocates nothing). */
 int mbs_ilqr_set_residuals(mbs_ilqr *p, int m, mbs_ilqr_residual_fn f, void *user);
+/* How the solves take the step's Jacobians (mbs_stepper_derivatives): MBS_DERIVATIVES_AUTO (the
+ * default: analytical where the stepper has them) or any other method, e.g. MBS_DERIVATIVES_FORWARD
+ * to run the same solver on finite differences. MBS_ERR_ARG for a value out of the enum. */
+int mbs_ilqr_set_derivatives(mbs_ilqr *p, mbs_derivatives_method method);
 /* Box limits on the controls (nu each, lo <= hi; NULL for none), e.g. the motors' torque limits. */
 int mbs_ilqr_set_limits(mbs_ilqr *p, const double *lo, const double *hi);
 /* The controls, horizon x nu (knot k's nu in a row at k nu): the warm start the caller may write

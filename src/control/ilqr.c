@@ -56,6 +56,7 @@ struct mbs_ilqr {
     void *ruser;
     double *r, *rw, *rJ;
     int warm_policy;               /* 1 after mbs_ilqr_shift: the next solve's first rollout follows the shifted policy */
+    mbs_derivatives_method dmethod;   /* the step Jacobians' method (mbs_ilqr_set_derivatives) */
     double mu;
     mbs_error err;
     void *block;
@@ -239,6 +240,15 @@ void mbs_ilqr_shift(mbs_ilqr *p)
     memmove(p->K, p->K + nu * n, sizeof(double) * nu * n * (N - 1));
     memmove(p->xs, p->xs + nx, sizeof(double) * nx * N);
     p->warm_policy = 1;
+}
+
+int mbs_ilqr_set_derivatives(mbs_ilqr *p, mbs_derivatives_method method)
+{
+    if (!p) return MBS_ERR_ARG;
+    if (method < MBS_DERIVATIVES_AUTO || method > MBS_DERIVATIVES_EXTRAPOLATED)
+        return mbsi_fail(&p->err, MBS_ERR_ARG, "mbs_ilqr_set_derivatives: method %d is not one of mbs_derivatives_method", (int)method);
+    p->dmethod = method;
+    return MBS_OK;
 }
 
 void mbsi_ilqr_state(mbs_ilqr *p, mbsi_state *s)
@@ -526,7 +536,7 @@ int mbs_ilqr_solve(mbs_ilqr *p, int max_iter, double tol, mbs_ilqr_stats *stats)
         /* the nominal's Jacobians (again only when the nominal moved) */
         for (int k = 0; k < N && need_jacobians; k++) {
             mbs_stepper_restore(p->st, p->saved + (size_t)k * p->ssize, p->ssize, NULL);
-            if (mbs_stepper_derivatives(p->st, p->dt, MBS_DERIVATIVES_AUTO, p->ctl, nu, p->A + (size_t)k * n * n,
+            if (mbs_stepper_derivatives(p->st, p->dt, p->dmethod, p->ctl, nu, p->A + (size_t)k * n * n,
                                         p->B + (size_t)k * n * nu) != MBS_OK) {
                 p->err = *mbs_stepper_last_error(p->st);
                 rc = p->err.code;

@@ -12,6 +12,7 @@
  * and the warm start moves by one knot per period (a period shorter than plan_dt replans from a
  * plan shifted a bit too far, which the iterations correct). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,7 @@ typedef struct mpc_options {
     int iterations, first_iterations;
     double w_base, w_posture, w_base_velocity, w_joint_velocity, w_torque, terminal;
     char stepper[MBS_OPTION_TEXT_LEN];
+    int derivatives;
 } mpc_options;
 
 static const mbs_option_spec spec[] = {
@@ -50,6 +52,9 @@ static const mbs_option_spec spec[] = {
      "the terminal state's weights over the running ones"},
     {"stepper", MBS_OPT_TEXT, "", 0, 0, 0, "expo", NULL, offsetof(mpc_options, stepper),
      "the planner's stepper (its default options), any registered scheme"},
+    {"derivatives", MBS_OPT_ENUM, "", 0, 0, 0, "analytical", "analytical forward central", offsetof(mpc_options, derivatives),
+     "the step Jacobians of the plan: the stepper's analytical ones (finite differences where it has none), or forward or "
+     "central differences (as MuJoCo's mjd_transitionFD), for comparison"},
 };
 
 typedef struct mpc {
@@ -62,6 +67,9 @@ typedef struct mpc {
     double *zero;           /* nv */
     unsigned char *pbuf;    /* the planner's stepper state, for checkpoints */
     size_t psize;
+    /* for the summary: solves, iterations, failed solves and the time spent solving */
+    long solves, iterations, failures;
+    double solve_s;
 } mpc;
 
 static void fini(mbs_controller *c)
@@ -120,6 +128,8 @@ static int init(mbs_controller *c, mbs_error *err)
     w->N = N;
     w->ilqr = mbs_ilqr_new(w->st, N, o->plan_dt, w->ctl, w->nu, err);
     if (!w->ilqr) { rc = err ? err->code : MBS_ERR_NOMEM; goto out; }
+    static const mbs_derivatives_method method[3] = {MBS_DERIVATIVES_AUTO, MBS_DERIVATIVES_FORWARD, MBS_DERIVATIVES_CENTRAL};
+    mbs_ilqr_set_derivatives(w->ilqr, method[o->derivatives]);
     /* the torques that hold the posture, the stance feet carrying the base (the PD law's
      * feed-forward at q0): the torques' reference and the first plan's warm start, without which
      * the first rollout is a collapse the linearisation cannot climb out of */
@@ -171,8 +181,13 @@ static void compute(mbs_controller *c, double t, const double *q, const double *
         for (int k = 0; k < w->N; k++) memcpy(u + (size_t)k * w->nu, w->uhold, sizeof(double) * (size_t)w->nu);
     }
     mbs_ilqr_stats ss;
+    double t0 = mbsi_wall_seconds();
     int rc = mbs_ilqr_solve(w->ilqr, w->first ? o->first_iterations : o->iterations, 0, &ss);
+    w->solve_s += mbsi_wall_seconds() - t0;
+    w->solves++;
+    w->iterations += ss.iterations;
     w->failed = rc != MBS_OK || !isfinite(ss.cost);
+    w->failures += w->failed;
     w->first = 0;
     const double *u = mbs_ilqr_controls(w->ilqr);
     memset(tau, 0, sizeof(double) * (size_t)p->nv);
@@ -187,6 +202,10 @@ static void state(mbs_controller *c, mbsi_state *s)
     mpc *w = c->impl;
     mbsi_state_ints(s, "mpc.first", &w->first, 1);
     mbsi_state_ints(s, "mpc.failed", &w->failed, 1);
+    mbsi_state_bytes(s, "mpc.counts", &w->solves, sizeof w->solves);
+    mbsi_state_bytes(s, "mpc.iterations", &w->iterations, sizeof w->iterations);
+    mbsi_state_bytes(s, "mpc.failures", &w->failures, sizeof w->failures);
+    mbsi_state_doubles(s, "mpc.solve_s", &w->solve_s, 1);
     /* the plan, its gains and nominal states (the next period's warm start) and the
      * regularisation the next solve starts from */
     mbsi_ilqr_state(w->ilqr, s);
@@ -195,8 +214,19 @@ static void state(mbs_controller *c, mbsi_state *s)
     if (s->load && !s->failed) mbs_stepper_restore(w->st, w->pbuf, w->psize, NULL);
 }
 
+/* The summary's lines: the solves, their iterations and the time they took (wall clock: a
+ * resumed run counts from its start's checkpoint on). */
+static int report(const mbs_controller *c, char *buf, size_t n)
+{
+    const mpc *w = c->impl;
+    return snprintf(buf, n,
+                    "plan_solves: %ld\nplan_iterations: %ld\nplan_failures: %ld\nplan_wall_time_s: %.4g\n"
+                    "plan_iterations_per_s: %.4g\n",
+                    w->solves, w->iterations, w->failures, w->solve_s, w->solve_s > 0 ? (double)w->iterations / w->solve_s : 0.0);
+}
+
 const mbs_controller_type mbsi_controller_mpc = {
     {"mpc", "receding-horizon iLQR through the simulator (expo at plan_dt by default), holding the initial posture",
      &(const mbs_option_table){"mpc", spec, (int)(sizeof spec / sizeof *spec), NULL, 0, sizeof(mpc_options)}},
-    init, compute, fini, NULL, state, NULL,
+    init, compute, fini, NULL, state, report,
 };
