@@ -114,7 +114,7 @@ static void summary_text(const mbs_sim_summary *s, char *out, size_t n)
     size_t len = 0;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
         if (!strncmp(line, "wall_time_s:", 12) || !strncmp(line, "us_per_step:", 12) || !strncmp(line, "realtime_factor:", 16) ||
-            !strncmp(line, "plan_wall_time_s:", 17))
+            !strncmp(line, "plan_wall_time_s:", 17) || !strncmp(line, "plan_iterations_per_s:", 22))
             continue;
         len += (size_t)snprintf(out + len, len < n ? n - len : 0, "%s\n", line);
     }
