@@ -411,10 +411,10 @@ static int pgm(nmdp *w, mbs_system *s, int *converged)
         w->outer++;
         if (!model) {
             /* the QP's model at the accepted point, with ∇G as the projection's last Newton step
-             * factorised it (within proj_tol of θ); a rejection changes only γ, not the model.
+             * factorised it (within proj_tol of θ) or, when its chord steps left the factorisation
+             * elsewhere, made here at the point (jacobian_build leaves M, Jint and the polytopes
+             * there); a rejection changes only γ, not the model.
              * D = ∇_δG⁻¹ B, ∇K = Jintᵀ ∂T/∂q + M θ̇ / h */
-            /* ∇G at the accepted point, when the projection's chord steps left its
-             * factorisation elsewhere (jacobian_build leaves M, Jint and the polytopes there) */
             if (!w->fact_here && jacobian(w, s, w->delta, w->w)) return 1;
             w->fact_here = 1;
             memcpy(w->D, w->poly.B, sizeof(double) * (size_t)nv * (size_t)nw);
