@@ -315,6 +315,42 @@ static void test_every_scheme(void)
     free(A); free(B); free(Af); free(Bf); free(Bc);
 }
 
+/* The dissipation v ← (1 − λ) v (mbs_stepper_set_dissipation) in the Jacobians of expo's two
+ * paths: its chain rule (the closed form, method = modal) and its fallback to central differences (Padé), each
+ * against central differences of the whole step, λ = 0.1; and the fallback's B columns asked
+ * alone equal those of the whole B. The fallback once took the dissipation twice, in its
+ * steps and again on the velocity rows (a tenth off there). */
+static void test_dissipation(void)
+{
+    const int nv = mbs_model_nv(solo), n2 = 2 * nv;
+    double *A = calloc((size_t)n2 * n2, 8), *B = calloc((size_t)n2 * nv, 8);
+    double *Af = calloc((size_t)n2 * n2, 8), *Bf = calloc((size_t)n2 * nv, 8), *Bc = calloc((size_t)n2 * nv, 8);
+    int cols[12];
+    for (int k = 0; k < 12; k++) cols[k] = 6 + k;
+    static const char *const method[2] = {"modal", "pade"};
+    for (int k = 0; k < 2; k++) {
+        mbs_error err;
+        mbs_system *s = solo_in(STAND, 5);
+        mbs_option opt = tm_opt("method", method[k]);
+        mbs_stepper *st = s ? mbs_stepper_new("expo", s, &opt, 1, &err) : NULL;
+        CHECK(st != NULL, "expo method=%s: %s", method[k], err.msg);
+        if (!st) { mbs_system_free(s); continue; }
+        CHECK(mbs_stepper_set_dissipation(st, 0.1) == MBS_OK, "set_dissipation");
+        const double dt = 1e-3;
+        int rc = mbs_stepper_derivatives(st, dt, MBS_DERIVATIVES_CENTRAL, NULL, 0, Af, Bf);
+        rc |= mbs_stepper_derivatives(st, dt, MBS_DERIVATIVES_AUTO, NULL, 0, A, B);
+        rc |= mbs_stepper_derivatives(st, dt, MBS_DERIVATIVES_AUTO, cols, 12, A, Bc);
+        CHECK(rc == MBS_OK, "expo method=%s: %s", method[k], mbs_stepper_last_error(st)->msg);
+        double ea = rel_err(A, Af, (size_t)n2 * n2), eb = rel_err(B, Bf, (size_t)n2 * nv);
+        printf("  expo method=%-6s dissipation 0.1: A %.1e, B %.1e against central differences\n", method[k], ea, eb);
+        CHECK(ea < 1e-4 && eb < 1e-4, "expo method=%s with dissipation: A %.2e, B %.2e", method[k], ea, eb);
+        CHECK(rel_err(Bc, B + (size_t)n2 * 6, (size_t)n2 * 12) == 0, "expo method=%s: B's columns 6.. differ", method[k]);
+        mbs_stepper_free(st);
+        mbs_system_free(s);
+    }
+    free(A); free(B); free(Af); free(Bf); free(Bc);
+}
+
 /* The classical acceleration of a body point: its derivatives in q (tangent) and v against central
  * differences of mbs_frame_classical_acceleration, on random states of Solo. */
 static void test_point_acceleration(void)
@@ -520,6 +556,7 @@ int main(void)
     RUN(test_arguments);
     RUN(test_analytical);
     RUN(test_every_scheme);
+    RUN(test_dissipation);
     RUN(test_ball_chain);
     RUN(test_joint_damping);
     mbs_model_free(solo);

@@ -217,8 +217,10 @@ static int finite_differences(mbs_stepper *st, double dt, mbs_derivatives_method
 
 /* The scheme's own A and B (into w->A, w->B), with the joint impedance's torque added to τ for a
  * scheme that holds it over the step, as mbsi_stepper_raw_step does, and its derivative chained
- * in: τ_imp = kp (q_ref − q) + kd (v_ref − v) on one-coordinate joints. */
-static int analytical(mbs_stepper *st, double dt)
+ * in: τ_imp = kp (q_ref − q) + kd (v_ref − v) on one-coordinate joints. A step the scheme's chain
+ * rule does not cover takes central differences instead, of B's columns cols[0..nb) only (cols
+ * NULL: all), and sets *differenced: those steps took the dissipation already. */
+static int analytical(mbs_stepper *st, double dt, const int *cols, int nb, int *differenced)
 {
     mbs_system *s = st->sys;
     mbsi_derivatives_ws *w = &st->dw;
@@ -229,7 +231,8 @@ static int analytical(mbs_stepper *st, double dt)
     if (rc == MBSI_DERIVATIVES_FALLBACK) {
         /* a step outside what the scheme's chain rule covers: central differences of it */
         restore(st);
-        return finite_differences(st, dt, MBS_DERIVATIVES_CENTRAL, NULL, nv);
+        *differenced = 1;
+        return finite_differences(st, dt, MBS_DERIVATIVES_CENTRAL, cols, nb);
     }
     if (rc != MBS_OK || !imp) return rc;
     for (int k = 0; k < nv; k++) {
@@ -280,7 +283,8 @@ int mbs_stepper_derivatives(mbs_stepper *st, double dt, mbs_derivatives_method m
     void (*substep)(void *, const mbs_system *, double) = s->substep;
     s->substep = NULL;
     int nb = B ? (cols ? ncols : nv) : 0;
-    int rc = use_analytical ? analytical(st, dt)
+    int differenced = !use_analytical;
+    int rc = use_analytical ? analytical(st, dt, cols, nb, &differenced)
                             : finite_differences(st, dt, method, cols, nb);
     restore(st);
     s->substep = substep;
@@ -291,8 +295,8 @@ int mbs_stepper_derivatives(mbs_stepper *st, double dt, mbs_derivatives_method m
         return st->err.code;
     }
     /* the dissipation v ← (1 − λ) v closes the step: the analytical velocity rows take it here
-     * (finite differences took it in each step) */
-    double keep = use_analytical ? 1 - st->dissipation : 1;
+     * (finite differences, also a scheme's fallback to them, took it in each step) */
+    double keep = differenced ? 1 : 1 - st->dissipation;
     memcpy(A, w->A, sizeof(double) * (size_t)n2 * (size_t)n2);
     if (keep != 1)
         for (int c = 0; c < n2; c++)
