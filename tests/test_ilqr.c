@@ -227,6 +227,8 @@ static void test_standing_expo(void)
     for (int j = 0; j < 12; j++) pb.R[j] = 1e-2;
     mbs_ilqr *p = make_solver(&pb);
     if (!p) return;
+    /* a shift before any solve: no plan's states to follow yet, the zero controls alone */
+    mbs_ilqr_shift(p);
     mbs_ilqr_stats stats;
     int rc = mbs_ilqr_solve(p, 50, 1e-8, &stats);
     CHECK(rc == MBS_OK, "solve: %s", mbs_ilqr_last_error(p)->msg);

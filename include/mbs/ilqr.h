@@ -84,7 +84,9 @@ void mbs_ilqr_state(const mbs_ilqr *p, int k, double *q, double *v);
  * (mbs_ilqr_last_error says which). */
 int mbs_ilqr_solve(mbs_ilqr *p, int max_iter, double tol, mbs_ilqr_stats *stats);
 /* The regularisation μ the next solve starts from: each solve leaves its last one, which the next
- * goes on from (read it to checkpoint a receding horizon). */
+ * goes on from (read it to checkpoint a receding horizon: with the controls, it is what a solve
+ * not preceded by mbs_ilqr_shift starts from; after a shift the first rollout also follows the
+ * solution's gains and states, which the library's mpc controller checkpoints with its own). */
 double mbs_ilqr_regularization(const mbs_ilqr *p);
 /* Sets the μ the next solve starts from (to resume a receding horizon); MBS_ERR_ARG for a μ that
  * is not finite and >= 0. */
@@ -92,7 +94,7 @@ int mbs_ilqr_set_regularization(mbs_ilqr *p, double mu);
 /* The warm start for the next period of a receding horizon: the controls moved one knot earlier,
  * the last repeated, and with them the solution's gains and states, so that the next solve's
  * first rollout follows the plan's policy u = u_k + K_k δx from the state it starts at (δx from
- * the shifted states) rather than the bare controls. */
+ * the shifted states) rather than the bare controls; before any solve, the controls alone. */
 void mbs_ilqr_shift(mbs_ilqr *p);
 /* Why the last call failed (code MBS_OK after one that did not). */
 const mbs_error *mbs_ilqr_last_error(const mbs_ilqr *p);

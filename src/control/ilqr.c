@@ -56,6 +56,7 @@ struct mbs_ilqr {
     void *ruser;
     double *r, *rw, *rJ;
     int warm_policy;               /* 1 after mbs_ilqr_shift: the next solve's first rollout follows the shifted policy */
+    int nominal;                   /* 1 once a rollout was accepted: xs holds states (a policy to follow) */
     mbs_derivatives_method dmethod;   /* the step Jacobians' method (mbs_ilqr_set_derivatives) */
     double mu;
     mbs_error err;
@@ -239,7 +240,7 @@ void mbs_ilqr_shift(mbs_ilqr *p)
      * controls, rolled out from a state off the old nominal, drift from it over the horizon */
     memmove(p->K, p->K + nu * n, sizeof(double) * nu * n * (N - 1));
     memmove(p->xs, p->xs + nx, sizeof(double) * nx * N);
-    p->warm_policy = 1;
+    p->warm_policy = p->nominal;   /* before any solve there are no states to follow */
 }
 
 int mbs_ilqr_set_derivatives(mbs_ilqr *p, mbs_derivatives_method method)
@@ -258,6 +259,7 @@ void mbsi_ilqr_state(mbs_ilqr *p, mbsi_state *s)
     mbsi_state_doubles(s, "ilqr.K", p->K, N * nu * n);
     mbsi_state_doubles(s, "ilqr.xs", p->xs, (N + 1) * nx);
     mbsi_state_ints(s, "ilqr.warm_policy", &p->warm_policy, 1);
+    mbsi_state_ints(s, "ilqr.nominal", &p->nominal, 1);
     mbsi_state_doubles(s, "ilqr.mu", &p->mu, 1);
 }
 
@@ -402,6 +404,7 @@ static void accept(mbs_ilqr *p)
     double *t = p->u; p->u = p->un; p->un = t;
     t = p->xs; p->xs = p->xn; p->xn = t;
     unsigned char *s = p->saved; p->saved = p->savedn; p->savedn = s;
+    p->nominal = 1;
 }
 
 /* The box QP of knot k's feed-forward step into p->du and which controls it leaves free

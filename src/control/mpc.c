@@ -175,7 +175,7 @@ static void compute(mbs_controller *c, double t, const double *q, const double *
     mbs_system_set_tau(p, w->zero);
     if (!w->first) mbs_ilqr_shift(w->ilqr);
     /* a plan whose rollout no longer runs (torques that made a stepper diverge) starts again from
-     * the holding torques */
+     * the holding torques, with the gains of the last plan that ran about its states */
     if (w->failed) {
         double *u = mbs_ilqr_controls(w->ilqr);
         for (int k = 0; k < w->N; k++) memcpy(u + (size_t)k * w->nu, w->uhold, sizeof(double) * (size_t)w->nu);
@@ -202,7 +202,7 @@ static void state(mbs_controller *c, mbsi_state *s)
     mpc *w = c->impl;
     mbsi_state_ints(s, "mpc.first", &w->first, 1);
     mbsi_state_ints(s, "mpc.failed", &w->failed, 1);
-    mbsi_state_bytes(s, "mpc.counts", &w->solves, sizeof w->solves);
+    mbsi_state_bytes(s, "mpc.solves", &w->solves, sizeof w->solves);
     mbsi_state_bytes(s, "mpc.iterations", &w->iterations, sizeof w->iterations);
     mbsi_state_bytes(s, "mpc.failures", &w->failures, sizeof w->failures);
     mbsi_state_doubles(s, "mpc.solve_s", &w->solve_s, 1);
