@@ -11,6 +11,7 @@
 #include "testmodels.h"
 /* white-box: reads and sets the system's and contacts' fields directly */
 #include "../src/contact/contact_internal.h"
+#include "../src/dynamics/dynamics_internal.h"
 
 #define SCEN(name) MBS_SOURCE_DIR "/scenarios/" name
 
@@ -160,19 +161,80 @@ static void test_contact_derivatives(void)
     mbs_model_free(m);
 }
 
+/* Position-based dynamics' energy (src/dynamics/pbd.c) on Solo (a free-flyer root) and Robosimian
+ * at random configurations, towards random affine targets (not rigid motions): its gradient against
+ * central differences of the energy along θ ⊕ ε e_k, and its derivative against central
+ * differences of the gradient. */
+static void test_pbd_energy(void)
+{
+    const char *files[2] = {"urdf/solo12.urdf", "urdf/robosimian.urdf"};
+    for (int f = 0; f < 2; f++) {
+        mbs_error err;
+        mbs_model *m = mbs_model_from_urdf(tm_path(files[f]), NULL, &err);
+        CHECK(m != NULL, "%s", err.msg);
+        if (!m) continue;
+        mbs_data *d = mbs_data_new(m);
+        const int nq = mbs_model_nq(m), nv = mbs_model_nv(m), nb = m->nbodies;
+        double *q = calloc((size_t)nq, sizeof(double)), *qp = calloc((size_t)nq, sizeof(double));
+        double *tg = calloc(12 * (size_t)nb, sizeof(double)), *work = calloc(mbsi_pbd_work_doubles(m), sizeof(double));
+        double *g = calloc((size_t)nv, sizeof(double)), *gp = calloc((size_t)nv, sizeof(double));
+        double *gm = calloc((size_t)nv, sizeof(double)), *e = calloc((size_t)nv, sizeof(double));
+        double *H = calloc((size_t)nv * nv, sizeof(double));
+        unsigned long long seed = 11 + f;
+        mbs_random_configuration(m, &seed, q);
+        for (int k = 0; k < 12 * nb; k++) tg[k] = tm_uniform(&seed, -1, 1);
+        const double sc = 400;   /* 1/h² of a 50 ms step */
+        mbs_compute_joint_jacobians(m, d, q);
+        mbsi_pbd_energy(m, d, tg, sc, g, H, work);
+        const double eps = 1e-6;
+        double eg = 0, gs = 0, eh = 0, hs = 0, asym = 0;
+        for (int k = 0; k < nv; k++) {
+            memset(e, 0, sizeof(double) * (size_t)nv);
+            e[k] = eps;
+            mbs_integrate(m, q, e, qp);
+            mbs_compute_joint_jacobians(m, d, qp);
+            double Ep = mbsi_pbd_energy(m, d, tg, sc, gp, NULL, work);
+            e[k] = -eps;
+            mbs_integrate(m, q, e, qp);
+            mbs_compute_joint_jacobians(m, d, qp);
+            double Em = mbsi_pbd_energy(m, d, tg, sc, gm, NULL, work);
+            double fd = (Ep - Em) / (2 * eps);
+            eg = fmax(eg, fabs(fd - g[k]));
+            gs = fmax(gs, fabs(g[k]));
+            for (int j = 0; j < nv; j++) {
+                double fh = (gp[j] - gm[j]) / (2 * eps);
+                eh = fmax(eh, fabs(fh - H[j + (size_t)nv * k]));
+                hs = fmax(hs, fabs(fh));
+            }
+        }
+        /* on the joints (not the root's six), the Hessian of a function of θ is symmetric */
+        for (int j = 6; j < nv; j++)
+            for (int k = 6; k < nv; k++) asym = fmax(asym, fabs(H[j + (size_t)nv * k] - H[k + (size_t)nv * j]));
+        printf("%s: pbd energy's gradient vs FD %.2e, its derivative vs FD %.2e, joint-block asymmetry %.2e\n",
+               files[f], eg / gs, eh / hs, asym / hs);
+        CHECK(eg / gs < 1e-7, "%s: pbd gradient vs FD %.3e (scale %.3g)", files[f], eg / gs, gs);
+        CHECK(eh / hs < 1e-6, "%s: pbd Hessian vs FD %.3e (scale %.3g)", files[f], eh / hs, hs);
+        CHECK(asym / hs < 1e-12, "%s: pbd Hessian's joint block asymmetric by %.3e", files[f], asym / hs);
+        free(q); free(qp); free(tg); free(work); free(g); free(gp); free(gm); free(e); free(H);
+        mbs_data_free(d);
+        mbs_model_free(m);
+    }
+}
+
 /* ∇_δG of the nmdp residual against central differences (both orders of the model agree with
- * differences only for order 1). */
+ * differences only for order 1), for NE-NMDP and PBD-NMDP. */
 static void test_residual_jacobian(void)
 {
+  for (int pbd = 0; pbd < 2; pbd++) {
     mbs_model *m;
     double q[64];
     mbs_system *s = robosimian(&m, q, 0.01);
     int nv = mbs_model_nv(m), nq = mbs_model_nq(m);
     mbs_system_set_state(s, q, NULL, 0);
     mbs_error err;
-    mbs_option opt = MBS_OPTION("force_scale", 800);
+    mbs_option opt[2] = {MBS_OPTION("force_scale", 800), MBS_OPTION_WORD("dynamics", pbd ? "pbd" : "ne")};
     mbs_system_finalize(s, NULL);
-    mbs_stepper *st = mbs_stepper_new("nmdp", s, &opt, 1, &err);
+    mbs_stepper *st = mbs_stepper_new("nmdp", s, opt, 2, &err);
     CHECK(st != NULL, "%s", err.msg);
     if (!st) return;
     unsigned long long seed = 5;
@@ -200,11 +262,12 @@ static void test_residual_jacobian(void)
     }
     double e = 0, sc = 1;
     for (int i = 0; i < nv * nv; i++) { e = fmax(e, fabs(A[i] - F[i])); sc = fmax(sc, fabs(F[i])); }
-    CHECK(e / sc < 1e-6, "dG/ddelta vs FD: %.3e (scale %.3g)", e / sc, sc);
+    CHECK(e / sc < 1e-6, "%s: dG/ddelta vs FD: %.3e (scale %.3g)", pbd ? "pbd" : "ne", e / sc, sc);
     free(A); free(F);
     mbs_stepper_free(st);
     mbs_system_free(s);
     mbs_model_free(m);
+  }
 }
 
 /* The cube on the ground z = 0 on its four bottom corners, base at height z, with friction μ. */
@@ -511,6 +574,7 @@ int main(void)
 {
     RUN(test_qp_simplices);
     RUN(test_contact_derivatives);
+    RUN(test_pbd_energy);
     RUN(test_residual_jacobian);
     RUN(test_projection_falling_cube);
     RUN(test_cube_sinks_and_slides);

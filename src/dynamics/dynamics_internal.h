@@ -25,6 +25,15 @@ void mbsi_joint_jacobians_from_placements(const mbs_model *m, mbs_data *d);
  * derivatives (O(n nv²)) for the same numbers. work: 12 n nb + 13 nb + 6 n doubles. */
 void mbsi_mass_bilinear_dq(const mbs_model *m, const mbs_data *d, const double *Y, int n, double *out, double *work);
 
+/* Position-based dynamics' inertial energy (src/dynamics/pbd.c): E = s/2 Σ_b ∫ρ ‖X_b(x, θ) −
+ * (A_b x + c_b)‖² dx over every body, target 12 doubles per body (A_b column-major, then c_b),
+ * from the placements and joint Jacobian columns in d (mbs_compute_joint_jacobians at θ). Returns
+ * E; grad (nv, may be NULL): its gradient in the tangent space at θ; hess (nv x nv, column-major,
+ * may be NULL): ∂grad_j/∂q_k at entry (j, k), along θ ⊕ ε e_k. work: mbsi_pbd_work_doubles(m). */
+size_t mbsi_pbd_work_doubles(const mbs_model *m);
+double mbsi_pbd_energy(const mbs_model *m, const mbs_data *d, const double *target, double s, double *grad,
+                       double *hess, double *work);
+
 /* ½ vᵀ M v from the body velocities a forward-kinematics pass at (q, v) left in d. */
 double mbsi_kinetic_energy_from_kinematics(const mbs_model *m, const mbs_data *d, const double *v);
 /* RNEA's second half alone, on the kinematics mbs_forward_kinematics(m, d, q, v, a) left in d

@@ -59,11 +59,17 @@ static double gamma_factor(double eta, int run)
 
 typedef struct nmdp_options {
     mbs_polytope_options poly;
-    int order, max_iter, proj_iter, max_halvings, warm, nonpenetration;
+    int order, max_iter, proj_iter, max_halvings, warm, nonpenetration, dynamics;
     double eps, eta, proj_tol, max_depth;
 } nmdp_options;
 
+/* the values of the option `dynamics`, in the order of its words */
+enum { DYN_NE = 0, DYN_PBD = 1 };
+
 static const mbs_option_spec spec[] = {
+    {"dynamics", MBS_OPT_ENUM, "", 0, 0, 0, "ne", "ne pbd", offsetof(nmdp_options, dynamics),
+     "ne: NE-NMDP, backward Euler on the Newton-Euler equations (eq. 6); pbd: PBD-NMDP, position-based dynamics "
+     "(eq. 12: G = grad I_alpha - B w - tau, K the Euclidean kinetic energy of the body points)"},
     {"order", MBS_OPT_INT, "", 0, 1, 0, "1", NULL, offsetof(nmdp_options, order),
      "1: first-order PGM (eqs. 8–9); 0: zeroth order, the vertices' derivatives left out (eqs. 10–11)"},
     {"eps", MBS_OPT_REAL, "", 0, 1, MBS_OPT_OPEN_LO, "1e-6", NULL, offsetof(nmdp_options, eps),
@@ -91,7 +97,8 @@ static const mbs_option_spec spec[] = {
 typedef struct nmdp {
     const nmdp_options *o;
     mbs_polytope poly;               /* the contact model and the weights' QP */
-    int nq, nv, nw;
+    int nq, nv, nw, nb;
+    size_t pwork_n;
     double h;                        /* the sub-step being solved */
     double *q0, *v0, *qn;            /* start of the sub-step (nq, nv), θ (nq) */
     double *vn, *an, *G, *delta, *dtrial, *gK, *dT, *newton, *tau;
@@ -102,6 +109,9 @@ typedef struct nmdp {
     double *dlim;                    /* nc: each point's bound this step, max(max_depth, its depth at the start) */
     double *Jp, *JpJ, *R;            /* a point's Jacobian, times Jint (3 x nv each), times D (3 x nw) */
     double dmax;                     /* max_depth (m); 0: no bound (nonpenetration = 0) */
+    int pbd;                         /* dynamics = pbd */
+    double *tI, *tK;                 /* pbd: 12 per body, the affine targets of I_α and of K this sub-step */
+    double *pwork;                   /* pbd: mbsi_pbd_energy's scratch */
     int *ipiv;
     int have_wprev;
     int fact_here;   /* ∇G's factorisation is at (within proj_tol of) the last projection's end */
@@ -137,6 +147,11 @@ static void layout(mbs_carver *c, nmdp *w)
     w->JpJ = mbsi_carve_doubles(c, 3 * nv);
     w->R = mbsi_carve_doubles(c, 3 * nw);
     w->ipiv = mbsi_carve(c, nv * sizeof(int));
+    if (w->pbd) {
+        w->tI = mbsi_carve_doubles(c, 12 * (size_t)w->nb);
+        w->tK = mbsi_carve_doubles(c, 12 * (size_t)w->nb);
+        w->pwork = mbsi_carve_doubles(c, w->pwork_n);
+    }
 }
 
 static void fini(mbs_stepper *st)
@@ -156,6 +171,9 @@ static int init(mbs_stepper *st, mbs_error *err)
     head.nq = s->nq;
     head.nv = s->nv;
     head.nw = head.poly.nw;
+    head.nb = s->model->nbodies;
+    head.pbd = head.o->dynamics == DYN_PBD;
+    head.pwork_n = mbsi_pbd_work_doubles(s->model);
     head.resets = s->resets;
     mbs_carver c = {NULL, 0};
     mbsi_carve(&c, sizeof head);
@@ -187,11 +205,19 @@ static double residual(nmdp *w, mbs_system *s, const double *delta, const double
     const mbs_model *m = s->model;
     const int nv = w->nv, nw = w->nw;
     next_state(w, m, delta);
-    /* one kinematics pass at θ for both: RNEA's backward pass on its velocities and
-     * accelerations, the polytopes on its placements */
-    mbs_forward_kinematics(m, s->data, w->qn, w->vn, w->an);
-    mbsi_rnea_from_kinematics(m, s->data, w->an, NULL, w->G);
-    mbsi_joint_jacobians_from_placements(m, s->data);
+    if (w->pbd) {
+        /* eq. 12: ∇I_α at θ (gravity in its targets), the rotors' inertia diag(armature) θ̈ */
+        mbs_forward_kinematics(m, s->data, w->qn, NULL, NULL);
+        mbsi_joint_jacobians_from_placements(m, s->data);
+        mbsi_pbd_energy(m, s->data, w->tI, 1 / (w->h * w->h), w->G, NULL, w->pwork);
+        for (int k = 0; m->any_armature && k < nv; k++) w->G[k] += m->armature[k] * w->an[k];
+    } else {
+        /* one kinematics pass at θ for both: RNEA's backward pass on its velocities and
+         * accelerations, the polytopes on its placements */
+        mbs_forward_kinematics(m, s->data, w->qn, w->vn, w->an);
+        mbsi_rnea_from_kinematics(m, s->data, w->an, NULL, w->G);
+        mbsi_joint_jacobians_from_placements(m, s->data);
+    }
     mbsi_polytope_eval(&w->poly, s, NULL);
     /* the joint impedance (the stable PD) at the end of the step, with the torque */
     memcpy(w->tau, s->tau, (size_t)nv * sizeof(double));
@@ -215,7 +241,14 @@ static void jacobian_build(nmdp *w, mbs_system *s, const double *delta, const do
     const size_t nn = (size_t)nv * (size_t)nv;
     const double h = w->h;
     next_state(w, m, delta);
-    mbs_rnea_derivatives(m, s->data, w->qn, w->vn, w->an, w->Gq, w->Gv, w->M);
+    if (w->pbd) {
+        /* ∂(∇I_α)/∂θ in Gq; M for the QP's metric (∇²K's Gauss–Newton part, as NE's) */
+        mbs_crba(m, s->data, w->qn, w->M);
+        mbs_compute_joint_jacobians(m, s->data, w->qn);
+        mbsi_pbd_energy(m, s->data, w->tI, 1 / (h * h), NULL, w->Gq, w->pwork);
+    } else {
+        mbs_rnea_derivatives(m, s->data, w->qn, w->vn, w->an, w->Gq, w->Gv, w->M);
+    }
     mbsi_polytope_eval(&w->poly, s, NULL);   /* at qn: the derivatives left its placements and Jacobians */
     memset(w->Cq, 0, nn * sizeof(double));
     mbsi_polytope_force_dq(&w->poly, s, wt, w->o->order, w->Cq);
@@ -228,7 +261,13 @@ static void jacobian_build(nmdp *w, mbs_system *s, const double *delta, const do
         for (int cc = 0; cc < nb; cc++) {
             double *Ac = w->A + (size_t)nv * (o + cc);
             const double *Gv = w->Gv + (size_t)nv * (o + cc), *Mc = w->M + (size_t)nv * (o + cc);
-            for (int r = 0; r < nv; r++) Ac[r] = Gv[r] * ih + Mc[r] * ih2;
+            if (w->pbd) {
+                /* eq. 12's G depends on θ alone, but for the rotors' diag(armature) θ̈ */
+                for (int r = 0; r < nv; r++) Ac[r] = 0;
+                Ac[o + cc] = m->armature[o + cc] * ih2;
+            } else {
+                for (int r = 0; r < nv; r++) Ac[r] = Gv[r] * ih + Mc[r] * ih2;
+            }
             for (int k = 0; k < nb; k++) {
                 const double *Gq = w->Gq + (size_t)nv * (o + k), jk = w->Jint[o + k + (size_t)nv * (o + cc)];
                 for (int r = 0; r < nv; r++) Ac[r] += Gq[r] * jk;
@@ -321,7 +360,14 @@ static int project(nmdp *w, mbs_system *s, double *delta, const double *wt, int 
  * the system carries a joint impedance (see the top of the file). */
 static double kinetic(nmdp *w, mbs_system *s)
 {
-    double k = mbsi_kinetic_energy_from_kinematics(s->model, s->data, w->vn);   /* residual()'s kinematics */
+    const mbs_model *m = s->model;
+    double k = 0;
+    if (!w->pbd) k = mbsi_kinetic_energy_from_kinematics(m, s->data, w->vn);   /* residual()'s kinematics */
+    else {
+        /* eq. 12's K: ∫ρ ‖X(θ) − X(θ₋)‖² / 2h² on residual()'s placements, and the rotors' */
+        k = mbsi_pbd_energy(m, s->data, w->tK, 1 / (w->h * w->h), NULL, NULL, w->pwork);
+        for (int i = 0; m->any_armature && i < w->nv; i++) k += 0.5 * m->armature[i] * w->vn[i] * w->vn[i];
+    }
     if (s->imp_on)
         for (int i = 0; i < w->nv; i++) k += 0.5 * (w->h * s->imp_kd[i] + w->h * w->h * s->imp_kp[i]) * w->vn[i] * w->vn[i];
     return k;
@@ -419,10 +465,22 @@ static int pgm(nmdp *w, mbs_system *s, int *converged)
             w->fact_here = 1;
             memcpy(w->D, w->poly.B, sizeof(double) * (size_t)nv * (size_t)nw);
             solve(w, w->D, nw);
-            mbs_kinetic_energy_dq(s->model, s->data, w->qn, w->vn, w->dT);
+            if (w->pbd) {
+                /* ∇K = Jintᵀ ∂K/∂θ, and the rotors' diag(armature) θ̇ / h */
+                mbs_compute_joint_jacobians(s->model, s->data, w->qn);
+                mbsi_pbd_energy(s->model, s->data, w->tK, 1 / (h * h), w->dT, NULL, w->pwork);
+            } else {
+                mbs_kinetic_energy_dq(s->model, s->data, w->qn, w->vn, w->dT);
+            }
             for (int cc = 0; cc < nv; cc++) {
                 double x = 0;
-                for (int r = 0; r < nv; r++) x += w->Jint[r + (size_t)nv * cc] * w->dT[r] + w->M[r + (size_t)nv * cc] * w->vn[r] / h;
+                if (w->pbd) {
+                    for (int r = 0; r < nv; r++) x += w->Jint[r + (size_t)nv * cc] * w->dT[r];
+                    x += s->model->armature[cc] * w->vn[cc] / h;
+                } else {
+                    for (int r = 0; r < nv; r++)
+                        x += w->Jint[r + (size_t)nv * cc] * w->dT[r] + w->M[r + (size_t)nv * cc] * w->vn[r] / h;
+                }
                 if (s->imp_on) x += (h * s->imp_kd[cc] + h * h * s->imp_kp[cc]) * w->vn[cc] / h;
                 w->gK[cc] = x;
             }
@@ -499,6 +557,34 @@ static int pgm(nmdp *w, mbs_system *s, int *converged)
     return 0;
 }
 
+/* The affine targets of PBD-NMDP's I_α and K for a sub-step of w->h from (q0, v0) (eq. 4 with
+ * α = 1, the step being h): each point of each body pulled towards 2 X(x, θ₋) − X(x, θ₋₋) + h² g,
+ * θ₋₋ = θ₋ ⊕ (−h v₋) the configuration a step of h back along the velocity (the paper keeps θ₋₋,
+ * the previous step's configuration, as state; with (q, v) as state this is the same point when
+ * the previous step had this h), and K's towards X(x, θ₋). Gravity's potential −Σ m g·p_c enters
+ * I_α as that shift of the targets by h² g. */
+static void pbd_targets(nmdp *w, mbs_system *s)
+{
+    const mbs_model *m = s->model;
+    mbs_data *d = s->data;
+    const double h = w->h;
+    for (int k = 0; k < w->nv; k++) w->dT[k] = -h * w->v0[k];
+    mbs_integrate(m, w->q0, w->dT, w->qn);
+    mbs_forward_kinematics(m, d, w->qn, NULL, NULL);
+    for (int b = 0; b < w->nb; b++) {
+        memcpy(w->tI + 12 * b, d->oR + 9 * b, 9 * sizeof(double));
+        memcpy(w->tI + 12 * b + 9, d->op + 3 * b, 3 * sizeof(double));
+    }
+    mbs_forward_kinematics(m, d, w->q0, NULL, NULL);
+    for (int b = 0; b < w->nb; b++) {
+        double *tI = w->tI + 12 * b, *tK = w->tK + 12 * b;
+        memcpy(tK, d->oR + 9 * b, 9 * sizeof(double));
+        memcpy(tK + 9, d->op + 3 * b, 3 * sizeof(double));
+        for (int k = 0; k < 12; k++) tI[k] = 2 * tK[k] - tI[k];
+        for (int k = 0; k < 3; k++) tI[9 + k] += h * h * m->gravity[k];
+    }
+}
+
 /* Algorithm 2: a step of h from the system's state, halved recursively while PGM diverges. */
 static int advance(mbs_stepper *st, double h, int depth)
 {
@@ -507,6 +593,7 @@ static int advance(mbs_stepper *st, double h, int depth)
     w->h = h;
     memcpy(w->q0, s->q, (size_t)w->nq * sizeof(double));
     memcpy(w->v0, s->v, (size_t)w->nv * sizeof(double));
+    if (w->pbd) pbd_targets(w, s);
     if (w->dmax > 0) {
         mbsi_polytope_eval(&w->poly, s, w->q0);
         for (int i = 0; i < w->poly.nc; i++) w->dlim[i] = fmax(w->dmax, w->poly.depth[i]);
@@ -565,6 +652,7 @@ double mbsi_nmdp_residual(mbs_stepper *st, const double *q0, const double *v0, d
     memcpy(w->q0, q0, (size_t)w->nq * sizeof(double));
     memcpy(w->v0, v0, nv * sizeof(double));
     w->h = h;
+    if (w->pbd) pbd_targets(w, s);
     residual(w, s, delta, wt);
     memcpy(G, w->G, nv * sizeof(double));
     if (A) {
