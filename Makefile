@@ -265,7 +265,7 @@ $(BUILD)/tools/bench_expo: $(EXPO_OBJ) $(LIB)
 # bench-nmdp: section VI of Pan and Hauser 2020 (issue 12) on the Robosimian jump and walk: torso tilt,
 # height and distance for steps of 5 to 50 ms with mdp (both feedbacks: semi-implicit, and explicit as the
 # paper's NE-MDP, also from 0.1 ms, issue 42), nmdp, expo and implicit_euler, the spread
-# across step sizes (table I), first- against zeroth-order nmdp (fig. 6, and zeroth order over the step sizes); plots into docs/images
+# across step sizes (table I), first- against zeroth-order nmdp (fig. 6, and zeroth order over the step sizes), position-based nmdp (PBD-NMDP, PBD-ZONMDP, eq. 12); plots into docs/images
 # when gnuplot is installed (optional, not in deps).
 .PHONY: bench-nmdp
 bench-nmdp: $(BUILD)/tools/bench_nmdp

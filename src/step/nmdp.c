@@ -34,6 +34,15 @@
  * one step. S, the diagonal of Dᵀ ∇²K D, makes γ scale-free.
  * order = 0 is the zeroth-order variant (eqs. 10–11): ∇_θG without the change of the vertices
  * with θ, in the QP and in the projection.
+ * dynamics = pbd is the paper's PBD-NMDP (eq. 12; PBD-ZONMDP with order = 0): position-based
+ * dynamics in place of Newton–Euler, the same PGM on
+ *   G(δ, w) = ∇I(θ) + diag(armature) θ̈ − τ − τ_imp(θ, θ̇) − B(θ) w,
+ *   I(θ) = Σ_b ∫ρ ‖X(x, θ) − 2 X(x, θ₋) + X(x, θ₋₋) − h² g‖² / 2h²   (eq. 4's I_α, α = 1),
+ *   K(θ) = Σ_b ∫ρ ‖X(x, θ) − X(x, θ₋)‖² / 2h²                      (eq. 12's K),
+ * the body integrals in closed form (src/dynamics/pbd.c), θ₋₋ = θ₋ ⊕ (−h v₋) (pbd_targets says
+ * why), gravity's potential as the targets' shift by h² g, the rotors' inertia and the impedance
+ * as in NE; ∇_δG is I's exact second derivative (pbd.c) where NE has RNEA's derivatives, and the
+ * QP's ∇²K keeps its Gauss–Newton part M/h², which is the same for both K.
  *
  * ∇_θG is factorised by LU, its pivots' spread watched (the paper: a rank-revealing LU): when it is numerically singular
  * (assumption A 5.2 fails) or a projection does not decrease ‖G‖, PGM has diverged and Algorithm 2
@@ -69,7 +78,7 @@ enum { DYN_NE = 0, DYN_PBD = 1 };
 static const mbs_option_spec spec[] = {
     {"dynamics", MBS_OPT_ENUM, "", 0, 0, 0, "ne", "ne pbd", offsetof(nmdp_options, dynamics),
      "ne: NE-NMDP, backward Euler on the Newton-Euler equations (eq. 6); pbd: PBD-NMDP, position-based dynamics "
-     "(eq. 12: G = grad I_alpha - B w - tau, K the Euclidean kinetic energy of the body points)"},
+     "(eq. 12: G = ∇I_α − B w − τ, K the Euclidean kinetic energy of the body points)"},
     {"order", MBS_OPT_INT, "", 0, 1, 0, "1", NULL, offsetof(nmdp_options, order),
      "1: first-order PGM (eqs. 8–9); 0: zeroth order, the vertices' derivatives left out (eqs. 10–11)"},
     {"eps", MBS_OPT_REAL, "", 0, 1, MBS_OPT_OPEN_LO, "1e-6", NULL, offsetof(nmdp_options, eps),
@@ -689,7 +698,8 @@ static void state(mbs_stepper *st, mbsi_state *s)
 const mbs_stepper_type mbsi_stepper_nmdp = {
     {"nmdp",
      "NE-NMDP (Pan and Hauser 2020, eq. 6): backward-Euler Newton-Euler with polytope contact forces of "
-     "maximal dissipation, by the projected gradient method (Algorithms 1-2); stable at 50 ms steps",
+     "maximal dissipation, by the projected gradient method (Algorithms 1-2); stable at 50 ms steps; "
+     "dynamics = pbd: PBD-NMDP (eq. 12)",
      &(const mbs_option_table){"nmdp", spec, (int)(sizeof spec / sizeof *spec), &mbsi_polytope_option_table,
                                offsetof(nmdp_options, poly), sizeof(nmdp_options)}},
     init, step, fini, 1, 0, state, NULL,

@@ -41,7 +41,7 @@
 #endif
 
 static const char *PROGRAM = "bench_nmdp";
-enum { MAXDT = 6, MAXOPT = 64, NSTEP = 6, NFINE = 8 };
+enum { MAXDT = 6, MAXOPT = 64, NSTEP = 8, NFINE = 8 };
 
 typedef struct run {
     int stable;
@@ -72,8 +72,8 @@ static double tilt_deg(const double *qb)
 
 /* One run of scenario `file` with `stepper` at step dt (the controller period too) for `duration`
  * s, with up to two extra overrides (or NULL). */
-static run simulate2(const char *file, const char *stepper, double dt, double duration, const char *extra,
-                     const char *extra2)
+static run simulate3(const char *file, const char *stepper, double dt, double duration, const char *extra,
+                     const char *extra2, const char *extra3)
 {
     run r = {0};
     char path[1024], o1[128], o2[64], o3[64], o4[64];
@@ -82,9 +82,13 @@ static run simulate2(const char *file, const char *stepper, double dt, double du
     snprintf(o2, sizeof o2, "stepper.dt=%.17g", dt);
     snprintf(o3, sizeof o3, "controller.dt=%.17g", dt);
     snprintf(o4, sizeof o4, "run.duration=%.17g", duration);
-    const char *ov[6] = {o1, o2, o3, o4, extra ? extra : extra2, extra ? extra2 : NULL};
+    const char *ov[7] = {o1, o2, o3, o4};
+    int nov = 4;
+    if (extra) ov[nov++] = extra;
+    if (extra2) ov[nov++] = extra2;
+    if (extra3) ov[nov++] = extra3;
     mbs_error err;
-    mbs_scenario *sc = mbs_scenario_load(path, ov, 4 + (extra != NULL) + (extra2 != NULL), &err);
+    mbs_scenario *sc = mbs_scenario_load(path, ov, nov, &err);
     if (!sc) { fprintf(stderr, "%s: %s\n", PROGRAM, err.msg); exit(1); }
     mbs_sim *sim = mbs_sim_new(sc, &err);
     if (!sim) { fprintf(stderr, "%s: %s\n", PROGRAM, err.msg); exit(1); }
@@ -159,6 +163,11 @@ static run simulate2(const char *file, const char *stepper, double dt, double du
     return r;
 }
 
+static run simulate2(const char *file, const char *stepper, double dt, double duration, const char *extra,
+                     const char *extra2)
+{
+    return simulate3(file, stepper, dt, duration, extra, extra2, NULL);
+}
 static run simulate(const char *file, const char *stepper, double dt, double duration, const char *extra)
 {
     return simulate2(file, stepper, dt, duration, extra, NULL);
@@ -300,15 +309,19 @@ int main(int argc, char **argv)
     /* the rows: a scheme, its label in the output and the data files, and the override it runs with
      * (the spring-damper steppers do not integrate the joint impedance: they get the stable PD
      * predicted one period ahead with its torque held, their best controller) */
-    const char *steppers[NSTEP] = {"mdp", "nmdp", "expo", "implicit_euler", "mdp", "nmdp"};
-    const char *label[NSTEP] = {"mdp", "nmdp", "expo", "implicit_euler", "mdp_explicit", "nmdp_order0"};
+    const char *steppers[NSTEP] = {"mdp", "nmdp", "expo", "implicit_euler", "mdp", "nmdp", "nmdp", "nmdp"};
+    const char *label[NSTEP] = {"mdp", "nmdp", "expo", "implicit_euler", "mdp_explicit", "nmdp_order0", "pbd_nmdp",
+                                "pbd_zonmdp"};
     /* nmdp as the paper's (no depth bound) in figs. 3-5, table I and fig. 6; the bound (ours, the
      * default) in fig. 6's last variant */
     const char *extra[NSTEP] = {NULL, "nmdp.nonpenetration=0", "controller.feedback=stable", "controller.feedback=stable",
-                                "mdp.feedback=explicit", "nmdp.nonpenetration=0"};
-    /* the last row, zeroth-order nmdp (the paper's NE-ZONMDP, eqs. 10-11), over the same steps as
-     * its fig. 3 runs all four NMDP variants */
-    const char *extra2[NSTEP] = {NULL, NULL, NULL, NULL, NULL, "nmdp.order=0"};
+                                "mdp.feedback=explicit", "nmdp.nonpenetration=0", "nmdp.nonpenetration=0",
+                                "nmdp.nonpenetration=0"};
+    /* the last three rows, zeroth-order nmdp (the paper's NE-ZONMDP, eqs. 10-11) and position-based
+     * nmdp of first and zeroth order (PBD-NMDP, PBD-ZONMDP, eq. 12), over the same steps as its fig. 3
+     * runs all four NMDP variants */
+    const char *extra2[NSTEP] = {NULL, NULL, NULL, NULL, NULL, "nmdp.order=0", "nmdp.dynamics=pbd", "nmdp.dynamics=pbd"};
+    const char *extra3[NSTEP] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, "nmdp.order=0"};
     static run R[NSTEP][2][MAXDT];
     double t_start = tool_now();
     printf("# bench_nmdp: Pan and Hauser 2020, section VI, on scenarios/robosimian_{jump,walk}.ini, %g s each\n",
@@ -321,7 +334,7 @@ int main(int argc, char **argv)
     for (int sp = 0; sp < NSTEP; sp++)
         for (int sc = 0; sc < 2; sc++)
             for (int i = 0; i < ndt; i++) {
-                R[sp][sc][i] = simulate2(scen[sc], steppers[sp], dts[i], duration, extra[sp], extra2[sp]);
+                R[sp][sc][i] = simulate3(scen[sc], steppers[sp], dts[i], duration, extra[sp], extra2[sp], extra3[sp]);
                 report(a.data, label[sp], sname[sc], dts[i], &R[sp][sc][i]);
             }
     /* the explicit mdp on smaller steps: where its instability starts */
@@ -353,16 +366,17 @@ int main(int argc, char **argv)
     double bound = explicit_pd_bound(scen[0], &bound_joint);
     /* table I and the largest stable step */
     printf("\n# table I: std. dev. across the stable dt at each instant, averaged over time (m)\n");
-    printf("#   quantity                 %-12s %-12s %-12s %-12s %-12s   paper: NE-MDP NE-NMDP\n", "mdp", "nmdp", "expo",
-           "implicit_euler", "nmdp_order0");
+    printf("#   quantity                 %-12s %-12s %-12s %-12s %-12s %-12s %-12s   paper: NE-MDP NE-NMDP PBD-NMDP\n", "mdp", "nmdp",
+           "expo", "implicit_euler", "nmdp_order0", "pbd_nmdp", "pbd_zonmdp");
     /* the rows of table I and of the largest stable step: every scheme but the explicit mdp, which
      * has its finer set of steps */
-    static const int tab[5] = {0, 1, 2, 3, 5};
+    enum { NTAB = 7 };
+    static const int tab[NTAB] = {0, 1, 2, 3, 5, 6, 7};
     double std[NSTEP][2] = {{0}};
     int used_n[NSTEP][2] = {{0}};
     for (int sc = 0; sc < 2; sc++) {
         printf("    %-24s", sc ? "robosimian walk distance" : "robosimian jump height");
-        for (int t = 0; t < 5; t++) {
+        for (int t = 0; t < NTAB; t++) {
             int sp = tab[t];
             run *rs[MAXDT];
             for (int i = 0; i < ndt; i++) rs[i] = &R[sp][sc][i];
@@ -371,12 +385,12 @@ int main(int argc, char **argv)
             snprintf(cell, sizeof cell, "%.3g (%d/%d)", std[sp][sc], used_n[sp][sc], ndt);
             printf(" %-12s", cell);
         }
-        printf("   %s\n", sc ? "0.72 0.10" : "0.26 0.02");
+        printf("   %s\n", sc ? "0.72 0.10 0.25" : "0.26 0.02 0.01");
     }
     /* the largest dt of the set up to which a scenario is stable (every smaller one too), per
      * scenario and for both */
     double maxdt[NSTEP] = {0}, maxdt_sc[NSTEP][2] = {{0}};
-    for (int t = 0; t < 5; t++) {
+    for (int t = 0; t < NTAB; t++) {
         int sp = tab[t];
         maxdt[sp] = 0;
         for (int i = 0; i < ndt && R[sp][0][i].stable && R[sp][1][i].stable; i++) maxdt[sp] = dts[i];
@@ -396,6 +410,10 @@ int main(int argc, char **argv)
     printf("# zeroth-order nmdp (NE-ZONMDP): stable up to %g ms on both (jump %g, walk %g; paper: 50 ms); outer iterations per "
            "step against the step (fig. 6c), walk, first / zeroth order:", 1e3 * maxdt[5], 1e3 * maxdt_sc[5][0], 1e3 * maxdt_sc[5][1]);
     for (int i = 0; i < ndt; i++) printf(" %g ms %.3g / %.3g%s", 1e3 * dts[i], R[1][1][i].mean_iters, R[5][1][i].mean_iters, i + 1 < ndt ? "," : "\n");
+    printf("# position-based nmdp: PBD-NMDP stable up to %g ms on both (jump %g, walk %g), PBD-ZONMDP %g ms (jump %g, walk %g); "
+           "paper: 50 ms; outer iterations per step, walk, PBD first / zeroth order:", 1e3 * maxdt[6], 1e3 * maxdt_sc[6][0],
+           1e3 * maxdt_sc[6][1], 1e3 * maxdt[7], 1e3 * maxdt_sc[7][0], 1e3 * maxdt_sc[7][1]);
+    for (int i = 0; i < ndt; i++) printf(" %g ms %.3g / %.3g%s", 1e3 * dts[i], R[6][1][i].mean_iters, R[7][1][i].mean_iters, i + 1 < ndt ? "," : "\n");
     printf("# the explicit PD's own bound on its lightest joint, 2 h kd / I + h^2 kp / I < 4: h < %.3g ms, %s\n",
            1e3 * bound, bound_joint);
     /* fig. 6: first against zeroth order at 50 ms */
@@ -448,6 +466,12 @@ int main(int argc, char **argv)
     printf("nmdp_order0_max_stable_dt: %g\n", maxdt[5]);
     printf("nmdp_order0_walk_dist_std: %.4g\n", std[5][1]);
     printf("nmdp_order0_jump_height_std: %.4g\n", std[5][0]);
+    printf("pbd_nmdp_max_stable_dt: %g\n", maxdt[6]);
+    printf("pbd_nmdp_walk_dist_std: %.4g\n", std[6][1]);
+    printf("pbd_nmdp_jump_height_std: %.4g\n", std[6][0]);
+    printf("pbd_zonmdp_max_stable_dt: %g\n", maxdt[7]);
+    printf("pbd_zonmdp_walk_dist_std: %.4g\n", std[7][1]);
+    printf("pbd_zonmdp_jump_height_std: %.4g\n", std[7][0]);
     printf("nmdp_realtime_factor_50ms: %.4g\n", rtf50);
     printf("nmdp_bound_walk_max_pen: %.4g\n", fig_pen[1][3]);
     printf("nmdp_bound_jump_max_pen: %.4g\n", fig_pen[0][3]);
@@ -471,6 +495,13 @@ int main(int argc, char **argv)
                          maxdt[1] == dts[last] ? ", every step size of the set" : "");
         bench_doc_printf(&doc, "| NE-ZONMDP (`nmdp`, `order = 0`) stable up to | 50 ms (fig. 3) | %g ms (`nmdp_order0_max_stable_dt`)%s |\n",
                          1e3 * maxdt[5], maxdt[5] == dts[last] ? ", every step size of the set" : "");
+        bench_doc_printf(&doc, "| PBD-NMDP (`nmdp`, `dynamics = pbd`) / PBD-ZONMDP (and `order = 0`) stable up to | 50 ms / 50 ms "
+                         "(fig. 3) | %g ms / %g ms (`pbd_nmdp_max_stable_dt`, `pbd_zonmdp_max_stable_dt`) |\n", 1e3 * maxdt[6],
+                         1e3 * maxdt[7]);
+        bench_doc_printf(&doc, "| outer iterations per step against the step, walk, PBD-NMDP / PBD-ZONMDP | fig. 6c (NE only) |");
+        for (int i = 0; i < ndt; i++)
+            bench_doc_printf(&doc, " %g ms: %.2g / %.2g%s", 1e3 * dts[i], R[6][1][i].mean_iters, R[7][1][i].mean_iters,
+                             i + 1 < ndt ? ";" : " |\n");
         bench_doc_printf(&doc, "| outer iterations per step against the step, walk, NE-NMDP / NE-ZONMDP | fig. 6c |");
         for (int i = 0; i < ndt; i++)
             bench_doc_printf(&doc, " %g ms: %.2g / %.2g%s", 1e3 * dts[i], R[1][1][i].mean_iters, R[5][1][i].mean_iters,
@@ -479,6 +510,10 @@ int main(int argc, char **argv)
         bench_doc_printf(&doc, "| walk distance spread, NE-MDP (ours: `mdp` semi-implicit) / NE-NMDP (m) | 0.72 / 0.10 | %.2g / %.2g |\n", std[0][1], std[1][1]);
         bench_doc_printf(&doc, "| jump height / walk distance spread, NE-ZONMDP (m) | — (table I has no zeroth-order column) | %.2g / %.2g |\n",
                          std[5][0], std[5][1]);
+        bench_doc_printf(&doc, "| jump height / walk distance spread, PBD-NMDP (m) | 0.01 / 0.25 | %.2g / %.2g |\n", std[6][0],
+                         std[6][1]);
+        bench_doc_printf(&doc, "| jump height / walk distance spread, PBD-ZONMDP (m) | — (table I has no zeroth-order column) | "
+                         "%.2g / %.2g |\n", std[7][0], std[7][1]);
         bench_doc_printf(&doc, "| outer iterations per step at 50 ms, first / zeroth order | fig. 6: zeroth order about 10× first | "
                          "jump %.1f / %.1f, walk %.1f / %.1f (%.1f× and %.1f×) |\n", fig_it[0][0], fig_it[0][2], fig_it[1][0],
                          fig_it[1][2], fig_it[0][2] / fig_it[0][0], fig_it[1][2] / fig_it[1][0]);

@@ -5,7 +5,7 @@
 if (!exists("datadir")) datadir = 'build/bench_nmdp'
 if (!exists("imgdir")) imgdir = 'docs/images'
 
-set terminal pngcairo size 1500,1400 font ",11"
+set terminal pngcairo size 1500,1850 font ",11"
 set grid
 set key outside right top vertical box opaque font ",10"
 dts = "5 7 10 20 30 50"
@@ -26,7 +26,7 @@ do for [fig in "tilt height distance"] {
     column = (fig eq "tilt") ? 5 : (fig eq "height") ? 4 : 6
     ylab = (fig eq "tilt") ? "torso tilt (deg)" : (fig eq "height") ? "torso height z (m)" : "distance walked along x (m)"
     set output imgdir.'/nmdp_'.fig.'.png'
-    set multiplot layout 3,2 title sprintf("Robosimian %s: %s over time, step (= controller period) in {5, 7, 10, 20, 30, 50} ms (explicit mdp: from 0.1 ms)", scen, ylab)
+    set multiplot layout 4,2 title sprintf("Robosimian %s: %s over time, step (= controller period) in {5, 7, 10, 20, 30, 50} ms (explicit mdp: from 0.1 ms)", scen, ylab)
     set xlabel "time (s)"
     set ylabel ylab
     if (fig eq "tilt") { set yrange [0:30] } else { set autoscale y }
@@ -39,9 +39,12 @@ do for [fig in "tilt height distance"] {
     set title "mdp, feedback = explicit (the paper's NE-MDP); a short line: diverged"
     plot for [i=1:14] (exists_file(file("mdp_explicit", scen, word(fine, i))) ? file("mdp_explicit", scen, word(fine, i)) : '/dev/null') \
          using 1:column with lines lw 1.5 lc rgb colfine[i] title word(fine, i)." ms"
-    set title "nmdp, order = 0 (NE-ZONMDP, polytope contacts)"
-    plot for [i=1:6] (exists_file(file("nmdp_order0", scen, word(dts, i))) ? file("nmdp_order0", scen, word(dts, i)) : '/dev/null') \
-         using 1:column with lines lw 1.5 lc rgb col[i] title word(dts, i)." ms"
+    do for [v in "nmdp_order0 pbd_nmdp pbd_zonmdp"] {
+        set title (v eq "nmdp_order0") ? "nmdp, order = 0 (NE-ZONMDP, polytope contacts)" : \
+                  (v eq "pbd_nmdp") ? "nmdp, dynamics = pbd (PBD-NMDP, eq. 12)" : "nmdp, dynamics = pbd, order = 0 (PBD-ZONMDP)"
+        plot for [i=1:6] (exists_file(file(v, scen, word(dts, i))) ? file(v, scen, word(dts, i)) : '/dev/null') \
+             using 1:column with lines lw 1.5 lc rgb col[i] title word(dts, i)." ms"
+    }
     unset multiplot
 }
 
