@@ -577,6 +577,7 @@ static void pbd_targets(nmdp *w, mbs_system *s)
     const mbs_model *m = s->model;
     mbs_data *d = s->data;
     const double h = w->h;
+    /* θ₋₋ into qn, through dT (both scratch until the sub-step's first residual) */
     for (int k = 0; k < w->nv; k++) w->dT[k] = -h * w->v0[k];
     mbs_integrate(m, w->q0, w->dT, w->qn);
     mbs_forward_kinematics(m, d, w->qn, NULL, NULL);
