@@ -5,7 +5,7 @@
  * cube stopping where Coulomb friction says (NE- and PBD-NMDP), PBD-NMDP's energy, its derivatives and
  * its free fall, mdp's two ways of taking the joint impedance
  * (feedback = semi_implicit, explicit: the paper's NE-MDP and its instability on the jump), and
- * nmdp's depth bound (ours) against the paper's sinking feet on Robosimian's walk. */
+ * nmdp's depth bound (ours, also under PBD-NMDP) against the paper's sinking feet on Robosimian's walk. */
 #include <stdlib.h>
 
 #include "check.h"
@@ -584,11 +584,12 @@ static void test_depth_bound(void)
 {
     static const char *const runs[][3] = {
         {"robosimian_walk.ini", "nmdp.nonpenetration=0", "run.duration=10"}, {"robosimian_walk.ini", "run.duration=10", NULL},
-        {"robosimian_walk.ini", "contact.friction=0.6", "run.duration=10"}, {"robosimian_jump.ini", "run.duration=10", NULL}};
+        {"robosimian_walk.ini", "contact.friction=0.6", "run.duration=10"}, {"robosimian_jump.ini", "run.duration=10", NULL},
+        {"robosimian_walk.ini", "nmdp.dynamics=pbd", "run.duration=10"}};   /* PBD-NMDP with the bound */
     const char *runner = getenv("TEST_RUNNER");
     int slow = runner && strstr(runner, "valgrind");   /* under valgrind the paper's and ours on the walk only */
     double paper_iterations = 0;
-    for (int r = 0; r < (slow ? 2 : 4); r++) {
+    for (int r = 0; r < (slow ? 2 : 5); r++) {
         const char *sets[2] = {runs[r][1], runs[r][2]};
         mbs_error err;
         char path[512];
