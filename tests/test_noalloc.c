@@ -88,13 +88,16 @@ static void test_steppers(void)
     mbs_model *m = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), NULL, NULL);
     CHECK(m != NULL, "cannot load solo12");
     if (!m) return;
-    /* the registered steppers, then the variational one with each of its other root finders */
-    static const char *vi_solvers[] = {"newton", "broyden", "tree_newton"};
-    const int nvi = (int)(sizeof vi_solvers / sizeof *vi_solvers);
+    /* the registered steppers, then the variational one with each of its other root finders and
+     * nmdp on position-based dynamics */
+    static const char *variants[][3] = {{"variational", "solver", "newton"}, {"variational", "solver", "broyden"},
+                                        {"variational", "solver", "tree_newton"}, {"nmdp", "dynamics", "pbd"}};
+    const int nvi = (int)(sizeof variants / sizeof *variants);
     for (int k = 0; k < mbs_stepper_count() + nvi; k++) {
         int extra = k >= mbs_stepper_count();
-        const char *name = extra ? "variational" : mbs_stepper_at(k)->name;
-        mbs_option opt = tm_opt("solver", extra ? vi_solvers[k - mbs_stepper_count()] : "");
+        const char *const *var = extra ? variants[k - mbs_stepper_count()] : NULL;
+        const char *name = extra ? var[0] : mbs_stepper_at(k)->name;
+        mbs_option opt = tm_opt(extra ? var[1] : "solver", extra ? var[2] : "");
         mbs_error err;
         mbs_system *s = tm_solo_standing(m, -0.001, 1e5, 300, 1);   /* feet 1 mm into the ground */
         mbs_system_finalize(s, NULL);
