@@ -475,8 +475,8 @@ static int pgm(nmdp *w, mbs_system *s, int *converged)
             memcpy(w->D, w->poly.B, sizeof(double) * (size_t)nv * (size_t)nw);
             solve(w, w->D, nw);
             if (w->pbd) {
-                /* ∇K = Jintᵀ ∂K/∂θ, and the rotors' diag(armature) θ̇ / h */
-                mbs_compute_joint_jacobians(s->model, s->data, w->qn);
+                /* ∇K = Jintᵀ ∂K/∂θ, and the rotors' diag(armature) θ̇ / h, on the placements and
+                 * Jacobians at θ that the last residual() or jacobian_build() left */
                 mbsi_pbd_energy(s->model, s->data, w->tK, 1 / (h * h), w->dT, NULL, w->pwork);
             } else {
                 mbs_kinetic_energy_dq(s->model, s->data, w->qn, w->vn, w->dT);
