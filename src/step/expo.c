@@ -128,6 +128,8 @@ typedef struct expo {
     double *lam, *lam2;     /* 3c: the forces applied (eqs. 24, 26) */
     double *lb, *lb2;       /* 3c: the averages λ̄ (eq. 23), λ̄₂ (eq. 25) before the cone */
     int *mode;              /* per active contact: STICK, SLIDE, SEPARATE or SLID_PULLING over the step */
+    int *yoff, *ydim;       /* per active contact: its driving coordinates in the Padé path (driving_basis) */
+    double *S, *col;        /* 9 per contact: their directions; 3c: a column of Υ K S */
     double *Rw;             /* 9 per contact: K^½ in world axes (the closed form) */
     double *dpv, *dvv, *v0v; /* 3c: Δp, Δṗ, ṗ0 of the active contacts (the closed form) */
     mbsi_modal modal;       /* the closed form's scratch (expo_modal.h) */
@@ -186,6 +188,10 @@ static void layout(mbs_carver *c, expo *e)
     e->lb2 = mbsi_carve_doubles(c, 3 * cs);
     e->act = mbsi_carve_ints(c, cs);
     e->mode = mbsi_carve_ints(c, cs);
+    e->yoff = mbsi_carve_ints(c, cs);
+    e->ydim = mbsi_carve_ints(c, cs);
+    e->S = mbsi_carve_doubles(c, 9 * cs);
+    e->col = mbsi_carve_doubles(c, 3 * cs);
     e->Rw = mbsi_carve_doubles(c, 9 * cs);
     e->dpv = mbsi_carve_doubles(c, 3 * cs);
     e->dvv = mbsi_carve_doubles(c, 3 * cs);
@@ -381,6 +387,26 @@ static int factor_ups(expo *e, int na)
     return 0;
 }
 
+/* The coordinates of contact a that drive the linear system, y_a = S_aᵀ Δp_a, into e->S (the
+ * columns of S_a, 3 each) and their number (returned): its force law λ_a = −K_a Δp_a − B_a Δṗ_a
+ * reads Δp_a and Δṗ_a only through them (K_a = K_a S_a S_aᵀ, B_a likewise). On its spring
+ * (STICK) that is all three, S_a = I; sliding (SLIDE, SLID_PULLING), K_a = k_n (n + μ f̂) nᵀ
+ * reads the normal alone, S_a = n; SEPARATE reads nothing. */
+static int driving_basis(expo *e, const mbs_system *s, int a)
+{
+    double *S = e->S + 9 * a;
+    switch (e->mode[a]) {
+    case STICK:
+        for (int k = 0; k < 9; k++) S[k] = k % 4 == 0;
+        return 3;
+    case SEPARATE:
+        return 0;
+    default:
+        memcpy(S, s->contacts[e->act[a]].normal, 3 * sizeof(double));
+        return 1;
+    }
+}
+
 /* The contact-space linear system (11) over the step with the force law λ = −K Δp − B Δṗ of
  * the gains e->Kw, e->Bw (3x3 per contact, world axes, any matrices): x_int and x_int2 from
  * one matrix exponential, then the averages λ̄ and λ̄₂ into e->lb, e->lb2. */
@@ -397,32 +423,64 @@ static int contact_averages(expo *e, const mbs_system *s, int na, double dt)
      * point, lets the damper push forward: a box sliding at 1 m/s (μ = 0.4, δt = 1 ms)
      * decelerated at 2.8 m/s² instead of μg = 3.9 — its average force never even left the
      * cone. With the anchor held, the spring stretches past the cone, the slip is seen and
-     * the second pass (classify) applies Coulomb's μ λ_n. */
-    int nc = 3 * na, n = 6 * na, N = n + 3;
-    double *Ab = e->Ab;
+     * the second pass (classify) applies Coulomb's μ λ_n.
+     * The system is written in the coordinates that drive it, y = Sᵀ Δp (driving_basis): ÿ =
+     * Sᵀ(Υλ + p̈_free), λ = −K S y − B S ẏ. Every other coordinate of Δp only follows and is never
+     * read, so this is the same system, exactly. With every contact on its spring S = I and the
+     * matrix is eq. 30's; in the second pass a sliding contact keeps one row of three and a
+     * separated one none, and the exponential, which costs the cube of its size, shrinks with
+     * them (Solo's 4 feet, one sliding: 23 x 23 instead of 27 x 27). */
+    int nc = 3 * na, m = 0;
+    for (int a = 0; a < na; a++) {
+        e->yoff[a] = m;
+        e->ydim[a] = driving_basis(e, s, a);
+        m += e->ydim[a];
+    }
+    int n = 2 * m, N = n + 3;
+    double *Ab = e->Ab, *col = e->col;
     expand_ups(e, na);
     memset(Ab, 0, (size_t)N * N * sizeof(double));
-    for (int k = 0; k < nc; k++) Ab[k + (size_t)N * (nc + k)] = dt;
-    for (int b = 0; b < na; b++) {
-        const double *Kb = e->Kw + 9 * b, *Bb = e->Bw + 9 * b;
-        for (int j = 0; j < 3; j++) {
-            double *ck = Ab + (size_t)N * (3 * b + j) + nc, *cb = Ab + (size_t)N * (nc + 3 * b + j) + nc;
-            for (int l = 0; l < 3; l++) {
-                const double *u = e->ups + (size_t)nc * (3 * b + l);
-                double kk = -dt * Kb[l + 3 * j], bb = -dt * Bb[l + 3 * j];
-                for (int i = 0; i < nc; i++) { ck[i] += u[i] * kk; cb[i] += u[i] * bb; }
+    for (int k = 0; k < m; k++) Ab[k + (size_t)N * (m + k)] = dt;
+    /* the columns of y_b and ẏ_b: −δt Sᵀ Υ K_b S_b and −δt Sᵀ Υ B_b S_b */
+    for (int b = 0; b < na; b++)
+        for (int j = 0; j < e->ydim[b]; j++)
+            for (int g = 0; g < 2; g++) {
+                const double *G = (g ? e->Bw : e->Kw) + 9 * b, *sv = e->S + 9 * b + 3 * j;
+                double gs[3];
+                for (int l = 0; l < 3; l++)
+                    gs[l] = e->mode[b] == STICK ? G[l + 3 * j] : G[l] * sv[0] + G[l + 3] * sv[1] + G[l + 6] * sv[2];
+                memset(col, 0, (size_t)nc * sizeof(double));
+                for (int l = 0; l < 3; l++) {
+                    const double *u = e->ups + (size_t)nc * (3 * b + l);
+                    double kk = -dt * gs[l];
+                    for (int i = 0; i < nc; i++) col[i] += u[i] * kk;
+                }
+                double *out = Ab + (size_t)N * (g * m + e->yoff[b] + j) + m;
+                for (int a = 0; a < na; a++)
+                    for (int r = 0; r < e->ydim[a]; r++) {
+                        const double *sa = e->S + 9 * a + 3 * r, *ca = col + 3 * a;
+                        out[e->yoff[a] + r] = e->mode[a] == STICK ? ca[r] : sa[0] * ca[0] + sa[1] * ca[1] + sa[2] * ca[2];
+                    }
             }
-        }
-    }
     {
         double *cb = Ab + (size_t)N * n, *cx = Ab + (size_t)N * (n + 1);
-        for (int r = 0; r < nc; r++) cb[nc + r] = dt * e->pdd[r];
         for (int a = 0; a < na; a++) {
             const mbs_contact *c = &s->contacts[e->act[a]];
+            double dp[3], dv[3];
             for (int k = 0; k < 3; k++) {
-                cb[3 * a + k] = dt * c->dp0[k];
-                cx[3 * a + k] = dt * (c->p[k] - c->p0[k]);
-                cx[nc + 3 * a + k] = dt * (c->dp[k] - c->dp0[k]);
+                dp[k] = c->p[k] - c->p0[k];
+                dv[k] = c->dp[k] - c->dp0[k];
+            }
+            const double *p0v = c->dp0, *pf = e->pdd + 3 * a;
+            for (int r = 0; r < e->ydim[a]; r++) {
+                const double *sa = e->S + 9 * a + 3 * r;
+                int i = e->yoff[a] + r, st = e->mode[a] == STICK;
+#define DRIVE(x) (st ? (x)[r] : sa[0] * (x)[0] + sa[1] * (x)[1] + sa[2] * (x)[2])
+                cb[i] = dt * DRIVE(p0v);
+                cb[m + i] = dt * DRIVE(pf);
+                cx[i] = dt * DRIVE(dp);
+                cx[m + i] = dt * DRIVE(dv);
+#undef DRIVE
             }
         }
         cx[n] = dt;
@@ -436,15 +494,22 @@ static int contact_averages(expo *e, const mbs_system *s, int na, double dt)
     if (rc != 0) return MBS_ERR_MODEL;
     const double *xi = e->X2, *xi2 = e->X2 + N;
 
-    /* λ̄ = D x_int / δt (eq. 23) and λ̄₂ = 2 D x_int2 / δt² (eq. 25), D = [−K −B] */
+    /* λ̄ = D x_int / δt (eq. 23) and λ̄₂ = 2 D x_int2 / δt² (eq. 25), D = [−K S −B S] */
     for (int a = 0; a < na; a++) {
         const double *Kb = e->Kw + 9 * a, *Bb = e->Bw + 9 * a;
         double *l1 = e->lb + 3 * a, *l2 = e->lb2 + 3 * a;
+        int o = e->yoff[a];
         for (int i = 0; i < 3; i++) {
             double s1 = 0, s2 = 0;
-            for (int k = 0; k < 3; k++) {
-                s1 += Kb[i + 3 * k] * xi[3 * a + k] + Bb[i + 3 * k] * xi[nc + 3 * a + k];
-                s2 += Kb[i + 3 * k] * xi2[3 * a + k] + Bb[i + 3 * k] * xi2[nc + 3 * a + k];
+            for (int r = 0; r < e->ydim[a]; r++) {
+                const double *sv = e->S + 9 * a + 3 * r;
+                double ks = Kb[i + 3 * r], bs = Bb[i + 3 * r];
+                if (e->mode[a] != STICK) {
+                    ks = Kb[i] * sv[0] + Kb[i + 3] * sv[1] + Kb[i + 6] * sv[2];
+                    bs = Bb[i] * sv[0] + Bb[i + 3] * sv[1] + Bb[i + 6] * sv[2];
+                }
+                s1 += ks * xi[o + r] + bs * xi[m + o + r];
+                s2 += ks * xi2[o + r] + bs * xi2[m + o + r];
             }
             l1[i] = -s1 / dt;
             l2[i] = -2 * s2 / (dt * dt);
