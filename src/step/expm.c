@@ -227,26 +227,36 @@ static int pade_core(mbs_expm_ws *ws, int n, int m, int s, int k, mbs_expm_info 
     /* a singular Padé denominator: reported as a numerical failure (the column of the zero
      * pivot is of no use to a caller, which can only give up the step) */
     if (mbsi_lu_factor(n, ws->q, ws->ipiv) != 0) return MBS_ERR_NUMERIC;
-    /* Applying r 2^s times to k columns costs 2^(s+2) n² k flops; forming r and squaring it
-     * costs 2(s+1) n³ + 2 n² k. */
-    int repeat = s < 24 && (double)((2L << s) - 1) * k < (double)(s + 1) * n;
-    if (repeat) {
-        long times = 1L << s;
-        for (long it = 0; it < times; it++) {
+    /* Three ways to r^(2^s) X, by flops (a solve's flops, short dependent loops, counted 3 times a
+     * product's): solving D against N X, 2^s times (8 n² k each); forming r = D⁻¹N once (2 n³, its n
+     * columns solved row-wise in one vectorised sweep) and applying it 2^s times (2 n² k each); or
+     * squaring r s times (2 s n³). The exponential integrator's sliding pass (n ≈ 23, k = 2, s = 3-4)
+     * takes the second. */
+    double times = ldexp(1.0, s < 60 ? s : 60), nk = (double)n * n * k;
+    double solve_each = times * 8 * nk, apply_r = 2.0 * n * n * n + times * 2 * nk, square = 2.0 * (s + 1) * n * n * n;
+    if (solve_each <= apply_r && solve_each <= square) {
+        for (long it = 0; it < (long)times; it++) {
             mmk(n, k, ws->u, ws->x, ws->y);
             mbsi_lu_solve(n, ws->q, ws->ipiv, ws->y, k, ws->t);
             memcpy(ws->x, ws->y, (size_t)n * k * sizeof(double));
         }
     } else {
-        mbsi_lu_solve(n, ws->q, ws->ipiv, ws->u, n, ws->t);
+        mbsi_lu_solve(n, ws->q, ws->ipiv, ws->u, n, ws->t);   /* r = D⁻¹N */
         double *R = ws->u, *S = ws->r;
-        for (int i = 0; i < s; i++) {
-            mm(n, R, R, S);
-            double *tmp = R; R = S; S = tmp;
-            mults++;
+        long apply = 1;
+        if (apply_r > square) {
+            for (int i = 0; i < s; i++) {
+                mm(n, R, R, S);
+                double *tmp = R; R = S; S = tmp;
+                mults++;
+            }
+        } else {
+            apply = (long)times;
         }
-        mmk(n, k, R, ws->x, ws->y);
-        memcpy(ws->x, ws->y, (size_t)n * k * sizeof(double));
+        for (long it = 0; it < apply; it++) {
+            mmk(n, k, R, ws->x, ws->y);
+            memcpy(ws->x, ws->y, (size_t)n * k * sizeof(double));
+        }
     }
     if (info) {
         info->order = m;
