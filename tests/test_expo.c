@@ -342,7 +342,7 @@ static void test_sliding_box(void)
 }
 
 /* The second pass integrates a sliding contact in its normal coordinate alone and leaves a separated
- * one out (expo.c, driving_basis): the same linear system, exactly. Checked where the answer is known
+ * one out (expo.c, driving_dim): the same linear system, exactly. Checked where the answer is known
  * another way: without friction (μ = 0) a contact on a material with tangential springs slides in the
  * second pass with its force along the normal, k_n nᵀ(Δp + βΔṗ) n — what the same contact on a
  * material without tangential springs gives in the first pass, in closed form. A box on its four

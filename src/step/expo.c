@@ -128,8 +128,8 @@ typedef struct expo {
     double *lam, *lam2;     /* 3c: the forces applied (eqs. 24, 26) */
     double *lb, *lb2;       /* 3c: the averages λ̄ (eq. 23), λ̄₂ (eq. 25) before the cone */
     int *mode;              /* per active contact: STICK, SLIDE, SEPARATE or SLID_PULLING over the step */
-    int *yoff, *ydim;       /* per active contact: its driving coordinates in the Padé path (driving_basis) */
-    double *S, *col;        /* 9 per contact: their directions; 3c: a column of Υ K S */
+    int *yoff, *ydim;       /* per active contact: its driving coordinates in the Padé path (driving_dim) */
+    double *col;            /* 3c: a column of Υ K S */
     double *Rw;             /* 9 per contact: K^½ in world axes (the closed form) */
     double *dpv, *dvv, *v0v; /* 3c: Δp, Δṗ, ṗ0 of the active contacts (the closed form) */
     mbsi_modal modal;       /* the closed form's scratch (expo_modal.h) */
@@ -190,7 +190,6 @@ static void layout(mbs_carver *c, expo *e)
     e->mode = mbsi_carve_ints(c, cs);
     e->yoff = mbsi_carve_ints(c, cs);
     e->ydim = mbsi_carve_ints(c, cs);
-    e->S = mbsi_carve_doubles(c, 9 * cs);
     e->col = mbsi_carve_doubles(c, 3 * cs);
     e->Rw = mbsi_carve_doubles(c, 9 * cs);
     e->dpv = mbsi_carve_doubles(c, 3 * cs);
@@ -387,24 +386,32 @@ static int factor_ups(expo *e, int na)
     return 0;
 }
 
-/* The coordinates of contact a that drive the linear system, y_a = S_aᵀ Δp_a, into e->S (the
- * columns of S_a, 3 each) and their number (returned): its force law λ_a = −K_a Δp_a − B_a Δṗ_a
- * reads Δp_a and Δṗ_a only through them (K_a = K_a S_a S_aᵀ, B_a likewise). On its spring
- * (STICK) that is all three, S_a = I; sliding (SLIDE, SLID_PULLING), K_a = k_n (n + μ f̂) nᵀ
- * reads the normal alone, S_a = n; SEPARATE reads nothing. */
-static int driving_basis(expo *e, const mbs_system *s, int a)
+/* The coordinates of contact a that drive the linear system, y_a = S_aᵀ Δp_a: its force law
+ * λ_a = −K_a Δp_a − B_a Δṗ_a reads Δp_a and Δṗ_a only through them (K_a = K_a S_a S_aᵀ, B_a
+ * likewise). On its spring (STICK) that is all three, S_a = I; sliding (SLIDE, SLID_PULLING),
+ * K_a = k_n (n + μ f̂) nᵀ reads the normal alone, S_a = n; SEPARATE reads nothing. Their number: */
+static int driving_dim(const expo *e, int a)
 {
-    double *S = e->S + 9 * a;
-    switch (e->mode[a]) {
-    case STICK:
-        for (int k = 0; k < 9; k++) S[k] = k % 4 == 0;
-        return 3;
-    case SEPARATE:
-        return 0;
-    default:
-        memcpy(S, s->contacts[e->act[a]].normal, 3 * sizeof(double));
-        return 1;
+    return e->mode[a] == STICK ? 3 : e->mode[a] == SEPARATE ? 0 : 1;
+}
+
+/* Coordinate r of S_aᵀ x for a 3-vector x of contact a. */
+static double drive(const expo *e, const mbs_system *s, int a, int r, const double x[3])
+{
+    if (e->mode[a] == STICK) return x[r];
+    const double *n = s->contacts[e->act[a]].normal;
+    return n[0] * x[0] + n[1] * x[1] + n[2] * x[2];
+}
+
+/* Column r of G S_a for a 3 x 3 gain G (column-major) of contact a. */
+static void gain_column(const expo *e, const mbs_system *s, int a, int r, const double *G, double out[3])
+{
+    if (e->mode[a] == STICK) {
+        memcpy(out, G + 3 * r, 3 * sizeof(double));
+        return;
     }
+    const double *n = s->contacts[e->act[a]].normal;
+    for (int l = 0; l < 3; l++) out[l] = G[l] * n[0] + G[l + 3] * n[1] + G[l + 6] * n[2];
 }
 
 /* The contact-space linear system (11) over the step with the force law λ = −K Δp − B Δṗ of
@@ -424,7 +431,7 @@ static int contact_averages(expo *e, const mbs_system *s, int na, double dt)
      * decelerated at 2.8 m/s² instead of μg = 3.9 — its average force never even left the
      * cone. With the anchor held, the spring stretches past the cone, the slip is seen and
      * the second pass (classify) applies Coulomb's μ λ_n.
-     * The system is written in the coordinates that drive it, y = Sᵀ Δp (driving_basis): ÿ =
+     * The system is written in the coordinates that drive it, y = Sᵀ Δp (driving_dim): ÿ =
      * Sᵀ(Υλ + p̈_free), λ = −K S y − B S ẏ. Every other coordinate of Δp only follows and is never
      * read, so this is the same system, exactly. With every contact on its spring S = I and the
      * matrix is eq. 30's; in the second pass a sliding contact keeps one row of three and a
@@ -433,7 +440,7 @@ static int contact_averages(expo *e, const mbs_system *s, int na, double dt)
     int nc = 3 * na, m = 0;
     for (int a = 0; a < na; a++) {
         e->yoff[a] = m;
-        e->ydim[a] = driving_basis(e, s, a);
+        e->ydim[a] = driving_dim(e, a);
         m += e->ydim[a];
     }
     int n = 2 * m, N = n + 3;
@@ -445,10 +452,8 @@ static int contact_averages(expo *e, const mbs_system *s, int na, double dt)
     for (int b = 0; b < na; b++)
         for (int j = 0; j < e->ydim[b]; j++)
             for (int g = 0; g < 2; g++) {
-                const double *G = (g ? e->Bw : e->Kw) + 9 * b, *sv = e->S + 9 * b + 3 * j;
                 double gs[3];
-                for (int l = 0; l < 3; l++)
-                    gs[l] = e->mode[b] == STICK ? G[l + 3 * j] : G[l] * sv[0] + G[l + 3] * sv[1] + G[l + 6] * sv[2];
+                gain_column(e, s, b, j, (g ? e->Bw : e->Kw) + 9 * b, gs);
                 memset(col, 0, (size_t)nc * sizeof(double));
                 for (int l = 0; l < 3; l++) {
                     const double *u = e->ups + (size_t)nc * (3 * b + l);
@@ -457,10 +462,7 @@ static int contact_averages(expo *e, const mbs_system *s, int na, double dt)
                 }
                 double *out = Ab + (size_t)N * (g * m + e->yoff[b] + j) + m;
                 for (int a = 0; a < na; a++)
-                    for (int r = 0; r < e->ydim[a]; r++) {
-                        const double *sa = e->S + 9 * a + 3 * r, *ca = col + 3 * a;
-                        out[e->yoff[a] + r] = e->mode[a] == STICK ? ca[r] : sa[0] * ca[0] + sa[1] * ca[1] + sa[2] * ca[2];
-                    }
+                    for (int r = 0; r < e->ydim[a]; r++) out[e->yoff[a] + r] = drive(e, s, a, r, col + 3 * a);
             }
     {
         double *cb = Ab + (size_t)N * n, *cx = Ab + (size_t)N * (n + 1);
@@ -471,16 +473,12 @@ static int contact_averages(expo *e, const mbs_system *s, int na, double dt)
                 dp[k] = c->p[k] - c->p0[k];
                 dv[k] = c->dp[k] - c->dp0[k];
             }
-            const double *p0v = c->dp0, *pf = e->pdd + 3 * a;
             for (int r = 0; r < e->ydim[a]; r++) {
-                const double *sa = e->S + 9 * a + 3 * r;
-                int i = e->yoff[a] + r, st = e->mode[a] == STICK;
-#define DRIVE(x) (st ? (x)[r] : sa[0] * (x)[0] + sa[1] * (x)[1] + sa[2] * (x)[2])
-                cb[i] = dt * DRIVE(p0v);
-                cb[m + i] = dt * DRIVE(pf);
-                cx[i] = dt * DRIVE(dp);
-                cx[m + i] = dt * DRIVE(dv);
-#undef DRIVE
+                int i = e->yoff[a] + r;
+                cb[i] = dt * drive(e, s, a, r, c->dp0);
+                cb[m + i] = dt * drive(e, s, a, r, e->pdd + 3 * a);
+                cx[i] = dt * drive(e, s, a, r, dp);
+                cx[m + i] = dt * drive(e, s, a, r, dv);
             }
         }
         cx[n] = dt;
@@ -496,18 +494,16 @@ static int contact_averages(expo *e, const mbs_system *s, int na, double dt)
 
     /* λ̄ = D x_int / δt (eq. 23) and λ̄₂ = 2 D x_int2 / δt² (eq. 25), D = [−K S −B S] */
     for (int a = 0; a < na; a++) {
-        const double *Kb = e->Kw + 9 * a, *Bb = e->Bw + 9 * a;
-        double *l1 = e->lb + 3 * a, *l2 = e->lb2 + 3 * a;
+        double *l1 = e->lb + 3 * a, *l2 = e->lb2 + 3 * a, K[3][3], Bc[3][3];
         int o = e->yoff[a];
+        for (int r = 0; r < e->ydim[a]; r++) {
+            gain_column(e, s, a, r, e->Kw + 9 * a, K[r]);
+            gain_column(e, s, a, r, e->Bw + 9 * a, Bc[r]);
+        }
         for (int i = 0; i < 3; i++) {
             double s1 = 0, s2 = 0;
             for (int r = 0; r < e->ydim[a]; r++) {
-                const double *sv = e->S + 9 * a + 3 * r;
-                double ks = Kb[i + 3 * r], bs = Bb[i + 3 * r];
-                if (e->mode[a] != STICK) {
-                    ks = Kb[i] * sv[0] + Kb[i + 3] * sv[1] + Kb[i + 6] * sv[2];
-                    bs = Bb[i] * sv[0] + Bb[i + 3] * sv[1] + Bb[i + 6] * sv[2];
-                }
+                double ks = K[r][i], bs = Bc[r][i];
                 s1 += ks * xi[o + r] + bs * xi[m + o + r];
                 s2 += ks * xi2[o + r] + bs * xi2[m + o + r];
             }
