@@ -10,7 +10,8 @@
  *    the feed-forward step k = argmin ½ δuᵀ Q_uu δu + Q_uᵀ δu within the limits (lo − u <= δu <= hi − u),
  *    by the engine's one QP solver, and the gains K = −Q_uu,ff⁻¹ Q_ux,f on the controls it leaves
  *    free (zero rows for the clamped ones), then
- *      V_x = Q_x + Kᵀ Q_uu k + Kᵀ Q_u + Q_uxᵀ k,  V_xx = Q_xx + Kᵀ Q_uu K + Kᵀ Q_ux + Q_uxᵀ K;
+ *      V_x = Q_x + Kᵀ Q_uu k + Kᵀ Q_u + Q_uxᵀ k,  V_xx = Q_xx + Kᵀ Q_uu K + Kᵀ Q_ux + Q_uxᵀ K,
+ *    the last Q_xx + Q_uxᵀ K for these gains (Q_uu,ff K_f = −Q_ux,f);
  *    a Q_uu that is not positive definite raises μ (×10) and restarts the pass;
  *  - the forward pass: u = clamp(ū + α k + K δx) for α = 1, ½, … (at most 10 halvings), accepted
  *    when the cost falls by at least 1e-4 of the decrease the quadratic model expects,
@@ -496,14 +497,11 @@ static int backward(mbs_ilqr *p, double *d1, double *d2)
         memcpy(p->Vx, p->Qx, sizeof(double) * (size_t)n);
         cblas_dgemv(CblasColMajor, CblasTrans, nu, n, 1.0, K, nu, p->g, 1, 1.0, p->Vx, 1);
         cblas_dgemv(CblasColMajor, CblasTrans, nu, n, 1.0, p->Qux, nu, kk, 1, 1.0, p->Vx, 1);
-        /* V_xx = Q_xx + Kᵀ Q_uu K + Kᵀ Q_ux + Q_uxᵀ K, symmetrised */
+        /* V_xx = Q_xx + Kᵀ Q_uu K + Kᵀ Q_ux + Q_uxᵀ K = Q_xx + Q_uxᵀ K, symmetrised: K's free rows
+         * solve Q_uu,ff K_f = −Q_ux,f and its clamped rows are zero, so Kᵀ Q_uu K = −Kᵀ Q_ux (one
+         * product instead of four) */
         memcpy(p->Vxx, p->Qxx, sizeof(double) * (size_t)n * (size_t)n);
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nu, n, nu, 1.0, p->Quu, nu, K, nu, 1.0, p->Qux, nu);
-        /* Qux now holds Q_uu K + Q_ux: V_xx += Kᵀ (Q_uu K + Q_ux) + Q_uxᵀ K */
-        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, n, nu, 1.0, K, nu, p->Qux, nu, 1.0, p->Vxx, n);
         cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, n, nu, 1.0, p->Qux, nu, K, nu, 1.0, p->Vxx, n);
-        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, n, nu, -1.0, K, nu, p->Quu, nu, 0.0, p->T, n);
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, nu, 1.0, p->T, n, K, nu, 1.0, p->Vxx, n);
         for (int j = 0; j < n; j++)
             for (int i = j + 1; i < n; i++) {
                 double a = 0.5 * (p->Vxx[i + (size_t)n * j] + p->Vxx[j + (size_t)n * i]);

@@ -126,17 +126,18 @@ void mbsi_derivatives_configuration_rows(mbs_stepper *st, const double *q, const
     mbs_dintegrate(m, q, delta, MBS_ARG1, w->D1);
     /* [A_q | B_q] = D1 X (the three blocks of X's columns), then A_qq += D0. integrate's Jacobians
      * are block-diagonal, one block per joint (each joint moves by its own tangent), so row r of
-     * D1 X sums over r's joint's dofs only: a dense product cost nv times that. */
-    for (int c = 0; c < 3 * nv; c++) {
-        const double *x = X + (size_t)nv * c;
-        double *o = c < n2 ? A + (size_t)n2 * c : B + (size_t)n2 * (c - n2);
-        for (int i = 0; i < m->nbodies; i++) {
-            const mbs_body *b = &m->bodies[i];
-            for (int r = b->idx_v; r < b->idx_v + b->nv; r++) {
-                double acc = 0;
-                for (int k = b->idx_v; k < b->idx_v + b->nv; k++) acc += w->D1[r + (size_t)nv * k] * x[k];
-                o[r] = acc;
-            }
+     * D1 X sums over r's joint's dofs only: a dense product cost nv times that. Joint by joint, the
+     * block's columns added in turn (a sum per row would chain its multiply-adds, a free-flyer's six
+     * deep). */
+    for (int i = 0; i < m->nbodies; i++) {
+        const int r0 = m->bodies[i].idx_v, nb = m->bodies[i].nv;
+        const double *D = w->D1 + r0 + (size_t)nv * r0;
+        for (int c = 0; c < 3 * nv; c++) {
+            const double *x = X + (size_t)nv * c + r0;
+            double *o = (c < n2 ? A + (size_t)n2 * c : B + (size_t)n2 * (c - n2)) + r0;
+            for (int r = 0; r < nb; r++) o[r] = D[r] * x[0];
+            for (int k = 1; k < nb; k++)
+                for (int r = 0; r < nb; r++) o[r] += D[r + (size_t)nv * k] * x[k];
         }
     }
     for (int c = 0; c < nv; c++)

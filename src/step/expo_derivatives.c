@@ -89,8 +89,7 @@ void mbsi_expo_dws_layout(mbs_carver *c, mbsi_expo_dws *w, int cmax, int nq, int
     w->T = mbsi_carve_doubles(c, n * (n + v));
     w->K = mbsi_carve_doubles(c, k_size(n));
     w->Tk = mbsi_carve_doubles(c, n * v);
-    w->Z1 = mbsi_carve_doubles(c, n * v3);
-    w->Z2 = mbsi_carve_doubles(c, n * v3);
+    w->Zb = mbsi_carve_doubles(c, 3 * n * v3);
     double **m[] = {&w->RQ, &w->RV, &w->MiX, &w->MiRV};
     for (int k = 0; k < 4; k++) *m[k] = mbsi_carve_doubles(c, v * v);
     double **vv[] = {&w->vf, &w->acc1, &w->acc2, &w->zero};
@@ -100,11 +99,13 @@ void mbsi_expo_dws_layout(mbs_carver *c, mbsi_expo_dws *w, int cmax, int nq, int
     w->yh = mbsi_carve_doubles(c, 3 * n);
     w->Qv = mbsi_carve_doubles(c, 4 * n);
     w->tk = mbsi_carve_doubles(c, 2 * n);
-    double **mz[] = {&w->dDp, &w->dDw, &w->dPd0, &w->dPdd, &w->dL1, &w->dL2};
-    for (int k = 0; k < 6; k++) *mz[k] = mbsi_carve_doubles(c, n * v3);
+    double **mz[] = {&w->dDp, &w->dDw, &w->dPd0};
+    for (int k = 0; k < 3; k++) *mz[k] = mbsi_carve_doubles(c, n * v3);
+    w->dL = mbsi_carve_doubles(c, 2 * n * v3);
     w->dy = mbsi_carve_doubles(c, 3 * n * v3);
-    double **mv[] = {&w->dvf, &w->dacc1, &w->dacc2};
-    for (int k = 0; k < 3; k++) *mv[k] = mbsi_carve_doubles(c, v * v3);
+    w->dvf = mbsi_carve_doubles(c, v * v3);
+    w->dacc1 = mbsi_carve_doubles(c, 2 * v * v3);   /* dacc2 right after it: one product adds Y ∂λ̄ to both */
+    w->dacc2 = w->dacc1 + v * v3;
     w->work = mbsi_carve_doubles(c, 18 * (v + 1));
     w->mwork = mbsi_carve_doubles(c, 12 * n * (v + 1) + 13 * (v + 1) + 6 * n);
     double **m3[] = {&w->J3, &w->P3, &w->D3, &w->D3v};
@@ -193,6 +194,9 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
     const size_t nn = (size_t)nv * (size_t)nv, zn = (size_t)n * (size_t)n3;
     const double *q = s->q, *v = s->v;
     int *sup = w->support;
+    /* n x 3nv blocks placed one after the other for this n: Z1, Z2 and ∂p̈_free (one product takes
+     * the three to ŷ-space), and dL1 = ∂λ̄ followed by ∂λ̄₂ */
+    double *Z1 = w->Zb, *Z2 = Z1 + zn, *dPdd = Z2 + zn, *dL1 = w->dL;
     memset(w->zero, 0, (size_t)nv * sizeof(double));
 
     /* ---- the contacts at the step's start: Δp, Δṗ, ṗ0 and their derivatives ---- */
@@ -295,7 +299,7 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
     minv_times(m, w, w->RQ, w->dvf);
     if (n > 0) {
         /* ---- ∂p̈_free = ∂a_p/∂qm ∂qm + ∂a_p/∂v δv + J ∂v̇_f ---- */
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n3, nv, 1.0, w->Jm, n, w->dvf, nv, 0.0, w->dPdd, n);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n3, nv, 1.0, w->Jm, n, w->dvf, nv, 0.0, dPdd, n);
         for (int a = 0; a < na; a++) {
             const mbs_contact *c = &s->contacts[act[a]];
             int ns = mbsi_body_support(m, mbs_frame_body(m, c->frame), sup);
@@ -306,11 +310,11 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
                 const mbs_body *bd = &m->bodies[m->dof_body[sup[e]]];
                 for (int r = 0; r < 3; r++) {
                     size_t i = (size_t)(3 * a + r);
-                    w->dPdd[i + (size_t)n * (nv + sup[e])] += w->D3v[3 * e + r];
+                    dPdd[i + (size_t)n * (nv + sup[e])] += w->D3v[3 * e + r];
                     /* ∂qm's row of this dof is not zero only in its joint's columns (mul_dqm) */
                     for (int half = 0; half < 2; half++)
                         for (int col = half * nv + bd->idx_v; col < half * nv + bd->idx_v + bd->nv; col++)
-                            w->dPdd[i + (size_t)n * col] += w->D3[3 * e + r] * w->dqm[sup[e] + (size_t)nv * col];
+                            dPdd[i + (size_t)n * col] += w->D3[3 * e + r] * w->dqm[sup[e] + (size_t)nv * col];
                 }
             }
         }
@@ -398,22 +402,23 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
         /* ∂y (n x 3nv each): R(∂Δp + β∂Δṗ), R(∂Δṗ + ∂ṗ0 + β∂p̈_free), R ∂p̈_free, into ŷ-space */
         double *dyA = w->dy, *dyB = w->dy + zn, *dyC = w->dy + 2 * zn;
         for (size_t k = 0; k < zn; k++) {
-            w->Z1[k] = w->dDp[k] + beta * w->dDw[k];
-            w->Z2[k] = w->dDw[k] + w->dPd0[k] + beta * w->dPdd[k];
+            Z1[k] = w->dDp[k] + beta * w->dDw[k];
+            Z2[k] = w->dDw[k] + w->dPd0[k] + beta * dPdd[k];
         }
         /* Vᵀ R = Wᵀ, W = R V */
         double *Wm = w->S;
         r_mul(w->R, n, n, w->V, Wm);
-        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, n3, n, 1.0, Wm, n, w->Z1, n, 0.0, dyA, n);
-        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, n3, n, 1.0, Wm, n, w->Z2, n, 0.0, dyB, n);
-        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, n3, n, 1.0, Wm, n, w->dPdd, n, 0.0, dyC, n);
-        /* Z1, Z2: the averages' derivatives in ŷ-space before −R V (and −2 R V) */
-        for (int col = 0; col < n3; col++)
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, 3 * n3, n, 1.0, Wm, n, Z1, n, 0.0, dyA, n);
+        /* Z1, Z2: the averages' derivatives in ŷ-space before −R V and −R V (Z2 doubled: λ̄₂'s 2) */
+        for (int col = 0; col < n3; col++) {
+            const size_t o = (size_t)n * col;
+            const double *restrict a = dyA + o, *restrict b = dyB + o, *restrict cc = dyC + o;
+            double *restrict z1 = Z1 + o, *restrict z2 = Z2 + o;
             for (int i = 0; i < n; i++) {
-                size_t k = (size_t)i + (size_t)n * col;
-                w->Z1[k] = Q0[i] * dyA[k] + h * Q1[i] * dyB[k] + h * h * Q2[i] * dyC[k];
-                w->Z2[k] = Q1[i] * dyA[k] + h * Q2[i] * dyB[k] + h * h * Q3[i] * dyC[k];
+                z1[i] = Q0[i] * a[i] + h * Q1[i] * b[i] + h * h * Q2[i] * cc[i];
+                z2[i] = 2 * (Q1[i] * a[i] + h * Q2[i] * b[i] + h * h * Q3[i] * cc[i]);
             }
+        }
         /* the matrix functions' own change with S, per direction k of qm: with Ŝ_k = Wᵀ ∂Υ_k W, W = R V,
          *   t_k[i] = Σ_j Ŝ_k[i,j] G[i,j] = Σ_ab ∂Υ_k[a,b] W[a,i] U[b,i],   U = W Gᵀ,
          * G1[i,j] = F₀ ŷ_A + h F₁ ŷ_B + h² F₂ ŷ_C (at i, j; G2 with F₁, F₂, F₃): for every k at once,
@@ -450,16 +455,15 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
                 cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, nb, nv, (int)np, 1.0, K, (int)np, w->dUp, (int)np, 0.0,
                             Tk + i0, n);
             }
-            mul_dqm(m, w->dqm, n, 1.0, Tk, 1.0, t ? w->Z2 : w->Z1);
+            mul_dqm(m, w->dqm, n, t ? 2.0 : 1.0, Tk, 1.0, t ? Z2 : Z1);
         }
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n3, n, -1.0, Wm, n, w->Z1, n, 0.0, w->dL1, n);
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n3, n, -2.0, Wm, n, w->Z2, n, 0.0, w->dL2, n);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, 2 * n3, n, -1.0, Wm, n, Z1, n, 0.0, dL1, n);
     }
 
     /* ---- the accelerations and their derivatives: M⁻¹ (∂(Jᵀλ)/∂qm − ∂rnea/∂qm, −∂rnea/∂v, 1) + Y ∂λ ---- */
     for (int pass = 0; pass < 2; pass++) {
         double *acc = pass ? w->acc2 : w->acc1, *dacc = pass ? w->dacc2 : w->dacc1;
-        const double *lb = pass ? w->lb2 : w->lb, *dL = pass ? w->dL2 : w->dL1;
+        const double *lb = pass ? w->lb2 : w->lb;
         memcpy(acc, w->vf, (size_t)nv * sizeof(double));
         if (n > 0) cblas_dgemv(CblasColMajor, CblasNoTrans, nv, n, 1.0, w->Y, nv, lb, 1, 1.0, acc, 1);
         mbs_rnea_derivatives(m, d, qm, v, acc, w->RQ, NULL, NULL);
@@ -476,8 +480,9 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
             }
         }
         minv_times(m, w, w->RQ, dacc);
-        if (n > 0) cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, n3, n, 1.0, w->Y, nv, dL, n, 1.0, dacc, nv);
     }
+    /* + Y ∂λ̄ and Y ∂λ̄₂ at once (dacc1, dacc2 and dL1, dL2 are each one after the other) */
+    if (n > 0) cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, 2 * n3, n, 1.0, w->Y, nv, dL1, n, 1.0, w->dacc1, nv);
 
     /* ---- v⁺ = v + h acc1, q⁺ = integrate(q, h v + h²/2 acc2) ---- */
     for (int col = 0; col < n3; col++)
