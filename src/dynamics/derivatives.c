@@ -66,8 +66,10 @@ static inline void variation_tmul(const double B[12], const double x[6], double 
 }
 
 /* Forward pass: world placements, motions and dof columns, then each body's world inertia,
- * momentum, force and inertia variation B. a == NULL stands for q̈ = 0 (the bias terms). */
-static void forward_pass(const mbs_model *m, mbs_data *d, const double *q, const double *v, const double *a)
+ * momentum, force and inertia variation B. a == NULL stands for q̈ = 0 (the bias terms); with_dv 0
+ * leaves out what only the derivatives in v need (dAdv). */
+static void forward_pass(const mbs_model *m, mbs_data *d, const double *q, const double *v, const double *a,
+                         int with_dv)
 {
     double a0[6];
     gravity_motion(m, a0);
@@ -101,6 +103,7 @@ static void forward_pass(const mbs_model *m, mbs_data *d, const double *q, const
             motion_cross(ap, Jk, dAdq);
             motion_cross(vp, dVdq, t);
             for (int r = 0; r < 6; r++) dAdq[r] += t[r];
+            if (!with_dv) continue;
             motion_cross(ov, Jk, dAdv);
             for (int r = 0; r < 6; r++) dAdv[r] += dVdq[r];
         }
@@ -163,10 +166,12 @@ static inline void backward_pass(const mbs_model *m, mbs_data *d, const dtau_out
                 inertia_mul(Yc[0], Yc + 1, Yc + 4, Jk, t);
                 store_column(d->dFda, nv, col, t);
             }
-            inertia_mul(Yc[0], Yc + 1, Yc + 4, d->dAdv + 6 * col, dFdv);
-            variation_mul(Bc, Jk, t);
-            for (int r = 0; r < 6; r++) dFdv[r] += t[r];
-            store_column(d->dFdv, nv, col, dFdv);
+            if (o->dv) {
+                inertia_mul(Yc[0], Yc + 1, Yc + 4, d->dAdv + 6 * col, dFdv);
+                variation_mul(Bc, Jk, t);
+                for (int r = 0; r < 6; r++) dFdv[r] += t[r];
+                store_column(d->dFdv, nv, col, dFdv);
+            }
             inertia_mul(Yc[0], Yc + 1, Yc + 4, d->dAdq + 6 * col, dFdq);
             variation_mul(Bc, d->dVdq + 6 * col, t);
             for (int r = 0; r < 6; r++) dFdq[r] += t[r];
@@ -221,7 +226,7 @@ void mbs_rnea_derivatives(const mbs_model *m, mbs_data *d, const double *q, cons
                           const double *a, double *dtau_dq, double *dtau_dv, double *dtau_da)
 {
     const size_t nv = (size_t)m->nv;
-    forward_pass(m, d, q, v, a);
+    forward_pass(m, d, q, v, a, dtau_dv != NULL);
     if (dtau_da) memset(dtau_da, 0, sizeof(double) * nv * nv);
     memset(dtau_dq, 0, sizeof(double) * nv * nv);
     if (dtau_dv) memset(dtau_dv, 0, sizeof(double) * nv * nv);
@@ -301,7 +306,7 @@ void mbs_aba_derivatives(const mbs_model *m, mbs_data *d, const double *q, const
     double *acc = ddq ? ddq : d->tmp_nv[0], *tau_b = d->tmp_nv[1];
     /* q̈ = M⁻¹ (τ − τ_b) with M and τ_b from the world-frame quantities the derivatives need
      * anyway (no separate ABA), then the terms q̈ adds to them */
-    forward_pass(m, d, q, v, NULL);
+    forward_pass(m, d, q, v, NULL, dddq_dv != NULL);
     mass_and_bias(m, d, tau_b);
     mbsi_ltdl_in_place(m, d);
     for (int k = 0; k < nv; k++) acc[k] = tau[k] - tau_b[k];

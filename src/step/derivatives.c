@@ -117,7 +117,7 @@ int mbsi_step_acceleration_derivatives(mbs_stepper *st, const double *q, const d
 }
 
 void mbsi_derivatives_configuration_rows(mbs_stepper *st, const double *q, const double *delta, const double *X,
-                                         double *A, double *B)
+                                         int nb, double *A, double *B)
 {
     const mbs_model *m = st->sys->model;
     mbsi_derivatives_ws *w = &st->dw;
@@ -130,14 +130,14 @@ void mbsi_derivatives_configuration_rows(mbs_stepper *st, const double *q, const
      * block's columns added in turn (a sum per row would chain its multiply-adds, a free-flyer's six
      * deep). */
     for (int i = 0; i < m->nbodies; i++) {
-        const int r0 = m->bodies[i].idx_v, nb = m->bodies[i].nv;
+        const int r0 = m->bodies[i].idx_v, nd = m->bodies[i].nv;
         const double *D = w->D1 + r0 + (size_t)nv * r0;
-        for (int c = 0; c < 3 * nv; c++) {
+        for (int c = 0; c < n2 + nb; c++) {
             const double *x = X + (size_t)nv * c + r0;
             double *o = (c < n2 ? A + (size_t)n2 * c : B + (size_t)n2 * (c - n2)) + r0;
-            for (int r = 0; r < nb; r++) o[r] = D[r] * x[0];
-            for (int k = 1; k < nb; k++)
-                for (int r = 0; r < nb; r++) o[r] += D[r + (size_t)nv * k] * x[k];
+            for (int r = 0; r < nd; r++) o[r] = D[r] * x[0];
+            for (int k = 1; k < nd; k++)
+                for (int r = 0; r < nd; r++) o[r] += D[r + (size_t)nv * k] * x[k];
         }
     }
     for (int c = 0; c < nv; c++)
@@ -228,10 +228,16 @@ static int analytical(mbs_stepper *st, double dt, const int *cols, int nb, int *
     const int nv = s->nv, n2 = 2 * nv;
     int imp = s->imp_on && !st->type->impedance;
     if (imp) mbsi_system_impedance_torque(s, s->q, s->v, s->tau);
+    /* B's columns a hook may compute alone (bcols NULL: the first nbcols); the impedance's chain
+     * rule below needs those of every joint it holds */
+    w->bcols = imp ? NULL : cols;
+    w->nbcols = imp ? nv : nb;
+    w->bchosen = 0;
     int rc = st->type->derivatives(st, dt, w->A, w->B);
     if (rc == MBSI_DERIVATIVES_FALLBACK) {
         /* a step outside what the scheme's chain rule covers: central differences of it */
         restore(st);
+        w->bchosen = 0;
         *differenced = 1;
         return finite_differences(st, dt, MBS_DERIVATIVES_CENTRAL, cols, nb);
     }
@@ -285,6 +291,7 @@ int mbs_stepper_derivatives(mbs_stepper *st, double dt, mbs_derivatives_method m
     s->substep = NULL;
     int nb = B ? (cols ? ncols : nv) : 0;
     int differenced = !use_analytical;
+    w->bchosen = 0;
     int rc = use_analytical ? analytical(st, dt, cols, nb, &differenced)
                             : finite_differences(st, dt, method, cols, nb);
     restore(st);
@@ -304,7 +311,8 @@ int mbs_stepper_derivatives(mbs_stepper *st, double dt, mbs_derivatives_method m
             for (int r = nv; r < n2; r++) A[r + (size_t)n2 * c] *= keep;
     if (B) {
         for (int j = 0; j < nb; j++) {
-            const double *src = w->B + (size_t)n2 * (cols ? cols[j] : j);
+            /* the hook's column of cols[j]: j when it computed the chosen columns alone */
+            const double *src = w->B + (size_t)n2 * (!cols || (w->bchosen && w->bcols) ? j : cols[j]);
             double *dst = B + (size_t)n2 * j;
             for (int r = 0; r < n2; r++) dst[r] = r < nv ? src[r] : keep * src[r];
         }
@@ -344,6 +352,6 @@ int mbsi_derivatives_euler(mbs_stepper *st, double dt, int symplectic, double *A
             }
         }
     for (int k = 0; k < nv; k++) delta[k] = symplectic ? dt * (s->v[k] + dt * a[k]) : dt * s->v[k] + h2 * a[k];
-    mbsi_derivatives_configuration_rows(st, s->q, delta, X, A, B);
+    mbsi_derivatives_configuration_rows(st, s->q, delta, X, nv, A, B);
     return MBS_OK;
 }

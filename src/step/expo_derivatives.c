@@ -104,8 +104,7 @@ void mbsi_expo_dws_layout(mbs_carver *c, mbsi_expo_dws *w, int cmax, int nq, int
     w->dL = mbsi_carve_doubles(c, 2 * n * v3);
     w->dy = mbsi_carve_doubles(c, 3 * n * v3);
     w->dvf = mbsi_carve_doubles(c, v * v3);
-    w->dacc1 = mbsi_carve_doubles(c, 2 * v * v3);   /* dacc2 right after it: one product adds Y ∂λ̄ to both */
-    w->dacc2 = w->dacc1 + v * v3;
+    w->dacc1 = mbsi_carve_doubles(c, 2 * v * v3);   /* and dacc2 right after it: one product adds Y ∂λ̄ to both */
     w->work = mbsi_carve_doubles(c, 18 * (v + 1));
     w->mwork = mbsi_carve_doubles(c, 12 * n * (v + 1) + 13 * (v + 1) + 6 * n);
     double **m3[] = {&w->J3, &w->P3, &w->D3, &w->D3v};
@@ -136,13 +135,15 @@ static void rxr(const double *R, int n, const double *X, double *out, double *T)
         for (int i = 0; i < n; i++) out[j + (size_t)n * i] = T[i + (size_t)n * j];
 }
 
-/* out (r x 3nv, leading dimension r) = α X ∂qm + β out, X r x nv (leading dimension r): ∂qm =
- * [D0, h/2 D1, 0] is block-diagonal per joint in each of its blocks (integrate's Jacobians; the
- * identity on one-coordinate joints), so each column of out sums over its joint's dofs only. */
-static void mul_dqm(const mbs_model *m, const double *dqm, int r, double alpha, const double *X, double beta, double *out)
+/* out (r x ncol, leading dimension r) = α X ∂qm + β out, X r x nv (leading dimension r): ∂qm =
+ * [D0, h/2 D1, 0] (ncol = 2nv + B's columns) is block-diagonal per joint in each of its blocks
+ * (integrate's Jacobians; the identity on one-coordinate joints), so each column of out sums over
+ * its joint's dofs only. */
+static void mul_dqm(const mbs_model *m, const double *dqm, int r, int ncol, double alpha, const double *X, double beta,
+                    double *out)
 {
     const int nv = m->nv;
-    for (int c = 0; c < 3 * nv; c++) {
+    for (int c = 0; c < ncol; c++) {
         double *o = out + (size_t)r * c;
         if (beta == 0) memset(o, 0, (size_t)r * sizeof(double));
         else if (beta != 1) for (int i = 0; i < r; i++) o[i] *= beta;
@@ -157,20 +158,20 @@ static void mul_dqm(const mbs_model *m, const double *dqm, int r, double alpha, 
     }
 }
 
-/* out (nv x 3nv) = M⁻¹ [X ∂qm − (0, RV, 0) + (0, 0, 1)], the acceleration's derivative in (δq, δv,
- * δτ) from X = −∂rnea/∂qm (+ the contact forces' share): M⁻¹ X once (nv³), then times ∂qm, sparse
- * (mul_dqm); −M⁻¹ RV is w->MiRV, the same for every acceleration (∂rnea/∂v does not depend on q̈),
- * and the τ block M⁻¹ itself. Multiplying M⁻¹ by the whole nv x 3nv block cost three times that. */
-static void minv_times(const mbs_model *m, mbsi_expo_dws *w, const double *X, double *out)
+/* out (nv x (2nv + nb)) = M⁻¹ [X ∂qm − (0, RV, 0) + (0, 0, 1)], the acceleration's derivative in
+ * (δq, δv, δτ) from X = −∂rnea/∂qm (+ the contact forces' share), the δτ block the nb columns tc of
+ * M⁻¹: M⁻¹ X once (nv³), then times ∂qm, sparse (mul_dqm); −M⁻¹ RV is w->MiRV, the same for every
+ * acceleration (∂rnea/∂v does not depend on q̈). Multiplying M⁻¹ by the whole block cost three
+ * times that. */
+static void minv_times(const mbs_model *m, mbsi_expo_dws *w, const double *X, const int *tc, int nb, double *out)
 {
-    const int nv = m->nv;
+    const int nv = m->nv, ncol = 2 * nv + nb;
     const size_t nn = (size_t)nv * (size_t)nv;
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, nv, nv, 1.0, w->Mi, nv, X, nv, 0.0, w->MiX, nv);
-    mul_dqm(m, w->dqm, nv, 1.0, w->MiX, 0.0, out);
-    for (size_t k = 0; k < nn; k++) {
-        out[nn + k] -= w->MiRV[k];
-        out[2 * nn + k] = w->Mi[k];
-    }
+    mul_dqm(m, w->dqm, nv, ncol, 1.0, w->MiX, 0.0, out);
+    for (size_t k = 0; k < nn; k++) out[nn + k] -= w->MiRV[k];
+    for (int j = 0; j < nb; j++)
+        memcpy(out + 2 * nn + (size_t)nv * j, w->Mi + (size_t)nv * (tc ? tc[j] : j), (size_t)nv * sizeof(double));
 }
 
 /* Q_0..Q_3 at σ and their derivatives in σ (central differences, the comment at the top). */
@@ -190,13 +191,15 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
     const mbs_model *m = s->model;
     mbs_data *d = s->data;
     mbsi_derivatives_ws *dw = &st->dw;
-    const int nv = s->nv, n = 3 * na, n2 = 2 * nv, n3 = 3 * nv;
+    /* the columns: δq, δv and B's chosen ones of δτ (st->dw: the call's, tc NULL for the first nb) */
+    const int *tc = dw->bcols, nb = dw->nbcols;
+    const int nv = s->nv, n = 3 * na, n2 = 2 * nv, n3 = n2 + nb;
     const size_t nn = (size_t)nv * (size_t)nv, zn = (size_t)n * (size_t)n3;
     const double *q = s->q, *v = s->v;
     int *sup = w->support;
-    /* n x 3nv blocks placed one after the other for this n: Z1, Z2 and ∂p̈_free (one product takes
+    /* n x n3 blocks placed one after the other for this n: Z1, Z2 and ∂p̈_free (one product takes
      * the three to ŷ-space), and dL1 = ∂λ̄ followed by ∂λ̄₂ */
-    double *Z1 = w->Zb, *Z2 = Z1 + zn, *dPdd = Z2 + zn, *dL1 = w->dL;
+    double *Z1 = w->Zb, *Z2 = Z1 + zn, *dPdd = Z2 + zn, *dL1 = w->dL, *dacc2 = w->dacc1 + (size_t)nv * n3;
     memset(w->zero, 0, (size_t)nv * sizeof(double));
 
     /* ---- the contacts at the step's start: Δp, Δṗ, ṗ0 and their derivatives ---- */
@@ -296,7 +299,7 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
     mbs_rnea_derivatives(m, d, qm, v, w->vf, w->RQ, w->RV, NULL);
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, nv, nv, 1.0, w->Mi, nv, w->RV, nv, 0.0, w->MiRV, nv);
     for (size_t k = 0; k < nn; k++) w->RQ[k] = -w->RQ[k];
-    minv_times(m, w, w->RQ, w->dvf);
+    minv_times(m, w, w->RQ, tc, nb, w->dvf);
     if (n > 0) {
         /* ---- ∂p̈_free = ∂a_p/∂qm ∂qm + ∂a_p/∂v δv + J ∂v̇_f ---- */
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n3, nv, 1.0, w->Jm, n, w->dvf, nv, 0.0, dPdd, n);
@@ -443,8 +446,8 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
             cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n, n, 1.0, Wm, n, G, n, 0.0, Um, n);
             /* K's columns a block at a time (k_columns), each block's rows of T from its product */
             for (int i0 = 0, kc = k_columns(n); i0 < n; i0 += kc) {
-                const int nb = n - i0 < kc ? n - i0 : kc;
-                for (int i = i0; i < i0 + nb; i++) {
+                const int nk = n - i0 < kc ? n - i0 : kc;
+                for (int i = i0; i < i0 + nk; i++) {
                     const double *wi = Wm + (size_t)n * i, *ui = Um + (size_t)n * i;
                     double *k = K + np * (size_t)(i - i0);
                     for (int bb = 0; bb < n; bb++) {
@@ -452,17 +455,17 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
                         *k++ = wi[bb] * ui[bb];
                     }
                 }
-                cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, nb, nv, (int)np, 1.0, K, (int)np, w->dUp, (int)np, 0.0,
+                cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, nk, nv, (int)np, 1.0, K, (int)np, w->dUp, (int)np, 0.0,
                             Tk + i0, n);
             }
-            mul_dqm(m, w->dqm, n, t ? 2.0 : 1.0, Tk, 1.0, t ? Z2 : Z1);
+            mul_dqm(m, w->dqm, n, n3, t ? 2.0 : 1.0, Tk, 1.0, t ? Z2 : Z1);
         }
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, 2 * n3, n, -1.0, Wm, n, Z1, n, 0.0, dL1, n);
     }
 
     /* ---- the accelerations and their derivatives: M⁻¹ (∂(Jᵀλ)/∂qm − ∂rnea/∂qm, −∂rnea/∂v, 1) + Y ∂λ ---- */
     for (int pass = 0; pass < 2; pass++) {
-        double *acc = pass ? w->acc2 : w->acc1, *dacc = pass ? w->dacc2 : w->dacc1;
+        double *acc = pass ? w->acc2 : w->acc1, *dacc = pass ? dacc2 : w->dacc1;
         const double *lb = pass ? w->lb2 : w->lb;
         memcpy(acc, w->vf, (size_t)nv * sizeof(double));
         if (n > 0) cblas_dgemv(CblasColMajor, CblasNoTrans, nv, n, 1.0, w->Y, nv, lb, 1, 1.0, acc, 1);
@@ -479,7 +482,7 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
                 mbsi_point_force_dq(m, d, sup, ns, w->pm + 3 * a, lb + 3 * a, w->J3, w->P3, NULL, w->RQ);
             }
         }
-        minv_times(m, w, w->RQ, dacc);
+        minv_times(m, w, w->RQ, tc, nb, dacc);
     }
     /* + Y ∂λ̄ and Y ∂λ̄₂ at once (dacc1, dacc2 and dL1, dL2 are each one after the other) */
     if (n > 0) cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, 2 * n3, n, 1.0, w->Y, nv, dL1, n, 1.0, w->dacc1, nv);
@@ -490,9 +493,10 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
             double x = h * w->dacc1[r + (size_t)nv * col] + (col == nv + r);
             if (col < n2) A[nv + r + (size_t)n2 * col] = x;
             else B[nv + r + (size_t)n2 * (col - n2)] = x;
-            w->dacc2[r + (size_t)nv * col] = 0.5 * h * h * w->dacc2[r + (size_t)nv * col] + (col == nv + r ? h : 0);
+            dacc2[r + (size_t)nv * col] = 0.5 * h * h * dacc2[r + (size_t)nv * col] + (col == nv + r ? h : 0);
         }
     for (int k = 0; k < nv; k++) w->dm[k] = h * v[k] + 0.5 * h * h * w->acc2[k];
-    mbsi_derivatives_configuration_rows(st, q, w->dm, w->dacc2, A, B);
+    mbsi_derivatives_configuration_rows(st, q, w->dm, dacc2, nb, A, B);
+    dw->bchosen = 1;
     return MBS_OK;
 }

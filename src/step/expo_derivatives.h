@@ -20,15 +20,15 @@ typedef struct mbsi_expo_dws {
     double *dU, *dUp;              /* nmax² x nv: ∂Υ/∂qm; nmax (nmax + 1) / 2 x nv: its upper triangles, packed */
     double *F;                     /* 4 nmax²: the divided differences of Q_0..Q_3 at S's eigenvalues */
     double *Sk, *T;                /* nmax² and nmax (nmax + nv) scratch */
-    double *Zb;                    /* 3 nmax x 3nv: Z1, Z2 (scratch) and ∂p̈_free, each n x 3nv, one after the
-                                    * other for the n of the call (one product over the three) */
+    double *Zb;                    /* 3 nmax x 3nv: Z1, Z2 (scratch) and ∂p̈_free, each n x n3, one after the
+                                    * other for the n and columns n3 of the call (one product over the three) */
     double *K, *Tk;                /* nmax (nmax + 1) / 2 x a block of columns, nmax x nv: the matrix functions' change */
     double *RQ, *RV;               /* nv x nv: RNEA derivatives ∂/∂q (negated, forces added), ∂/∂v */
     double *MiX, *MiRV;            /* nv x nv: M⁻¹ RQ, M⁻¹ RV */
     double *vf, *acc1, *acc2, *zero; /* nv */
     double *dp, *dw, *pd0, *pdd, *pm, *yh, *Qv, *lb, *lb2; /* nmax (yh: 3 nmax, Qv: 4 nmax) */
     double *dDp, *dDw, *dPd0, *dy, *dL; /* nmax x 3nv (dy: three of them; dL: ∂λ̄, ∂λ̄₂ one after the other) */
-    double *dvf, *dacc1, *dacc2;   /* nv x 3nv */
+    double *dvf, *dacc1;           /* nv x 3nv (dacc1: twice, ∂acc1 then ∂acc2 one after the other) */
     double *tk;                    /* 2 nmax: one direction's share of the two averages */
     double *work;                  /* the contact layer's scratch: 18 (nv + 1) */
     double *mwork;                 /* mbsi_mass_bilinear_dq's (bodies <= nv + 1) */

@@ -170,7 +170,7 @@ static int derivatives(mbs_stepper *st, double dt, double *A, double *B)
         }
     for (int k = 0; k < nv; k++) th[k] = dt / 6 * acc[k];
     for (size_t k = 0; k < n3; k++) KQa[k] *= dt / 6;
-    mbsi_derivatives_configuration_rows(st, s->q, th, KQa, A, B);
+    mbsi_derivatives_configuration_rows(st, s->q, th, KQa, s->nv, A, B);
     return MBS_OK;
 }
 

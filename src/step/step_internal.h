@@ -57,6 +57,10 @@ typedef struct mbsi_derivatives_ws {
     unsigned char *fresh;          /* ncontacts: the update placed this contact's anchor */
     unsigned char *moved;          /* ncontacts: the update placed or moved it (A0 not zero) */
     double *A0;                    /* 9 x 2nv per contact: mbsi_contact_anchor_derivatives */
+    /* B's nbcols columns the call needs (bcols NULL: the first nbcols), which a hook may compute
+     * alone: it then writes them in that order (2nv x nbcols) and sets bchosen */
+    const int *bcols;
+    int nbcols, bchosen;
 } mbsi_derivatives_ws;
 
 struct mbs_stepper {
@@ -107,10 +111,10 @@ void mbsi_derivatives_fini(mbs_stepper *st);
  * st->dw.contacts). MBS_ERR_MODEL when M cannot be factorised. */
 int mbsi_step_acceleration_derivatives(mbs_stepper *st, const double *q, const double *v, int update, double *a);
 /* The configuration rows of a step's Jacobians for q⁺ = integrate(q, δ): A's and B's first nv rows
- * = [D0 0 0] + D1 X, where D0, D1 are the Jacobians of integrate at (q, δ) and X (nv x 3nv) is the
- * derivative of δ in (δq, δv, δτ). */
+ * = [D0 0 0] + D1 X, where D0, D1 are the Jacobians of integrate at (q, δ) and X (nv x (2nv + nb))
+ * is the derivative of δ in (δq, δv) and nb columns of δτ (B's nb columns). */
 void mbsi_derivatives_configuration_rows(mbs_stepper *st, const double *q, const double *delta, const double *X,
-                                         double *A, double *B);
+                                         int nb, double *A, double *B);
 
 /* The analytical A and B of explicit Euler (eq. 34; symplectic = 0) or semi-implicit Euler
  * (symplectic = 1), the two schemes' derivatives hook. */
