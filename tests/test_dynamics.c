@@ -519,6 +519,33 @@ static void test_ball_is_held_free_flyer(void)
     mbs_model_free(mm[1]);
 }
 
+/* ∂(M x)/∂q (mbsi_mass_times_dq, after an RNEA derivative pass at the same q) is the change of
+ * ∂rnea/∂q between the accelerations a and a + x: RNEA's derivative in q is affine in q̈. */
+static void test_mass_times_dq(void)
+{
+    for (int k = 0; k < NTREES; k++) {
+        ctx c = make(k);
+        const size_t nn = (size_t)c.nv * (size_t)c.nv;
+        double *D1 = calloc(nn, sizeof(double)), *D2 = calloc(nn, sizeof(double)), *L = calloc(nn, sizeof(double));
+        double *ax = calloc((size_t)c.nv, sizeof(double)), *xs = calloc((size_t)c.nv, sizeof(double));
+        for (int j = 0; j < c.nv; j++) {
+            xs[j] = c.tau[j] - 0.5 * c.a[j];   /* another random vector */
+            ax[j] = c.a[j] + xs[j];
+        }
+        mbs_rnea_derivatives(c.m, c.d, c.q, c.v, ax, D2, NULL, NULL);
+        mbs_rnea_derivatives(c.m, c.d, c.q, c.v, c.a, D1, NULL, NULL);
+        mbsi_mass_times_dq(c.m, c.d, xs, -1.0, L);
+        double e = 0, scale = 1;
+        for (size_t i = 0; i < nn; i++) {
+            e = fmax(e, fabs(D2[i] - D1[i] + L[i]));
+            scale = fmax(scale, fmax(fabs(D1[i]), fabs(D2[i])));
+        }
+        CHECK(e <= 1e-12 * scale, "tree %d: -∂(M x)/∂q + ∂rnea/∂q(a + x) - ∂rnea/∂q(a) = %.2e (scale %.2e)", k, e, scale);
+        free(D1); free(D2); free(L); free(ax); free(xs);
+        drop(&c);
+    }
+}
+
 int main(void)
 {
     RUN(test_rnea_aba_identity);
@@ -532,5 +559,6 @@ int main(void)
     RUN(test_center_of_mass);
     RUN(test_com_jacobian);
     RUN(test_ball_is_held_free_flyer);
+    RUN(test_mass_times_dq);
     return check_summary("test_dynamics");
 }

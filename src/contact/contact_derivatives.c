@@ -101,9 +101,10 @@ void mbsi_point_velocity_dq(const mbs_model *m, const mbs_data *d, const int *su
 
 /* The terms of active contact i (clamp Jacobian G) over its body's support (iwork, n dofs, which
  * it returns), from the joint Jacobians in s->data: in work, 3 x n each, J (the point's Jacobian
- * columns), P (∂p/∂q), Dp (∂ṗ/∂q), dlq and dlv (∂λ/∂q, ∂λ/∂v); see the top of the file. */
+ * columns), P (∂p/∂q), Dp (∂ṗ/∂q), dlq and dlv (∂λ/∂q, ∂λ/∂v), and Pm (the recorded body point's
+ * ∂/∂q); see the top of the file. With forces 0, J, P and Pm alone. */
 static int contact_terms(mbs_system *s, int i, const double *v, const double G[9], const unsigned char *fresh,
-                         double *work, int *iwork)
+                         int forces, double *work, int *iwork)
 {
     const mbs_model *m = s->model;
     mbs_data *d = s->data;
@@ -118,15 +119,16 @@ static int contact_terms(mbs_system *s, int i, const double *v, const double G[9
     /* the tangential spring stretches with the body point recorded at the last update
      * (contact.c, follow_roll), the normal one with the sphere's deepest point */
     contact_body_point(s, c, pm);
-    mbsi_support_velocities(d, iwork, n, v, V);
     for (int a = n - 1; a >= 0; a--) {
         const double *S = d->J + 6 * iwork[a];
         motion_point_velocity(S, p, J + 3 * a);
         motion_point_velocity(S, ctr, P + 3 * a);
         motion_point_velocity(S, pm, Pm + 3 * a);
     }
+    if (!forces) return n;
     /* a contact whose anchor was just placed above its point: only the normal spring stretches */
     double kt = fresh && fresh[i] ? 0 : mt->k_tangent;
+    mbsi_support_velocities(d, iwork, n, v, V);
     mbsi_point_velocity_dq(m, d, iwork, n, p, P, V, Dp);
     for (int a = 0; a < n; a++) {
         double *dpdq = Dp + 3 * a, x[3], y[3];
@@ -156,7 +158,7 @@ void mbsi_contact_force_derivatives(mbs_system *s, const double *q, const double
         if (!clamped) m3_identity(G);
         else if (!clamp_jacobian(s, c, G)) continue;
         if (!have_jacobians) { mbs_compute_joint_jacobians(m, s->data, q); have_jacobians = 1; }
-        int n = contact_terms(s, i, v, G, fresh, work, iwork);
+        int n = contact_terms(s, i, v, G, fresh, 1, work, iwork);
         const double *J = work, *P = J + 3 * n, *dlq = P + 6 * n, *dlv = dlq + 3 * n;
         mbsi_point_force_dq(m, s->data, iwork, n, c->p, c->lambda, J, P, dlq, dtau_dq);
         for (int e = 0; e < n; e++)
@@ -184,7 +186,8 @@ void mbsi_contact_anchor_derivatives(mbs_system *s, const double *q, const doubl
         if (!slid) m3_identity(G);
         memset(Ai, 0, sizeof(double) * 9 * (size_t)n2);
         if (!have_jacobians) { mbs_compute_joint_jacobians(m, s->data, q); have_jacobians = 1; }
-        int n = contact_terms(s, i, v, G, fresh, work, iwork);
+        /* a sphere that only rolled needs J, P and Pm */
+        int n = contact_terms(s, i, v, G, fresh, slid, work, iwork);
         const double *J = work, *P = J + 3 * n, *Dp = P + 3 * n, *dlq = Dp + 3 * n, *dlv = dlq + 3 * n, *Pm = dlv + 3 * n;
         const double *nn = c->normal, ikt = 1 / mt->k_tangent;
         /* slid: p0_t = p_t + λ_t / k_t, ṗ0 = ṗ_t (eq. 28); placed: p0_t = p_t, ṗ0 = 0; rolled:

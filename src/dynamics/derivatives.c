@@ -331,6 +331,34 @@ void mbs_aba_derivatives(const mbs_model *m, mbs_data *d, const double *q, const
         if (out[k]) mbsi_rows_to_columns(nv, X + at[k], (int)ncols, out[k]);
 }
 
+void mbsi_mass_times_dq(const mbs_model *m, mbs_data *d, const double *x, double sign, double *out)
+{
+    /* RNEA's derivative in q at v = 0 without gravity and q̈ = x (τ = M x): the forward pass's
+     * accelerations and dAdq from the placements and columns in d, no velocity terms (dVdq, B
+     * and the velocity products vanish: B = 0 makes the backward pass ignore dVdq) */
+    for (int i = 0; i < m->nbodies; i++) {
+        const mbs_body *b = &m->bodies[i];
+        const int par = b->parent;
+        static const double zero6[6] = {0, 0, 0, 0, 0, 0};
+        const double *ap = par < 0 ? zero6 : d->oa + 6 * par;
+        double *oa = d->oa + 6 * i, *Yc = d->oYc + 16 * i, *of = d->of + 6 * i;
+        for (int r = 0; r < 6; r++) oa[r] = ap[r];
+        for (int k = 0; k < b->nv; k++) {
+            int col = b->idx_v + k;
+            const double *Jk = d->J + 6 * col;
+            for (int r = 0; r < 6; r++) oa[r] += Jk[r] * x[col];
+            motion_cross(ap, Jk, d->dAdq + 6 * col);
+        }
+        Yc[0] = b->mass;
+        inertia_act(d->oR + 9 * i, d->op + 3 * i, b->mass, b->h, b->Io, Yc + 1, Yc + 4);
+        inertia_mul(Yc[0], Yc + 1, Yc + 4, oa, of);
+        memset(d->oBc + 12 * i, 0, 12 * sizeof(double));
+    }
+    memset(out, 0, sizeof(double) * (size_t)m->nv * (size_t)m->nv);
+    dtau_out o = {out, NULL, NULL, 1, (size_t)m->nv, sign};
+    backward_pass(m, d, &o, 0);
+}
+
 void mbsi_mass_bilinear_dq(const mbs_model *m, const mbs_data *d, const double *Y, int n, double *out, double *work)
 {
     const int nb = m->nbodies, nv = m->nv;

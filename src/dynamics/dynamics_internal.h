@@ -15,6 +15,13 @@
  * run mbs_forward_kinematics at the same q (the exponential integrator, with velocities, for J̇v). */
 void mbsi_joint_jacobians_from_placements(const mbs_model *m, mbs_data *d);
 
+/* out (nv x nv, column-major) = sign ∂(M(q) x)/∂q (tangent), from the world placements and joint
+ * Jacobian columns in d at q (as mbs_rnea_derivatives or mbs_compute_joint_jacobians leave them).
+ * RNEA's derivative in q is affine in q̈, so this is ∂rnea/∂q at q̈ + x less that at q̈: a second
+ * acceleration's derivative for the price of a pass without velocities or placements. Overwrites
+ * d's accelerations, forces and composite inertias. */
+void mbsi_mass_times_dq(const mbs_model *m, mbs_data *d, const double *x, double sign, double *out);
+
 /* y_iᵀ (∂M/∂q_k) y_j for the n columns y of Y (nv x n, column-major), every i, j and dof k (q in
  * the tangent space), into out[i + n j + n² k], from the world placements and joint Jacobian
  * columns in d (mbs_compute_joint_jacobians at q). A perturbation of dof k moves the subtree of its

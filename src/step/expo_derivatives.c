@@ -463,26 +463,31 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, 2 * n3, n, -1.0, Wm, n, Z1, n, 0.0, dL1, n);
     }
 
-    /* ---- the accelerations and their derivatives: M⁻¹ (∂(Jᵀλ)/∂qm − ∂rnea/∂qm, −∂rnea/∂v, 1) + Y ∂λ ---- */
+    /* ---- the accelerations acc = v̇_f + Y λ and their derivatives, M⁻¹ (∂(Jᵀλ)/∂qm − ∂rnea/∂qm,
+     * −∂rnea/∂v, 1) + Y ∂λ: RNEA's derivative in q being affine in q̈, that at acc is v̇_f's less
+     * ∂(M Y λ)/∂qm (mbsi_mass_times_dq, on the placements at qm the RNEA derivatives left), so
+     * ∂acc = ∂v̇_f + M⁻¹ (∂(Jᵀλ)/∂qm − ∂(M Y λ)/∂qm) ∂qm + Y ∂λ ---- */
     for (int pass = 0; pass < 2; pass++) {
         double *acc = pass ? w->acc2 : w->acc1, *dacc = pass ? dacc2 : w->dacc1;
         const double *lb = pass ? w->lb2 : w->lb;
         memcpy(acc, w->vf, (size_t)nv * sizeof(double));
-        if (n > 0) cblas_dgemv(CblasColMajor, CblasNoTrans, nv, n, 1.0, w->Y, nv, lb, 1, 1.0, acc, 1);
-        mbs_rnea_derivatives(m, d, qm, v, acc, w->RQ, NULL, NULL);
-        for (size_t k = 0; k < nn; k++) w->RQ[k] = -w->RQ[k];
-        if (n > 0) {
-                for (int a = 0; a < na; a++) {
-                int ns = mbsi_body_support(m, mbs_frame_body(m, s->contacts[act[a]].frame), sup);
-                for (int e = 0; e < ns; e++)
-                    for (int r = 0; r < 3; r++) {
-                        w->J3[3 * e + r] = w->Jm[3 * a + r + (size_t)n * sup[e]];
-                        w->P3[3 * e + r] = w->Pm[3 * a + r + (size_t)n * sup[e]];
-                    }
-                mbsi_point_force_dq(m, d, sup, ns, w->pm + 3 * a, lb + 3 * a, w->J3, w->P3, NULL, w->RQ);
-            }
+        memcpy(dacc, w->dvf, (size_t)nv * n3 * sizeof(double));
+        if (n == 0) continue;
+        double *x = w->MiX;   /* Y λ, then M⁻¹ times the bracket */
+        cblas_dgemv(CblasColMajor, CblasNoTrans, nv, n, 1.0, w->Y, nv, lb, 1, 0.0, x, 1);
+        for (int k = 0; k < nv; k++) acc[k] += x[k];
+        mbsi_mass_times_dq(m, d, x, -1.0, w->RQ);
+        for (int a = 0; a < na; a++) {
+            int ns = mbsi_body_support(m, mbs_frame_body(m, s->contacts[act[a]].frame), sup);
+            for (int e = 0; e < ns; e++)
+                for (int r = 0; r < 3; r++) {
+                    w->J3[3 * e + r] = w->Jm[3 * a + r + (size_t)n * sup[e]];
+                    w->P3[3 * e + r] = w->Pm[3 * a + r + (size_t)n * sup[e]];
+                }
+            mbsi_point_force_dq(m, d, sup, ns, w->pm + 3 * a, lb + 3 * a, w->J3, w->P3, NULL, w->RQ);
         }
-        minv_times(m, w, w->RQ, tc, nb, dacc);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, nv, nv, 1.0, w->Mi, nv, w->RQ, nv, 0.0, w->MiX, nv);
+        mul_dqm(m, w->dqm, nv, n3, 1.0, w->MiX, 1.0, dacc);
     }
     /* + Y ∂λ̄ and Y ∂λ̄₂ at once (dacc1, dacc2 and dL1, dL2 are each one after the other) */
     if (n > 0) cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, 2 * n3, n, 1.0, w->Y, nv, dL1, n, 1.0, w->dacc1, nv);
