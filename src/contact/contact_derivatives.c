@@ -85,10 +85,10 @@ void mbsi_support_velocities(const mbs_data *d, const int *support, int n, const
     }
 }
 
-void mbsi_point_velocity_dq(const mbs_model *m, const mbs_data *d, const int *support, int n, const double p[3],
-                            const double *P, const double *V, double *out)
+void mbsi_point_velocity_dq(const mbs_model *m, const mbs_data *d, const int *support, int from, int n,
+                            const double p[3], const double *P, const double *V, double *out)
 {
-    for (int a = 0; a < n; a++) {
+    for (int a = from; a < n; a++) {
         int k = support[a];
         int a0 = a - (k - m->bodies[m->dof_body[k]].idx_v);
         double mc[6], w[3];
@@ -129,7 +129,7 @@ static int contact_terms(mbs_system *s, int i, const double *v, const double G[9
     /* a contact whose anchor was just placed above its point: only the normal spring stretches */
     double kt = fresh && fresh[i] ? 0 : mt->k_tangent;
     mbsi_support_velocities(d, iwork, n, v, V);
-    mbsi_point_velocity_dq(m, d, iwork, n, p, P, V, Dp);
+    mbsi_point_velocity_dq(m, d, iwork, 0, n, p, P, V, Dp);
     for (int a = 0; a < n; a++) {
         double *dpdq = Dp + 3 * a, x[3], y[3];
         double pn = v3_dot(n_, P + 3 * a), mn = v3_dot(n_, Pm + 3 * a);

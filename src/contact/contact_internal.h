@@ -179,9 +179,10 @@ void mbsi_support_velocities(const mbs_data *d, const int *support, int n, const
  * from V of mbsi_support_velocities(y):
  *   ∂(J y)/∂q_k = pt(S_k × V[a0(k)], p) + ω × P_k,   ω = V[0]'s angular part,
  * a0(k) the entry of the first dof of k's joint (a tangent perturbation of dof k moves the subtree
- * from k's joint rigidly by exp(S_k δ); contact_derivatives.c's top comment). */
-void mbsi_point_velocity_dq(const mbs_model *m, const mbs_data *d, const int *support, int n, const double p[3],
-                            const double *P, const double *V, double *out);
+ * from k's joint rigidly by exp(S_k δ); contact_derivatives.c's top comment). Only the entries
+ * from `from` on are written (0: all; a caller may take the root's dofs otherwise). */
+void mbsi_point_velocity_dq(const mbs_model *m, const mbs_data *d, const int *support, int from, int n,
+                            const double p[3], const double *P, const double *V, double *out);
 /* ∂a_p/∂q and ∂a_p/∂v (3 x n each, at the support's dofs) of the classical acceleration of the body
  * point at world p (following P as above) for joint velocities v and accelerations acc, gravity
  * excluded (mbs_frame_classical_acceleration after kinematics at (q, v, acc)); ∂a_p/∂acc = J_p.

@@ -223,7 +223,7 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
             motion_point_velocity(d->J + 6 * sup[e], ctr, w->P3 + 3 * e);
         }
         mbsi_support_velocities(d, sup, ns, v, w->work);
-        mbsi_point_velocity_dq(m, d, sup, ns, c->p, w->P3, w->work, w->D3);
+        mbsi_point_velocity_dq(m, d, sup, 0, ns, c->p, w->P3, w->work, w->D3);
         for (int e = 0; e < ns; e++)
             for (int r = 0; r < 3; r++) {
                 size_t i = (size_t)(3 * a + r);
@@ -326,13 +326,35 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
         const size_t un = (size_t)n * (size_t)n;
         mbsi_mass_bilinear_dq(m, d, w->Y, n, w->dU, w->mwork);
         for (size_t k = 0; k < un * (size_t)nv; k++) w->dU[k] = -w->dU[k];
+        /* The root body's dofs (a floating base's six) move the whole tree rigidly: for them the
+         * point velocity's derivative is ω_k × u + ω × (P_k − v_k − ω_k × p), u = J_a y the point's
+         * velocity (Υ's column, U) and ω the body's angular velocity for y, S_k = (v_k, ω_k) the
+         * dof's world column, P_k the centre's velocity (the touching point's motion): the
+         * general formula (mbsi_point_velocity_dq, S_k × V(y) at p + ω × P_k) rearranged by the
+         * Jacobi identity, with e_k = P_k − v_k − ω_k × p the same for every column of Y (zero
+         * for a translation). The other dofs take the general formula. */
+        double *ek = w->D3v;
         for (int a = 0; a < na; a++) {
             int ns = mbsi_body_support(m, mbs_frame_body(m, s->contacts[act[a]].frame), sup);
+            int nr = 0;
+            while (nr < ns && m->bodies[m->dof_body[sup[nr]]].parent < 0) nr++;
             for (int e = 0; e < ns; e++)
                 for (int r = 0; r < 3; r++) w->P3[3 * e + r] = w->Pm[3 * a + r + (size_t)n * sup[e]];
+            for (int e = 0; e < nr; e++) {
+                double rigid[3];
+                motion_point_velocity(d->J + 6 * sup[e], w->pm + 3 * a, rigid);
+                for (int r = 0; r < 3; r++) ek[3 * e + r] = w->P3[3 * e + r] - rigid[r];
+            }
             for (int c = 0; c < n; c++) {
                 mbsi_support_velocities(d, sup, ns, w->Y + (size_t)nv * c, w->work);
-                mbsi_point_velocity_dq(m, d, sup, ns, w->pm + 3 * a, w->P3, w->work, w->D3);
+                mbsi_point_velocity_dq(m, d, sup, nr, ns, w->pm + 3 * a, w->P3, w->work, w->D3);
+                const double *u = w->U + 3 * a + (size_t)n * c, *om = w->work + 3;
+                for (int e = 0; e < nr; e++) {
+                    double t1[3], t2[3];
+                    v3_cross(d->J + 6 * sup[e] + 3, u, t1);
+                    v3_cross(om, ek + 3 * e, t2);
+                    for (int r = 0; r < 3; r++) w->D3[3 * e + r] = t1[r] + t2[r];
+                }
                 for (int e = 0; e < ns; e++)
                     for (int r = 0; r < 3; r++) {
                         double x = w->D3[3 * e + r];
