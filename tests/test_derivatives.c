@@ -335,7 +335,8 @@ static void test_every_scheme(void)
 }
 
 /* The dissipation v ← (1 − λ) v (mbs_stepper_set_dissipation) in the Jacobians of expo's two
- * paths: its chain rule (the closed form, method = modal) and its fallback to central differences (Padé), each
+ * paths: its chain rule (the closed form, method = modal) and its fallback to differences (Padé;
+ * forward ones, as MBS_DERIVATIVES_AUTO takes them), each
  * against central differences of the whole step, λ = 0.1; and the fallback's B columns asked
  * alone equal those of the whole B. The fallback once took the dissipation twice, in its
  * steps and again on the velocity rows (a tenth off there). */

@@ -53,7 +53,8 @@ mbs_stepper *mbs_stepper_new(const char *name, mbs_system *sys, const mbs_option
 int mbs_stepper_step(mbs_stepper *st, double dt, mbs_step_stats *stats);
 /* How mbs_stepper_derivatives differentiates a step. */
 typedef enum mbs_derivatives_method {
-    MBS_DERIVATIVES_AUTO = 0,      /* analytical where the scheme has them, forward differences otherwise */
+    MBS_DERIVATIVES_AUTO = 0,      /* analytical where the scheme's chain rule reaches, forward differences
+                                    * otherwise (a scheme without, a step expo's rule does not cover) */
     MBS_DERIVATIVES_ANALYTICAL,    /* the scheme's own chain rule; MBS_ERR_ARG for a scheme without */
     MBS_DERIVATIVES_FORWARD,       /* forward differences: 1 + 2nv + ncols steps (as MuJoCo's mjd_transitionFD) */
     MBS_DERIVATIVES_CENTRAL,       /* central differences: 2 (2nv + ncols) steps, error O(h²) */
@@ -66,7 +67,8 @@ typedef enum mbs_derivatives_method {
  * implicit_euler, expo); 0 when mbs_stepper_derivatives takes finite differences for it. expo's
  * chain rule covers the steps its closed form takes in one piece (every contact on its spring
  * over the step, inside its cone, proportional damping, no touch-down inside the step); the call
- * takes central differences of any other step of it. */
+ * takes differences of any other step of it: central ones for MBS_DERIVATIVES_ANALYTICAL, forward
+ * ones (half the steps) for MBS_DERIVATIVES_AUTO. */
 int mbs_stepper_has_analytical_derivatives(const mbs_stepper *st);
 /* The Jacobians of one step of dt from the system's current state, x⁺ = f(x, τ), without taking
  * it: A = ∂x⁺/∂x (2nv x 2nv) and B = ∂x⁺/∂τ (2nv x ncols), column-major, leading dimension 2nv.

@@ -319,13 +319,17 @@ static double quadratic_cost(mbs_ilqr *p, const double *x, const double *W, int 
         p->gx[nv + c2] = W[nv + c2] * p->dx[nv + c2];
     }
     if (hess) {
+        /* difference's Jacobian is block-diagonal, a block per joint: so is Jᵀ W J */
         memset(hess, 0, sizeof(double) * (size_t)n * (size_t)n);
-        for (int j = 0; j < nv; j++)
-            for (int i = 0; i < nv; i++) {
-                double s = 0;
-                for (int r = 0; r < nv; r++) s += p->J[r + (size_t)nv * i] * W[r] * p->J[r + (size_t)nv * j];
-                hess[i + (size_t)n * j] = s;
-            }
+        for (int b = 0; b < m->nbodies; b++) {
+            const int r0 = m->bodies[b].idx_v, r1 = r0 + m->bodies[b].nv;
+            for (int j = r0; j < r1; j++)
+                for (int i = r0; i < r1; i++) {
+                    double s = 0;
+                    for (int r = r0; r < r1; r++) s += p->J[r + (size_t)nv * i] * W[r] * p->J[r + (size_t)nv * j];
+                    hess[i + (size_t)n * j] = s;
+                }
+        }
         for (int k = 0; k < nv; k++) hess[nv + k + (size_t)n * (nv + k)] = W[nv + k];
     }
     return c;
@@ -469,19 +473,14 @@ static int backward(mbs_ilqr *p, double *d1, double *d2)
             for (int b = 0; b < nf; b++)
                 for (int a = 0; a < nf; a++) L[a + (size_t)nf * b] = p->Quu[p->freei[a] + (size_t)nu * p->freei[b]];
             if (mbsi_cholesky(L, nf, nf, 0) >= 0) return -1;
-            for (int c = 0; c < n; c++) {
-                double *y = p->g;   /* nf */
-                for (int a = 0; a < nf; a++) y[a] = -p->Qux[p->freei[a] + (size_t)nu * c];
-                for (int a = 0; a < nf; a++) {   /* L y' = y */
-                    for (int b = 0; b < a; b++) y[a] -= L[a + (size_t)nf * b] * y[b];
-                    y[a] /= L[a + (size_t)nf * a];
-                }
-                for (int a = nf - 1; a >= 0; a--) {   /* Lᵀ y = y' */
-                    for (int b = a + 1; b < nf; b++) y[a] -= L[b + (size_t)nf * a] * y[b];
-                    y[a] /= L[a + (size_t)nf * a];
-                }
-                for (int a = 0; a < nf; a++) K[p->freei[a] + (size_t)nu * c] = y[a];
-            }
+            /* K_f = −Q_uu,ff⁻¹ Q_ux,f: the n right-hand sides at once, L y' = y then Lᵀ y = y' */
+            double *Y = p->T2;   /* nf x n */
+            for (int c = 0; c < n; c++)
+                for (int a = 0; a < nf; a++) Y[a + (size_t)nf * c] = -p->Qux[p->freei[a] + (size_t)nu * c];
+            cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, nf, n, 1.0, L, nf, Y, nf);
+            cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasTrans, CblasNonUnit, nf, n, 1.0, L, nf, Y, nf);
+            for (int c = 0; c < n; c++)
+                for (int a = 0; a < nf; a++) K[p->freei[a] + (size_t)nu * c] = Y[a + (size_t)nf * c];
         }
         /* the expected decrease, and V_x, V_xx */
         double kQuk = 0;

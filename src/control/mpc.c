@@ -53,8 +53,8 @@ static const mbs_option_spec spec[] = {
     {"stepper", MBS_OPT_TEXT, "", 0, 0, 0, "expo", NULL, offsetof(mpc_options, stepper),
      "the planner's stepper (its default options), any registered scheme"},
     {"derivatives", MBS_OPT_ENUM, "", 0, 0, 0, "analytical", "analytical forward central", offsetof(mpc_options, derivatives),
-     "the step Jacobians of the plan: the stepper's analytical ones (finite differences where it has none), or forward or "
-     "central differences (as MuJoCo's mjd_transitionFD), for comparison"},
+     "the step Jacobians of the plan: the stepper's analytical ones (forward differences where it has none or its chain "
+     "rule does not reach), or forward or central differences (as MuJoCo's mjd_transitionFD), for comparison"},
 };
 
 typedef struct mpc {

@@ -221,7 +221,8 @@ static int finite_differences(mbs_stepper *st, double dt, mbs_derivatives_method
  * in: τ_imp = kp (q_ref − q) + kd (v_ref − v) on one-coordinate joints. A step the scheme's chain
  * rule does not cover takes central differences instead, of B's columns cols[0..nb) only (cols
  * NULL: all), and sets *differenced: those steps took the dissipation already. */
-static int analytical(mbs_stepper *st, double dt, const int *cols, int nb, int *differenced)
+static int analytical(mbs_stepper *st, double dt, mbs_derivatives_method method, const int *cols, int nb,
+                      int *differenced)
 {
     mbs_system *s = st->sys;
     mbsi_derivatives_ws *w = &st->dw;
@@ -235,11 +236,13 @@ static int analytical(mbs_stepper *st, double dt, const int *cols, int nb, int *
     w->bchosen = 0;
     int rc = st->type->derivatives(st, dt, w->A, w->B);
     if (rc == MBSI_DERIVATIVES_FALLBACK) {
-        /* a step outside what the scheme's chain rule covers: central differences of it */
+        /* a step outside what the scheme's chain rule covers: differences of it, forward ones for
+         * MBS_DERIVATIVES_AUTO (half the steps: what a planner asks), central ones otherwise */
         restore(st);
         w->bchosen = 0;
         *differenced = 1;
-        return finite_differences(st, dt, MBS_DERIVATIVES_CENTRAL, cols, nb);
+        return finite_differences(st, dt, method == MBS_DERIVATIVES_AUTO ? MBS_DERIVATIVES_FORWARD : MBS_DERIVATIVES_CENTRAL,
+                                  cols, nb);
     }
     if (rc != MBS_OK || !imp) return rc;
     for (int k = 0; k < nv; k++) {
@@ -292,7 +295,7 @@ int mbs_stepper_derivatives(mbs_stepper *st, double dt, mbs_derivatives_method m
     int nb = B ? (cols ? ncols : nv) : 0;
     int differenced = !use_analytical;
     w->bchosen = 0;
-    int rc = use_analytical ? analytical(st, dt, cols, nb, &differenced)
+    int rc = use_analytical ? analytical(st, dt, method, cols, nb, &differenced)
                             : finite_differences(st, dt, method, cols, nb);
     restore(st);
     s->substep = substep;

@@ -1155,7 +1155,8 @@ static int inside_cones(const mbs_system *s, const int *act, int na, const doubl
 }
 
 /* The analytical Jacobians of a step that takes the closed form in one piece (expo_derivatives.c);
- * central differences (through the registry) for any other: a touch-down split, a second pass, a
+ * differences (through the registry: forward or central, as the call asks) for any other: a
+ * touch-down split, a second pass, a
  * force trimmed to its cone, Padé. Whether the step splits is known only by taking it, and only
  * when a free contact is near the surface; the passes and the cones are judged on the averages
  * the derivatives compute. The registry saved the state and puts it back. */
