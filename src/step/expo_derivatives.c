@@ -433,7 +433,12 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
         /* Vᵀ R = Wᵀ, W = R V */
         double *Wm = w->S;
         r_mul(w->R, n, n, w->V, Wm);
-        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, 3 * n3, n, 1.0, Wm, n, Z1, n, 0.0, dyA, n);
+        /* Wᵀ written out (into Υ's storage, no longer read): the product without a transposed
+         * operand runs on BLAS's faster small-matrix kernel */
+        double *Wt = w->U;
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++) Wt[i + (size_t)n * j] = Wm[j + (size_t)n * i];
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, 3 * n3, n, 1.0, Wt, n, Z1, n, 0.0, dyA, n);
         /* Z1, Z2: the averages' derivatives in ŷ-space before −R V and −R V (Z2 doubled: λ̄₂'s 2) */
         for (int col = 0; col < n3; col++) {
             const size_t o = (size_t)n * col;
