@@ -169,6 +169,7 @@ void mbsi_contact_force_derivatives(mbs_system *s, const double *q, const double
 void mbsi_contact_anchor_derivatives(mbs_system *s, const double *q, const double *v, const unsigned char *fresh,
                                      unsigned char *moved, double *A0, double *work, int *iwork)
 {
+    (void)q;   /* the kinematics at q are in s->data (see the header) */
     const mbs_model *m = s->model;
     const int nv = m->nv, n2 = 2 * nv;
     int have_jacobians = 0;
@@ -185,7 +186,8 @@ void mbsi_contact_anchor_derivatives(mbs_system *s, const double *q, const doubl
         if (!moved[i]) continue;
         if (!slid) m3_identity(G);
         memset(Ai, 0, sizeof(double) * 9 * (size_t)n2);
-        if (!have_jacobians) { mbs_compute_joint_jacobians(m, s->data, q); have_jacobians = 1; }
+        /* the evaluation at (q, v) this follows left the placements at q in s->data */
+        if (!have_jacobians) { mbsi_joint_jacobians_from_placements(m, s->data); have_jacobians = 1; }
         /* a sphere that only rolled needs J, P and Pm */
         int n = contact_terms(s, i, v, G, fresh, slid, work, iwork);
         const double *J = work, *P = J + 3 * n, *Dp = P + 3 * n, *dlq = Dp + 3 * n, *dlv = dlq + 3 * n, *Pm = dlv + 3 * n;

@@ -28,9 +28,9 @@
  *   - of the matrix functions: Daleckii and Krein's formula, for S = V diag(σ) Vᵀ,
  *       ∂f(S)[E] = V (F ∘ (Vᵀ E V)) Vᵀ,   F_ij = (f(σ_i) − f(σ_j))/(σ_i − σ_j), F_ii = f'(σ_i),
  *     whose divided differences are taken whole where the eigenvalues are apart (above 1e-3 of
- *     their scale) and as f' at their mean where they are not (equal eigenvalues: a symmetric
- *     robot's feet); f' by central differences of the closed form in σ (Q_k is an entire function of
- *     σ; a relative step of 1e-5 leaves ~1e-10).
+ *     their scale) and as the mean of the two slopes f' where they are not (equal eigenvalues: a
+ *     symmetric robot's feet; off by gap² f''' / 8, 1e-7 of f' at most); f' by central differences
+ *     of the closed form in σ (Q_k is an entire function of σ; a relative step of 1e-5 leaves ~1e-10).
  * No allocation; the workspace is carved with expo's. */
 #include <math.h>
 #include <string.h>
@@ -90,8 +90,11 @@ void mbsi_expo_dws_layout(mbs_carver *c, mbsi_expo_dws *w, int cmax, int nq, int
     w->K = mbsi_carve_doubles(c, k_size(n));
     w->Tk = mbsi_carve_doubles(c, n * v);
     w->Zb = mbsi_carve_doubles(c, 3 * n * v3);
-    double **m[] = {&w->RQ, &w->RV, &w->MiX, &w->MiRV};
-    for (int k = 0; k < 4; k++) *m[k] = mbsi_carve_doubles(c, v * v);
+    /* RV right after RQ and M⁻¹ RV after M⁻¹ RQ: one product takes both */
+    w->RQ = mbsi_carve_doubles(c, 2 * v * v);
+    w->RV = w->RQ + v * v;
+    w->MiX = mbsi_carve_doubles(c, 2 * v * v);
+    w->MiRV = w->MiX + v * v;
     double **vv[] = {&w->vf, &w->acc1, &w->acc2, &w->zero};
     for (int k = 0; k < 4; k++) *vv[k] = mbsi_carve_doubles(c, v);
     double **vn[] = {&w->dp, &w->dw, &w->pd0, &w->pdd, &w->pm, &w->lb, &w->lb2};
@@ -156,22 +159,6 @@ static void mul_dqm(const mbs_model *m, const double *dqm, int r, int ncol, doub
             for (int i = 0; i < r; i++) o[i] += g * x[i];
         }
     }
-}
-
-/* out (nv x (2nv + nb)) = M⁻¹ [X ∂qm − (0, RV, 0) + (0, 0, 1)], the acceleration's derivative in
- * (δq, δv, δτ) from X = −∂rnea/∂qm (+ the contact forces' share), the δτ block the nb columns tc of
- * M⁻¹: M⁻¹ X once (nv³), then times ∂qm, sparse (mul_dqm); −M⁻¹ RV is w->MiRV, the same for every
- * acceleration (∂rnea/∂v does not depend on q̈). Multiplying M⁻¹ by the whole block cost three
- * times that. */
-static void minv_times(const mbs_model *m, mbsi_expo_dws *w, const double *X, const int *tc, int nb, double *out)
-{
-    const int nv = m->nv, ncol = 2 * nv + nb;
-    const size_t nn = (size_t)nv * (size_t)nv;
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, nv, nv, 1.0, w->Mi, nv, X, nv, 0.0, w->MiX, nv);
-    mul_dqm(m, w->dqm, nv, ncol, 1.0, w->MiX, 0.0, out);
-    for (size_t k = 0; k < nn; k++) out[nn + k] -= w->MiRV[k];
-    for (int j = 0; j < nb; j++)
-        memcpy(out + 2 * nn + (size_t)nv * j, w->Mi + (size_t)nv * (tc ? tc[j] : j), (size_t)nv * sizeof(double));
 }
 
 /* Q_0..Q_3 at σ and their derivatives in σ (central differences, the comment at the top). */
@@ -297,9 +284,13 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
     /* ∂v̇_f = M⁻¹ (−∂rnea/∂qm ∂qm − ∂rnea/∂v δv + δτ), at v̇_f; the RNEA derivatives leave the
      * placements and joint columns at qm in d, which what follows reads */
     mbs_rnea_derivatives(m, d, qm, v, w->vf, w->RQ, w->RV, NULL);
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, nv, nv, 1.0, w->Mi, nv, w->RV, nv, 0.0, w->MiRV, nv);
-    for (size_t k = 0; k < nn; k++) w->RQ[k] = -w->RQ[k];
-    minv_times(m, w, w->RQ, tc, nb, w->dvf);
+    /* −M⁻¹ [∂rnea/∂qm ∂rnea/∂v] at once; then times ∂qm, sparse (mul_dqm: a dense product cost
+     * three times that), less M⁻¹ ∂rnea/∂v in the δv block, and the δτ block B's nb columns tc of M⁻¹ */
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, 2 * nv, nv, -1.0, w->Mi, nv, w->RQ, nv, 0.0, w->MiX, nv);
+    mul_dqm(m, w->dqm, nv, n3, 1.0, w->MiX, 0.0, w->dvf);
+    for (size_t k = 0; k < nn; k++) w->dvf[nn + k] += w->MiRV[k];
+    for (int j = 0; j < nb; j++)
+        memcpy(w->dvf + 2 * nn + (size_t)nv * j, w->Mi + (size_t)nv * (tc ? tc[j] : j), (size_t)nv * sizeof(double));
     if (n > 0) {
         /* ---- ∂p̈_free = ∂a_p/∂qm ∂qm + ∂a_p/∂v δv + J ∂v̇_f ---- */
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n3, nv, 1.0, w->Jm, n, w->dvf, nv, 0.0, dPdd, n);
@@ -394,8 +385,9 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
                 if (fabs(gap) > 1e-3 * fmax(fmax(fabs(li), fabs(lj)), scale)) {
                     for (int k = 0; k < 4; k++) Fk[k] = (w->Qv[k * n + i] - w->Qv[k * n + j]) / gap;
                 } else {
-                    double Q[4];
-                    q_and_slope(0.5 * (li + lj), beta, h, scale, Q, Fk);
+                    /* the mean of the two slopes: off the divided difference by gap² f''' / 8 */
+                    for (int k = 0; k < 4; k++)
+                        Fk[k] = 0.5 * (w->F[(size_t)k * un + i + (size_t)n * i] + w->F[(size_t)k * un + j + (size_t)n * j]);
                 }
                 for (int k = 0; k < 4; k++) {
                     w->F[(size_t)k * un + i + (size_t)n * j] = Fk[k];
