@@ -511,8 +511,9 @@ class Simulator:
         anchors and modes are held at their values now (hold_contacts in set_state does the same
         for a step of your own). When controller.dt = stepper.dt, as in scenarios/solo_trot.ini,
         a step is one period of step() without the scenario's controller.
-        method: "auto" (analytical where the scheme has them, forward differences otherwise),
-        "analytical", "forward", "central" or "extrapolated" (central at h and h/2, Richardson);
+        method: "auto" (analytical where the scheme's chain rule reaches, forward differences
+        otherwise), "analytical" (central differences of a step the chain rule does not cover),
+        "forward", "central" or "extrapolated" (central at h and h/2, Richardson);
         cols: indices into v (e.g. the actuated joints).
         The state is left as it was. Raises mbs.Error with the library's message (a bad column,
         "analytical" asked of a scheme without, a step that fails).
