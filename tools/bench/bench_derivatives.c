@@ -117,7 +117,8 @@ static double rel_err(const double *X, const double *Y, size_t n)
 typedef struct figures {
     const char *scheme;
     int analytical;
-    double deriv_us, step_us, err, fd_us;   /* err: analytical only; fd_us: forward differences (expo) */
+    double deriv_us, step_us, err, err_fwd, fd_us;   /* err, err_fwd: analytical only (against extrapolated central,
+                                                     * and forward, differences); fd_us: forward differences (expo) */
 } figures;
 
 typedef struct case_res {
@@ -176,7 +177,7 @@ static void set_open(set *x, mbs_system *sys, const mbs_scenario *sc)
         x->nsaved[f] = mbs_stepper_state_size(t);
         x->saved[f] = xmalloc(x->nsaved[f]);
         if (mbs_stepper_save(t, x->saved[f], x->nsaved[f], &err) != MBS_OK) die(name, err.msg);
-        res->fig[f] = (figures){name, analytical, INFINITY, INFINITY, NAN, INFINITY};
+        res->fig[f] = (figures){name, analytical, INFINITY, INFINITY, NAN, NAN, INFINITY};
         if (analytical) {
             /* the error against extrapolated central differences (O(h⁴): plain ones at 1e-6 are off by
              * 1e-4 where the contacts are stiff); implicit Euler's Newton solved to 1e-12 for it, far
@@ -192,6 +193,11 @@ static void set_open(set *x, mbs_system *sys, const mbs_scenario *sc)
             timed(&an);
             timed(&fd);
             res->fig[f].err = fmax(rel_err(x->A, Ac, (size_t)n2 * n2), rel_err(x->B, Bc, (size_t)n2 * ncols));
+            /* and against forward differences (h = 1e-8, one side): where the step has a kink
+             * within central differences' reach, the analytical Jacobian is that side's */
+            fd.method = MBS_DERIVATIVES_FORWARD;
+            timed(&fd);
+            res->fig[f].err_fwd = fmax(rel_err(x->A, Ac, (size_t)n2 * n2), rel_err(x->B, Bc, (size_t)n2 * ncols));
             mbs_stepper_free(r);
         }
     }
@@ -239,24 +245,31 @@ static void report(const char *prefix, const char *what, const case_res *r)
 {
     printf("\n## %s: %s; %d contacts active, nv %d, B's %d joint columns, dt %g ms\n", prefix, what, r->active, r->nv,
            r->ncols, 1e3 * DT);
-    printf("#   %-18s %-20s %14s %10s %18s %22s\n", "scheme", "method", "derivatives_us", "step_us", "derivatives/step",
-           "max_rel_error_vs_fd");
+    printf("#   %-18s %-20s %14s %10s %18s %22s %22s\n", "scheme", "method", "derivatives_us", "step_us",
+           "derivatives/step", "max_rel_error_vs_fd", "vs_forward_fd");
     key("%s_active_contacts: %d\n", prefix, r->active);
     for (int i = 0; i < r->nfig; i++) {
         const figures *f = &r->fig[i];
         const char *method = f->analytical ? "analytical" : "forward differences";
-        char e[32] = "-";
-        if (f->analytical) snprintf(e, sizeof e, "%.2e", f->err);
-        printf("#   %-18s %-20s %14.2f %10.2f %18.1f %22s\n", f->scheme, method, f->deriv_us, f->step_us,
-               f->deriv_us / f->step_us, e);
+        char e[32] = "-", ef[32] = "-";
+        if (f->analytical) {
+            snprintf(e, sizeof e, "%.2e", f->err);
+            snprintf(ef, sizeof ef, "%.2e", f->err_fwd);
+        }
+        printf("#   %-18s %-20s %14.2f %10.2f %18.1f %22s %22s\n", f->scheme, method, f->deriv_us, f->step_us,
+               f->deriv_us / f->step_us, e, ef);
         key("%s_%s_derivatives_us: %.2f\n", prefix, f->scheme, f->deriv_us);
         key("%s_%s_step_us: %.3f\n", prefix, f->scheme, f->step_us);
-        if (f->analytical) key("%s_%s_derivatives_max_rel_error_vs_fd: %.2e\n", prefix, f->scheme, f->err);
-        bench_doc_printf(&doc, "| %s | %d | `%s` | %s | %.1f | %.2f | %.0f× | %s |\n", prefix, r->active, f->scheme, method,
-                         f->deriv_us, f->step_us, f->deriv_us / f->step_us, f->analytical ? e : "");
+        if (f->analytical) {
+            key("%s_%s_derivatives_max_rel_error_vs_fd: %.2e\n", prefix, f->scheme, f->err);
+            key("%s_%s_derivatives_max_rel_error_vs_forward_fd: %.2e\n", prefix, f->scheme, f->err_fwd);
+        }
+        bench_doc_printf(&doc, "| %s | %d | `%s` | %s | %.1f | %.2f | %.0f× | %s | %s |\n", prefix, r->active, f->scheme,
+                         method, f->deriv_us, f->step_us, f->deriv_us / f->step_us, f->analytical ? e : "",
+                         f->analytical ? ef : "");
         if (strcmp(f->scheme, "expo") == 0) {
             key("%s_fd_derivatives_us: %.2f\n", prefix, f->fd_us);
-            bench_doc_printf(&doc, "| %s | %d | `expo` | forward differences | %.1f | %.2f | %.0f× | |\n", prefix, r->active,
+            bench_doc_printf(&doc, "| %s | %d | `expo` | forward differences | %.1f | %.2f | %.0f× | | |\n", prefix, r->active,
                              f->fd_us, f->step_us, f->fd_us / f->step_us);
         }
     }
@@ -414,7 +427,8 @@ int main(int argc, char **argv)
 
     bench_doc_begin(&doc, "derivatives-cases");
     bench_doc_printf(&doc, "| case | active contacts | scheme | method | derivatives µs | step µs | derivatives / step | "
-                           "max rel. error vs extrapolated central differences |\n|---|---|---|---|---|---|---|---|\n");
+                           "max rel. error vs extrapolated central differences | vs forward differences |\n"
+                           "|---|---|---|---|---|---|---|---|---|\n");
     report("solo_stand", "Solo-12 standing on its 4 foot spheres under a joint PD, settled 0.3 s", &sets[STAND].res);
     report("solo_trot", what, &sets[TROT].res);
     report("romeo_stand", "scenarios/romeo_walk.ini on its 8 sole corners under its PD controller, settled 0.3 s",
@@ -423,12 +437,12 @@ int main(int argc, char **argv)
 #ifdef MBS_HAVE_MUJOCO
     printf("\n## MuJoCo %s: mjd_transitionFD (forward differences, eps 1e-6) on Solo standing on its 4 foot spheres, "
            "a motor per joint (nu 12), dt %g ms, settled 0.3 s under the same PD; %d contacts\n", version, 1e3 * DT, ncon);
-    printf("#   mjd_transitionFD %.2f us, expo's derivatives (forward differences) %.2f us: %.2f times faster\n", mj_us,
+    printf("#   mjd_transitionFD %.2f us, expo's derivatives (MBS_DERIVATIVES_AUTO: its chain rule) %.2f us: %.2f times faster\n", mj_us,
            ex->deriv_us, mj_us / ex->deriv_us);
     key("mujoco_contacts: %d\n", ncon);
     key("mujoco_transition_fd_us: %.2f\n", mj_us);
     key("expo_derivatives_speedup_vs_mujoco_fd: %.3f\n", mj_us / ex->deriv_us);
-    bench_doc_printf(&doc, "| solo_stand | %d | MuJoCo %s `mjd_transitionFD` | forward differences | %.1f | | | |\n", ncon,
+    bench_doc_printf(&doc, "| solo_stand | %d | MuJoCo %s `mjd_transitionFD` | forward differences | %.1f | | | | |\n", ncon,
                      version, mj_us);
 #else
     printf("\n## MuJoCo: skipped (not built in: apt-get install libmujoco-dev); mujoco_transition_fd_us and "
