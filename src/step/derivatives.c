@@ -126,18 +126,22 @@ void mbsi_derivatives_configuration_rows(mbs_stepper *st, const double *q, const
     mbs_dintegrate(m, q, delta, MBS_ARG1, w->D1);
     /* [A_q | B_q] = D1 X (the three blocks of X's columns), then A_qq += D0. integrate's Jacobians
      * are block-diagonal, one block per joint (each joint moves by its own tangent), so row r of
-     * D1 X sums over r's joint's dofs only: a dense product cost nv times that. Joint by joint, the
-     * block's columns added in turn (a sum per row would chain its multiply-adds, a free-flyer's six
-     * deep). */
-    for (int i = 0; i < m->nbodies; i++) {
-        const int r0 = m->bodies[i].idx_v, nd = m->bodies[i].nv;
-        const double *D = w->D1 + r0 + (size_t)nv * r0;
-        for (int c = 0; c < n2 + nb; c++) {
-            const double *x = X + (size_t)nv * c + r0;
-            double *o = (c < n2 ? A + (size_t)n2 * c : B + (size_t)n2 * (c - n2)) + r0;
-            for (int r = 0; r < nd; r++) o[r] = D[r] * x[0];
+     * D1 X sums over r's joint's dofs only: a dense product cost nv times that. A column at a time:
+     * D1's diagonal times the whole column (the one-dof joints' blocks), then the larger blocks
+     * (a free-flyer's 6 x 6) over their rows, their columns added in turn. */
+    int *big = w->iwork, nbig = 0;   /* the joints of more than one dof */
+    for (int i = 0; i < m->nbodies; i++)
+        if (m->bodies[i].nv > 1) big[nbig++] = i;
+    for (int c = 0; c < n2 + nb; c++) {
+        const double *x = X + (size_t)nv * c;
+        double *o = c < n2 ? A + (size_t)n2 * c : B + (size_t)n2 * (c - n2);
+        for (int r = 0; r < nv; r++) o[r] = w->D1[r + (size_t)nv * r] * x[r];
+        for (int j = 0; j < nbig; j++) {
+            const int r0 = m->bodies[big[j]].idx_v, nd = m->bodies[big[j]].nv;
+            const double *D = w->D1 + r0 + (size_t)nv * r0;
+            for (int r = 0; r < nd; r++) o[r0 + r] = D[r] * x[r0];
             for (int k = 1; k < nd; k++)
-                for (int r = 0; r < nd; r++) o[r] += D[r + (size_t)nv * k] * x[k];
+                for (int r = 0; r < nd; r++) o[r0 + r] += D[r + (size_t)nv * k] * x[r0 + k];
         }
     }
     for (int c = 0; c < nv; c++)
