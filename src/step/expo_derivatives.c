@@ -90,11 +90,9 @@ void mbsi_expo_dws_layout(mbs_carver *c, mbsi_expo_dws *w, int cmax, int nq, int
     w->K = mbsi_carve_doubles(c, k_size(n));
     w->Tk = mbsi_carve_doubles(c, n * v);
     w->Zb = mbsi_carve_doubles(c, 3 * n * v3);
-    /* RV right after RQ and M⁻¹ RV after M⁻¹ RQ: one product takes both */
+    /* twice nv x nv each: ∂rnea/∂v right after ∂rnea/∂q, and M⁻¹ times both (one product) */
     w->RQ = mbsi_carve_doubles(c, 2 * v * v);
-    w->RV = w->RQ + v * v;
     w->MiX = mbsi_carve_doubles(c, 2 * v * v);
-    w->MiRV = w->MiX + v * v;
     double **vv[] = {&w->vf, &w->acc1, &w->acc2, &w->zero};
     for (int k = 0; k < 4; k++) *vv[k] = mbsi_carve_doubles(c, v);
     double **vn[] = {&w->dp, &w->dw, &w->pd0, &w->pdd, &w->pm, &w->lb, &w->lb2};
@@ -283,12 +281,12 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
 
     /* ∂v̇_f = M⁻¹ (−∂rnea/∂qm ∂qm − ∂rnea/∂v δv + δτ), at v̇_f; the RNEA derivatives leave the
      * placements and joint columns at qm in d, which what follows reads */
-    mbs_rnea_derivatives(m, d, qm, v, w->vf, w->RQ, w->RV, NULL);
+    mbs_rnea_derivatives(m, d, qm, v, w->vf, w->RQ, w->RQ + nn, NULL);
     /* −M⁻¹ [∂rnea/∂qm ∂rnea/∂v] at once; then times ∂qm, sparse (mul_dqm: a dense product cost
      * three times that), less M⁻¹ ∂rnea/∂v in the δv block, and the δτ block B's nb columns tc of M⁻¹ */
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, 2 * nv, nv, -1.0, w->Mi, nv, w->RQ, nv, 0.0, w->MiX, nv);
     mul_dqm(m, w->dqm, nv, n3, 1.0, w->MiX, 0.0, w->dvf);
-    for (size_t k = 0; k < nn; k++) w->dvf[nn + k] += w->MiRV[k];
+    for (size_t k = 0; k < nn; k++) w->dvf[nn + k] += w->MiX[nn + k];
     for (int j = 0; j < nb; j++)
         memcpy(w->dvf + 2 * nn + (size_t)nv * j, w->Mi + (size_t)nv * (tc ? tc[j] : j), (size_t)nv * sizeof(double));
     if (n > 0) {

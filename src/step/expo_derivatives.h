@@ -23,8 +23,8 @@ typedef struct mbsi_expo_dws {
     double *Zb;                    /* 3 nmax x 3nv: Z1, Z2 (scratch) and ∂p̈_free, each n x n3, one after the
                                     * other for the n and columns n3 of the call (one product over the three) */
     double *K, *Tk;                /* nmax (nmax + 1) / 2 x a block of columns, nmax x nv: the matrix functions' change */
-    double *RQ, *RV;               /* nv x nv: RNEA derivatives ∂/∂q (forces added), ∂/∂v; RV right after RQ */
-    double *MiX, *MiRV;            /* nv x nv: −M⁻¹ RQ, −M⁻¹ RV (MiRV right after MiX) */
+    double *RQ;                    /* 2 nv x nv: RNEA derivatives ∂/∂q (forces added), then ∂/∂v */
+    double *MiX;                   /* 2 nv x nv: −M⁻¹ times the two */
     double *vf, *acc1, *acc2, *zero; /* nv */
     double *dp, *dw, *pd0, *pdd, *pm, *yh, *Qv, *lb, *lb2; /* nmax (yh: 3 nmax, Qv: 4 nmax) */
     double *dDp, *dDw, *dPd0, *dy, *dL; /* nmax x 3nv (dy: three of them; dL: ∂λ̄, ∂λ̄₂ one after the other) */
