@@ -223,8 +223,9 @@ static int finite_differences(mbs_stepper *st, double dt, mbs_derivatives_method
 /* The scheme's own A and B (into w->A, w->B), with the joint impedance's torque added to τ for a
  * scheme that holds it over the step, as mbsi_stepper_raw_step does, and its derivative chained
  * in: τ_imp = kp (q_ref − q) + kd (v_ref − v) on one-coordinate joints. A step the scheme's chain
- * rule does not cover takes central differences instead, of B's columns cols[0..nb) only (cols
- * NULL: all), and sets *differenced: those steps took the dissipation already. */
+ * rule does not cover takes differences instead (forward ones for MBS_DERIVATIVES_AUTO, central
+ * ones otherwise), of B's columns cols[0..nb) only (cols NULL: all), and sets *differenced: those
+ * steps took the dissipation already. */
 static int analytical(mbs_stepper *st, double dt, mbs_derivatives_method method, const int *cols, int nb,
                       int *differenced)
 {
@@ -237,7 +238,6 @@ static int analytical(mbs_stepper *st, double dt, mbs_derivatives_method method,
      * rule below needs those of every joint it holds */
     w->bcols = imp ? NULL : cols;
     w->nbcols = imp ? nv : nb;
-    w->bchosen = 0;
     int rc = st->type->derivatives(st, dt, w->A, w->B);
     if (rc == MBSI_DERIVATIVES_FALLBACK) {
         /* a step outside what the scheme's chain rule covers: differences of it, forward ones for

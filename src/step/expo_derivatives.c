@@ -3,7 +3,7 @@
  * its closed form takes in one piece (expo_derivatives.h says which). The expo paper leaves this
  * as future work ("we will need to differentiate the integration scheme, which should be
  * feasible", sec. 7). Everything is differentiated in the inputs z = (δq, δv, δτ), δq in the
- * tangent space, as nv x 3nv (or 3c x 3nv) matrices.
+ * tangent space, as nv x n3 (or 3c x n3) matrices, n3 = 2nv + the columns of B asked for.
  *
  * The step (expo.c), with qm = integrate(q, h/2 v) (or q) where the dynamics are frozen:
  *   Δp = p(q) − p0, Δṗ = ṗ(q, v) − ṗ0                        the contacts at the start (anchors
@@ -18,9 +18,10 @@
  * The derivatives:
  *   - of the start terms: ∂p/∂q (the touching point follows the sphere's centre), ∂ṗ/∂q, J, less
  *     the anchors' (mbsi_contact_anchor_derivatives);
- *   - of the acceleration for held forces, M⁻¹ (∂(Jᵀλ)/∂qm − ∂rnea/∂qm, −∂rnea/∂v, 1), from the
- *     RNEA derivatives at that acceleration (Carpentier & Mansard 2018) and the point-force terms
- *     of the contact layer (mbsi_point_force_dq);
+ *   - of the acceleration for held forces, M⁻¹ (∂(Jᵀλ)/∂qm − ∂rnea/∂qm, −∂rnea/∂v, 1): the RNEA
+ *     derivatives at v̇_f (Carpentier & Mansard 2018), at v̇_f + Y λ those plus ∂(M Y λ)/∂qm
+ *     (mbsi_mass_times_dq: RNEA's q-derivative is affine in q̈), and the point-force terms of the
+ *     contact layer (mbsi_point_force_dq);
  *   - of Υ = J M⁻¹Jᵀ: ∂Υ/∂qm_k = (∂J/∂qm_k) Y + ((∂J/∂qm_k) Y)ᵀ − Yᵀ (∂M/∂qm_k) Y, the last from
  *     the subtrees' momenta (mbsi_mass_bilinear_dq);
  *   - of p̈_free: the classical acceleration's derivatives (mbsi_point_acceleration_derivatives)
@@ -93,8 +94,8 @@ void mbsi_expo_dws_layout(mbs_carver *c, mbsi_expo_dws *w, int cmax, int nq, int
     /* twice nv x nv each: ∂rnea/∂v right after ∂rnea/∂q, and M⁻¹ times both (one product) */
     w->RQ = mbsi_carve_doubles(c, 2 * v * v);
     w->MiX = mbsi_carve_doubles(c, 2 * v * v);
-    double **vv[] = {&w->vf, &w->acc1, &w->acc2, &w->zero};
-    for (int k = 0; k < 4; k++) *vv[k] = mbsi_carve_doubles(c, v);
+    double **vv[] = {&w->vf, &w->acc1, &w->acc2};
+    for (int k = 0; k < 3; k++) *vv[k] = mbsi_carve_doubles(c, v);
     double **vn[] = {&w->dp, &w->dw, &w->pd0, &w->pdd, &w->pm, &w->lb, &w->lb2};
     for (int k = 0; k < 7; k++) *vn[k] = mbsi_carve_doubles(c, n);
     w->yh = mbsi_carve_doubles(c, 3 * n);
@@ -185,7 +186,6 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
     /* n x n3 blocks placed one after the other for this n: Z1, Z2 and ∂p̈_free (one product takes
      * the three to ŷ-space), and dL1 = ∂λ̄ followed by ∂λ̄₂ */
     double *Z1 = w->Zb, *Z2 = Z1 + zn, *dPdd = Z2 + zn, *dL1 = w->dL, *dacc2 = w->dacc1 + (size_t)nv * n3;
-    memset(w->zero, 0, (size_t)nv * sizeof(double));
 
     /* ---- the contacts at the step's start: Δp, Δṗ, ṗ0 and their derivatives ---- */
     memset(w->dDp, 0, zn * sizeof(double));
@@ -414,7 +414,7 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
         cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, w->V, n, yB, 1, 0.0, w->Sk, 1);
         r_mul(w->R, n, 1, w->Sk, w->lb2);
 
-        /* ∂y (n x 3nv each): R(∂Δp + β∂Δṗ), R(∂Δṗ + ∂ṗ0 + β∂p̈_free), R ∂p̈_free, into ŷ-space */
+        /* ∂y (n x n3 each): R(∂Δp + β∂Δṗ), R(∂Δṗ + ∂ṗ0 + β∂p̈_free), R ∂p̈_free, into ŷ-space */
         double *dyA = w->dy, *dyB = w->dy + zn, *dyC = w->dy + 2 * zn;
         for (size_t k = 0; k < zn; k++) {
             Z1[k] = w->dDp[k] + beta * w->dDw[k];

@@ -25,7 +25,7 @@ typedef struct mbsi_expo_dws {
     double *K, *Tk;                /* nmax (nmax + 1) / 2 x a block of columns, nmax x nv: the matrix functions' change */
     double *RQ;                    /* 2 nv x nv: RNEA derivatives ∂/∂q (forces added), then ∂/∂v */
     double *MiX;                   /* 2 nv x nv: −M⁻¹ times the two */
-    double *vf, *acc1, *acc2, *zero; /* nv */
+    double *vf, *acc1, *acc2;      /* nv */
     double *dp, *dw, *pd0, *pdd, *pm, *yh, *Qv, *lb, *lb2; /* nmax (yh: 3 nmax, Qv: 4 nmax) */
     double *dDp, *dDw, *dPd0, *dy, *dL; /* nmax x 3nv (dy: three of them; dL: ∂λ̄, ∂λ̄₂ one after the other) */
     double *dvf, *dacc1;           /* nv x 3nv (dacc1: twice, ∂acc1 then ∂acc2 one after the other) */
