@@ -58,9 +58,11 @@ typedef enum mbs_derivatives_method {
     MBS_DERIVATIVES_ANALYTICAL,    /* the scheme's own chain rule; MBS_ERR_ARG for a scheme without */
     MBS_DERIVATIVES_FORWARD,       /* forward differences: 1 + 2nv + ncols steps (as MuJoCo's mjd_transitionFD) */
     MBS_DERIVATIVES_CENTRAL,       /* central differences: 2 (2nv + ncols) steps, error O(h²) */
-    MBS_DERIVATIVES_EXTRAPOLATED,  /* central differences at h and h/2 extrapolated (Richardson), error O(h⁴):
-                                    * 4 (2nv + ncols) steps; the reference for stiff contacts, whose third
-                                    * derivatives make plain central differences off by 1e-4 */
+    MBS_DERIVATIVES_EXTRAPOLATED,  /* central differences at h and h/2 extrapolated (Richardson), error O(h⁴),
+                                    * each column checked against the same at h/8 and h shrunk while they
+                                    * disagree: 8 (2nv + ncols) steps, more where the step is not smooth at
+                                    * h; the reference for stiff contacts, whose third derivatives make plain
+                                    * central differences off by 1e-4 */
 } mbs_derivatives_method;
 
 /* 1 when st's scheme differentiates its step analytically (euler, symplectic_euler, rk4,

@@ -513,7 +513,8 @@ class Simulator:
         a step is one period of step() without the scenario's controller.
         method: "auto" (analytical where the scheme's chain rule reaches, forward differences
         otherwise), "analytical" (central differences of a step the chain rule does not cover),
-        "forward", "central" or "extrapolated" (central at h and h/2, Richardson);
+        "forward", "central" or "extrapolated" (central at h and h/2, Richardson, h shrunk
+        while the estimates at h and h/8 disagree);
         cols: indices into v (e.g. the actuated joints).
         The state is left as it was. Raises mbs.Error with the library's message (a bad column,
         "analytical" asked of a scheme without, a step that fails).

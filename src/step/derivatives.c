@@ -33,7 +33,7 @@ int mbsi_derivatives_init(mbs_stepper *st, mbs_error *err)
         for (int k = 0; k < 3; k++) *vq[k] = mbsi_carve_doubles(&c, nq);
         double **vv[] = {&w->v0, &w->tau0, &w->vn, &w->vp, &w->a};
         for (int k = 0; k < 5; k++) *vv[k] = mbsi_carve_doubles(&c, nv);
-        w->col = mbsi_carve_doubles(&c, 6 * nv);
+        w->col = mbsi_carve_doubles(&c, 10 * nv);
         w->A = mbsi_carve_doubles(&c, 4 * nn);
         w->B = mbsi_carve_doubles(&c, 2 * nn);
         double **m[] = {&w->Fq, &w->Fv, &w->Mi, &w->D0, &w->D1};
@@ -192,30 +192,78 @@ static int perturbed(mbs_stepper *st, double dt, int j, double h, double *out)
     return MBS_OK;
 }
 
+/* Central differences of input j at h and h/2 extrapolated (Richardson: (4 D(h/2) − D(h)) / 3, error
+ * O(h⁴)) into out (2nv), with w->col's first three 2nv blocks as room. */
+static int extrapolated_column(mbs_stepper *st, double dt, int j, double h, double *out)
+{
+    mbsi_derivatives_ws *w = &st->dw;
+    const int n2 = 2 * st->sys->nv;
+    double *m1 = w->col, *p2 = w->col + n2, *m2 = w->col + 2 * n2;
+    int rc = perturbed(st, dt, j, h, out);
+    if (rc == MBS_OK) rc = perturbed(st, dt, j, -h, m1);
+    if (rc == MBS_OK) rc = perturbed(st, dt, j, h / 2, p2);
+    if (rc == MBS_OK) rc = perturbed(st, dt, j, -h / 2, m2);
+    if (rc != MBS_OK) return rc;
+    for (int k = 0; k < n2; k++) out[k] = (4 * (p2[k] - m2[k]) / h - (out[k] - m1[k]) / (2 * h)) / 3;
+    return MBS_OK;
+}
+
+/* The extrapolated column at h = H_CENTRAL, checked against the one at h/8: where they agree (to
+ * 1e-7 of the column's largest entry, or 1e-9 absolute: the rounding of the finer one) it stands.
+ * Where they do not, the step map is far from its Taylor polynomial within h — a step outside its
+ * scheme's stability region magnifies 1e-7 into a stage force crossing its friction cone (rk4 at
+ * 1 ms on Solo's 1e5 N/m feet: A's entries of 3e6), and differences across that switch are not a
+ * derivative — so h shrinks by 8 while successive columns disagree, to H_CENTRAL / 512 at most
+ * (rounding there ~1e-7 of a unit state), and the column kept is the one that agreed best with its
+ * finer neighbour (Ridders' choice). */
+static int converged_column(mbs_stepper *st, double dt, int j, double *out)
+{
+    mbsi_derivatives_ws *w = &st->dw;
+    const int n2 = 2 * st->sys->nv;
+    double *cur = w->col + 3 * n2, *best = w->col + 4 * n2, bestd = INFINITY, h = H_CENTRAL;
+    int rc = extrapolated_column(st, dt, j, h, out);
+    for (int level = 1; level <= 3 && rc == MBS_OK; level++) {
+        h /= 8;
+        rc = extrapolated_column(st, dt, j, h, cur);
+        if (rc != MBS_OK) break;
+        double d = 0, s = 0;
+        for (int k = 0; k < n2; k++) {
+            d = fmax(d, fabs(cur[k] - out[k]));
+            s = fmax(s, fabs(cur[k]));
+        }
+        if (d <= 1e-7 * s || d <= 1e-9) return MBS_OK;
+        if (d < bestd) {
+            bestd = d;
+            memcpy(best, out, (size_t)n2 * sizeof(double));
+        }
+        memcpy(out, cur, (size_t)n2 * sizeof(double));
+    }
+    if (rc == MBS_OK) memcpy(out, best, (size_t)n2 * sizeof(double));
+    return rc;
+}
+
 /* A (into w->A) and B's columns cols[0..nb) (into those of w->B; cols NULL: every one) by
- * differences: forward (a step per column), central (two) or central at h and h/2 extrapolated
- * (four: (4 D(h/2) − D(h)) / 3). */
+ * differences: forward (a step per column), central (two) or extrapolated (converged_column: four
+ * per level, usually two levels). */
 static int finite_differences(mbs_stepper *st, double dt, mbs_derivatives_method method, const int *cols, int nb)
 {
     mbs_system *s = st->sys;
     mbsi_derivatives_ws *w = &st->dw;
     const int nv = s->nv, n2 = 2 * nv;
-    const int central = method != MBS_DERIVATIVES_FORWARD, extrapolated = method == MBS_DERIVATIVES_EXTRAPOLATED;
+    const int central = method == MBS_DERIVATIVES_CENTRAL;
     const double h = central ? H_CENTRAL : H_FORWARD;
     int rc = plain_step(st, dt, w->qn, w->vn);
     for (int i = 0; i < n2 + nb && rc == MBS_OK; i++) {
         int j = i < n2 ? i : n2 + (cols ? cols[i - n2] : i - n2);
         double *out = j < n2 ? w->A + (size_t)n2 * j : w->B + (size_t)n2 * (j - n2);
-        double *p2 = w->col + n2, *m2 = w->col + 2 * n2;
+        if (method == MBS_DERIVATIVES_EXTRAPOLATED) {
+            rc = converged_column(st, dt, j, out);
+            continue;
+        }
         rc = perturbed(st, dt, j, h, out);
         if (rc == MBS_OK && central) rc = perturbed(st, dt, j, -h, w->col);
-        if (rc == MBS_OK && extrapolated) rc = perturbed(st, dt, j, h / 2, p2);
-        if (rc == MBS_OK && extrapolated) rc = perturbed(st, dt, j, -h / 2, m2);
         if (rc != MBS_OK) break;
-        for (int k = 0; k < n2; k++) {
-            double d1 = central ? (out[k] - w->col[k]) / (2 * h) : out[k] / h;
-            out[k] = extrapolated ? (4 * (p2[k] - m2[k]) / h - d1) / 3 : d1;
-        }
+        for (int k = 0; k < n2; k++) out[k] = central ? (out[k] - w->col[k]) / (2 * h) : out[k] / h;
     }
     return rc;
 }
