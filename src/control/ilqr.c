@@ -412,11 +412,53 @@ static void accept(mbs_ilqr *p)
     p->nominal = 1;
 }
 
+/* Y ← (L Lᵀ)⁻¹ Y, L lower triangular (nf x nf), Y's nf rows stored one after the other (row-major,
+ * ncol each): forward then back substitution, each row update an axpy along a whole row, across
+ * the right-hand sides (at these sizes cheaper than a BLAS call's set-up, and than a column at
+ * a time, whose sums are one long dependency chain). */
+static void cholesky_solve(const double *L, int nf, double *Y, int ncol)
+{
+    for (int i = 0; i < nf; i++) {
+        double *restrict yi = Y + (size_t)ncol * i;
+        for (int k = 0; k < i; k++) {
+            const double l = L[i + (size_t)nf * k], *restrict yk = Y + (size_t)ncol * k;
+            for (int c = 0; c < ncol; c++) yi[c] -= l * yk[c];
+        }
+        const double r = 1 / L[i + (size_t)nf * i];
+        for (int c = 0; c < ncol; c++) yi[c] *= r;
+    }
+    for (int i = nf - 1; i >= 0; i--) {
+        double *restrict yi = Y + (size_t)ncol * i;
+        for (int k = i + 1; k < nf; k++) {
+            const double l = L[k + (size_t)nf * i], *restrict yk = Y + (size_t)ncol * k;
+            for (int c = 0; c < ncol; c++) yi[c] -= l * yk[c];
+        }
+        const double r = 1 / L[i + (size_t)nf * i];
+        for (int c = 0; c < ncol; c++) yi[c] *= r;
+    }
+}
+
 /* The box QP of knot k's feed-forward step into p->du and which controls it leaves free
- * (p->freei, their count returned); −1 when Q_uu (regularised) is not positive definite. */
+ * (p->freei, their count returned); −1 when Q_uu (regularised) is not positive definite. The
+ * Newton step −Q_uu⁻¹ Q_u first (its factor left in p->H): when it stays inside the box, strictly,
+ * it is the QP's solution with every control free, as at most knots of a plan that does not
+ * saturate its joints; the QP otherwise. */
 static int box_step(mbs_ilqr *p, const double *u)
 {
     const int nu = p->nu;
+    memcpy(p->H, p->Quu, sizeof(double) * (size_t)nu * (size_t)nu);
+    if (mbsi_cholesky(p->H, nu, nu, 0) >= 0) return -1;
+    for (int j = 0; j < nu; j++) p->du[j] = -p->Qu[j];
+    cholesky_solve(p->H, nu, p->du, 1);
+    int inside = 1;
+    for (int j = 0; j < nu && inside; j++) {
+        double x = u[j] + p->du[j], tol = 1e-12 * (1 + fabs(x));
+        inside = !(isfinite(p->lo[j]) && x <= p->lo[j] + tol) && !(isfinite(p->hi[j]) && x >= p->hi[j] - tol);
+    }
+    if (inside) {
+        for (int j = 0; j < nu; j++) p->freei[j] = j;
+        return nu;
+    }
     memcpy(p->H, p->Quu, sizeof(double) * (size_t)nu * (size_t)nu);
     int rows = 0;
     memset(p->Ain, 0, sizeof(double) * 2 * (size_t)nu * (size_t)nu);
@@ -434,6 +476,10 @@ static int box_step(mbs_ilqr *p, const double *u)
         double x = u[j] + p->du[j], tol = 1e-12 * (1 + fabs(x));
         int clamped = (isfinite(p->lo[j]) && x <= p->lo[j] + tol) || (isfinite(p->hi[j]) && x >= p->hi[j] - tol);
         if (!clamped) p->freei[nf++] = j;
+    }
+    if (nf == nu) {   /* every control free after all (a step within rounding of a bound): the factor */
+        memcpy(p->H, p->Quu, sizeof(double) * (size_t)nu * (size_t)nu);
+        if (mbsi_cholesky(p->H, nu, nu, 0) >= 0) return -1;
     }
     return nf;
 }
@@ -469,18 +515,19 @@ static int backward(mbs_ilqr *p, double *d1, double *d2)
         memcpy(kk, p->du, sizeof(double) * (size_t)nu);
         memset(K, 0, sizeof(double) * (size_t)nu * (size_t)n);
         if (nf > 0) {
-            double *L = p->H;   /* nf x nf */
-            for (int b = 0; b < nf; b++)
-                for (int a = 0; a < nf; a++) L[a + (size_t)nf * b] = p->Quu[p->freei[a] + (size_t)nu * p->freei[b]];
-            if (mbsi_cholesky(L, nf, nf, 0) >= 0) return -1;
-            /* K_f = −Q_uu,ff⁻¹ Q_ux,f: the n right-hand sides at once, L y' = y then Lᵀ y = y' */
-            double *Y = p->T2;   /* nf x n */
+            double *L = p->H;   /* nf x nf; box_step's factor when every control is free */
+            if (nf < nu) {
+                for (int b = 0; b < nf; b++)
+                    for (int a = 0; a < nf; a++) L[a + (size_t)nf * b] = p->Quu[p->freei[a] + (size_t)nu * p->freei[b]];
+                if (mbsi_cholesky(L, nf, nf, 0) >= 0) return -1;
+            }
+            /* K_f = −Q_uu,ff⁻¹ Q_ux,f: the n right-hand sides at once */
+            double *Y = p->T2;   /* nf rows of n, one after the other */
             for (int c = 0; c < n; c++)
-                for (int a = 0; a < nf; a++) Y[a + (size_t)nf * c] = -p->Qux[p->freei[a] + (size_t)nu * c];
-            cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, nf, n, 1.0, L, nf, Y, nf);
-            cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasTrans, CblasNonUnit, nf, n, 1.0, L, nf, Y, nf);
+                for (int a = 0; a < nf; a++) Y[c + (size_t)n * a] = -p->Qux[p->freei[a] + (size_t)nu * c];
+            cholesky_solve(L, nf, Y, n);
             for (int c = 0; c < n; c++)
-                for (int a = 0; a < nf; a++) K[p->freei[a] + (size_t)nu * c] = Y[a + (size_t)nf * c];
+                for (int a = 0; a < nf; a++) K[p->freei[a] + (size_t)nu * c] = Y[c + (size_t)n * a];
         }
         /* the expected decrease, and V_x, V_xx */
         double kQuk = 0;

@@ -177,8 +177,9 @@ void mbsi_so3_exp(const double w[3], double qt[4])
 }
 
 /* θ = 2 atan2(|u|, w) is scale-free and accurate at every angle, unlike acos(w) near 0 or
- * asin(|u|) near π; the sign flip picks the representative with θ <= π. */
-double mbsi_so3_log(const double qt[4], double w[3])
+ * asin(|u|) near π; the sign flip picks the representative with θ <= π. sc: (sin θ/2, cos θ/2)
+ * times the quaternion's norm, as the log of SE(3) reads them. */
+static double so3_log_sc(const double qt[4], double w[3], double sc[2])
 {
     double sg = qt[3] < 0 ? -1.0 : 1.0;
     double u[3] = {sg * qt[0], sg * qt[1], sg * qt[2]}, c = sg * qt[3];
@@ -188,7 +189,15 @@ double mbsi_so3_log(const double qt[4], double w[3])
      * zero and any finite k will do */
     double k = s > 0 ? t / s : 2.0;
     w[0] = k * u[0]; w[1] = k * u[1]; w[2] = k * u[2];
+    sc[0] = s;
+    sc[1] = c;
     return t;
+}
+
+double mbsi_so3_log(const double qt[4], double w[3])
+{
+    double sc[2];
+    return so3_log_sc(qt, w, sc);
 }
 
 /* Jr = I - (1-cosθ)/θ² [w]x + (θ-sinθ)/θ³ [w]x² [Sola, eq. 143]. */
@@ -238,9 +247,14 @@ void mbsi_se3_exp(const double xi[6], double g[7])
 /* Log(p, R) = (V(w)⁻¹ p, w), V⁻¹ = I - ½ [w]x + β [w]x² = α I - ½ [w]x + β w wᵀ. */
 void mbsi_se3_log(const double g[7], double xi[6])
 {
-    double w[3], p[3] = {g[0], g[1], g[2]}, alpha, beta, wxp[3];
-    double t = mbsi_so3_log(g + 3, w);
-    log_coefs(t, &alpha, &beta);
+    double w[3], p[3] = {g[0], g[1], g[2]}, alpha, beta, wxp[3], sc[2];
+    double t = so3_log_sc(g + 3, w, sc);
+    if (t < SERIES_ANGLE) log_coefs(t, &alpha, &beta);
+    else {
+        /* log_coefs' half-angle form, cos/sin of θ/2 read off the quaternion (no trigonometry) */
+        alpha = 0.5 * t * sc[1] / sc[0];
+        beta = (1.0 - alpha) / (t * t);
+    }
     v3_cross(w, p, wxp);
     double wp = beta * v3_dot(w, p);
     for (int k = 0; k < 3; k++) xi[k] = alpha * p[k] - 0.5 * wxp[k] + wp * w[k];
