@@ -29,6 +29,9 @@ void mbsi_spd_solve(double *A, int n, double *b);
  * becomes L; the upper triangle is not read. Returns -1, or the first column whose pivot is not
  * above `floor` (or not finite): A is not safely positive definite, and L is not complete. */
 int mbsi_cholesky(double *A, int n, int lda, double floor);
+/* Y ← (L Lᵀ)⁻¹ Y for the factor L of mbsi_cholesky (nf x nf, leading dimension nf), Y's nf rows
+ * stored one after the other (row-major, ncol each): forward, then back substitution. */
+void mbsi_cholesky_solve_rows(const double *L, int nf, double *Y, int ncol);
 
 /* LU factorisation with partial pivoting of the n x n matrix a (column-major, leading
  * dimension n), in place: unit lower L below the diagonal, U on and above; row k was swapped

@@ -50,6 +50,31 @@ int mbsi_cholesky(double *A, int n, int lda, double floor)
     return -1;
 }
 
+/* Each row update an axpy along a whole row, across the right-hand sides: at a few dozen columns
+ * cheaper than a BLAS call's set-up, and than a column at a time, whose sums are one long
+ * dependency chain. */
+void mbsi_cholesky_solve_rows(const double *L, int nf, double *Y, int ncol)
+{
+    for (int i = 0; i < nf; i++) {
+        double *restrict yi = Y + (size_t)ncol * i;
+        for (int k = 0; k < i; k++) {
+            const double l = L[i + (size_t)nf * k], *restrict yk = Y + (size_t)ncol * k;
+            for (int c = 0; c < ncol; c++) yi[c] -= l * yk[c];
+        }
+        const double r = 1 / L[i + (size_t)nf * i];
+        for (int c = 0; c < ncol; c++) yi[c] *= r;
+    }
+    for (int i = nf - 1; i >= 0; i--) {
+        double *restrict yi = Y + (size_t)ncol * i;
+        for (int k = i + 1; k < nf; k++) {
+            const double l = L[k + (size_t)nf * i], *restrict yk = Y + (size_t)ncol * k;
+            for (int c = 0; c < ncol; c++) yi[c] -= l * yk[c];
+        }
+        const double r = 1 / L[i + (size_t)nf * i];
+        for (int c = 0; c < ncol; c++) yi[c] *= r;
+    }
+}
+
 void mbsi_add_task(double *H, int ldH, double *g, const double *J, int ldJ, int r0, int nr, int ncols, const double *e,
                    double weight)
 {

@@ -412,32 +412,6 @@ static void accept(mbs_ilqr *p)
     p->nominal = 1;
 }
 
-/* Y ← (L Lᵀ)⁻¹ Y, L lower triangular (nf x nf), Y's nf rows stored one after the other (row-major,
- * ncol each): forward then back substitution, each row update an axpy along a whole row, across
- * the right-hand sides (at these sizes cheaper than a BLAS call's set-up, and than a column at
- * a time, whose sums are one long dependency chain). */
-static void cholesky_solve(const double *L, int nf, double *Y, int ncol)
-{
-    for (int i = 0; i < nf; i++) {
-        double *restrict yi = Y + (size_t)ncol * i;
-        for (int k = 0; k < i; k++) {
-            const double l = L[i + (size_t)nf * k], *restrict yk = Y + (size_t)ncol * k;
-            for (int c = 0; c < ncol; c++) yi[c] -= l * yk[c];
-        }
-        const double r = 1 / L[i + (size_t)nf * i];
-        for (int c = 0; c < ncol; c++) yi[c] *= r;
-    }
-    for (int i = nf - 1; i >= 0; i--) {
-        double *restrict yi = Y + (size_t)ncol * i;
-        for (int k = i + 1; k < nf; k++) {
-            const double l = L[k + (size_t)nf * i], *restrict yk = Y + (size_t)ncol * k;
-            for (int c = 0; c < ncol; c++) yi[c] -= l * yk[c];
-        }
-        const double r = 1 / L[i + (size_t)nf * i];
-        for (int c = 0; c < ncol; c++) yi[c] *= r;
-    }
-}
-
 /* The box QP of knot k's feed-forward step into p->du and which controls it leaves free
  * (p->freei, their count returned); −1 when Q_uu (regularised) is not positive definite. The
  * Newton step −Q_uu⁻¹ Q_u first (its factor left in p->H): when it stays inside the box, strictly,
@@ -449,7 +423,7 @@ static int box_step(mbs_ilqr *p, const double *u)
     memcpy(p->H, p->Quu, sizeof(double) * (size_t)nu * (size_t)nu);
     if (mbsi_cholesky(p->H, nu, nu, 0) >= 0) return -1;
     for (int j = 0; j < nu; j++) p->du[j] = -p->Qu[j];
-    cholesky_solve(p->H, nu, p->du, 1);
+    mbsi_cholesky_solve_rows(p->H, nu, p->du, 1);
     int inside = 1;
     for (int j = 0; j < nu && inside; j++) {
         double x = u[j] + p->du[j], tol = 1e-12 * (1 + fabs(x));
@@ -525,7 +499,7 @@ static int backward(mbs_ilqr *p, double *d1, double *d2)
             double *Y = p->T2;   /* nf rows of n, one after the other */
             for (int c = 0; c < n; c++)
                 for (int a = 0; a < nf; a++) Y[c + (size_t)n * a] = -p->Qux[p->freei[a] + (size_t)nu * c];
-            cholesky_solve(L, nf, Y, n);
+            mbsi_cholesky_solve_rows(L, nf, Y, n);
             for (int c = 0; c < n; c++)
                 for (int a = 0; a < nf; a++) K[p->freei[a] + (size_t)nu * c] = Y[c + (size_t)n * a];
         }
