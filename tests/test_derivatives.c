@@ -287,13 +287,13 @@ static void test_analytical(void)
 }
 
 /* rk4 on Solo's rolling spheres at 1 ms is outside its stability region: the lower legs are light
- * (0.04 kg with the foot) on 1e5 N/m and 300 N s/m, and stepped from a standing state rk4 throws the
- * feet off the ground in one step. Its later stages magnify a perturbation of the state so much
- * (A's entries reach 1e6) that one of 1e-7 already carries a stage's force across its friction cone:
- * the step is smooth only that close to the state, so check_analytical's second-order prediction
- * (perturbations of 1e-4) and its central differences at 1e-6 cross the switch. The Jacobian is
- * checked against the library's extrapolated differences, which shrink h while successive
- * estimates disagree (derivatives.c, converged_column). */
+ * (0.04 kg with the foot) on 1e5 N/m and 300 N s/m. Its later stages magnify a perturbation of the
+ * state so much (A's largest entry is printed) that a small one already carries a stage's force
+ * across its friction cone: the step is smooth only that close to the state, so check_analytical's
+ * second-order prediction (perturbations of 1e-4) and plain central differences at 1e-6 cross the
+ * switch (their disagreement is printed). The Jacobian is checked against the library's
+ * extrapolated differences, which shrink h while successive estimates disagree (derivatives.c,
+ * converged_column); and five steps of rk4 from the state are printed, the speed they reach. */
 static void test_rk4_unstable(void)
 {
     mbs_error err;
@@ -313,6 +313,18 @@ static void test_rk4_unstable(void)
     printf("  rk4 on spheres dt 0.001: largest |A| entry %.2e; against converged extrapolated differences "
            "|A - A_fd| %.1e, |B - B_fd| %.1e\n", amax, ea, eb);
     CHECK(ea <= 1e-6 && eb <= 1e-6, "rk4 on spheres: analytical vs extrapolated differences: A %.2e, B %.2e", ea, eb);
+    CHECK(mbs_stepper_derivatives(st, 1e-3, MBS_DERIVATIVES_CENTRAL, NULL, 0, Af, Bf) == MBS_OK, "rk4: %s",
+          mbs_stepper_last_error(st)->msg);
+    printf("  the same against plain central differences at 1e-6: |A - A_fd| %.1e\n", rel_err(A, Af, (size_t)n2 * n2));
+    double vmax[6];
+    for (int k = 0; k <= 5; k++) {
+        const double *v = mbs_system_v(s);
+        vmax[k] = 0;
+        for (int i = 0; i < nv; i++) vmax[k] = fmax(vmax[k], fabs(v[i]));
+        if (k < 5) mbs_stepper_step(st, 1e-3, NULL);
+    }
+    printf("  rk4 stepped from it: largest |v| %.2g, then %.2g %.2g %.2g %.2g %.2g (m/s, rad/s)\n", vmax[0], vmax[1], vmax[2],
+           vmax[3], vmax[4], vmax[5]);
     free(A); free(B); free(Af); free(Bf);
     mbs_stepper_free(st);
     mbs_system_free(s);

@@ -412,6 +412,13 @@ static void accept(mbs_ilqr *p)
     p->nominal = 1;
 }
 
+/* 1 when control j at x is on a bound of its box (within rounding): the QP would clamp it. */
+static int at_bound(const mbs_ilqr *p, int j, double x)
+{
+    double tol = 1e-12 * (1 + fabs(x));
+    return (isfinite(p->lo[j]) && x <= p->lo[j] + tol) || (isfinite(p->hi[j]) && x >= p->hi[j] - tol);
+}
+
 /* The box QP of knot k's feed-forward step into p->du and which controls it leaves free
  * (p->freei, their count returned); −1 when Q_uu (regularised) is not positive definite. The
  * Newton step −Q_uu⁻¹ Q_u first (its factor left in p->H): when it stays inside the box, strictly,
@@ -425,10 +432,7 @@ static int box_step(mbs_ilqr *p, const double *u)
     for (int j = 0; j < nu; j++) p->du[j] = -p->Qu[j];
     mbsi_cholesky_solve_rows(p->H, nu, p->du, 1);
     int inside = 1;
-    for (int j = 0; j < nu && inside; j++) {
-        double x = u[j] + p->du[j], tol = 1e-12 * (1 + fabs(x));
-        inside = !(isfinite(p->lo[j]) && x <= p->lo[j] + tol) && !(isfinite(p->hi[j]) && x >= p->hi[j] - tol);
-    }
+    for (int j = 0; j < nu && inside; j++) inside = !at_bound(p, j, u[j] + p->du[j]);
     if (inside) {
         for (int j = 0; j < nu; j++) p->freei[j] = j;
         return nu;
@@ -446,11 +450,8 @@ static int box_step(mbs_ilqr *p, const double *u)
         for (int r = 0; r < rows; r++) p->T2[r + (size_t)rows * j] = p->Ain[r + (size_t)2 * nu * j];
     if (mbs_qp_solve(p->qp, nu, p->H, p->Qu, 0, NULL, NULL, rows, p->T2, p->bin, 0, p->du, NULL) != MBS_OK) return -1;
     int nf = 0;
-    for (int j = 0; j < nu; j++) {
-        double x = u[j] + p->du[j], tol = 1e-12 * (1 + fabs(x));
-        int clamped = (isfinite(p->lo[j]) && x <= p->lo[j] + tol) || (isfinite(p->hi[j]) && x >= p->hi[j] - tol);
-        if (!clamped) p->freei[nf++] = j;
-    }
+    for (int j = 0; j < nu; j++)
+        if (!at_bound(p, j, u[j] + p->du[j])) p->freei[nf++] = j;
     if (nf == nu) {   /* every control free after all (a step within rounding of a bound): the factor */
         memcpy(p->H, p->Quu, sizeof(double) * (size_t)nu * (size_t)nu);
         if (mbsi_cholesky(p->H, nu, nu, 0) >= 0) return -1;
