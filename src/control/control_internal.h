@@ -251,6 +251,16 @@ struct mbs_gait {
     mbs_pd_law law;
 };
 
+/* The trot's schedule (trot.c; the mpc controller's gait = trot costs follow it too): after
+ * `settle` s, the diagonal pairs alternate every half `period`, the base meant to travel forward
+ * at `velocity` (m/s, reached over `ramp` s), a swinging foot lifted by step_height (m). */
+typedef struct mbs_trot_schedule {
+    double settle, period, velocity, step_height, ramp;
+} mbs_trot_schedule;
+/* Foot position p (base frame) at time t of the leg with nominal foot nom in diagonal pair `pair`
+ * (0: FL-HR, 1: FR-HL), and whether it should be in stance then. */
+void mbsi_trot_foot(const mbs_trot_schedule *s, const double nom[3], int pair, double t, double p[3], int *stance);
+
 /* The gait controllers' init, compute and fini: the legs of c's contact points, the law, and
  * each period the reference (with velocity and acceleration by central differences) fed to it. */
 int mbsi_gait_init(mbs_controller *c, const mbs_pd_options *pd, mbs_gait_feet feet, mbs_error *err);

@@ -547,6 +547,13 @@ int mbs_ilqr_solve(mbs_ilqr *p, int max_iter, double tol, mbs_ilqr_stats *stats)
     memcpy(p->savedn, p->saved, p->ssize);
     /* the first rollout: the controls as they are, or after a shift the policy they came with */
     double cost = rollout(p, p->warm_policy ? 0 : -1);
+    /* a policy whose feedback drives the steps to diverge from where this solve starts (a state
+     * far from its shifted nominal one: a foot that landed early, a push): the bare controls */
+    if (isnan(cost) && p->warm_policy) {
+        p->err.code = MBS_OK;
+        p->err.msg[0] = '\0';
+        cost = rollout(p, -1);
+    }
     p->warm_policy = 0;
     int rc = MBS_OK;
     if (isnan(cost)) { rc = p->err.code ? p->err.code : MBS_ERR_NUMERIC; goto done; }

@@ -8,56 +8,60 @@
 
 typedef struct trot_options {
     mbs_pd_options pd;
-    double settle, period, velocity, step_height, ramp;
+    mbs_trot_schedule s;
 } trot_options;
 
 static const mbs_option_spec spec[] = {
-    {"settle", MBS_OPT_REAL, "s", 0, 1e6, 0, "0", NULL, offsetof(trot_options, settle),
+    {"settle", MBS_OPT_REAL, "s", 0, 1e6, 0, "0", NULL, offsetof(trot_options, s.settle),
      "time standing before the trot"},
-    {"period", MBS_OPT_REAL, "s", 0, 100, MBS_OPT_OPEN_LO, "0.3", NULL, offsetof(trot_options, period),
+    {"period", MBS_OPT_REAL, "s", 0, 100, MBS_OPT_OPEN_LO, "0.3", NULL, offsetof(trot_options, s.period),
      "gait cycle: each diagonal pair swings for half of it"},
-    {"velocity", MBS_OPT_REAL, "m/s", -2, 2, 0, "0.2", NULL, offsetof(trot_options, velocity), "forward base velocity"},
-    {"step_height", MBS_OPT_REAL, "m", 0, 0.2, 0, "0.05", NULL, offsetof(trot_options, step_height), "swing foot lift"},
-    {"ramp", MBS_OPT_REAL, "s", 0, 1e3, 0, "0.5", NULL, offsetof(trot_options, ramp),
+    {"velocity", MBS_OPT_REAL, "m/s", -2, 2, 0, "0.2", NULL, offsetof(trot_options, s.velocity), "forward base velocity"},
+    {"step_height", MBS_OPT_REAL, "m", 0, 0.2, 0, "0.05", NULL, offsetof(trot_options, s.step_height), "swing foot lift"},
+    {"ramp", MBS_OPT_REAL, "s", 0, 1e3, 0, "0.5", NULL, offsetof(trot_options, s.ramp),
      "time to reach the full velocity, so that the first steps are short"},
 };
 
-static void feet(const mbs_gait *g, double t, const int *touching, double p[][3], int *stance, double *kp, double *kd)
+void mbsi_trot_foot(const mbs_trot_schedule *c, const double nom[3], int pair, double t, double p[3], int *stance)
 {
-    (void)touching;
-    const trot_options *c = g->opts;
     double tm = t - c->settle;   /* time since the motion started */
     /* the stride is the distance the base is to travel in half a cycle; the speed ramps up so
      * that the first steps are short */
     double v = 0;
     if (tm > 0) v = c->velocity * (c->ramp > 0 ? fmin(1, tm / c->ramp) : 1);
+    p[0] = nom[0];
+    p[1] = nom[1];
+    p[2] = nom[2];
+    *stance = 1;
+    if (tm <= 0) return;
+    double half = c->period / 2, stride = v * half;
+    double cyc = tm / c->period + (pair ? 0.5 : 0), phase = fmod(cyc, 1.0);
+    /* a swing ends `sink` below the ground, so that the foot lands before its stance
+     * begins even when the base rides a little high or rolls to that side, and the
+     * stance target comes back up to the ground early in the stance */
+    double sink = 0.2 * c->step_height;
+    if (phase < 0.5) {
+        /* stance: from +stride/2 to −stride/2 at the base's speed */
+        double s = phase / 0.5;
+        p[0] += stride * (0.5 - s);
+        if (cyc >= 1) p[2] -= sink * (1 - mbsi_smooth_step(s / 0.3));   /* not the first stance: no swing before it */
+    } else {
+        /* swing: back to the front, lifted. The cubic (Hermite) in x leaves and lands
+         * with the stance's velocity relative to the base, −v: zero in the world, so the
+         * foot neither scuffs at lift-off nor hits the ground sliding */
+        double s = (phase - 0.5) / 0.5;
+        p[0] += stride * (((-4 * s + 6) * s - 1) * s - 0.5);
+        p[2] += c->step_height * 0.5 * (1 - cos(2 * MBS_PI * s)) - sink * mbsi_smooth_step(s);
+        *stance = 0;
+    }
+}
+
+static void feet(const mbs_gait *g, double t, const int *touching, double p[][3], int *stance, double *kp, double *kd)
+{
+    (void)touching;
+    const trot_options *c = g->opts;
     for (int i = 0; i < g->nlegs; i++) {
-        p[i][0] = g->nom[i][0];
-        p[i][1] = g->nom[i][1];
-        p[i][2] = g->nom[i][2];
-        stance[i] = 1;
-        if (tm > 0) {
-            double half = c->period / 2, stride = v * half;
-            double cyc = tm / c->period + (g->pair[i] ? 0.5 : 0), phase = fmod(cyc, 1.0);
-            /* a swing ends `sink` below the ground, so that the foot lands before its stance
-             * begins even when the base rides a little high or rolls to that side, and the
-             * stance target comes back up to the ground early in the stance */
-            double sink = 0.2 * c->step_height;
-            if (phase < 0.5) {
-                /* stance: from +stride/2 to −stride/2 at the base's speed */
-                double s = phase / 0.5;
-                p[i][0] += stride * (0.5 - s);
-                if (cyc >= 1) p[i][2] -= sink * (1 - mbsi_smooth_step(s / 0.3));   /* not the first stance: no swing before it */
-            } else {
-                /* swing: back to the front, lifted. The cubic (Hermite) in x leaves and lands
-                 * with the stance's velocity relative to the base, −v: zero in the world, so the
-                 * foot neither scuffs at lift-off nor hits the ground sliding */
-                double s = (phase - 0.5) / 0.5;
-                p[i][0] += stride * (((-4 * s + 6) * s - 1) * s - 0.5);
-                p[i][2] += c->step_height * 0.5 * (1 - cos(2 * MBS_PI * s)) - sink * mbsi_smooth_step(s);
-                stance[i] = 0;
-            }
-        }
+        mbsi_trot_foot(&c->s, g->nom[i], g->pair[i], t, p[i], &stance[i]);
         if (kp) kp[i] = c->pd.kp;
         if (kd) kd[i] = c->pd.kd;
     }
