@@ -258,8 +258,11 @@ typedef struct mbs_trot_schedule {
     double settle, period, velocity, step_height, ramp;
 } mbs_trot_schedule;
 /* Foot position p (base frame) at time t of the leg with nominal foot nom in diagonal pair `pair`
- * (0: FL-HR, 1: FR-HL), and whether it should be in stance then. */
-void mbsi_trot_foot(const mbs_trot_schedule *s, const double nom[3], int pair, double t, double p[3], int *stance);
+ * (0: FL-HR, 1: FR-HL), and whether it should be in stance then; a swing ends `sink` (m) below
+ * the ground, the stance coming back up to it. Returns how far through its swing the foot is
+ * (0 to 1), or -1 in stance. */
+double mbsi_trot_foot(const mbs_trot_schedule *s, const double nom[3], int pair, double t, double sink, double p[3],
+                      int *stance);
 
 /* The gait controllers' init, compute and fini: the legs of c's contact points, the law, and
  * each period the reference (with velocity and acceleration by central differences) fed to it. */

@@ -34,7 +34,7 @@ typedef struct mpc_options {
     int derivatives;
     int gait;
     mbs_trot_schedule trot;
-    double w_unload;
+    double w_unload, w_stance, unload_until, w_foot, sink;
 } mpc_options;
 
 static const mbs_option_spec spec[] = {
@@ -79,7 +79,16 @@ static const mbs_option_spec spec[] = {
      "trot: how high a swinging foot should rise mid-swing"},
     {"ramp", MBS_OPT_REAL, "s", 0, 1e3, 0, "0.5", NULL, offsetof(mpc_options, trot.ramp),
      "trot: time for the tracked velocity to reach its full value"},
-    {"w_unload", MBS_OPT_REAL, "", 0, 1e12, 0, "100", NULL, offsetof(mpc_options, w_unload),
+    {"w_stance", MBS_OPT_REAL, "", 0, 1e9, 0, "10", NULL, offsetof(mpc_options, w_stance),
+     "trot: weight on a stance leg's joint-angle error against the schedule's (per rad²); a swinging leg's is w_posture"},
+    {"unload_until", MBS_OPT_REAL, "", 0, 1, 0, "0.3", NULL, offsetof(mpc_options, unload_until),
+     "trot: the part of a swing (from its start, as a fraction) in which a foot's load is penalised (w_unload)"},
+    {"sink", MBS_OPT_REAL, "", 0, 1, 0, "0.2", NULL, offsetof(mpc_options, sink),
+     "trot: how far below the ground a swing ends, as a fraction of step_height (the trot controller's 0.2; at 0 the "
+     "feet land late and the run of docs/benchmarks.md falls)"},
+    {"w_foot", MBS_OPT_REAL, "", 0, 1e12, 0, "1e4", NULL, offsetof(mpc_options, w_foot),
+     "trot: weight on each foot's height error against the schedule's (per m²): its swing's arc, the ground in stance"},
+    {"w_unload", MBS_OPT_REAL, "", 0, 1e12, 0, "10", NULL, offsetof(mpc_options, w_unload),
      "trot: weight on the load a foot due to swing still carries, as a fraction of the robot's weight (its contact "
      "spring's force k_normal · depth over m g), squared"},
 };
@@ -98,6 +107,7 @@ typedef struct mpc {
     int pair[MBS_CONTROL_MAX_CONTACTS], nfeet;
     mbs_leg leg[MBS_CONTROL_MAX_CONTACTS];
     double nom[MBS_CONTROL_MAX_CONTACTS][3];   /* the feet in the initial posture (base frame) */
+    double z0[MBS_CONTROL_MAX_CONTACTS];       /* the contact points' world heights at rest (m) */
     double t_now, weight;   /* the plan's start (s), m g (N) */
     double t_plan;          /* when the plan in use was made (s) */
     double *xk, *qbar, *dx, *lo, *hi;   /* 2 (nq + nv), nq, 2nv, nu, nu: the policy between plans */
@@ -129,24 +139,27 @@ static void fini(mbs_controller *c)
     c->impl = NULL;
 }
 
-/* ---- the trot's contact schedule as costs ----
+/* ---- the trot's contact schedule as costs (experimental: see docs/benchmarks.md) ----
  * The schedule and the feet are the trot controller's (mbsi_trot_foot): from `settle` on, the
  * diagonal pairs alternate every half cycle, a stance foot moving back under the base at its
  * speed, a swinging foot returning forward lifted by step_height. Each knot's residuals are the
- * leg joints' angles against those that put the feet there (the leg IK), and the load a foot due
- * to swing still carries; the base tracks `velocity` forward (ramped over `ramp`), its position
- * along x left free. The torques, how the base shifts over the stance pair and where a foot
- * really lands come out of the optimiser. */
+ * leg joints' angles against those that put the feet there (the leg IK), the feet's heights
+ * against the schedule's, and the load a foot starting its swing still carries; the base tracks
+ * `velocity` forward (ramped over `ramp`), its position along x left free. The torques, how the
+ * base shifts over the stance pair and where a foot really lands come out of the optimiser. */
 
-/* The residuals (mbs_ilqr_residual_fn) at knot k of the plan that starts at t_now, for each leg i
- * (3 joints each, then one per foot):
- *   - r = q_j − q̂_j(t_k), the IK's angles for the schedule's foot; over δq a 1 at joint j;
- *   - in swing, r = k_normal · depth / (m g), the load the foot still carries as its contact
- *     spring's share of the weight. Without it a loaded leg has no gradient towards lifting:
- *     pressed on stiff ground its foot moves by the spring's compliance (1e-5 m/N), whatever the
- *     torques, while its load answers them at once (the base shifts onto the other pair).
- *     Over δq: −(k / m g) nᵀ J, n the surface's outward normal, J the point's world-aligned
- *     Jacobian (mbs_frame_jacobian, MBS_LOCAL_WORLD_ALIGNED). */
+/* The residuals (mbs_ilqr_residual_fn) at knot k of the plan that starts at t_now, five per leg
+ * i: its 3 joints' (rows 3i..3i+2), then its foot's load (row 3nf + i) and height (row 4nf + i):
+ *   - r = q_j − q̂_j(t_k), the IK's angles for the schedule's foot, weighted w_posture in swing
+ *     and w_stance in stance; over δq a 1 at joint j;
+ *   - over the first unload_until of a swing, r = k_normal · depth / (m g), the load the foot
+ *     still carries as its contact spring's share of the weight. Without it a loaded leg has no
+ *     gradient towards lifting: pressed on stiff ground its foot moves by the spring's compliance
+ *     (1e-5 m/N), whatever the torques, while its load answers them at once (the base shifts
+ *     onto the other pair). Over δq: −(k / m g) nᵀ J, n the surface's outward normal, J the
+ *     point's world-aligned Jacobian (mbs_frame_jacobian, MBS_LOCAL_WORLD_ALIGNED);
+ *   - r = z − (z_rest + the schedule's lift), the contact point's world height; over δq J's z row.
+ * Nothing over δv. */
 static int trot_residuals(void *user, int k, const double *q, const double *v, double *r, double *wr, double *Jr)
 {
     (void)v;
@@ -154,7 +167,7 @@ static int trot_residuals(void *user, int k, const double *q, const double *v, d
     const mpc_options *o = c->opts;
     mpc *w = c->impl;
     const mbs_model *m = c->m;
-    const int nv = mbs_model_nv(m), nf = w->nfeet, nr = 4 * nf;
+    const int nv = mbs_model_nv(m), nf = w->nfeet, nr = 5 * nf;
     const double t = w->t_now + k * o->plan_dt;
     if (Jr) {
         memset(Jr, 0, sizeof(double) * (size_t)nr * 2 * (size_t)nv);
@@ -167,26 +180,30 @@ static int trot_residuals(void *user, int k, const double *q, const double *v, d
         const mbs_contact *ct = &c->sys->contacts[i];
         int stance;
         double pf[3], ang[3];
-        mbsi_trot_foot(&o->trot, w->nom[i], w->pair[i], t, pf, &stance);
+        double sw = mbsi_trot_foot(&o->trot, w->nom[i], w->pair[i], t, o->sink * o->trot.step_height, pf, &stance);
         mbsi_leg_ik(l, pf, ang);
         for (int a = 0; a < 3; a++) {
             r[3 * i + a] = q[l->idx_q[a]] - ang[a];
-            wr[3 * i + a] = o->w_posture;
+            wr[3 * i + a] = stance ? o->w_stance : o->w_posture;
             if (Jr) Jr[3 * i + a + (size_t)nr * l->idx_v[a]] = 1;
         }
-        double p[3], depth = 0, n[3], pt[3];
+        double p[3], depth = 0, n[3] = {0, 0, 1}, pt[3];
         const mbs_material *mat = NULL;
         mbsi_contact_point_world(m, w->d, ct, NULL, p, NULL, NULL);
-        int load = !stance && mbs_environment_query(&c->sys->env, p, ct->radius, &depth, n, pt, &mat) && mat;
+        int load = sw >= 0 && sw < o->unload_until && mbs_environment_query(&c->sys->env, p, ct->radius, &depth, n, pt, &mat) && mat;
         double scale = load ? mat->k_normal / w->weight : 0;
-        const int row = 3 * nf + i;
+        const int row = 3 * nf + i, hrow = 4 * nf + i;
         r[row] = scale * depth;
         wr[row] = load ? o->w_unload : 0;
-        if (!Jr || !load) continue;
+        /* the foot's height against the schedule's, above its height at rest */
+        r[hrow] = p[2] - (w->z0[i] + pf[2] - w->nom[i][2]);
+        wr[hrow] = o->w_foot;
+        if (!Jr) continue;
         mbs_frame_jacobian(m, w->d, ct->frame, ct->offset, MBS_LOCAL_WORLD_ALIGNED, w->J, 6);
         for (int a = 0; a < nv; a++) {
             const double *Ja = w->J + 6 * (size_t)a;
-            Jr[row + (size_t)nr * a] = -scale * (n[0] * Ja[0] + n[1] * Ja[1] + n[2] * Ja[2]);
+            if (load) Jr[row + (size_t)nr * a] = -scale * (n[0] * Ja[0] + n[1] * Ja[1] + n[2] * Ja[2]);
+            Jr[hrow + (size_t)nr * a] = Ja[2];
         }
     }
     return 0;
@@ -216,6 +233,12 @@ static int trot_init(mbs_controller *c, mpc *w, mbs_error *err)
         w->pair[i] = w->nom[i][0] * w->nom[i][1] > 0 ? 0 : 1;
         /* the legs' joints are held by these residuals, not by Q */
         for (int j = 0; j < 3; j++) w->Q[l->idx_v[j]] = 0;
+    }
+    mbs_forward_kinematics(m, w->d, c->q0, NULL, NULL);
+    for (int i = 0; i < w->nfeet; i++) {
+        double p[3];
+        mbsi_contact_point_world(m, w->d, &c->sys->contacts[i], NULL, p, NULL, NULL);
+        w->z0[i] = p[2];
     }
     const double *g = mbs_model_gravity(m);
     w->weight = mbs_model_mass(m) * sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
@@ -309,7 +332,7 @@ static int init(mbs_controller *c, mbs_error *err)
     }
     if ((rc = mbs_ilqr_set_cost(w->ilqr, Q, R, Qf, c->q0, NULL, R + nv)) != MBS_OK ||
         (rc = mbs_ilqr_set_limits(w->ilqr, lo, hi)) != MBS_OK ||
-        (o->gait == 1 && (rc = mbs_ilqr_set_residuals(w->ilqr, 4 * w->nfeet, trot_residuals, c)) != MBS_OK)) {
+        (o->gait == 1 && (rc = mbs_ilqr_set_residuals(w->ilqr, 5 * w->nfeet, trot_residuals, c)) != MBS_OK)) {
         mbsi_fail(err, rc, "mpc: %s", mbs_ilqr_last_error(w->ilqr)->msg);
         goto out;
     }

@@ -22,7 +22,7 @@ static const mbs_option_spec spec[] = {
      "time to reach the full velocity, so that the first steps are short"},
 };
 
-void mbsi_trot_foot(const mbs_trot_schedule *c, const double nom[3], int pair, double t, double p[3], int *stance)
+double mbsi_trot_foot(const mbs_trot_schedule *c, const double nom[3], int pair, double t, double sink, double p[3], int *stance)
 {
     double tm = t - c->settle;   /* time since the motion started */
     /* the stride is the distance the base is to travel in half a cycle; the speed ramps up so
@@ -33,13 +33,9 @@ void mbsi_trot_foot(const mbs_trot_schedule *c, const double nom[3], int pair, d
     p[1] = nom[1];
     p[2] = nom[2];
     *stance = 1;
-    if (tm <= 0) return;
+    if (tm <= 0) return -1;
     double half = c->period / 2, stride = v * half;
     double cyc = tm / c->period + (pair ? 0.5 : 0), phase = fmod(cyc, 1.0);
-    /* a swing ends `sink` below the ground, so that the foot lands before its stance
-     * begins even when the base rides a little high or rolls to that side, and the
-     * stance target comes back up to the ground early in the stance */
-    double sink = 0.2 * c->step_height;
     if (phase < 0.5) {
         /* stance: from +stride/2 to −stride/2 at the base's speed */
         double s = phase / 0.5;
@@ -53,7 +49,9 @@ void mbsi_trot_foot(const mbs_trot_schedule *c, const double nom[3], int pair, d
         p[0] += stride * (((-4 * s + 6) * s - 1) * s - 0.5);
         p[2] += c->step_height * 0.5 * (1 - cos(2 * MBS_PI * s)) - sink * mbsi_smooth_step(s);
         *stance = 0;
+        return s;
     }
+    return -1;
 }
 
 static void feet(const mbs_gait *g, double t, const int *touching, double p[][3], int *stance, double *kp, double *kd)
@@ -61,7 +59,10 @@ static void feet(const mbs_gait *g, double t, const int *touching, double p[][3]
     (void)touching;
     const trot_options *c = g->opts;
     for (int i = 0; i < g->nlegs; i++) {
-        mbsi_trot_foot(&c->s, g->nom[i], g->pair[i], t, p[i], &stance[i]);
+        /* a swing ends 0.2 step_height below the ground, so that the foot lands before its stance
+         * begins even when the base rides a little high or rolls to that side, and the stance
+         * target comes back up to the ground early in the stance */
+        mbsi_trot_foot(&c->s, g->nom[i], g->pair[i], t, 0.2 * c->s.step_height, p[i], &stance[i]);
         if (kp) kp[i] = c->pd.kp;
         if (kd) kd[i] = c->pd.kd;
     }
