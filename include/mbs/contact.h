@@ -204,6 +204,11 @@ int mbs_system_ncontacts(const mbs_system *s);
 /* The feet: contact points 0 .. nfeet − 1, those added as points, spheres or rims, before any
  * capsule or box of a link's geometry. Controllers use these. */
 int mbs_system_nfeet(const mbs_system *s);
+/* Switches contact point i off (off = 1: from the next step it meets nothing, and lets go of its
+ * anchor) or back on (0, as every point starts). Part of the state, saved and copied with it: a
+ * planner's contact schedule, a foot due to swing taken out of its model of the world (the mpc
+ * controller's `contacts = scheduled`). MBS_ERR_ARG when i is out of range. */
+int mbs_system_set_contact_off(mbs_system *s, int i, int off);
 /* Contact point i's state after the last step (or set_state) into out; MBS_ERR_ARG when i is out of range. */
 int mbs_system_contact(const mbs_system *s, int i, mbs_contact_info *out);
 /* Contact point i's label, as the trajectory CSV names its columns: the frame's name, with "_k"

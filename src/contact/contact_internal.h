@@ -24,6 +24,7 @@ typedef struct mbs_contact {
     int link;                     /* 1: part of a link's geometry (capsule, box corners), not a foot */
     /* state */
     int active;                   /* 1 while in contact */
+    int off;                      /* 1: switched off, meets nothing (mbs_system_set_contact_off) */
     int slipping;                 /* 1 when the force was limited by the friction cone in the last update */
     double p[3], dp[3];           /* world position and velocity of the contact point */
     double p0[3], dp0[3];         /* anchor point and its velocity */

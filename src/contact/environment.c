@@ -165,6 +165,7 @@ int mbsi_environment_nearest(const mbs_environment *env, const double center[3],
 int mbsi_contact_nearest(const mbs_environment *env, const mbs_contact *c, const double center[3], double radius,
                          double *gap, double normal[3], int *solid)
 {
+    if (c->off) return 0;
     return nearest(env, center, radius, gap, normal, solid, c->boxes_only);
 }
 
@@ -207,6 +208,7 @@ int mbsi_environment_penetration(const mbs_environment *env, const double center
 int mbsi_contact_penetration(const mbs_environment *env, const mbs_contact *c, const double center[3], double *depth,
                              double normal[3], double point[3], int *solid)
 {
+    if (c->off) return 0;
     return penetration(env, center, c->radius, depth, normal, point, solid, c->boxes_only);
 }
 

@@ -210,6 +210,13 @@ void mbs_system_set_state(mbs_system *s, const double *q, const double *v, doubl
     mbs_contact_forces(s, s->q, s->v, 1);
 }
 
+int mbs_system_set_contact_off(mbs_system *s, int i, int off)
+{
+    if (!s || i < 0 || i >= s->ncontacts) return MBS_ERR_ARG;
+    s->contacts[i].off = off != 0;
+    return MBS_OK;
+}
+
 int mbs_system_contact(const mbs_system *s, int i, mbs_contact_info *out)
 {
     if (!s || !out || i < 0 || i >= s->ncontacts) return MBS_ERR_ARG;

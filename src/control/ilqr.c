@@ -55,6 +55,8 @@ struct mbs_ilqr {
     int nr;
     mbs_ilqr_residual_fn rf;
     void *ruser;
+    mbs_ilqr_knot_fn knot;  /* the user's hook before each knot's step, and its argument */
+    void *kuser;
     double *r, *rw, *rJ;
     int warm_policy;               /* 1 after mbs_ilqr_shift: the next solve's first rollout follows the shifted policy */
     int nominal;                   /* 1 once a rollout was accepted: xs holds states (a policy to follow) */
@@ -244,6 +246,14 @@ void mbs_ilqr_shift(mbs_ilqr *p)
     p->warm_policy = p->nominal;   /* before any solve there are no states to follow */
 }
 
+int mbs_ilqr_set_knot_hook(mbs_ilqr *p, mbs_ilqr_knot_fn f, void *user)
+{
+    if (!p) return MBS_ERR_ARG;
+    p->knot = f;
+    p->kuser = user;
+    return MBS_OK;
+}
+
 int mbs_ilqr_set_derivatives(mbs_ilqr *p, mbs_derivatives_method method)
 {
     if (!p) return MBS_ERR_ARG;
@@ -394,6 +404,9 @@ static double rollout(mbs_ilqr *p, double alpha)
         cost += state_cost(p, k, x, p->Q, 0, NULL) + control_cost(p, u);
         if (isnan(cost)) return NAN;
         apply_controls(p, u);
+        /* the user's changes to what the model sees at this knot go into its saved state, which
+         * its Jacobians start from */
+        if (p->knot) p->knot(p->kuser, k, p->sys);
         mbs_stepper_save(p->st, p->savedn + (size_t)k * p->ssize, p->ssize, NULL);
         if (mbs_stepper_step(p->st, p->dt, NULL) != MBS_OK) {
             p->err = *mbs_stepper_last_error(p->st);

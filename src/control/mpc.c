@@ -34,7 +34,8 @@ typedef struct mpc_options {
     int derivatives;
     int gait;
     mbs_trot_schedule trot;
-    double w_unload, w_stance, unload_until, w_foot, sink;
+    double w_unload, w_stance, unload_until, w_foot, sink, off_until;
+    int contacts;
 } mpc_options;
 
 static const mbs_option_spec spec[] = {
@@ -83,14 +84,21 @@ static const mbs_option_spec spec[] = {
      "trot: weight on a stance leg's joint-angle error against the schedule's (per rad²); a swinging leg's is w_posture"},
     {"unload_until", MBS_OPT_REAL, "", 0, 1, 0, "0.3", NULL, offsetof(mpc_options, unload_until),
      "trot: the part of a swing (from its start, as a fraction) in which a foot's load is penalised (w_unload)"},
-    {"sink", MBS_OPT_REAL, "", 0, 1, 0, "0.2", NULL, offsetof(mpc_options, sink),
-     "trot: how far below the ground a swing ends, as a fraction of step_height (the trot controller's 0.2; at 0 the "
-     "feet land late and the run of docs/benchmarks.md falls)"},
+    {"sink", MBS_OPT_REAL, "", 0, 1, 0, "0", NULL, offsetof(mpc_options, sink),
+     "trot: how far below the ground a swing ends, as a fraction of step_height (the trot controller's PD lands early "
+     "with 0.2; with contacts = scheduled the plan lands the foot on time at 0, and solo_mpc_trot falls at 0.05)"},
+    {"contacts", MBS_OPT_ENUM, "", 0, 0, 0, "scheduled", "implicit scheduled", offsetof(mpc_options, contacts),
+     "trot: implicit: the planner's world is the simulator's, every foot meets the ground; scheduled: a foot's contact "
+     "is off in the plan over the first off_until of its swing (mbs_system_set_contact_off), as a contact-scheduled "
+     "planner models it"},
+    {"off_until", MBS_OPT_REAL, "", 0, 1, 0, "0.9", NULL, offsetof(mpc_options, off_until),
+     "trot, contacts = scheduled: the part of a swing (from its start, as a fraction) with the foot's contact off"},
     {"w_foot", MBS_OPT_REAL, "", 0, 1e12, 0, "1e4", NULL, offsetof(mpc_options, w_foot),
      "trot: weight on each foot's height error against the schedule's (per m²): its swing's arc, the ground in stance"},
-    {"w_unload", MBS_OPT_REAL, "", 0, 1e12, 0, "10", NULL, offsetof(mpc_options, w_unload),
+    {"w_unload", MBS_OPT_REAL, "", 0, 1e12, 0, "0", NULL, offsetof(mpc_options, w_unload),
      "trot: weight on the load a foot due to swing still carries, as a fraction of the robot's weight (its contact "
-     "spring's force k_normal · depth over m g), squared"},
+     "spring's force k_normal · depth over m g), squared: with contacts = implicit the only gradient towards lifting a "
+     "loaded foot; not needed with scheduled ones"},
 };
 
 typedef struct mpc {
@@ -207,6 +215,21 @@ static int trot_residuals(void *user, int k, const double *q, const double *v, d
         }
     }
     return 0;
+}
+
+/* contacts = scheduled (mbs_ilqr_knot_fn): at knot k each foot's contact off in the plan while
+ * the schedule has it in the first off_until of its swing, on otherwise. */
+static void trot_schedule_contacts(void *user, int k, mbs_system *s)
+{
+    mbs_controller *c = user;
+    const mpc_options *o = c->opts;
+    mpc *w = c->impl;
+    const double t = w->t_now + k * o->plan_dt;
+    for (int i = 0; i < w->nfeet; i++) {
+        int stance;
+        double pf[3], sw = mbsi_trot_foot(&o->trot, w->nom[i], w->pair[i], t, 0, pf, &stance);
+        mbs_system_set_contact_off(s, i, sw >= 0 && sw < o->off_until);
+    }
 }
 
 /* The trot's set-up: the feet, their pairs and rest heights, the kinematics' buffers; the base's
@@ -332,7 +355,8 @@ static int init(mbs_controller *c, mbs_error *err)
     }
     if ((rc = mbs_ilqr_set_cost(w->ilqr, Q, R, Qf, c->q0, NULL, R + nv)) != MBS_OK ||
         (rc = mbs_ilqr_set_limits(w->ilqr, lo, hi)) != MBS_OK ||
-        (o->gait == 1 && (rc = mbs_ilqr_set_residuals(w->ilqr, 5 * w->nfeet, trot_residuals, c)) != MBS_OK)) {
+        (o->gait == 1 && (rc = mbs_ilqr_set_residuals(w->ilqr, 5 * w->nfeet, trot_residuals, c)) != MBS_OK) ||
+        (o->gait == 1 && o->contacts == 1 && (rc = mbs_ilqr_set_knot_hook(w->ilqr, trot_schedule_contacts, c)) != MBS_OK)) {
         mbsi_fail(err, rc, "mpc: %s", mbs_ilqr_last_error(w->ilqr)->msg);
         goto out;
     }
@@ -436,11 +460,19 @@ static void state(mbs_controller *c, mbsi_state *s)
  * resumed run counts from its start's checkpoint on). */
 static int report(const mbs_controller *c, char *buf, size_t n)
 {
+    const mpc_options *o = c->opts;
     const mpc *w = c->impl;
-    return snprintf(buf, n,
-                    "plan_solves: %ld\nplan_iterations: %ld\nplan_failures: %ld\nplan_wall_time_s: %.4g\n"
-                    "plan_iterations_per_s: %.4g\n",
-                    w->solves, w->iterations, w->failures, w->solve_s, w->solve_s > 0 ? (double)w->iterations / w->solve_s : 0.0);
+    int len = snprintf(buf, n,
+                       "plan_solves: %ld\nplan_iterations: %ld\nplan_failures: %ld\nplan_wall_time_s: %.4g\n"
+                       "plan_iterations_per_s: %.4g\n",
+                       w->solves, w->iterations, w->failures, w->solve_s,
+                       w->solve_s > 0 ? (double)w->iterations / w->solve_s : 0.0);
+    /* the trot's cycles begun by the last plan: a foot touches down once per cycle */
+    if (o->gait == 1 && len >= 0 && (size_t)len < n) {
+        double tm = w->t_now + o->plan_dt - o->trot.settle;
+        len += snprintf(buf + len, n - (size_t)len, "schedule_cycles: %d\n", tm > 0 ? (int)ceil(tm / o->trot.period - 1e-9) : 0);
+    }
+    return len;
 }
 
 const mbs_controller_type mbsi_controller_mpc = {
