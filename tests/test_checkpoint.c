@@ -39,6 +39,8 @@ static const ckpt_case SCENARIOS[] = {
     {"solo_squat_tsid.ini", {"run.duration=1"}},
     {"solo_trot.ini", {"run.duration=0.5"}},
     {"solo_mpc_stand.ini", {"run.duration=0.3"}},
+    /* past the first lift-off: the plan's switched-off contacts and the policy between plans */
+    {"solo_mpc_trot.ini", {"run.duration=0.3"}},
     /* a short plan: the playback's state (flight, landing, tilt) is what a checkpoint holds */
     {"solo_jump_opt.ini", {"run.duration=0.4", "controller.iterations=3", "controller.horizon=0.3", "controller.apex_time=0.2"}},
     /* the one controller no scenario uses */

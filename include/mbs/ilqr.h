@@ -64,12 +64,13 @@ typedef int (*mbs_ilqr_residual_fn)(void *user, int k, const double *q, const do
 /* Sets the user's terms: m residuals per knot from f (called with user), replacing any before;
  * f NULL or m = 0: none. Allocates their buffers here (a solve still allocates nothing). */
 int mbs_ilqr_set_residuals(mbs_ilqr *p, int m, mbs_ilqr_residual_fn f, void *user);
-/* A hook f(user, k, s) called in every rollout at knot k (0..horizon − 1) before that knot's step
- * from the planner's system s, after its τ is set: to change what the model sees along the
- * horizon, e.g. switch off the contact of a foot the schedule has swinging
- * (mbs_system_set_contact_off), part of the state. What it sets is saved with the knot's state,
- * which its Jacobians start from; the solve leaves the system as it was. f NULL: none. */
+/* A hook called in every rollout at knot k (0..horizon − 1) before that knot's step from the
+ * planner's system s, after its τ is set: to change what the model sees along the horizon, e.g.
+ * switch off the contact of a foot the schedule has swinging (mbs_system_set_contact_off), part
+ * of the state. What it sets is saved with the knot's state, which its Jacobians start from. */
 typedef void (*mbs_ilqr_knot_fn)(void *user, int k, mbs_system *s);
+/* Sets the knot hook f (called with user), replacing any before; f NULL: none. A solve still
+ * leaves the system as it was. */
 int mbs_ilqr_set_knot_hook(mbs_ilqr *p, mbs_ilqr_knot_fn f, void *user);
 /* How the solves take the step's Jacobians (mbs_stepper_derivatives): MBS_DERIVATIVES_AUTO (the
  * default: analytical where the stepper has them) or any other method, e.g. MBS_DERIVATIVES_FORWARD
