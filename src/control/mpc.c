@@ -86,7 +86,7 @@ static const mbs_option_spec spec[] = {
      "trot: the part of a swing (from its start, as a fraction) in which a foot's load is penalised (w_unload)"},
     {"sink", MBS_OPT_REAL, "", 0, 1, 0, "0", NULL, offsetof(mpc_options, sink),
      "trot: how far below the ground a swing ends, as a fraction of step_height (the trot controller's PD lands early "
-     "with 0.2; with contacts = scheduled the plan lands the foot on time at 0: solo_mpc_trot lands more often at 0.05)"},
+     "with 0.2; with contacts = scheduled the plan lands the foot on time at 0)"},
     {"contacts", MBS_OPT_ENUM, "", 0, 0, 0, "scheduled", "implicit scheduled", offsetof(mpc_options, contacts),
      "trot: implicit: the planner's world is the simulator's, every foot meets the ground; scheduled: a foot's contact "
      "is off in the plan over the first off_until of its swing (mbs_system_set_contact_off), as a contact-scheduled "
