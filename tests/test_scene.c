@@ -240,11 +240,80 @@ static void test_save_restore(void)
     mbs_model_free(m);
 }
 
+
+/* A contact point switched off (mbs_system_set_contact_off, state) meets nothing, for every
+ * stepper: Solo standing, its front-left foot switched off, lets go of the ground at once while the
+ * other three hold; a clone and the stepper's saved state carry the switch; switched back on, the
+ * foot touches again. */
+static void test_contact_off(void)
+{
+    mbs_error err;
+    mbs_model *m = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), NULL, &err);
+    CHECK(m != NULL, "solo12: %s", err.msg);
+    if (!m) return;
+    double q0[19];
+    for (int k = 0; k < mbs_stepper_count(); k++) {
+        const char *name = mbs_stepper_at(k)->name;
+        mbs_system *s = solo_scene(m, q0);
+        if (!s) break;
+        mbs_system_finalize(s, &err);
+        mbs_stepper *st = mbs_stepper_new(name, s, NULL, 0, &err);
+        CHECK(st != NULL, "%s: %s", name, err.msg);
+        if (!st) { mbs_system_free(s); continue; }
+        double dt = strcmp(name, "euler") == 0 || strcmp(name, "symplectic_euler") == 0 || strcmp(name, "rk4") == 0 ||
+                    strcmp(name, "variational") == 0 ? 1e-4 : 1e-3;
+        tm_solo_hold(m, s, 20, 0.5);
+        const int settle = (int)(0.1 / dt), brief = (int)(0.01 / dt);   /* steps in 0.1 s, 10 ms */
+        for (int i = 0; i < settle; i++) mbs_stepper_step(st, dt, NULL);
+        mbs_contact_info c;
+        mbs_system_contact(s, 0, &c);
+        CHECK(c.active && !c.off && c.force[2] > 0.1, "%s: the foot does not stand before (active %d, fz %g N)", name,
+              c.active, c.force[2]);
+        CHECK(mbs_system_set_contact_off(s, 0, 1) == MBS_OK && mbs_system_set_contact_off(s, 4, 1) == MBS_ERR_ARG,
+              "%s: set_contact_off's return", name);
+        for (int i = 0; i < brief; i++) mbs_stepper_step(st, dt, NULL);
+        mbs_system_contact(s, 0, &c);
+        int others = 0;
+        for (int f = 1; f < 4; f++) {
+            mbs_contact_info o;
+            mbs_system_contact(s, f, &o);
+            others += o.active;
+        }
+        CHECK(c.off && !c.active && c.force[0] == 0 && c.force[1] == 0 && c.force[2] == 0 && others == 3,
+              "%s: switched off, the foot still acts (active %d, fz %g N; %d others standing)", name, c.active, c.force[2], others);
+        /* a clone, and the stepper's saved state, carry the switch */
+        mbs_system *cl = mbs_system_clone(s, &err);
+        mbs_contact_info cc;
+        CHECK(cl && mbs_system_contact(cl, 0, &cc) == MBS_OK && cc.off, "%s: the clone lost the switch", name);
+        mbs_system_free(cl);
+        size_t n = mbs_stepper_state_size(st);
+        unsigned char *buf = malloc(n);
+        CHECK(buf && mbs_stepper_save(st, buf, n, &err) == MBS_OK, "%s: save: %s", name, err.msg);
+        mbs_system_set_contact_off(s, 0, 0);
+        CHECK(buf && mbs_stepper_restore(st, buf, n, &err) == MBS_OK && mbs_system_contact(s, 0, &c) == MBS_OK && c.off,
+              "%s: the restored state lost the switch", name);
+        free(buf);
+        /* back on: the foot, which the base leaning onto it lowers, touches again within 0.1 s */
+        mbs_system_set_contact_off(s, 0, 0);
+        int touched = 0;
+        for (int i = 0; i < settle && !touched; i++) {
+            mbs_stepper_step(st, dt, NULL);
+            mbs_system_contact(s, 0, &c);
+            touched = c.active;
+        }
+        CHECK(!c.off && touched, "%s: switched back on, the foot does not touch", name);
+        mbs_stepper_free(st);
+        mbs_system_free(s);
+    }
+    mbs_model_free(m);
+}
+
 int main(void)
 {
     RUN(test_finalize_before_steppers);
     RUN(test_add_after_stepper_stands);
     RUN(test_one_clock);
     RUN(test_save_restore);
+    RUN(test_contact_off);
     return check_summary("scene");
 }

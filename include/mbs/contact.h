@@ -99,6 +99,7 @@ typedef struct mbs_contact_info {
     double radius;                /* 0: a point; > 0: a sphere or a rim (m) */
     double axis[3];               /* a rim's axis in the frame; zero for a point or a sphere */
     int active;                   /* 1 while in contact */
+    int off;                      /* 1 while switched off (mbs_system_set_contact_off) */
     int slipping;                 /* 1 when the force was on the friction cone's boundary */
     double position[3];           /* world position of the touching point (m) */
     double velocity[3];           /* its world velocity (m/s) */

@@ -169,7 +169,7 @@ _DERIVATIVES_METHOD = {"auto": 0, "analytical": 1, "forward": 2, "central": 3, "
 
 class _ContactInfo(C.Structure):
     _fields_ = [("name", C.c_char_p), ("frame", C.c_int), ("offset", C.c_double * 3), ("radius", C.c_double),
-                ("axis", C.c_double * 3), ("active", C.c_int), ("slipping", C.c_int),
+                ("axis", C.c_double * 3), ("active", C.c_int), ("off", C.c_int), ("slipping", C.c_int),
                 ("position", C.c_double * 3), ("velocity", C.c_double * 3), ("normal", C.c_double * 3),
                 ("depth", C.c_double), ("force", C.c_double * 3)]
 

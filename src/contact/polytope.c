@@ -154,8 +154,9 @@ void mbsi_polytope_eval(mbs_polytope *p, mbs_system *s, const double *q)
         for (int r = 0; r < 3; r++) pt[r] = ctr[r] - c->radius * nn[r];
         double x = depth / p->unit;
         p->depth[i] = depth;
-        p->s[i] = p->c * ((depth > 0 ? x * x * x : 0) + p->zeta);
-        p->ds[i] = depth > 0 ? 3 * p->c * x * x / p->unit : 0;
+        /* a point switched off (mbs_system_set_contact_off) meets nothing: not even ζ's force */
+        p->s[i] = c->off ? 0 : p->c * ((depth > 0 ? x * x * x : 0) + p->zeta);
+        p->ds[i] = depth > 0 && !c->off ? 3 * p->c * x * x / p->unit : 0;
         double *dir = p->dir + (size_t)3 * k * i;
         mbsi_pyramid_edges(nn, mbsi_contact_material(s, c)->mu, k, dir);
         /* B's block: column a is J_xᵀ v_x^a = s Σ_j pt(S_j, p)·dir_a on the support */

@@ -227,6 +227,7 @@ int mbs_system_contact(const mbs_system *s, int i, mbs_contact_info *out)
     out->radius = c->radius;
     memcpy(out->axis, c->axis, sizeof out->axis);
     out->active = c->active;
+    out->off = c->off;
     out->slipping = c->slipping;
     memcpy(out->position, c->p, sizeof out->position);
     memcpy(out->velocity, c->dp, sizeof out->velocity);
