@@ -68,8 +68,8 @@ static const mbs_option_spec spec[] = {
      "rule does not reach), or forward or central differences (as MuJoCo's mjd_transitionFD), for comparison"},
     {"gait", MBS_OPT_ENUM, "", 0, 0, 0, "stand", "stand trot", offsetof(mpc_options, gait),
      "stand: hold the initial posture; trot: the trot controller's contact schedule and feet (trot.c) as costs: the "
-     "joints track the angles that put the feet where the schedule has them, a foot due to swing is unloaded, the base "
-     "tracks the velocity"},
+     "joints track the angles that put the feet where the schedule has them, the feet its heights, the base the "
+     "velocity; a swinging foot's contact off in the plan (contacts)"},
     {"settle", MBS_OPT_REAL, "s", 0, 1e6, 0, "0", NULL, offsetof(mpc_options, trot.settle),
      "trot: time standing before the schedule starts"},
     {"period", MBS_OPT_REAL, "s", 0, 100, MBS_OPT_OPEN_LO, "0.3", NULL, offsetof(mpc_options, trot.period),
@@ -118,7 +118,8 @@ typedef struct mpc {
     double z0[MBS_CONTROL_MAX_CONTACTS];       /* the contact points' world heights at rest (m) */
     double t_now, weight;   /* the plan's start (s), m g (N) */
     double t_plan;          /* when the plan in use was made (s) */
-    double *xk, *qbar, *dx, *lo, *hi;   /* 2 (nq + nv), nq, 2nv, nu, nu: the policy between plans */
+    double *xk, *qbar, *dx;  /* 2 (nq + nv), nq, 2nv: the policy between plans' scratch */
+    double *lo, *hi;        /* nv each (nu used): the torque limits */
     mbs_data *d;
     double *J;              /* 6 x nv */
     unsigned char *pbuf;    /* the planner's stepper state, for checkpoints */
