@@ -253,6 +253,55 @@ static void test_standing_expo(void)
     mbs_system_free(pb.s);
 }
 
+/* The knot hook of test_knot_hook: every foot's contact off from knot 5 on. */
+static void feet_off_late(void *user, int k, mbs_system *s)
+{
+    (void)user;
+    for (int f = 0; f < 4; f++) mbs_system_set_contact_off(s, f, k >= 5);
+}
+
+/* mbs_ilqr_set_knot_hook: Solo on its feet, unpowered (expo at 10 ms), its feet switched off in
+ * the plan from knot 5 on. The rollout falls from there: the base at the last knot is below knot
+ * 5's by most of a free fall's ½ g t² (0.31 m), and more than 10 cm below where the same controls
+ * leave it without the hook (its legs folding under it, the feet on the ground); the system is
+ * left as it was, every contact on. */
+static void test_knot_hook(void)
+{
+    problem pb;
+    make_problem(&pb, "expo", 0.0, 1e-2, 30);
+    for (int i = 0; i < 6; i++) { pb.Q[i] = 1; pb.Qf[i] = 1; }
+    for (int j = 0; j < 12; j++) pb.R[j] = 1e-2;
+    double q0[19];
+    memcpy(q0, mbs_system_q(pb.s), sizeof q0);
+    mbs_ilqr *p = make_solver(&pb);
+    if (!p) return;
+    mbs_ilqr_stats a, b;
+    CHECK(mbs_ilqr_solve(p, 0, 0, &a) == MBS_OK, "rollout: %s", mbs_ilqr_last_error(p)->msg);
+    double q5[19], qN[19], standN;
+    mbs_ilqr_state(p, pb.N, qN, NULL);
+    standN = qN[2];
+    CHECK(mbs_ilqr_set_knot_hook(p, feet_off_late, NULL) == MBS_OK, "set_knot_hook");
+    CHECK(mbs_ilqr_solve(p, 0, 0, &b) == MBS_OK, "rollout with the hook: %s", mbs_ilqr_last_error(p)->msg);
+    mbs_ilqr_state(p, 5, q5, NULL);
+    mbs_ilqr_state(p, pb.N, qN, NULL);
+    double t = (pb.N - 5) * pb.dt, fall = 0.5 * 9.81 * t * t;
+    printf("  knot hook, feet off from knot 5: base z %.4f -> %.4f m (a free fall: %.4f m down; %.4f m at the end without "
+           "the hook)\n", q5[2], qN[2], fall, standN);
+    CHECK(q5[2] - qN[2] > 0.8 * fall && standN - qN[2] > 0.1, "knot hook: the plan did not fall (%.4f -> %.4f m; %.4f m without)",
+          q5[2], qN[2], standN);
+    int on = 0;
+    for (int f = 0; f < 4; f++) {
+        mbs_contact_info c;
+        mbs_system_contact(pb.s, f, &c);
+        on += !c.off;
+    }
+    CHECK(on == 4 && memcmp(q0, mbs_system_q(pb.s), sizeof q0) == 0, "knot hook: the solve left %d feet on, q changed %d", on,
+          memcmp(q0, mbs_system_q(pb.s), sizeof q0) != 0);
+    mbs_ilqr_free(p);
+    mbs_stepper_free(pb.st);
+    mbs_system_free(pb.s);
+}
+
 /* scenarios/solo_mpc_stand.ini run with the overrides over[n] (its duration among them): the base's
  * final y, vy and z into yv[3]; the summary into *sum. Returns 0 on success. */
 static int mpc_stand_run_with(const char **over, int n, double yv[3], mbs_sim_summary *sum)
@@ -436,6 +485,7 @@ int main(void)
     if (!solo) return check_summary("ilqr");
     RUN(test_air);
     RUN(test_standing_expo);
+    RUN(test_knot_hook);
     RUN(test_mpc_push);
     RUN(test_mpc_policy);
     RUN(test_mpc_trot);
