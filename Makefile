@@ -332,7 +332,8 @@ bench-derivatives: $(BUILD)/tools/bench_derivatives
 
 # bench-mpc: the mpc controller on scenarios/solo_mpc_stand.ini (issue 39): iLQR iterations per second with
 # the analytical step Jacobians against forward differences, and the closed loop after a push beside the
-# joint PD and TSID on the same push. About half a minute.
+# joint PD and TSID on the same push; then scenarios/solo_mpc_trot.ini with either kind of derivatives beside
+# the joint-PD trot under its push. About half a minute.
 .PHONY: bench-mpc
 bench-mpc: $(BUILD)/tools/bench_mpc
 	$(call bench_doc,$(BUILD)/tools/bench_mpc,$(BUILD)/bench_mpc)
