@@ -257,6 +257,9 @@ struct mbs_gait {
 typedef struct mbs_trot_schedule {
     double settle, period, velocity, step_height, ramp;
 } mbs_trot_schedule;
+/* Its keys (settle, period, velocity, step_height, ramp): the trot's options, and the base of the
+ * mpc controller's table. */
+extern const mbs_option_table mbsi_trot_schedule_option_table;
 /* Foot position p (base frame) at time t of the leg with nominal foot nom in diagonal pair `pair`
  * (0: FL-HR, 1: FR-HL), and whether it should be in stance then; a swing ends `sink` (m) below
  * the ground, the stance coming back up to it. Returns how far through its swing the foot is

@@ -69,17 +69,8 @@ static const mbs_option_spec spec[] = {
     {"gait", MBS_OPT_ENUM, "", 0, 0, 0, "stand", "stand trot", offsetof(mpc_options, gait),
      "stand: hold the initial posture; trot: the trot controller's contact schedule and feet (trot.c) as costs: the "
      "joints track the angles that put the feet where the schedule has them, the feet its heights, the base the "
-     "velocity; a swinging foot's contact off in the plan (contacts)"},
-    {"settle", MBS_OPT_REAL, "s", 0, 1e6, 0, "0", NULL, offsetof(mpc_options, trot.settle),
-     "trot: time standing before the schedule starts"},
-    {"period", MBS_OPT_REAL, "s", 0, 100, MBS_OPT_OPEN_LO, "0.3", NULL, offsetof(mpc_options, trot.period),
-     "trot: the schedule's cycle; each diagonal pair swings for half of it"},
-    {"velocity", MBS_OPT_REAL, "m/s", -2, 2, 0, "0.2", NULL, offsetof(mpc_options, trot.velocity),
-     "trot: the base's forward velocity to track"},
-    {"step_height", MBS_OPT_REAL, "m", 0, 0.2, 0, "0.05", NULL, offsetof(mpc_options, trot.step_height),
-     "trot: how high a swinging foot should rise mid-swing"},
-    {"ramp", MBS_OPT_REAL, "s", 0, 1e3, 0, "0.5", NULL, offsetof(mpc_options, trot.ramp),
-     "trot: time for the tracked velocity to reach its full value"},
+     "velocity; a swinging foot's contact off in the plan (contacts). The schedule's keys are the trot controller's: "
+     "settle, period, velocity, step_height, ramp"},
     {"w_stance", MBS_OPT_REAL, "", 0, 1e9, 0, "10", NULL, offsetof(mpc_options, w_stance),
      "trot: weight on a stance leg's joint-angle error against the schedule's (per rad²); a swinging leg's is w_posture"},
     {"unload_until", MBS_OPT_REAL, "", 0, 1, 0, "0.3", NULL, offsetof(mpc_options, unload_until),
@@ -199,7 +190,7 @@ static int trot_residuals(void *user, int k, const double *q, const double *v, d
         double p[3], depth = 0, n[3] = {0, 0, 1}, pt[3];
         const mbs_material *mat = NULL;
         mbsi_contact_point_world(m, w->d, ct, NULL, p, NULL, NULL);
-        int load = sw >= 0 && sw < o->unload_until && mbs_environment_query(&c->sys->env, p, ct->radius, &depth, n, pt, &mat) && mat;
+        int load = o->w_unload > 0 && sw >= 0 && sw < o->unload_until && mbs_environment_query(&c->sys->env, p, ct->radius, &depth, n, pt, &mat) && mat;
         double scale = load ? mat->k_normal / w->weight : 0;
         const int row = 3 * nf + i, hrow = 4 * nf + i;
         r[row] = scale * depth;
@@ -479,6 +470,7 @@ static int report(const mbs_controller *c, char *buf, size_t n)
 const mbs_controller_type mbsi_controller_mpc = {
     {"mpc", "receding-horizon iLQR through the simulator (expo at plan_dt by default): holding the initial posture, or "
             "following the trot's contact schedule",
-     &(const mbs_option_table){"mpc", spec, (int)(sizeof spec / sizeof *spec), NULL, 0, sizeof(mpc_options)}},
+     &(const mbs_option_table){"mpc", spec, (int)(sizeof spec / sizeof *spec), &mbsi_trot_schedule_option_table,
+                              offsetof(mpc_options, trot), sizeof(mpc_options)}},
     init, compute, fini, NULL, state, report,
 };

@@ -6,21 +6,28 @@
 
 #include "control_internal.h"
 
+/* The schedule first: its option table (below) is also the trot's own, offsets and all. */
 typedef struct trot_options {
-    mbs_pd_options pd;
     mbs_trot_schedule s;
+    mbs_pd_options pd;
 } trot_options;
+_Static_assert(offsetof(trot_options, s) == 0, "the schedule's options must start the trot's");
 
-static const mbs_option_spec spec[] = {
-    {"settle", MBS_OPT_REAL, "s", 0, 1e6, 0, "0", NULL, offsetof(trot_options, s.settle),
+static const mbs_option_spec schedule_spec[] = {
+    {"settle", MBS_OPT_REAL, "s", 0, 1e6, 0, "0", NULL, offsetof(mbs_trot_schedule, settle),
      "time standing before the trot"},
-    {"period", MBS_OPT_REAL, "s", 0, 100, MBS_OPT_OPEN_LO, "0.3", NULL, offsetof(trot_options, s.period),
+    {"period", MBS_OPT_REAL, "s", 0, 100, MBS_OPT_OPEN_LO, "0.3", NULL, offsetof(mbs_trot_schedule, period),
      "gait cycle: each diagonal pair swings for half of it"},
-    {"velocity", MBS_OPT_REAL, "m/s", -2, 2, 0, "0.2", NULL, offsetof(trot_options, s.velocity), "forward base velocity"},
-    {"step_height", MBS_OPT_REAL, "m", 0, 0.2, 0, "0.05", NULL, offsetof(trot_options, s.step_height), "swing foot lift"},
-    {"ramp", MBS_OPT_REAL, "s", 0, 1e3, 0, "0.5", NULL, offsetof(trot_options, s.ramp),
+    {"velocity", MBS_OPT_REAL, "m/s", -2, 2, 0, "0.2", NULL, offsetof(mbs_trot_schedule, velocity),
+     "forward base velocity"},
+    {"step_height", MBS_OPT_REAL, "m", 0, 0.2, 0, "0.05", NULL, offsetof(mbs_trot_schedule, step_height),
+     "swing foot lift"},
+    {"ramp", MBS_OPT_REAL, "s", 0, 1e3, 0, "0.5", NULL, offsetof(mbs_trot_schedule, ramp),
      "time to reach the full velocity, so that the first steps are short"},
 };
+
+const mbs_option_table mbsi_trot_schedule_option_table = {"trot", schedule_spec, (int)(sizeof schedule_spec / sizeof *schedule_spec),
+                                                          NULL, 0, sizeof(mbs_trot_schedule)};
 
 double mbsi_trot_foot(const mbs_trot_schedule *c, const double nom[3], int pair, double t, double sink, double p[3], int *stance)
 {
@@ -77,7 +84,7 @@ static int init(mbs_controller *c, mbs_error *err)
 
 const mbs_controller_type mbsi_controller_trot = {
     {"trot", "diagonal leg pairs, feet trajectories relative to a base moving forward (leg IK, joint PD with feed-forward)",
-     &(const mbs_option_table){"trot", spec, (int)(sizeof spec / sizeof *spec), &mbsi_pd_option_table,
-                               offsetof(trot_options, pd), sizeof(trot_options)}},
+     &(const mbs_option_table){"trot", schedule_spec, (int)(sizeof schedule_spec / sizeof *schedule_spec),
+                               &mbsi_pd_option_table, offsetof(trot_options, pd), sizeof(trot_options)}},
     init, mbsi_gait_compute, mbsi_gait_fini, NULL, mbsi_gait_state, NULL,
 };
