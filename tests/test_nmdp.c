@@ -379,9 +379,9 @@ static int run(mbs_stepper *st, double t, double h)
  * include the push's direction). */
 static void test_cube_sinks_and_slides(void)
 {
-    /* the third: nmdp with dynamics = pbd (PBD-NMDP) */
-    const char *names[] = {"nmdp", "mdp", "nmdp"}, *label[] = {"nmdp", "mdp", "nmdp (pbd)"};
-    for (int k = 0; k < 3; k++) {
+    /* the third: nmdp with dynamics = pbd (PBD-NMDP); the fourth with dissipation = contact */
+    const char *names[] = {"nmdp", "mdp", "nmdp", "nmdp"}, *label[] = {"nmdp", "mdp", "nmdp (pbd)", "nmdp (contact)"};
+    for (int k = 0; k < 4; k++) {
         double err_depth[2];
         for (int halve = 0; halve < 2; halve++) {
             mbs_model *m;
@@ -389,8 +389,9 @@ static void test_cube_sinks_and_slides(void)
             mbs_system *s = cube(&m, 0.1, mu);
             mbs_error err;
             mbs_option opt[] = {MBS_OPTION("force_scale", 12), MBS_OPTION_WORD("dynamics", "pbd")};
+            if (k == 3) opt[1] = (mbs_option)MBS_OPTION_WORD("dissipation", "contact");
             mbs_system_finalize(s, NULL);
-            mbs_stepper *st = mbs_stepper_new(names[k], s, opt, k == 2 ? 2 : 1, &err);
+            mbs_stepper *st = mbs_stepper_new(names[k], s, opt, k >= 2 ? 2 : 1, &err);
             CHECK(st != NULL, "%s", err.msg);
             CHECK(run(st, 0.5, h) == MBS_OK, "%s: sinking failed", label[k]);
             double D = dstar * cbrt((mass * G0 - 4 * c * zeta) / c), d = 0.1 - mbs_system_q(s)[2];
@@ -620,6 +621,46 @@ static void test_depth_bound(void)
     }
 }
 
+/* dissipation = contact against the paper's on Robosimian's walk at 50 ms: the paper's stance feet
+ * creep by centimetres during the body's sideways shifts (the summary's max_slip_m: the tangential
+ * motion of the body point under a foot, summed from its touch-down), the contact form's hold them
+ * within a few millimetres, the lift-off included, in no more outer iterations per step than the
+ * paper's times 1.5 and within the depth bound. */
+static void test_contact_dissipation(void)
+{
+    const char *runner = getenv("TEST_RUNNER");
+    const char *duration = runner && strstr(runner, "valgrind") ? "run.duration=5" : "run.duration=10";
+    double slip[2] = {0, 0}, iterations[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        const char *sets[2] = {duration, k ? "nmdp.dissipation=contact" : "nmdp.dissipation=kinetic"};
+        mbs_error err;
+        mbs_scenario *sc = mbs_scenario_load(SCEN("robosimian_walk.ini"), sets, 2, &err);
+        CHECK(sc != NULL, "%s", err.msg);
+        if (!sc) return;
+        mbs_sim *sim = mbs_sim_new(sc, &err);
+        mbs_sim_summary sum;
+        mbs_sim_run_options o = {.csv = "", .html = ""};
+        int rc = sim ? mbs_sim_run(sim, &o, &sum, &err) : -1;
+        CHECK(rc == MBS_OK, "%s: %s", sets[1], err.msg);
+        if (rc == MBS_OK) {
+            printf("robosimian_walk.ini (%s, %s): %s, slip %.1f mm, deepest point %.1f mm, %.3g iterations per step\n",
+                   sets[1], duration, sum.diverged ? "diverged" : "stable", 1e3 * sum.max_slip, 1e3 * sum.max_penetration,
+                   sum.mean_iterations);
+            CHECK(!sum.diverged && !sum.left_box, "%s: %s", sets[1], sum.reason);
+            CHECK(sum.max_penetration < 0.0091, "%s: deepest %.4f m", sets[1], sum.max_penetration);
+            CHECK(sum.nonconverged == 0, "%s: %ld steps did not converge", sets[1], sum.nonconverged);
+            slip[k] = sum.max_slip;
+            iterations[k] = sum.mean_iterations;
+        }
+        mbs_sim_free(sim);
+        mbs_scenario_free(sc);
+    }
+    CHECK(slip[0] > 0.02, "the paper's walk: stance feet slip %.4f m, not the creep this test is about", slip[0]);
+    CHECK(slip[1] < 0.005, "dissipation = contact: stance feet slip %.4f m", slip[1]);
+    CHECK(iterations[1] <= 1.5 * iterations[0], "dissipation = contact: %.3g outer iterations per step, the paper's %.3g",
+          iterations[1], iterations[0]);
+}
+
 int main(void)
 {
     RUN(test_qp_simplices);
@@ -633,5 +674,6 @@ int main(void)
     RUN(test_mdp_feedback);
     RUN(test_mdp_explicit_jump);
     RUN(test_depth_bound);
+    RUN(test_contact_dissipation);
     return check_summary("test_nmdp");
 }

@@ -88,10 +88,11 @@ static void test_steppers(void)
     mbs_model *m = mbs_model_from_urdf(tm_path("urdf/solo12.urdf"), NULL, NULL);
     CHECK(m != NULL, "cannot load solo12");
     if (!m) return;
-    /* the registered steppers, then the variational one with each of its other root finders and
-     * nmdp on position-based dynamics */
+    /* the registered steppers, then the variational one with each of its other root finders, nmdp
+     * on position-based dynamics and nmdp with the contact-wise dissipation */
     static const char *variants[][3] = {{"variational", "solver", "newton"}, {"variational", "solver", "broyden"},
-                                        {"variational", "solver", "tree_newton"}, {"nmdp", "dynamics", "pbd"}};
+                                        {"variational", "solver", "tree_newton"}, {"nmdp", "dynamics", "pbd"},
+                                        {"nmdp", "dissipation", "contact"}};
     const int nvi = (int)(sizeof variants / sizeof *variants);
     for (int k = 0; k < mbs_stepper_count() + nvi; k++) {
         int extra = k >= mbs_stepper_count();

@@ -32,6 +32,10 @@
  * whose QP diagonal is small against the others' moves by its whole range until γ has shrunk by
  * orders of magnitude, which at η per rejection took Robosimian's walk up to 27 projections in
  * one step. S, the diagonal of Dᵀ ∇²K D, makes γ scale-free.
+ * dissipation = contact (ours) replaces eq. 6's K by each touching point's own dissipation over
+ * the step's displacement of its material point, a variational inequality that the same outer
+ * iterations solve by Newton's method (contact_model says why and how): the paper's K lets stance
+ * feet that their pyramids could hold creep by centimetres at 50 ms (docs/benchmarks.md).
  * order = 0 is the zeroth-order variant (eqs. 10–11): ∇_θG without the change of the vertices
  * with θ, in the QP and in the projection.
  * dynamics = pbd is the paper's PBD-NMDP (eq. 12; PBD-ZONMDP with order = 0): position-based
@@ -68,12 +72,15 @@ static double gamma_factor(double eta, int run)
 
 typedef struct nmdp_options {
     mbs_polytope_options poly;
-    int order, max_iter, proj_iter, max_halvings, warm, nonpenetration, dynamics;
+    int order, max_iter, proj_iter, max_halvings, warm, nonpenetration, dynamics, dissipation;
     double eps, eta, proj_tol, max_depth;
 } nmdp_options;
 
-/* the values of the option `dynamics`, in the order of its words */
+/* the values of the options `dynamics` and `dissipation`, in the order of their words */
 enum { DYN_NE = 0, DYN_PBD = 1 };
+enum { DISS_KINETIC = 0, DISS_CONTACT = 1 };
+/* contact dissipation: the splitting iterations of one linearised inequality at most (see pgm) */
+enum { SPLIT_ITER = 4 };
 
 static const mbs_option_spec spec[] = {
     {"dynamics", MBS_OPT_ENUM, "", 0, 0, 0, "ne", "ne pbd", offsetof(nmdp_options, dynamics),
@@ -98,6 +105,10 @@ static const mbs_option_spec spec[] = {
     {"nonpenetration", MBS_OPT_BOOL, "", 0, 1, 0, "1", NULL, offsetof(nmdp_options, nonpenetration),
      "1 (ours): a touching point may not end the step deeper than max_depth, a constraint of each QP (eq. 8) "
      "linearised as the weights are; 0: the paper's NMDP, whose stance feet may sink and creep"},
+    {"dissipation", MBS_OPT_ENUM, "", 0, 0, 0, "kinetic", "kinetic contact", offsetof(nmdp_options, dissipation),
+     "kinetic: the paper's maximal dissipation (eq. 6), the robot's kinetic energy at the step's end made least; "
+     "contact (ours): each touching point's force dissipates the most over its own displacement in the step, "
+     "which keeps a stance foot that its pyramid can hold from creeping"},
     {"max_depth", MBS_OPT_REAL, "m", 0, 1, MBS_OPT_OPEN_LO, NULL, NULL, offsetof(nmdp_options, max_depth),
      "the depth a touching point may not pass with nonpenetration = 1 (default: 3 stand_depth, where the "
      "pyramid holds 27 times its force at stand_depth)"},
@@ -117,6 +128,10 @@ typedef struct nmdp {
     double *Gd, *bd;                 /* the depth bounds: nc x nw, nc */
     double *dlim;                    /* nc: each point's bound this step, max(max_depth, its depth at the start) */
     double *Jp, *JpJ, *R;            /* a point's Jacobian, times Jint (3 x nv each), times D (3 x nw) */
+    int contact;                     /* dissipation = contact */
+    double *Ha, *xs, *dc;            /* contact: H's antisymmetric part (nw x nw), the splitting's last x and
+                                      * its term in c (nw each) */
+    double *place0;                  /* contact: 12 per point, its frame's placement at the step's start (R, p) */
     double dmax;                     /* max_depth (m); 0: no bound (nonpenetration = 0) */
     int pbd;                         /* dynamics = pbd */
     double *tI, *tK;                 /* pbd: 12 per body, the affine targets of I_α and of K this sub-step */
@@ -156,6 +171,12 @@ static void layout(mbs_carver *c, nmdp *w)
     w->JpJ = mbsi_carve_doubles(c, 3 * nv);
     w->R = mbsi_carve_doubles(c, 3 * nw);
     w->ipiv = mbsi_carve(c, nv * sizeof(int));
+    if (w->contact) {
+        w->Ha = mbsi_carve_doubles(c, nw * nw);
+        w->xs = mbsi_carve_doubles(c, nw);
+        w->dc = mbsi_carve_doubles(c, nw);
+        w->place0 = mbsi_carve_doubles(c, 12 * nc);
+    }
     if (w->pbd) {
         w->tI = mbsi_carve_doubles(c, 12 * (size_t)w->nb);
         w->tK = mbsi_carve_doubles(c, 12 * (size_t)w->nb);
@@ -182,6 +203,7 @@ static int init(mbs_stepper *st, mbs_error *err)
     head.nw = head.poly.nw;
     head.nb = s->model->nbodies;
     head.pbd = head.o->dynamics == DYN_PBD;
+    head.contact = head.o->dissipation == DISS_CONTACT;
     head.pwork_n = mbsi_pbd_work_doubles(s->model);
     head.resets = s->resets;
     mbs_carver c = {NULL, 0};
@@ -440,6 +462,131 @@ static void depth_bounds(nmdp *w, mbs_system *s)
     }
 }
 
+/* The linearised inequality of dissipation = contact at the accepted point (δ, w), D and Jint given
+ * (ours; the paper's eq. 6 minimises the kinetic energy of the whole robot instead). Each touching
+ * point's weights are to minimise the work of its force over the step, Σ_a x_a c_a, with
+ *   c_a = s V_aᵀ Δp,   Δp = X(θ) − X(θ₋) the displacement over the step of the material point under
+ * the contact at θ (X its place in its frame, at the end and at the start of the step):
+ * at a solution a point whose force is inside its pyramid does not move, and one on a face moves
+ * along the face's outward normal (sliding against its force, or sinking while the pyramid grows).
+ * Minimising K does that only where ∇_δG is M/h²: at 50 ms its other terms (the pyramids' growth
+ * with depth, gravity's and the servo's) let Robosimian's stance feet creep by centimetres, and c
+ * taken as the velocity at the step's end, Bᵀδ, still left 1.6 mm per step to the second-order
+ * terms of a step in which the base moves a centimetre and the limb joints undo it. A point not
+ * touching at θ (its pyramid has only the ζ share) keeps the velocity form, Bᵀδ.
+ * c(x) ≈ c0 + H (x − w), H = Bᵀ Jint D (the displacement's derivative, the vertices' scale held):
+ * a variational inequality over the pyramids, not a minimisation (H is not symmetric), solved by
+ * Newton's method: each outer iteration solves the linearised one, then projects onto G = 0. Q0
+ * gets H's symmetric part, w->Ha the rest (pgm's splitting). */
+static void contact_model(nmdp *w, mbs_system *s)
+{
+    const mbs_model *m = s->model;
+    const int nv = w->nv, nw = w->nw, k = w->poly.k;
+    cblas_dgemv(CblasColMajor, CblasTrans, nv, nw, 1, w->poly.B, nv, w->delta, 1, 0, w->c0, 1);
+    for (int i = 0; i < w->poly.nc; i++) {
+        if (!(w->poly.depth[i] > 0)) continue;
+        double R[9], pf[3], d[3], loc[3], dp[3];
+        mbs_frame_placement(m, s->data, s->contacts[i].frame, R, pf);
+        const double *pt = w->poly.point + 3 * i, *R0 = w->place0 + 12 * i, *p0 = R0 + 9;
+        for (int r = 0; r < 3; r++) d[r] = pt[r] - pf[r];
+        for (int r = 0; r < 3; r++) loc[r] = R[3 * r] * d[0] + R[3 * r + 1] * d[1] + R[3 * r + 2] * d[2];
+        for (int r = 0; r < 3; r++) dp[r] = pt[r] - (p0[r] + R0[r] * loc[0] + R0[r + 3] * loc[1] + R0[r + 6] * loc[2]);
+        for (int a = 0; a < k; a++) {
+            const double *v = w->poly.dir + 3 * ((size_t)k * i + a);
+            w->c0[k * i + a] = w->poly.s[i] * (v[0] * dp[0] + v[1] * dp[1] + v[2] * dp[2]);
+        }
+    }
+    /* Jint D into Dt (free scratch here; Jint is block-diagonal per joint), then H into Q0 */
+    for (int b = 0; b < m->nbodies; b++) {
+        int o = m->bodies[b].idx_v, nb = m->bodies[b].nv;
+        for (int j = 0; j < nw; j++)
+            for (int r = 0; r < nb; r++) {
+                double x = 0;
+                for (int cc = 0; cc < nb; cc++) x += w->Jint[o + r + (size_t)nv * (o + cc)] * w->D[o + cc + (size_t)nv * j];
+                w->Dt[o + r + (size_t)nv * j] = x;
+            }
+    }
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, nw, nw, nv, 1, w->poly.B, nv, w->Dt, nv, 0, w->Q0, nw);
+    for (int i = 0; i < nw; i++) {
+        w->Ha[i + (size_t)nw * i] = 0;
+        for (int j = 0; j < i; j++) {
+            double *a = w->Q0 + i + (size_t)nw * j, *b = w->Q0 + j + (size_t)nw * i, sym = 0.5 * (*a + *b);
+            w->Ha[i + (size_t)nw * j] = *a - sym;
+            w->Ha[j + (size_t)nw * i] = *b - sym;
+            *a = *b = sym;
+        }
+    }
+}
+
+/* The QP of eq. 8 at the accepted point (δ, w), D, M and Jint given: Q0 = Dᵀ (M/h²) D (∇²K's
+ * Gauss–Newton part, in the step's metric with an impedance) and c0 = Dᵀ ∇K,
+ * ∇K = Jintᵀ ∂T/∂q + M θ̇ / h. */
+static void kinetic_model(nmdp *w, mbs_system *s)
+{
+    const int nv = w->nv, nw = w->nw;
+    const double h = w->h;
+    if (w->pbd) {
+        /* ∇K = Jintᵀ ∂K/∂θ, and the rotors' diag(armature) θ̇ / h, on the placements and
+         * Jacobians at θ that the last residual() or jacobian_build() left */
+        mbsi_pbd_energy(s->model, s->data, w->tK, 1 / (h * h), w->dT, NULL, w->pwork);
+    } else {
+        mbs_kinetic_energy_dq(s->model, s->data, w->qn, w->vn, w->dT);
+    }
+    for (int cc = 0; cc < nv; cc++) {
+        double x = 0;
+        if (w->pbd) {
+            for (int r = 0; r < nv; r++) x += w->Jint[r + (size_t)nv * cc] * w->dT[r];
+            x += s->model->armature[cc] * w->vn[cc] / h;
+        } else {
+            for (int r = 0; r < nv; r++)
+                x += w->Jint[r + (size_t)nv * cc] * w->dT[r] + w->M[r + (size_t)nv * cc] * w->vn[r] / h;
+        }
+        if (s->imp_on) x += (h * s->imp_kd[cc] + h * h * s->imp_kp[cc]) * w->vn[cc] / h;
+        w->gK[cc] = x;
+    }
+    /* Q0 = Dᵀ (M/h²) D and c0 = Dᵀ ∇K (MD: nv x nw scratch in Dt) */
+    if (s->imp_on)
+        for (int k = 0; k < nv; k++) w->M[k * (nv + 1)] += h * s->imp_kd[k] + h * h * s->imp_kp[k];
+    cblas_dsymm(CblasColMajor, CblasLeft, CblasLower, nv, nw, 1 / (h * h), w->M, nv, w->D, nv, 0, w->Dt, nv);
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, nw, nw, nv, 1, w->D, nv, w->Dt, nv, 0, w->Q0, nw);
+    cblas_dgemv(CblasColMajor, CblasTrans, nv, nw, 1, w->D, nv, w->gK, 1, 0, w->c0, 1);
+}
+
+/* The QP of an outer iteration (eq. 8, or with dissipation = contact the linearised inequality)
+ * from the matrix w->Q and linear term w->c made by pgm, into w->x; with the depth bounds, and
+ * where they ask more than the pyramids hold (an infeasible QP) the paper's QP without them.
+ * With dissipation = contact, H's antisymmetric part is taken by splitting: each QP has it at the
+ * last solution, x ← argmin ½ xᵀ Q x + (c + Ha (x_last − w))ᵀ x, a few times while x moves (the
+ * part is a few percent of the symmetric one on Robosimian). Returns 0, or 1 when no QP solved
+ * (Q not positive definite: the step is then halved, where ∇_δG is nearer M/h²). */
+static int weights_qp(nmdp *w, int warm)
+{
+    const int nw = w->nw;
+    if (w->contact) memcpy(w->xs, w->w, (size_t)nw * sizeof(double));
+    for (int it = 0; it < (w->contact ? SPLIT_ITER : 1); it++) {
+        if (it)
+            for (int i = 0; i < nw; i++) {
+                double x = 0;
+                for (int j = 0; j < nw; j++) x += w->Ha[i + (size_t)nw * j] * (w->xs[j] - w->w[j]);
+                w->c[i] += x - w->dc[i];
+                w->dc[i] = x;
+            }
+        else if (w->contact)
+            memset(w->dc, 0, (size_t)nw * sizeof(double));
+        if ((w->dmax > 0 ? mbsi_polytope_qp_bounded(&w->poly, w->Q, w->c, w->Gd, w->bd, warm || it, w->x, NULL) : 1) != MBS_OK &&
+            mbsi_polytope_qp(&w->poly, w->Q, w->c, 0, w->x, NULL) != MBS_OK)
+            return 1;
+        if (!w->contact) break;
+        double moved = 0;
+        for (int j = 0; j < nw; j++) {
+            moved = fmax(moved, fabs(w->x[j] - w->xs[j]));
+            w->xs[j] = w->x[j];
+        }
+        if (moved < 1e-9) break;
+    }
+    return 0;
+}
+
 /* Algorithm 1 for a step of w->h from (q0, v0): δ and w on the manifold at a stationary point of K.
  * Returns 0 (converged, or stopped at max_iter with *converged = 0) or 1 when it diverged. */
 static int pgm(nmdp *w, mbs_system *s, int *converged)
@@ -458,7 +605,7 @@ static int pgm(nmdp *w, mbs_system *s, int *converged)
      * every step at γ = 1: consecutive steps are alike, and this saves most of the iterations that
      * only grow γ) */
     if (nw == 0) { *converged = 1; return 0; }   /* no contact point: backward Euler alone */
-    double K = kinetic(w, s), gamma = fmax(1, w->gamma_last / (o->eta * o->eta)), excess = depth_excess(w);
+    double K = w->contact ? 0 : kinetic(w, s), gamma = fmax(1, w->gamma_last / (o->eta * o->eta)), excess = depth_excess(w);
     int qp_warm = 0, model = 0, rejected = 0;
     int streak = 0;                  /* > 0: accepted iterations in a row; < 0: rejected ones */
     double dw_rejected = INFINITY;   /* the weights' move of the last rejected iteration */
@@ -468,37 +615,13 @@ static int pgm(nmdp *w, mbs_system *s, int *converged)
             /* the QP's model at the accepted point, with ∇G as the projection's last Newton step
              * factorised it (within proj_tol of θ) or, when its chord steps left the factorisation
              * elsewhere, made here at the point (jacobian_build leaves M, Jint and the polytopes
-             * there); a rejection changes only γ, not the model.
-             * D = ∇_δG⁻¹ B, ∇K = Jintᵀ ∂T/∂q + M θ̇ / h */
+             * there); a rejection changes only γ, not the model. D = ∇_δG⁻¹ B */
             if (!w->fact_here && jacobian(w, s, w->delta, w->w)) return 1;
             w->fact_here = 1;
             memcpy(w->D, w->poly.B, sizeof(double) * (size_t)nv * (size_t)nw);
             solve(w, w->D, nw);
-            if (w->pbd) {
-                /* ∇K = Jintᵀ ∂K/∂θ, and the rotors' diag(armature) θ̇ / h, on the placements and
-                 * Jacobians at θ that the last residual() or jacobian_build() left */
-                mbsi_pbd_energy(s->model, s->data, w->tK, 1 / (h * h), w->dT, NULL, w->pwork);
-            } else {
-                mbs_kinetic_energy_dq(s->model, s->data, w->qn, w->vn, w->dT);
-            }
-            for (int cc = 0; cc < nv; cc++) {
-                double x = 0;
-                if (w->pbd) {
-                    for (int r = 0; r < nv; r++) x += w->Jint[r + (size_t)nv * cc] * w->dT[r];
-                    x += s->model->armature[cc] * w->vn[cc] / h;
-                } else {
-                    for (int r = 0; r < nv; r++)
-                        x += w->Jint[r + (size_t)nv * cc] * w->dT[r] + w->M[r + (size_t)nv * cc] * w->vn[r] / h;
-                }
-                if (s->imp_on) x += (h * s->imp_kd[cc] + h * h * s->imp_kp[cc]) * w->vn[cc] / h;
-                w->gK[cc] = x;
-            }
-            /* Q0 = Dᵀ (M/h²) D and c0 = Dᵀ ∇K (MD: nv x nw scratch in Dt) */
-            if (s->imp_on)
-                for (int k = 0; k < nv; k++) w->M[k * (nv + 1)] += h * s->imp_kd[k] + h * h * s->imp_kp[k];
-            cblas_dsymm(CblasColMajor, CblasLeft, CblasLower, nv, nw, 1 / (h * h), w->M, nv, w->D, nv, 0, w->Dt, nv);
-            cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, nw, nw, nv, 1, w->D, nv, w->Dt, nv, 0, w->Q0, nw);
-            cblas_dgemv(CblasColMajor, CblasTrans, nv, nw, 1, w->D, nv, w->gK, 1, 0, w->c0, 1);
+            if (w->contact) contact_model(w, s);
+            else kinetic_model(w, s);
             if (w->dmax > 0) depth_bounds(w, s);
             model = 1;
         }
@@ -516,11 +639,7 @@ static int pgm(nmdp *w, mbs_system *s, int *converged)
             for (int j = 0; j < nw; j++) x -= w->Q[i + (size_t)nw * j] * w->w[j];
             w->c[i] = x;
         }
-        /* with the depth bounds; where they ask more than the pyramids hold (an infeasible QP), the
-         * paper's QP without them */
-        if ((w->dmax > 0 ? mbsi_polytope_qp_bounded(&w->poly, w->Q, w->c, w->Gd, w->bd, qp_warm, w->x, NULL) : 1) != MBS_OK &&
-            mbsi_polytope_qp(&w->poly, w->Q, w->c, 0, w->x, NULL) != MBS_OK)
-            return 1;
+        if (weights_qp(w, qp_warm)) return 1;
         qp_warm = 1;
         double dw = 0;
         for (int j = 0; j < nw; j++) dw = fmax(dw, fabs(w->x[j] - w->w[j]));
@@ -532,14 +651,16 @@ static int pgm(nmdp *w, mbs_system *s, int *converged)
             w->dtrial[r] = w->delta[r] + x;
         }
         if (project(w, s, w->dtrial, w->x, 1)) return 1;
-        double K1 = kinetic(w, s), excess1 = depth_excess(w), move = 0;
+        double K1 = w->contact ? 0 : kinetic(w, s), excess1 = depth_excess(w), move = 0;
         for (int r = 0; r < nv; r++) move = fmax(move, fabs(w->dtrial[r] - w->delta[r]));
         /* accepted when it brings a point past max_depth back towards it, or, no deeper past it,
          * when K does not grow: the bound comes first, then the dissipation. A move that a
          * smaller γ did not shrink (by half, after two rejections) is the depth bounds' own, not
          * the proximal step's: a point within depth_excess' 1 % over its bound, which the QP
          * brings back to it at a cost in K. Rejected for that cost, it would be asked again at
-         * every iteration to max_iter: it is taken when it goes no deeper. */
+         * every iteration to max_iter: it is taken when it goes no deeper. With dissipation =
+         * contact there is no K to descend (both stay 0): Newton's iterations on the inequality
+         * are taken as they come, and only the depth bound rejects one. */
         int forced = streak <= -2 && dw >= 0.5 * dw_rejected && !(excess1 > excess + 1e-12);
         if (!forced && !(excess1 < excess - 1e-12) && (excess1 > excess + 1e-12 || K1 > K)) {
             dw_rejected = dw;
@@ -607,6 +728,12 @@ static int advance(mbs_stepper *st, double h, int depth)
     if (w->dmax > 0) {
         mbsi_polytope_eval(&w->poly, s, w->q0);
         for (int i = 0; i < w->poly.nc; i++) w->dlim[i] = fmax(w->dmax, w->poly.depth[i]);
+    }
+    if (w->contact) {
+        /* the contact frames at the step's start, where contact_model finds each material point */
+        if (!(w->dmax > 0)) mbs_forward_kinematics(s->model, s->data, w->q0, NULL, NULL);
+        for (int i = 0; i < w->poly.nc; i++)
+            mbs_frame_placement(s->model, s->data, s->contacts[i].frame, w->place0 + 12 * i, w->place0 + 12 * i + 9);
     }
     int converged = 0;
     if (pgm(w, s, &converged) == 0) {
