@@ -557,8 +557,10 @@ static void kinetic_model(nmdp *w, mbs_system *s)
  * where they ask more than the pyramids hold (an infeasible QP) the paper's QP without them.
  * With dissipation = contact, H's antisymmetric part is taken by splitting: each QP has it at the
  * last solution, x ← argmin ½ xᵀ Q x + (c + Ha (x_last − w))ᵀ x, a few times while x moves (the
- * part is a few percent of the symmetric one on Robosimian). Returns 0, or 1 when no QP solved
- * (Q not positive definite: the step is then halved, where ∇_δG is nearer M/h²). */
+ * part is a few percent of the symmetric one on Robosimian). Returns 0, or 1 when no QP solved:
+ * the step is then halved (Algorithm 2). With dissipation = contact that happens where H's
+ * symmetric part is indefinite (at touch-downs and push-offs at 50 ms), and half the step, where
+ * ∇_δG is nearer M/h², cures it. */
 static int weights_qp(nmdp *w, int warm)
 {
     const int nw = w->nw;
