@@ -79,7 +79,7 @@ typedef struct nmdp_options {
 /* the values of the options `dynamics` and `dissipation`, in the order of their words */
 enum { DYN_NE = 0, DYN_PBD = 1 };
 enum { DISS_KINETIC = 0, DISS_CONTACT = 1 };
-/* contact dissipation: the splitting iterations of one linearised inequality at most (see pgm) */
+/* contact dissipation: the splitting iterations of one linearised inequality at most (weights_qp) */
 enum { SPLIT_ITER = 4 };
 
 static const mbs_option_spec spec[] = {
@@ -589,8 +589,8 @@ static int weights_qp(nmdp *w, int warm)
     return 0;
 }
 
-/* Algorithm 1 for a step of w->h from (q0, v0): δ and w on the manifold at a stationary point of K.
- * Returns 0 (converged, or stopped at max_iter with *converged = 0) or 1 when it diverged. */
+/* Algorithm 1 for a step of w->h from (q0, v0): δ and w on the manifold at a stationary point of K
+ * (with dissipation = contact, at a solution of contact_model's inequality). Returns 0 (converged, or stopped at max_iter with *converged = 0) or 1 when it diverged. */
 static int pgm(nmdp *w, mbs_system *s, int *converged)
 {
     const nmdp_options *o = w->o;
