@@ -590,7 +590,8 @@ static int weights_qp(nmdp *w, int warm)
 }
 
 /* Algorithm 1 for a step of w->h from (q0, v0): δ and w on the manifold at a stationary point of K
- * (with dissipation = contact, at a solution of contact_model's inequality). Returns 0 (converged, or stopped at max_iter with *converged = 0) or 1 when it diverged. */
+ * (with dissipation = contact, at a solution of contact_model's inequality). Returns 0 (converged,
+ * or stopped at max_iter with *converged = 0) or 1 when it diverged. */
 static int pgm(nmdp *w, mbs_system *s, int *converged)
 {
     const nmdp_options *o = w->o;
