@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "mbs.h"
+#include "testmodels.h"
 
 #define DIR MBS_SOURCE_DIR "/tests/models/mjcf/"
 #define REF_DIR MBS_SOURCE_DIR "/../shared/reference/mjcf/"
@@ -490,13 +491,8 @@ static void test_go2_trot(void)
     const char *pushes[] = {NULL, "run.push=2 0 40 0 0.1"};
     for (int k = 0; k < 2; k++) {
         mbs_error err;
-        mbs_scenario *sc = mbs_scenario_load(MBS_SOURCE_DIR "/scenarios/go2_trot.ini", pushes + k, k, &err);
-        CHECK(sc != NULL, "go2_trot: %s", err.msg);
-        if (!sc) continue;
-        mbs_sim *sim = mbs_sim_new(sc, &err);
         mbs_sim_summary sum;
-        mbs_sim_run_options o = {.csv = "", .html = ""};
-        int rc = sim ? mbs_sim_run(sim, &o, &sum, &err) : -1;
+        int rc = tm_run_scenario(MBS_SOURCE_DIR "/scenarios/go2_trot.ini", pushes + k, k, &sum, &err);
         CHECK(rc == MBS_OK, "go2_trot: %s", err.msg);
         if (rc == MBS_OK) {
             printf("  go2_trot%s: x %.3f m, tilt <= %.1f deg, %ld foot touch-downs, penetration <= %.1f mm\n",
@@ -507,8 +503,6 @@ static void test_go2_trot(void)
                   "go2_trot%s: x %.3f y %.3f, tilt %.1f deg, %ld touch-downs, penetration %.4f m", k ? " pushed" : "",
                   sum.base_final[0], sum.base_final[1], sum.max_tilt_deg, sum.foot_touchdowns, sum.max_penetration);
         }
-        mbs_sim_free(sim);
-        mbs_scenario_free(sc);
         mbs_error_free(&err);   /* the model's warning (frictionloss) */
     }
 }

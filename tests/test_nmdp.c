@@ -595,13 +595,8 @@ static void test_depth_bound(void)
         mbs_error err;
         char path[512];
         snprintf(path, sizeof path, "%s%s", SCEN(""), runs[r][0]);
-        mbs_scenario *sc = mbs_scenario_load(path, sets, sets[1] ? 2 : 1, &err);
-        CHECK(sc != NULL, "%s: %s", runs[r][0], err.msg);
-        if (!sc) continue;
-        mbs_sim *sim = mbs_sim_new(sc, &err);
         mbs_sim_summary sum;
-        mbs_sim_run_options o = {.csv = "", .html = ""};
-        int rc = sim ? mbs_sim_run(sim, &o, &sum, &err) : -1;
+        int rc = tm_run_scenario(path, sets, sets[1] ? 2 : 1, &sum, &err);
         CHECK(rc == MBS_OK, "%s: %s", runs[r][0], err.msg);
         if (rc == MBS_OK) {
             int paper = r == 0;
@@ -616,8 +611,6 @@ static void test_depth_bound(void)
                 CHECK(sum.mean_iterations <= 1.5 * paper_iterations, "%s: %.3g outer iterations per step with the bound, the "
                       "paper's %.3g", runs[r][0], sum.mean_iterations, paper_iterations);
         }
-        mbs_sim_free(sim);
-        mbs_scenario_free(sc);
     }
 }
 
@@ -634,13 +627,8 @@ static void test_contact_dissipation(void)
     for (int k = 0; k < 2; k++) {
         const char *sets[2] = {duration, k ? "nmdp.dissipation=contact" : "nmdp.dissipation=kinetic"};
         mbs_error err;
-        mbs_scenario *sc = mbs_scenario_load(SCEN("robosimian_walk.ini"), sets, 2, &err);
-        CHECK(sc != NULL, "%s", err.msg);
-        if (!sc) return;
-        mbs_sim *sim = mbs_sim_new(sc, &err);
         mbs_sim_summary sum;
-        mbs_sim_run_options o = {.csv = "", .html = ""};
-        int rc = sim ? mbs_sim_run(sim, &o, &sum, &err) : -1;
+        int rc = tm_run_scenario(SCEN("robosimian_walk.ini"), sets, 2, &sum, &err);
         CHECK(rc == MBS_OK, "%s: %s", sets[1], err.msg);
         if (rc == MBS_OK) {
             printf("robosimian_walk.ini (%s, %s): %s, slip %.1f mm, deepest point %.1f mm, %.3g iterations per step\n",
@@ -652,8 +640,6 @@ static void test_contact_dissipation(void)
             slip[k] = sum.max_slip;
             iterations[k] = sum.mean_iterations;
         }
-        mbs_sim_free(sim);
-        mbs_scenario_free(sc);
     }
     CHECK(slip[0] > 0.02, "the paper's walk: stance feet slip %.4f m, not the creep this test is about", slip[0]);
     CHECK(slip[1] < 0.005, "dissipation = contact: stance feet slip %.4f m", slip[1]);

@@ -422,13 +422,8 @@ static void test_solo_rough(void)
         char set[64];
         snprintf(set, sizeof set, "environment.heightfield_seed=%d", seed);
         const char *sets[] = {set};
-        mbs_scenario *sc = mbs_scenario_load(tm_path("scenarios/solo_rough.ini"), sets, 1, &err);
-        CHECK(sc != NULL, "solo_rough: %s", err.msg);
-        if (!sc) continue;
-        mbs_sim *sim = mbs_sim_new(sc, &err);
         mbs_sim_summary sum;
-        mbs_sim_run_options o = {.csv = "", .html = ""};
-        int rc = sim ? mbs_sim_run(sim, &o, &sum, &err) : -1;
+        int rc = tm_run_scenario(tm_path("scenarios/solo_rough.ini"), sets, 1, &sum, &err);
         CHECK(rc == MBS_OK, "solo_rough seed %d: %s", seed, err.msg);
         if (rc == MBS_OK) {
             /* the most of one foot is printed, not held: issue 40's "cycles + 2" per foot (21) is not met
@@ -444,8 +439,6 @@ static void test_solo_rough(void)
                   "solo_rough seed %d: x %.3f, tilt %.1f deg, %ld touch-downs, penetration %.4f m", seed, sum.base_final[0],
                   sum.max_tilt_deg, sum.foot_touchdowns, sum.max_penetration);
         }
-        mbs_sim_free(sim);
-        mbs_scenario_free(sc);
     }
 }
 

@@ -236,6 +236,18 @@ double tm_incline_acceleration(mbs_system *s, mbs_stepper *st, double theta, dou
     return (w[0] * down[0] + w[1] * down[1] + w[2] * down[2] - v1) / (t2 - t1);
 }
 
+int tm_run_scenario(const char *path, const char *const *sets, int nsets, mbs_sim_summary *sum, mbs_error *err)
+{
+    mbs_scenario *sc = mbs_scenario_load(path, sets, nsets, err);
+    if (!sc) return err->code ? err->code : MBS_ERR_ARG;
+    mbs_sim *sim = mbs_sim_new(sc, err);
+    mbs_sim_run_options o = {.csv = "", .html = ""};
+    int rc = sim ? mbs_sim_run(sim, &o, sum, err) : (err->code ? err->code : MBS_ERR_ARG);
+    mbs_sim_free(sim);
+    mbs_scenario_free(sc);
+    return rc;
+}
+
 mbs_option tm_opt(const char *key, const char *text)
 {
     char *end = NULL;

@@ -38,6 +38,10 @@ double tm_incline_acceleration(mbs_system *s, mbs_stepper *st, double theta, dou
 /* An option from a test's text, as a user of the typed API writes it: a number when the text is one
  * (strtod takes all of it), else a word ({key, 0, text}); text must outlive it. */
 mbs_option tm_opt(const char *key, const char *text);
+/* Runs the scenario at path with the overrides sets (nsets of them, "section.key=value"), writing
+ * no file, into *sum; returns MBS_OK or the error of the load, the set-up or the run (in *err, whose
+ * warnings the caller frees with mbs_error_free). */
+int tm_run_scenario(const char *path, const char *const *sets, int nsets, mbs_sim_summary *sum, mbs_error *err);
 /* Path to a file of the source tree. */
 const char *tm_path(const char *rel);
 /* Path to a file of the project's shared reference folder (third-party robot descriptions, which

@@ -57,6 +57,7 @@
 #include "../base/base.h"
 #include "../contact/contact_internal.h"
 #include "../dynamics/dynamics_internal.h"
+#include "../spatial/spatial.h"
 #include "step_internal.h"
 #include <cblas.h>
 
@@ -129,8 +130,8 @@ typedef struct nmdp {
     double *dlim;                    /* nc: each point's bound this step, max(max_depth, its depth at the start) */
     double *Jp, *JpJ, *R;            /* a point's Jacobian, times Jint (3 x nv each), times D (3 x nw) */
     int contact;                     /* dissipation = contact */
-    double *Ha, *xs, *dc;            /* contact: H's antisymmetric part (nw x nw), the splitting's last x and
-                                      * its term in c (nw each) */
+    double *Ha, *xs, *cbase;         /* contact: H's antisymmetric part (nw x nw), the splitting's last x and
+                                      * the QP's linear term without the split part (nw each) */
     double *place0;                  /* contact: 12 per point, its frame's placement at the step's start (R, p) */
     double dmax;                     /* max_depth (m); 0: no bound (nonpenetration = 0) */
     int pbd;                         /* dynamics = pbd */
@@ -174,7 +175,7 @@ static void layout(mbs_carver *c, nmdp *w)
     if (w->contact) {
         w->Ha = mbsi_carve_doubles(c, nw * nw);
         w->xs = mbsi_carve_doubles(c, nw);
-        w->dc = mbsi_carve_doubles(c, nw);
+        w->cbase = mbsi_carve_doubles(c, nw);
         w->place0 = mbsi_carve_doubles(c, 12 * nc);
     }
     if (w->pbd) {
@@ -485,12 +486,13 @@ static void contact_model(nmdp *w, mbs_system *s)
     cblas_dgemv(CblasColMajor, CblasTrans, nv, nw, 1, w->poly.B, nv, w->delta, 1, 0, w->c0, 1);
     for (int i = 0; i < w->poly.nc; i++) {
         if (!(w->poly.depth[i] > 0)) continue;
-        double R[9], pf[3], d[3], loc[3], dp[3];
+        double R[9], pf[3], d[3], loc[3], was[3], dp[3];
         mbs_frame_placement(m, s->data, s->contacts[i].frame, R, pf);
         const double *pt = w->poly.point + 3 * i, *R0 = w->place0 + 12 * i, *p0 = R0 + 9;
         for (int r = 0; r < 3; r++) d[r] = pt[r] - pf[r];
-        for (int r = 0; r < 3; r++) loc[r] = R[3 * r] * d[0] + R[3 * r + 1] * d[1] + R[3 * r + 2] * d[2];
-        for (int r = 0; r < 3; r++) dp[r] = pt[r] - (p0[r] + R0[r] * loc[0] + R0[r + 3] * loc[1] + R0[r + 6] * loc[2]);
+        m3t_mulv(R, d, loc);    /* the material point in its frame */
+        m3_mulv(R0, loc, was);  /* and where it was, from the frame at the step's start */
+        for (int r = 0; r < 3; r++) dp[r] = pt[r] - p0[r] - was[r];
         for (int a = 0; a < k; a++) {
             const double *v = w->poly.dir + 3 * ((size_t)k * i + a);
             w->c0[k * i + a] = w->poly.s[i] * (v[0] * dp[0] + v[1] * dp[1] + v[2] * dp[2]);
@@ -564,17 +566,16 @@ static void kinetic_model(nmdp *w, mbs_system *s)
 static int weights_qp(nmdp *w, int warm)
 {
     const int nw = w->nw;
-    if (w->contact) memcpy(w->xs, w->w, (size_t)nw * sizeof(double));
+    if (w->contact) {
+        memcpy(w->xs, w->w, (size_t)nw * sizeof(double));
+        memcpy(w->cbase, w->c, (size_t)nw * sizeof(double));
+    }
     for (int it = 0; it < (w->contact ? SPLIT_ITER : 1); it++) {
-        if (it)
-            for (int i = 0; i < nw; i++) {
-                double x = 0;
-                for (int j = 0; j < nw; j++) x += w->Ha[i + (size_t)nw * j] * (w->xs[j] - w->w[j]);
-                w->c[i] += x - w->dc[i];
-                w->dc[i] = x;
-            }
-        else if (w->contact)
-            memset(w->dc, 0, (size_t)nw * sizeof(double));
+        for (int i = 0; it && i < nw; i++) {
+            double x = w->cbase[i];
+            for (int j = 0; j < nw; j++) x += w->Ha[i + (size_t)nw * j] * (w->xs[j] - w->w[j]);
+            w->c[i] = x;
+        }
         if ((w->dmax > 0 ? mbsi_polytope_qp_bounded(&w->poly, w->Q, w->c, w->Gd, w->bd, warm || it, w->x, NULL) : 1) != MBS_OK &&
             mbsi_polytope_qp(&w->poly, w->Q, w->c, 0, w->x, NULL) != MBS_OK)
             return 1;
