@@ -359,57 +359,75 @@ void mbsi_mass_times_dq(const mbs_model *m, mbs_data *d, const double *x, double
     backward_pass(m, d, &o, 0);
 }
 
-void mbsi_mass_bilinear_dq(const mbs_model *m, const mbs_data *d, const double *Y, int n, double *out, double *work)
+void mbsi_mass_bilinear_dq(const mbs_model *m, const mbs_data *d, const double *Y, int n, double sign, double *out,
+                           double *work)
 {
     const int nb = m->nbodies, nv = m->nv;
-    double *Vb = work, *Hs = Vb + (size_t)6 * n * nb, *Iw = Hs + (size_t)6 * n * nb;
-    /* each body's inertia in world axes about the world origin: mass, h (3), Io (9) */
+    const size_t n6 = (size_t)6 * n, np = (size_t)n * (size_t)(n + 1) / 2;
+    /* component-major, so that the loops over the n columns run down contiguous rows: body b's
+     * velocity for column i in V[n6 b + n r + i], its subtree's momentum likewise in H */
+    double *V = work, *H = V + n6 * nb, *a = H + n6 * nb;
     for (int b = 0; b < nb; b++) {
         const mbs_body *bd = &m->bodies[b];
-        double *I = Iw + 13 * b;
-        I[0] = bd->mass;
-        inertia_act(d->oR + 9 * b, d->op + 3 * b, bd->mass, bd->h, bd->Io, I + 1, I + 4);
-    }
-    for (int i = 0; i < n; i++) {
-        const double *y = Y + (size_t)nv * i;
-        double *V = Vb + (size_t)6 * nb * i, *H = Hs + (size_t)6 * nb * i;
-        /* body velocities, root first (a parent's index is below its children's) */
-        for (int b = 0; b < nb; b++) {
-            const mbs_body *bd = &m->bodies[b];
-            double *vb = V + 6 * b;
-            if (bd->parent >= 0) memcpy(vb, V + 6 * bd->parent, 6 * sizeof(double));
-            else memset(vb, 0, 6 * sizeof(double));
-            for (int k = bd->idx_v; k < bd->idx_v + bd->nv; k++)
-                for (int r = 0; r < 6; r++) vb[r] += d->J[6 * k + r] * y[k];
-            const double *I = Iw + 13 * b;
-            inertia_mul(I[0], I + 1, I + 4, vb, H + 6 * b);
-        }
-        /* subtree momenta, leaves first */
-        for (int b = nb - 1; b >= 0; b--) {
-            int p = m->bodies[b].parent;
-            if (p >= 0)
-                for (int r = 0; r < 6; r++) H[6 * p + r] += H[6 * b + r];
+        double *vb = V + n6 * b, *hb = H + n6 * b;
+        if (bd->parent >= 0) memcpy(vb, V + n6 * bd->parent, n6 * sizeof(double));
+        else memset(vb, 0, n6 * sizeof(double));
+        for (int k = bd->idx_v; k < bd->idx_v + bd->nv; k++)
+            for (int r = 0; r < 6; r++) {
+                const double s = d->J[6 * k + r];
+                double *row = vb + (size_t)n * r;
+                for (int i = 0; i < n; i++) row[i] += s * Y[k + (size_t)nv * i];
+            }
+        /* the body's inertia in world axes about the world origin (mass, c̄ = m c, Io), times
+         * each velocity: f = m v − c̄ × ω, τ = Io ω + c̄ × v */
+        double hh[3], I[9];
+        inertia_act(d->oR + 9 * b, d->op + 3 * b, bd->mass, bd->h, bd->Io, hh, I);
+        const double *v0 = vb, *v1 = vb + n, *v2 = vb + 2 * n, *w0 = vb + 3 * n, *w1 = vb + 4 * n, *w2 = vb + 5 * n;
+        for (int i = 0; i < n; i++) {
+            hb[i] = bd->mass * v0[i] - (hh[1] * w2[i] - hh[2] * w1[i]);
+            hb[n + i] = bd->mass * v1[i] - (hh[2] * w0[i] - hh[0] * w2[i]);
+            hb[2 * n + i] = bd->mass * v2[i] - (hh[0] * w1[i] - hh[1] * w0[i]);
+            hb[3 * n + i] = I[0] * w0[i] + I[3] * w1[i] + I[6] * w2[i] + (hh[1] * v2[i] - hh[2] * v1[i]);
+            hb[4 * n + i] = I[1] * w0[i] + I[4] * w1[i] + I[7] * w2[i] + (hh[2] * v0[i] - hh[0] * v2[i]);
+            hb[5 * n + i] = I[2] * w0[i] + I[5] * w1[i] + I[8] * w2[i] + (hh[0] * v1[i] - hh[1] * v0[i]);
         }
     }
-    const size_t nn = (size_t)n * (size_t)n;
+    /* subtree momenta, leaves first (a parent's index is below its children's) */
+    for (int b = nb - 1; b >= 0; b--) {
+        int p = m->bodies[b].parent;
+        if (p >= 0)
+            for (size_t r = 0; r < n6; r++) H[n6 * p + r] += H[n6 * b + r];
+    }
     for (int k = 0; k < nv; k++) {
         int b = m->dof_body[k], p = m->bodies[b].parent;
-        double *o = out + nn * k;
+        double *o = out + np * k;
         if (p < 0) {
-            memset(o, 0, nn * sizeof(double));   /* the root's joint: M does not depend on it */
+            memset(o, 0, np * sizeof(double));   /* the root's joint: M does not depend on it */
             continue;
         }
-        /* a_i = S_k × V_λ(k)(y_i) */
-        double *a = Iw + 13 * nb;
-        for (int i = 0; i < n; i++) motion_cross(d->J + 6 * k, Vb + (size_t)6 * nb * i + 6 * p, a + 6 * i);
+        /* a_i = S_k × V_λ(k)(y_i) = (ω_S × v + v_S × ω, ω_S × ω), component-major */
+        const double *S = d->J + 6 * k, *vp = V + n6 * p, *hb = H + n6 * b;
+        const double *v0 = vp, *v1 = vp + n, *v2 = vp + 2 * n, *w0 = vp + 3 * n, *w1 = vp + 4 * n, *w2 = vp + 5 * n;
         for (int i = 0; i < n; i++) {
-            const double *ai = a + 6 * i;
-            for (int j = i; j < n; j++) {
-                const double *aj = a + 6 * j;
-                double x = -sdot(ai, Hs + (size_t)6 * nb * j + 6 * b) - sdot(aj, Hs + (size_t)6 * nb * i + 6 * b);
-                o[i + (size_t)n * j] = x;
-                o[j + (size_t)n * i] = x;
-            }
+            a[i] = S[4] * v2[i] - S[5] * v1[i] + S[1] * w2[i] - S[2] * w1[i];
+            a[n + i] = S[5] * v0[i] - S[3] * v2[i] + S[2] * w0[i] - S[0] * w2[i];
+            a[2 * n + i] = S[3] * v1[i] - S[4] * v0[i] + S[0] * w1[i] - S[1] * w0[i];
+            a[3 * n + i] = S[4] * w2[i] - S[5] * w1[i];
+            a[4 * n + i] = S[5] * w0[i] - S[3] * w2[i];
+            a[5 * n + i] = S[3] * w1[i] - S[4] * w0[i];
+        }
+        /* column j of the packed upper triangle: −(a_i · H(y_j) + a_j · H(y_i)), i ≤ j */
+        const double *a0 = a, *a1 = a + n, *a2 = a + 2 * n, *a3 = a + 3 * n, *a4 = a + 4 * n, *a5 = a + 5 * n;
+        const double *h0 = hb, *h1 = hb + n, *h2 = hb + 2 * n, *h3 = hb + 3 * n, *h4 = hb + 4 * n, *h5 = hb + 5 * n;
+        for (int j = 0; j < n; j++) {
+            double *oj = o + (size_t)j * (size_t)(j + 1) / 2;
+            const double x0 = -sign * h0[j], x1 = -sign * h1[j], x2 = -sign * h2[j], x3 = -sign * h3[j],
+                         x4 = -sign * h4[j], x5 = -sign * h5[j];
+            const double y0 = -sign * a0[j], y1 = -sign * a1[j], y2 = -sign * a2[j], y3 = -sign * a3[j],
+                         y4 = -sign * a4[j], y5 = -sign * a5[j];
+            for (int i = 0; i <= j; i++)
+                oj[i] = a0[i] * x0 + a1[i] * x1 + a2[i] * x2 + a3[i] * x3 + a4[i] * x4 + a5[i] * x5 +
+                        (h0[i] * y0 + h1[i] * y1 + h2[i] * y2 + h3[i] * y3 + h4[i] * y4 + h5[i] * y5);
         }
     }
 }

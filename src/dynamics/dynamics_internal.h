@@ -22,15 +22,17 @@ void mbsi_joint_jacobians_from_placements(const mbs_model *m, mbs_data *d);
  * d's accelerations, forces and composite inertias. */
 void mbsi_mass_times_dq(const mbs_model *m, mbs_data *d, const double *x, double sign, double *out);
 
-/* y_iᵀ (∂M/∂q_k) y_j for the n columns y of Y (nv x n, column-major), every i, j and dof k (q in
- * the tangent space), into out[i + n j + n² k], from the world placements and joint Jacobian
- * columns in d (mbs_compute_joint_jacobians at q). A perturbation of dof k moves the subtree of its
- * joint rigidly by exp(S_k δ): with M = Σ_b J_bᵀ I_b J_b in world axes, every term of that subtree
- * is invariant but for the velocity its ancestors give it, V_λ(k) (the parent body's), so
+/* sign · y_iᵀ (∂M/∂q_k) y_j for the n columns y of Y (nv x n, column-major), i ≤ j, and every dof k
+ * (q in the tangent space), packed: out[i + j (j + 1)/2 + k n (n + 1)/2], from the world placements
+ * and joint Jacobian columns in d (mbs_compute_joint_jacobians at q). A perturbation of dof k moves
+ * the subtree of its joint rigidly by exp(S_k δ): with M = Σ_b J_bᵀ I_b J_b in world axes, every
+ * term of that subtree is invariant but for the velocity its ancestors give it, V_λ(k) (the parent
+ * body's), so
  *   y_iᵀ ∂M/∂q_k y_j = −(S_k × V_λ(k)(y_i)) · H_k(y_j) − (S_k × V_λ(k)(y_j)) · H_k(y_i),
  * H_k(y) = Σ_{b in the subtree} I_b V_b(y), the subtree's momentum. O(n nb + n² nv), against n RNEA
- * derivatives (O(n nv²)) for the same numbers. work: 12 n nb + 13 nb + 6 n doubles. */
-void mbsi_mass_bilinear_dq(const mbs_model *m, const mbs_data *d, const double *Y, int n, double *out, double *work);
+ * derivatives (O(n nv²)) for the same numbers. work: 6 n (2 nb + 1) doubles. */
+void mbsi_mass_bilinear_dq(const mbs_model *m, const mbs_data *d, const double *Y, int n, double sign, double *out,
+                           double *work);
 
 /* Position-based dynamics' inertial energy (src/dynamics/pbd.c): E = s/2 Σ_b ∫ρ ‖X_b(x, θ) −
  * (A_b x + c_b)‖² dx over every body, target 12 doubles per body (A_b column-major, then c_b),

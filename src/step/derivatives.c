@@ -132,16 +132,20 @@ void mbsi_derivatives_configuration_rows(mbs_stepper *st, const double *q, const
     int *big = w->iwork, nbig = 0;   /* the joints of more than one dof */
     for (int i = 0; i < m->nbodies; i++)
         if (m->bodies[i].nv > 1) big[nbig++] = i;
+    double *restrict dg = w->col;    /* D1's diagonal, read once (2nv doubles of room) */
+    for (int r = 0; r < nv; r++) dg[r] = w->D1[r + (size_t)nv * r];
     for (int c = 0; c < n2 + nb; c++) {
-        const double *x = X + (size_t)nv * c;
-        double *o = c < n2 ? A + (size_t)n2 * c : B + (size_t)n2 * (c - n2);
-        for (int r = 0; r < nv; r++) o[r] = w->D1[r + (size_t)nv * r] * x[r];
+        const double *restrict x = X + (size_t)nv * c;
+        double *restrict o = c < n2 ? A + (size_t)n2 * c : B + (size_t)n2 * (c - n2);
+        for (int r = 0; r < nv; r++) o[r] = dg[r] * x[r];
         for (int j = 0; j < nbig; j++) {
             const int r0 = m->bodies[big[j]].idx_v, nd = m->bodies[big[j]].nv;
-            const double *D = w->D1 + r0 + (size_t)nv * r0;
-            for (int r = 0; r < nd; r++) o[r0 + r] = D[r] * x[r0];
-            for (int k = 1; k < nd; k++)
-                for (int r = 0; r < nd; r++) o[r0 + r] += D[r + (size_t)nv * k] * x[r0 + k];
+            const double *restrict D = w->D1 + r0 + (size_t)nv * r0;
+            for (int r = 0; r < nd; r++) {
+                double t = 0;
+                for (int k = 0; k < nd; k++) t += D[r + (size_t)nv * k] * x[r0 + k];
+                o[r0 + r] = t;
+            }
         }
     }
     for (int c = 0; c < nv; c++)

@@ -83,7 +83,6 @@ void mbsi_expo_dws_layout(mbs_carver *c, mbsi_expo_dws *w, int cmax, int nq, int
     w->lam = mbsi_carve_doubles(c, n);
     w->esc = mbsi_carve_doubles(c, n);
     w->R = mbsi_carve_doubles(c, 3 * n);
-    w->dU = mbsi_carve_doubles(c, n * n * v);
     w->dUp = mbsi_carve_doubles(c, n * (n + 1) / 2 * v);
     w->F = mbsi_carve_doubles(c, 4 * n * n);
     w->Sk = mbsi_carve_doubles(c, n * n);
@@ -312,9 +311,9 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
         }
 
         /* ---- ∂Υ/∂qm_k = (∂J/∂qm_k) Y + ((∂J/∂qm_k) Y)ᵀ − Yᵀ (∂M/∂qm_k) Y ---- */
-        const size_t un = (size_t)n * (size_t)n;
-        mbsi_mass_bilinear_dq(m, d, w->Y, n, w->dU, w->mwork);
-        for (size_t k = 0; k < un * (size_t)nv; k++) w->dU[k] = -w->dU[k];
+        /* packed: the entries a ≤ b of each symmetric ∂Υ_k, what the contraction below reads */
+        const size_t un = (size_t)n * (size_t)n, np = (size_t)n * (size_t)(n + 1) / 2;
+        mbsi_mass_bilinear_dq(m, d, w->Y, n, -1.0, w->dUp, w->mwork);
         /* The root body's dofs (a floating base's six) move the whole tree rigidly: for them the
          * point velocity's derivative is ω_k × u + ω × (P_k − v_k − ω_k × p), u = J_a y the point's
          * velocity (Υ's column, U) and ω the body's angular velocity for y, S_k = (v_k, ω_k) the
@@ -344,12 +343,14 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
                     v3_cross(om, ek + 3 * e, t2);
                     for (int r = 0; r < 3; r++) w->D3[3 * e + r] = t1[r] + t2[r];
                 }
-                for (int e = 0; e < ns; e++)
+                /* P_k + P_kᵀ, P_k = (∂J/∂qm_k) Y: entry (3a + r, c) and its mirror, one packed entry */
+                for (int e = 0; e < ns; e++) {
+                    double *o = w->dUp + np * sup[e];
                     for (int r = 0; r < 3; r++) {
-                        double x = w->D3[3 * e + r];
-                        w->dU[3 * a + r + (size_t)n * c + un * sup[e]] += x;
-                        w->dU[c + (size_t)n * (3 * a + r) + un * sup[e]] += x;
+                        const int i = 3 * a + r, lo = i < c ? i : c, hi = i < c ? c : i;
+                        o[lo + (size_t)hi * (size_t)(hi + 1) / 2] += i == c ? 2 * w->D3[3 * e + r] : w->D3[3 * e + r];
                     }
+                }
             }
         }
 
@@ -445,13 +446,6 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
          * T = Kᵀ ∂Υ with K[(a,b), i] = W[a,i] U[b,i] (n² x n), then Z += T ∂qm. ∂Υ_k being symmetric,
          * the sum runs over a ≤ b, packed (K's entry for a < b is W[a,i] U[b,i] + W[b,i] U[a,i]):
          * half the product's length. */
-        const size_t np = (size_t)n * (size_t)(n + 1) / 2;
-        for (int k = 0; k < nv; k++) {
-            const double *src = w->dU + un * k;
-            double *dst = w->dUp + np * k;
-            for (int bb = 0; bb < n; bb++)
-                for (int aa = 0; aa <= bb; aa++) *dst++ = src[aa + (size_t)n * bb];
-        }
         double *G = w->Sk, *Um = w->T, *K = w->K, *Tk = w->Tk;
         for (int t = 0; t < 2; t++) {
             for (int j = 0; j < n; j++)

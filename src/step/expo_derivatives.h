@@ -17,7 +17,7 @@ typedef struct mbsi_expo_dws {
     double *Y, *Mi;                /* nv x nmax: M⁻¹Jᵀ; nv x nv: M⁻¹ at qm */
     double *U, *S, *V, *lam, *esc; /* nmax²: Υ, S = RΥR, its eigenvectors; nmax: eigenvalues, scratch */
     double *R;                     /* 9 per contact: K^½ in world axes */
-    double *dU, *dUp;              /* nmax² x nv: ∂Υ/∂qm; nmax (nmax + 1) / 2 x nv: its upper triangles, packed */
+    double *dUp;                   /* nmax (nmax + 1) / 2 x nv: ∂Υ/∂qm, its upper triangles packed */
     double *F;                     /* 4 nmax²: the divided differences of Q_0..Q_3 at S's eigenvalues */
     double *Sk, *T;                /* nmax² and nmax (nmax + nv) scratch */
     double *Zb;                    /* 3 nmax x 3nv: Z1, Z2 (scratch) and ∂p̈_free, each n x n3, one after the
