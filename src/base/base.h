@@ -109,6 +109,7 @@ typedef struct mbsi_state {
     int failed;               /* set at the first error: every later call does nothing */
     char msg[256];            /* what went wrong */
     int fixed;                /* save into the caller's buf of cap bytes, never grown (NULL: count len only) */
+    int raw;                  /* the fields' bytes alone, without their tags and sizes (a snapshot) */
 } mbsi_state;
 
 /* Saves or loads n bytes at p under `name` (the field's name, for messages). */
@@ -128,6 +129,13 @@ void mbsi_state_begin_load(mbsi_state *s, const unsigned char *buf, size_t n);
 /* A save stream into the caller's n bytes at buf, which never allocates: it fails when they do
  * not suffice; with buf NULL it only counts (len: the bytes a save needs). */
 void mbsi_state_begin_save_fixed(mbsi_state *s, unsigned char *buf, size_t n);
+/* A snapshot: a fixed save stream (above) or a load stream of the fields' bytes alone, without the
+ * tags and sizes that let a load name the field it did not find. For a state that the same object
+ * reads back in the same process (a step's derivatives, a planner's knots), where nothing can have
+ * changed shape and framing each field cost more than copying it; never for a file. A snapshot is
+ * no longer than the framed state (mbs_stepper_state_size's room suffices). */
+void mbsi_state_begin_snapshot(mbsi_state *s, unsigned char *buf, size_t n);
+void mbsi_state_begin_reload(mbsi_state *s, const unsigned char *buf, size_t n);
 /* Frees a save stream's buffer. */
 void mbsi_state_free(mbsi_state *s);
 

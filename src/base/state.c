@@ -43,6 +43,18 @@ void mbsi_state_begin_load(mbsi_state *s, const unsigned char *buf, size_t n)
     s->len = n;
 }
 
+void mbsi_state_begin_snapshot(mbsi_state *s, unsigned char *buf, size_t n)
+{
+    mbsi_state_begin_save_fixed(s, buf, n);
+    s->raw = 1;
+}
+
+void mbsi_state_begin_reload(mbsi_state *s, const unsigned char *buf, size_t n)
+{
+    mbsi_state_begin_load(s, buf, n);
+    s->raw = 1;
+}
+
 void mbsi_state_free(mbsi_state *s)
 {
     if (!s->load && !s->fixed) free(s->buf);
@@ -115,6 +127,11 @@ static uint32_t field_tag(const char *name)
 
 void mbsi_state_bytes(mbsi_state *s, const char *name, void *p, size_t n)
 {
+    if (s->raw) {
+        if (s->load) take(s, p, n, name);
+        else put(s, p, n);
+        return;
+    }
     uint32_t tag = field_tag(name);
     uint64_t size = n;
     if (!s->load) {

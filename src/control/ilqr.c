@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "control_internal.h"
+#include "../step/step_internal.h"
 #include "mbs/ilqr.h"
 #include "mbs/qp.h"
 /* after the library headers: cblas.h brings complex.h, whose macro I would rename an identifier */
@@ -379,7 +380,7 @@ static double rollout(mbs_ilqr *p, double alpha)
     const int nu = p->nu, n = p->n, nx = p->nq + p->nv;
     const mbs_model *m = mbs_system_model(p->sys);
     double cost = 0;
-    mbs_stepper_restore(p->st, p->saved, p->ssize, NULL);
+    mbsi_stepper_reload(p->st, p->saved, p->ssize);
     for (int k = 0; k <= p->N; k++) {
         double *x = p->xn + (size_t)k * (size_t)nx;
         memcpy(x, mbs_system_q(p->sys), sizeof(double) * (size_t)p->nq);
@@ -407,7 +408,7 @@ static double rollout(mbs_ilqr *p, double alpha)
         /* the user's changes to what the model sees at this knot go into its saved state, which
          * its Jacobians start from */
         if (p->knot) p->knot(p->kuser, k, p->sys);
-        mbs_stepper_save(p->st, p->savedn + (size_t)k * p->ssize, p->ssize, NULL);
+        mbsi_stepper_snapshot(p->st, p->savedn + (size_t)k * p->ssize, p->ssize);
         if (mbs_stepper_step(p->st, p->dt, NULL) != MBS_OK) {
             p->err = *mbs_stepper_last_error(p->st);
             return NAN;
@@ -556,7 +557,7 @@ int mbs_ilqr_solve(mbs_ilqr *p, int max_iter, double tol, mbs_ilqr_stats *stats)
     const int n = p->n, nu = p->nu, N = p->N;
     /* the start, kept as knot 0's saved state and put back at the end */
     memcpy(p->tau0, mbs_system_tau(p->sys), sizeof(double) * (size_t)p->nv);
-    mbs_stepper_save(p->st, p->saved, p->ssize, NULL);
+    mbsi_stepper_snapshot(p->st, p->saved, p->ssize);
     memcpy(p->savedn, p->saved, p->ssize);
     /* the first rollout: the controls as they are, or after a shift the policy they came with */
     double cost = rollout(p, p->warm_policy ? 0 : -1);
@@ -577,7 +578,7 @@ int mbs_ilqr_solve(mbs_ilqr *p, int max_iter, double tol, mbs_ilqr_stats *stats)
         s->iterations = it + 1;
         /* the nominal's Jacobians (again only when the nominal moved) */
         for (int k = 0; k < N && need_jacobians; k++) {
-            mbs_stepper_restore(p->st, p->saved + (size_t)k * p->ssize, p->ssize, NULL);
+            mbsi_stepper_reload(p->st, p->saved + (size_t)k * p->ssize, p->ssize);
             if (mbs_stepper_derivatives(p->st, p->dt, p->dmethod, p->ctl, nu, p->A + (size_t)k * n * n,
                                         p->B + (size_t)k * n * nu) != MBS_OK) {
                 p->err = *mbs_stepper_last_error(p->st);
@@ -628,7 +629,7 @@ done:
     s->cost = cost;
     s->regularization = p->mu;
     /* the system as it was */
-    mbs_stepper_restore(p->st, p->saved, p->ssize, NULL);
+    mbsi_stepper_reload(p->st, p->saved, p->ssize);
     mbs_system_set_tau(p->sys, p->tau0);
     return rc;
 }

@@ -1173,6 +1173,7 @@ static int derivatives(mbs_stepper *st, double dt, double *A, double *B)
     double beta = na > 0 ? proportional_beta(s, e->act, na) : 0;
     int modal = beta >= 0 && e->method != METHOD_PADE && (e->method == METHOD_MODAL || e->max_mat_mult == MBS_EXPM_FULL);
     if (na > 0 && !modal) return MBSI_DERIVATIVES_FALLBACK;
+    int kinematics = 1;   /* the anchors' update left the kinematics at (q, v) in s->data */
     if (e->split && na < s->ncontacts && free_gaps(e, s, dt) > 0) {
         /* a free point near the surface: the step says whether it lands inside it */
         memcpy(s->contacts, dw->contacts, cb);
@@ -1185,8 +1186,9 @@ static int derivatives(mbs_stepper *st, double dt, double *A, double *B)
         memcpy(s->v, dw->v0, (size_t)s->nv * sizeof(double));
         memcpy(s->contacts, dw->contacts2, cb);
         na = collect_active(e, s);
+        kinematics = 0;
     }
-    int rc = mbsi_expo_derivatives(&e->dws, st, dt, e->act, na, e->linearise == AT_MIDPOINT, beta, A, B);
+    int rc = mbsi_expo_derivatives(&e->dws, st, dt, e->act, na, e->linearise == AT_MIDPOINT, beta, kinematics, A, B);
     if (rc != MBS_OK) return rc;
     return inside_cones(s, e->act, na, e->dws.lb, e->dws.lb2) ? MBS_OK : MBSI_DERIVATIVES_FALLBACK;
 }

@@ -45,23 +45,23 @@
 /* after the library headers: cblas.h brings complex.h, whose macro I would rename an identifier */
 #include <cblas.h>
 
-/* How many of K's n columns (below) are built at a time: all of them while K fits in K_BUDGET
- * doubles (512 KB: up to 16 contacts), fewer beyond, so that the workspace grows as n² and not as
- * n³ (256 contacts, n = 768, would want 1.8 GB for the whole K). */
+/* How many of K's 2n columns (below) are built at a time: all of them while K fits in K_BUDGET
+ * doubles (512 KB: up to 12 contacts), fewer beyond, so that the workspace grows as n² and not as
+ * n³ (256 contacts, n = 768, would want 3.6 GB for the whole K). */
 #define K_BUDGET ((size_t)1 << 16)
 static int k_columns(int n)
 {
     const size_t np = (size_t)n * (size_t)(n + 1) / 2;
-    if (np * (size_t)n <= K_BUDGET) return n > 0 ? n : 1;
+    if (np * 2 * (size_t)n <= K_BUDGET) return n > 0 ? 2 * n : 1;
     return K_BUDGET / np > 0 ? (int)(K_BUDGET / np) : 1;
 }
 
 /* K's carve for up to nmax rows of contacts: a block of any n ≤ nmax fits (np(n) k_columns(n) is at
- * most np(nmax) nmax when that fits the budget, else at most the budget or one column). */
+ * most np(nmax) 2 nmax when that fits the budget, else at most the budget or one column). */
 static size_t k_size(size_t nmax)
 {
     const size_t np = nmax * (nmax + 1) / 2;
-    return np * nmax <= K_BUDGET ? np * nmax : (np > K_BUDGET ? np : K_BUDGET);
+    return np * 2 * nmax <= K_BUDGET ? np * 2 * nmax : (np > K_BUDGET ? np : K_BUDGET);
 }
 
 void mbsi_expo_dws_layout(mbs_carver *c, mbsi_expo_dws *w, int cmax, int nq, int nv)
@@ -85,10 +85,10 @@ void mbsi_expo_dws_layout(mbs_carver *c, mbsi_expo_dws *w, int cmax, int nq, int
     w->R = mbsi_carve_doubles(c, 3 * n);
     w->dUp = mbsi_carve_doubles(c, n * (n + 1) / 2 * v);
     w->F = mbsi_carve_doubles(c, 4 * n * n);
-    w->Sk = mbsi_carve_doubles(c, n * n);
-    w->T = mbsi_carve_doubles(c, n * (n + v));
+    w->Sk = mbsi_carve_doubles(c, 2 * n * n);
+    w->T = mbsi_carve_doubles(c, n * (2 * n + v));
     w->K = mbsi_carve_doubles(c, k_size(n));
-    w->Tk = mbsi_carve_doubles(c, n * v);
+    w->Tk = mbsi_carve_doubles(c, 2 * n * v);
     w->Zb = mbsi_carve_doubles(c, 3 * n * v3);
     /* twice nv x nv each: ∂rnea/∂v right after ∂rnea/∂q, and M⁻¹ times both (one product) */
     w->RQ = mbsi_carve_doubles(c, 2 * v * v);
@@ -136,12 +136,12 @@ static void rxr(const double *R, int n, const double *X, double *out, double *T)
         for (int i = 0; i < n; i++) out[j + (size_t)n * i] = T[i + (size_t)n * j];
 }
 
-/* out (r x ncol, leading dimension r) = α X ∂qm + β out, X r x nv (leading dimension r): ∂qm =
+/* out (r x ncol, leading dimension r) = α X ∂qm + β out, X r x nv (leading dimension ldx): ∂qm =
  * [D0, h/2 D1, 0] (ncol = 2nv + B's columns) is block-diagonal per joint in each of its blocks
  * (integrate's Jacobians; the identity on one-coordinate joints), so each column of out sums over
  * its joint's dofs only. */
-static void mul_dqm(const mbs_model *m, const double *dqm, int r, int ncol, double alpha, const double *X, double beta,
-                    double *out)
+static void mul_dqm(const mbs_model *m, const double *dqm, int r, int ncol, double alpha, const double *X, int ldx,
+                    double beta, double *out)
 {
     const int nv = m->nv;
     for (int c = 0; c < ncol; c++) {
@@ -153,7 +153,7 @@ static void mul_dqm(const mbs_model *m, const double *dqm, int r, int ncol, doub
         for (int k = b->idx_v; k < b->idx_v + b->nv; k++) {
             double g = alpha * dqm[k + (size_t)nv * c];
             if (g == 0) continue;
-            const double *x = X + (size_t)r * k;
+            const double *x = X + (size_t)ldx * k;
             for (int i = 0; i < r; i++) o[i] += g * x[i];
         }
     }
@@ -170,7 +170,7 @@ static void q_and_slope(double sigma, double beta, double h, double scale, doubl
 }
 
 int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int *act, int na, int midpoint,
-                          double beta, double *A, double *B)
+                          double beta, int kinematics, double *A, double *B)
 {
     mbs_system *s = st->sys;
     const mbs_model *m = s->model;
@@ -190,7 +190,7 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
     memset(w->dDp, 0, zn * sizeof(double));
     memset(w->dDw, 0, zn * sizeof(double));
     memset(w->dPd0, 0, zn * sizeof(double));
-    mbs_forward_kinematics(m, d, q, v, NULL);
+    if (!kinematics) mbs_forward_kinematics(m, d, q, v, NULL);
     mbsi_joint_jacobians_from_placements(m, d);
     for (int a = 0; a < na; a++) {
         const mbs_contact *c = &s->contacts[act[a]];
@@ -284,7 +284,7 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
     /* −M⁻¹ [∂rnea/∂qm ∂rnea/∂v] at once; then times ∂qm, sparse (mul_dqm: a dense product cost
      * three times that), less M⁻¹ ∂rnea/∂v in the δv block, and the δτ block B's nb columns tc of M⁻¹ */
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, 2 * nv, nv, -1.0, w->Mi, nv, w->RQ, nv, 0.0, w->MiX, nv);
-    mul_dqm(m, w->dqm, nv, n3, 1.0, w->MiX, 0.0, w->dvf);
+    mul_dqm(m, w->dqm, nv, n3, 1.0, w->MiX, nv, 0.0, w->dvf);
     for (size_t k = 0; k < nn; k++) w->dvf[nn + k] += w->MiX[nn + k];
     for (int j = 0; j < nb; j++)
         memcpy(w->dvf + 2 * nn + (size_t)nv * j, w->Mi + (size_t)nv * (tc ? tc[j] : j), (size_t)nv * sizeof(double));
@@ -446,31 +446,33 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
          * T = Kᵀ ∂Υ with K[(a,b), i] = W[a,i] U[b,i] (n² x n), then Z += T ∂qm. ∂Υ_k being symmetric,
          * the sum runs over a ≤ b, packed (K's entry for a < b is W[a,i] U[b,i] + W[b,i] U[a,i]):
          * half the product's length. */
+        /* G1 and G2 stacked (2n x n), U1 and U2 side by side (n x 2n), K's 2n columns (those of
+         * G1, then G2's) and the 2n rows of T from one product each */
         double *G = w->Sk, *Um = w->T, *K = w->K, *Tk = w->Tk;
-        for (int t = 0; t < 2; t++) {
-            for (int j = 0; j < n; j++)
+        const int n2r = 2 * n;
+        for (int j = 0; j < n; j++)
+            for (int t = 0; t < 2; t++)
                 for (int i = 0; i < n; i++) {
-                    const double *f0 = w->F + (size_t)n * j + i;
-                    const double *f = t ? f0 + un : f0;
-                    G[i + (size_t)n * j] = f[0] * hA[j] + h * f[un] * hB[j] + h * h * f[2 * un] * hC[j];
+                    const double *f = w->F + (size_t)t * un + (size_t)n * j + i;
+                    G[t * n + i + (size_t)n2r * j] = f[0] * hA[j] + h * f[un] * hB[j] + h * h * f[2 * un] * hC[j];
                 }
-            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n, n, 1.0, Wm, n, G, n, 0.0, Um, n);
-            /* K's columns a block at a time (k_columns), each block's rows of T from its product */
-            for (int i0 = 0, kc = k_columns(n); i0 < n; i0 += kc) {
-                const int nk = n - i0 < kc ? n - i0 : kc;
-                for (int i = i0; i < i0 + nk; i++) {
-                    const double *wi = Wm + (size_t)n * i, *ui = Um + (size_t)n * i;
-                    double *k = K + np * (size_t)(i - i0);
-                    for (int bb = 0; bb < n; bb++) {
-                        for (int aa = 0; aa < bb; aa++) *k++ = wi[aa] * ui[bb] + wi[bb] * ui[aa];
-                        *k++ = wi[bb] * ui[bb];
-                    }
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n2r, n, 1.0, Wm, n, G, n2r, 0.0, Um, n);
+        /* K's columns a block at a time (k_columns), each block's rows of T from its product */
+        for (int i0 = 0, kc = k_columns(n); i0 < n2r; i0 += kc) {
+            const int nk = n2r - i0 < kc ? n2r - i0 : kc;
+            for (int ii = i0; ii < i0 + nk; ii++) {
+                const double *wi = Wm + (size_t)n * (ii % n), *ui = Um + (size_t)n * ii;
+                double *k = K + np * (size_t)(ii - i0);
+                for (int bb = 0; bb < n; bb++) {
+                    for (int aa = 0; aa < bb; aa++) *k++ = wi[aa] * ui[bb] + wi[bb] * ui[aa];
+                    *k++ = wi[bb] * ui[bb];
                 }
-                cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, nk, nv, (int)np, 1.0, K, (int)np, w->dUp, (int)np, 0.0,
-                            Tk + i0, n);
             }
-            mul_dqm(m, w->dqm, n, n3, t ? 2.0 : 1.0, Tk, 1.0, t ? Z2 : Z1);
+            cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, nk, nv, (int)np, 1.0, K, (int)np, w->dUp, (int)np, 0.0,
+                        Tk + i0, n2r);
         }
+        mul_dqm(m, w->dqm, n, n3, 1.0, Tk, n2r, 1.0, Z1);
+        mul_dqm(m, w->dqm, n, n3, 2.0, Tk + n, n2r, 1.0, Z2);
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, 2 * n3, n, -1.0, Wm, n, Z1, n, 0.0, dL1, n);
     }
 
@@ -480,25 +482,31 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
      * ∂acc = ∂v̇_f + M⁻¹ (∂(Jᵀλ)/∂qm − ∂(M Y λ)/∂qm) ∂qm + Y ∂λ ---- */
     for (int pass = 0; pass < 2; pass++) {
         double *acc = pass ? w->acc2 : w->acc1, *dacc = pass ? dacc2 : w->dacc1;
-        const double *lb = pass ? w->lb2 : w->lb;
         memcpy(acc, w->vf, (size_t)nv * sizeof(double));
         memcpy(dacc, w->dvf, (size_t)nv * n3 * sizeof(double));
-        if (n == 0) continue;
-        double *x = w->MiX;   /* Y λ, then M⁻¹ times the bracket */
-        cblas_dgemv(CblasColMajor, CblasNoTrans, nv, n, 1.0, w->Y, nv, lb, 1, 0.0, x, 1);
-        for (int k = 0; k < nv; k++) acc[k] += x[k];
-        mbsi_mass_times_dq(m, d, x, -1.0, w->RQ);
-        for (int a = 0; a < na; a++) {
-            int ns = mbsi_body_support(m, mbs_frame_body(m, s->contacts[act[a]].frame), sup);
-            for (int e = 0; e < ns; e++)
-                for (int r = 0; r < 3; r++) {
-                    w->J3[3 * e + r] = w->Jm[3 * a + r + (size_t)n * sup[e]];
-                    w->P3[3 * e + r] = w->Pm[3 * a + r + (size_t)n * sup[e]];
-                }
-            mbsi_point_force_dq(m, d, sup, ns, w->pm + 3 * a, lb + 3 * a, w->J3, w->P3, NULL, w->RQ);
+    }
+    if (n > 0) {
+        /* each pass's bracket into its half of RQ, then M⁻¹ times both at once */
+        for (int pass = 0; pass < 2; pass++) {
+            double *acc = pass ? w->acc2 : w->acc1, *rq = w->RQ + (size_t)pass * nn;
+            const double *lb = pass ? w->lb2 : w->lb;
+            double *x = w->MiX;   /* Y λ */
+            cblas_dgemv(CblasColMajor, CblasNoTrans, nv, n, 1.0, w->Y, nv, lb, 1, 0.0, x, 1);
+            for (int k = 0; k < nv; k++) acc[k] += x[k];
+            mbsi_mass_times_dq(m, d, x, -1.0, rq);
+            for (int a = 0; a < na; a++) {
+                int ns = mbsi_body_support(m, mbs_frame_body(m, s->contacts[act[a]].frame), sup);
+                for (int e = 0; e < ns; e++)
+                    for (int r = 0; r < 3; r++) {
+                        w->J3[3 * e + r] = w->Jm[3 * a + r + (size_t)n * sup[e]];
+                        w->P3[3 * e + r] = w->Pm[3 * a + r + (size_t)n * sup[e]];
+                    }
+                mbsi_point_force_dq(m, d, sup, ns, w->pm + 3 * a, lb + 3 * a, w->J3, w->P3, NULL, rq);
+            }
         }
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, nv, nv, 1.0, w->Mi, nv, w->RQ, nv, 0.0, w->MiX, nv);
-        mul_dqm(m, w->dqm, nv, n3, 1.0, w->MiX, 1.0, dacc);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, 2 * nv, nv, 1.0, w->Mi, nv, w->RQ, nv, 0.0, w->MiX, nv);
+        mul_dqm(m, w->dqm, nv, n3, 1.0, w->MiX, nv, 1.0, w->dacc1);
+        mul_dqm(m, w->dqm, nv, n3, 1.0, w->MiX + nn, nv, 1.0, dacc2);
     }
     /* + Y ∂λ̄ and Y ∂λ̄₂ at once (dacc1, dacc2 and dL1, dL2 are each one after the other) */
     if (n > 0) cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, 2 * n3, n, 1.0, w->Y, nv, dL1, n, 1.0, w->dacc1, nv);

@@ -41,9 +41,11 @@ void mbsi_expo_dws_layout(mbs_carver *c, mbsi_expo_dws *w, int cmax, int nq, int
 
 /* A and B (mbs_stepper_type's derivatives hook) of one step h of expo from the system's state, the
  * na contacts act[] active as the step's gather left them (anchors placed), the anchors'
- * derivatives in st->dw (A0, moved), the dynamics frozen at q + h/2 v (midpoint) or q, damping β K.
- * Returns MBS_OK or MBS_ERR_MODEL (M or S could not be factorised). */
+ * derivatives in st->dw (A0, moved), the dynamics frozen at q + h/2 v (midpoint) or q, damping β K;
+ * kinematics 1 when the system's data hold the forward kinematics at (q, v) already (the anchors'
+ * update evaluated the forces there last). Returns MBS_OK or MBS_ERR_MODEL (M or S could not be
+ * factorised). */
 int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int *act, int na, int midpoint,
-                          double beta, double *A, double *B);
+                          double beta, int kinematics, double *A, double *B);
 
 #endif

@@ -80,8 +80,11 @@ struct mbs_stepper {
  * the joint impedance's torque held from the step's start for a scheme that does not integrate it.
  * For a scheme that steps another (adaptive). */
 int mbsi_stepper_raw_step(mbs_stepper *st, double dt, mbs_step_stats *stats);
-/* Loads a state that mbs_stepper_save took from st itself (it fits: no undo copy, no checks): the
- * finite differences' restore before each perturbed step. */
+/* A snapshot of st's state into buf (n >= mbs_stepper_state_size(st)): the fields' bytes alone
+ * (mbsi_state_begin_snapshot), for mbsi_stepper_reload on st itself in this process. */
+void mbsi_stepper_snapshot(mbs_stepper *st, void *buf, size_t n);
+/* Loads a snapshot mbsi_stepper_snapshot took from st itself (it fits: no undo copy, no checks):
+ * the derivatives' restore, before each perturbed step and at the end; a planner's knots. */
 void mbsi_stepper_reload(mbs_stepper *st, const void *buf, size_t n);
 /* Saves or loads st's persistent state (its type's state hook; nothing when NULL), after the
  * scheme's name, so that a checkpoint of another scheme fails at once. */
