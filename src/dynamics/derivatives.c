@@ -149,8 +149,9 @@ typedef struct dtau_out { double *dq, *dv, *da; size_t rs, cs; double sign; } dt
 
 /* Backward pass: composite quantities and the derivative entries, leaves first. composed: the
  * composite inertias are already summed in d->oYc and dFda = Yc S formed (by mass_and_bias: they
- * do not depend on q̈). Inlined, so that each caller's constant composed removes its branches. */
-static inline void backward_pass(const mbs_model *m, mbs_data *d, const dtau_out *o, int composed)
+ * do not depend on q̈). moving 0: no velocity (v = 0: the terms of Bc, and dVdq, vanish and are
+ * skipped). Inlined, so that each caller's constants remove their branches. */
+static inline void backward_pass(const mbs_model *m, mbs_data *d, const dtau_out *o, int composed, int moving)
 {
     const size_t rs = o->rs, cs = o->cs;
     const double sg = o->sign;
@@ -173,8 +174,10 @@ static inline void backward_pass(const mbs_model *m, mbs_data *d, const dtau_out
                 store_column(d->dFdv, nv, col, dFdv);
             }
             inertia_mul(Yc[0], Yc + 1, Yc + 4, d->dAdq + 6 * col, dFdq);
-            variation_mul(Bc, d->dVdq + 6 * col, t);
-            for (int r = 0; r < 6; r++) dFdq[r] += t[r];
+            if (moving) {
+                variation_mul(Bc, d->dVdq + 6 * col, t);
+                for (int r = 0; r < 6; r++) dFdq[r] += t[r];
+            }
             store_column(d->dFdq, nv, col, dFdq);
         }
         /* rows of this joint, columns of its subtree (itself and descendants) */
@@ -190,16 +193,16 @@ static inline void backward_pass(const mbs_model *m, mbs_data *d, const dtau_out
         for (int k = 0; k < b->nv; k++) {
             int row = b->idx_v + k;
             const double *Jr = d->J + 6 * row;
-            double r1[6], r2[6];
+            double r1[6], r2[6] = {0, 0, 0, 0, 0, 0};
             load_column(d->dFda, nv, row, r1);
-            variation_tmul(Bc, Jr, r2);
+            if (moving) variation_tmul(Bc, Jr, r2);
             const int *anc = m->dof_anc + m->dof_anc_at[b->idx_v];
             const int nanc = m->dof_anc_at[b->idx_v + 1] - m->dof_anc_at[b->idx_v];
             for (int t = 0; t < nanc; t++) {
                 int col = anc[t];
                 size_t e = row * rs + col * cs;
                 /* Bcᵀ S_j has no linear part (variation_tmul) */
-                if (o->dq) o->dq[e] = sg * (sdot(r1, d->dAdq + 6 * col) + v3_dot(r2 + 3, d->dVdq + 6 * col + 3));
+                if (o->dq) o->dq[e] = sg * (sdot(r1, d->dAdq + 6 * col) + (moving ? v3_dot(r2 + 3, d->dVdq + 6 * col + 3) : 0));
                 if (o->dv) o->dv[e] = sg * (sdot(r1, d->dAdv + 6 * col) + v3_dot(r2 + 3, d->J + 6 * col + 3));
                 if (o->da) o->da[e] = sg * sdot(r1, d->J + 6 * col);
             }
@@ -216,7 +219,8 @@ static inline void backward_pass(const mbs_model *m, mbs_data *d, const dtau_out
             double *Yp = d->oYc + 16 * pi, *Bp = d->oBc + 12 * pi, *Fp = d->of + 6 * pi;
             if (!composed)
                 for (int r = 0; r < 13; r++) Yp[r] += Yc[r];
-            for (int r = 0; r < 12; r++) Bp[r] += Bc[r];
+            if (moving)
+                for (int r = 0; r < 12; r++) Bp[r] += Bc[r];
             for (int r = 0; r < 6; r++) Fp[r] += Fc[r];
         }
     }
@@ -231,7 +235,7 @@ void mbs_rnea_derivatives(const mbs_model *m, mbs_data *d, const double *q, cons
     memset(dtau_dq, 0, sizeof(double) * nv * nv);
     if (dtau_dv) memset(dtau_dv, 0, sizeof(double) * nv * nv);
     dtau_out o = {dtau_dq, dtau_dv, dtau_da, 1, nv, 1.0};
-    backward_pass(m, d, &o, 0);
+    backward_pass(m, d, &o, 0, 1);
     /* the rotors' torques diag(armature) q̈ depend on q̈ alone */
     if (dtau_da && m->any_armature)
         for (size_t k = 0; k < nv; k++) dtau_da[k + nv * k] += m->armature[k];
@@ -323,7 +327,7 @@ void mbs_aba_derivatives(const mbs_model *m, mbs_data *d, const double *q, const
     double *X = d->rows;
     for (int i = 0; i < nv; i++) memset(X + ncols * i + nid, 0, sizeof(double) * (ncols - nid));
     dtau_out o = {dddq_dq ? X + at[1] : NULL, dddq_dv ? X + at[2] : NULL, NULL, ncols, 1, -1.0};
-    backward_pass(m, d, &o, 1);
+    backward_pass(m, d, &o, 1, 1);
     mbsi_ltdl_solve_rows(m, d, X, (int)ncols, (int)nid);
     /* M⁻¹ comes as its upper triangle, which is mirrored */
     if (dddq_dtau) mbsi_ltdl_minv_out(nv, X, (int)ncols, dddq_dtau);
@@ -335,7 +339,7 @@ void mbsi_mass_times_dq(const mbs_model *m, mbs_data *d, const double *x, double
 {
     /* RNEA's derivative in q at v = 0 without gravity and q̈ = x (τ = M x): the forward pass's
      * accelerations and dAdq from the placements and columns in d, no velocity terms (dVdq, B
-     * and the velocity products vanish: B = 0 makes the backward pass ignore dVdq) */
+     * and the velocity products vanish: the backward pass without them) */
     for (int i = 0; i < m->nbodies; i++) {
         const mbs_body *b = &m->bodies[i];
         const int par = b->parent;
@@ -352,11 +356,70 @@ void mbsi_mass_times_dq(const mbs_model *m, mbs_data *d, const double *x, double
         Yc[0] = b->mass;
         inertia_act(d->oR + 9 * i, d->op + 3 * i, b->mass, b->h, b->Io, Yc + 1, Yc + 4);
         inertia_mul(Yc[0], Yc + 1, Yc + 4, oa, of);
-        memset(d->oBc + 12 * i, 0, 12 * sizeof(double));
     }
     memset(out, 0, sizeof(double) * (size_t)m->nv * (size_t)m->nv);
     dtau_out o = {out, NULL, NULL, 1, (size_t)m->nv, sign};
-    backward_pass(m, d, &o, 0);
+    backward_pass(m, d, &o, 0, 0);
+}
+
+/* a (6 rows of n) = S × V, V's six rows of n (component-major): (ω_S × v + v_S × ω, ω_S × ω). */
+__attribute__((noinline)) static void bilinear_column_terms(int n, const double S_[6], const double *restrict V, double *restrict a)
+{
+    const double s0 = S_[0], s1 = S_[1], s2 = S_[2], s3 = S_[3], s4 = S_[4], s5 = S_[5];
+    const double *v0 = V, *v1 = V + n, *v2 = V + 2 * n, *w0 = V + 3 * n, *w1 = V + 4 * n, *w2 = V + 5 * n;
+    /* a row per loop: one stream written, read from V only (restrict), which vectorises */
+    for (int i = 0; i < n; i++) a[i] = s4 * v2[i] - s5 * v1[i] + s1 * w2[i] - s2 * w1[i];
+    for (int i = 0; i < n; i++) a[n + i] = s5 * v0[i] - s3 * v2[i] + s2 * w0[i] - s0 * w2[i];
+    for (int i = 0; i < n; i++) a[2 * n + i] = s3 * v1[i] - s4 * v0[i] + s0 * w1[i] - s1 * w0[i];
+    for (int i = 0; i < n; i++) a[3 * n + i] = s4 * w2[i] - s5 * w1[i];
+    for (int i = 0; i < n; i++) a[4 * n + i] = s5 * w0[i] - s3 * w2[i];
+    for (int i = 0; i < n; i++) a[5 * n + i] = s3 * w1[i] - s4 * w0[i];
+}
+
+/* V (6 rows of n) += S yᵀ: a dof's column S times its row y of coordinates. */
+__attribute__((noinline)) static void bilinear_add_dof(int n, const double S[6], const double *restrict y,
+                                                       double *restrict V)
+{
+    for (int r = 0; r < 6; r++) {
+        const double s = S[r];
+        double *restrict row = V + (size_t)n * r;
+        for (int i = 0; i < n; i++) row[i] += s * y[i];
+    }
+}
+
+/* h (6 rows of n) = the momenta of velocities V (6 rows of n) for the inertia (mass, c̄ = m c, Io)
+ * in world axes about the world origin: f = m v − c̄ × ω, τ = Io ω + c̄ × v. */
+__attribute__((noinline)) static void bilinear_momenta(int n, double mass, const double c[3], const double I[9],
+                                                       const double *restrict V, double *restrict h)
+{
+    const double *v0 = V, *v1 = V + n, *v2 = V + 2 * n, *w0 = V + 3 * n, *w1 = V + 4 * n, *w2 = V + 5 * n;
+    const double c0 = c[0], c1 = c[1], c2 = c[2];
+    const double I0 = I[0], I1 = I[1], I2 = I[2], I3 = I[3], I4 = I[4], I5 = I[5], I6 = I[6], I7 = I[7], I8 = I[8];
+    for (int i = 0; i < n; i++) h[i] = mass * v0[i] - (c1 * w2[i] - c2 * w1[i]);
+    for (int i = 0; i < n; i++) h[n + i] = mass * v1[i] - (c2 * w0[i] - c0 * w2[i]);
+    for (int i = 0; i < n; i++) h[2 * n + i] = mass * v2[i] - (c0 * w1[i] - c1 * w0[i]);
+    for (int i = 0; i < n; i++) h[3 * n + i] = I0 * w0[i] + I3 * w1[i] + I6 * w2[i] + (c1 * v2[i] - c2 * v1[i]);
+    for (int i = 0; i < n; i++) h[4 * n + i] = I1 * w0[i] + I4 * w1[i] + I7 * w2[i] + (c2 * v0[i] - c0 * v2[i]);
+    for (int i = 0; i < n; i++) h[5 * n + i] = I2 * w0[i] + I5 * w1[i] + I8 * w2[i] + (c0 * v1[i] - c1 * v0[i]);
+}
+
+/* o = −sign (a_i · h_j + a_j · h_i) for i ≤ j, packed by columns (o[i + j (j + 1)/2]), a and h
+ * six rows of n. */
+__attribute__((noinline)) static void bilinear_packed(int n, const double *restrict a, const double *restrict h,
+                                                      double sign, double *restrict o)
+{
+    const double *a0 = a, *a1 = a + n, *a2 = a + 2 * n, *a3 = a + 3 * n, *a4 = a + 4 * n, *a5 = a + 5 * n;
+    const double *h0 = h, *h1 = h + n, *h2 = h + 2 * n, *h3 = h + 3 * n, *h4 = h + 4 * n, *h5 = h + 5 * n;
+    for (int j = 0; j < n; j++) {
+        const double x0 = -sign * h0[j], x1 = -sign * h1[j], x2 = -sign * h2[j], x3 = -sign * h3[j],
+                     x4 = -sign * h4[j], x5 = -sign * h5[j];
+        const double y0 = -sign * a0[j], y1 = -sign * a1[j], y2 = -sign * a2[j], y3 = -sign * a3[j],
+                     y4 = -sign * a4[j], y5 = -sign * a5[j];
+        double *oj = o + (size_t)j * (size_t)(j + 1) / 2;
+        for (int i = 0; i <= j; i++)
+            oj[i] = a0[i] * x0 + a1[i] * x1 + a2[i] * x2 + a3[i] * x3 + a4[i] * x4 + a5[i] * x5 +
+                    (h0[i] * y0 + h1[i] * y1 + h2[i] * y2 + h3[i] * y3 + h4[i] * y4 + h5[i] * y5);
+    }
 }
 
 void mbsi_mass_bilinear_dq(const mbs_model *m, const mbs_data *d, const double *Y, int n, double sign, double *out,
@@ -366,31 +429,20 @@ void mbsi_mass_bilinear_dq(const mbs_model *m, const mbs_data *d, const double *
     const size_t n6 = (size_t)6 * n, np = (size_t)n * (size_t)(n + 1) / 2;
     /* component-major, so that the loops over the n columns run down contiguous rows: body b's
      * velocity for column i in V[n6 b + n r + i], its subtree's momentum likewise in H */
-    double *V = work, *H = V + n6 * nb, *a = H + n6 * nb;
+    double *V = work, *H = V + n6 * nb, *a = H + n6 * nb, *yk = a;   /* yk: n of a's room, free until a is */
     for (int b = 0; b < nb; b++) {
         const mbs_body *bd = &m->bodies[b];
         double *vb = V + n6 * b, *hb = H + n6 * b;
         if (bd->parent >= 0) memcpy(vb, V + n6 * bd->parent, n6 * sizeof(double));
         else memset(vb, 0, n6 * sizeof(double));
-        for (int k = bd->idx_v; k < bd->idx_v + bd->nv; k++)
-            for (int r = 0; r < 6; r++) {
-                const double s = d->J[6 * k + r];
-                double *row = vb + (size_t)n * r;
-                for (int i = 0; i < n; i++) row[i] += s * Y[k + (size_t)nv * i];
-            }
-        /* the body's inertia in world axes about the world origin (mass, c̄ = m c, Io), times
-         * each velocity: f = m v − c̄ × ω, τ = Io ω + c̄ × v */
+        for (int k = bd->idx_v; k < bd->idx_v + bd->nv; k++) {
+            for (int i = 0; i < n; i++) yk[i] = Y[k + (size_t)nv * i];   /* row k of Y, contiguous */
+            bilinear_add_dof(n, d->J + 6 * k, yk, vb);
+        }
+        /* the body's inertia in world axes about the world origin, times each velocity */
         double hh[3], I[9];
         inertia_act(d->oR + 9 * b, d->op + 3 * b, bd->mass, bd->h, bd->Io, hh, I);
-        const double *v0 = vb, *v1 = vb + n, *v2 = vb + 2 * n, *w0 = vb + 3 * n, *w1 = vb + 4 * n, *w2 = vb + 5 * n;
-        for (int i = 0; i < n; i++) {
-            hb[i] = bd->mass * v0[i] - (hh[1] * w2[i] - hh[2] * w1[i]);
-            hb[n + i] = bd->mass * v1[i] - (hh[2] * w0[i] - hh[0] * w2[i]);
-            hb[2 * n + i] = bd->mass * v2[i] - (hh[0] * w1[i] - hh[1] * w0[i]);
-            hb[3 * n + i] = I[0] * w0[i] + I[3] * w1[i] + I[6] * w2[i] + (hh[1] * v2[i] - hh[2] * v1[i]);
-            hb[4 * n + i] = I[1] * w0[i] + I[4] * w1[i] + I[7] * w2[i] + (hh[2] * v0[i] - hh[0] * v2[i]);
-            hb[5 * n + i] = I[2] * w0[i] + I[5] * w1[i] + I[8] * w2[i] + (hh[0] * v1[i] - hh[1] * v0[i]);
-        }
+        bilinear_momenta(n, bd->mass, hh, I, vb, hb);
     }
     /* subtree momenta, leaves first (a parent's index is below its children's) */
     for (int b = nb - 1; b >= 0; b--) {
@@ -406,28 +458,9 @@ void mbsi_mass_bilinear_dq(const mbs_model *m, const mbs_data *d, const double *
             continue;
         }
         /* a_i = S_k × V_λ(k)(y_i) = (ω_S × v + v_S × ω, ω_S × ω), component-major */
-        const double *S = d->J + 6 * k, *vp = V + n6 * p, *hb = H + n6 * b;
-        const double *v0 = vp, *v1 = vp + n, *v2 = vp + 2 * n, *w0 = vp + 3 * n, *w1 = vp + 4 * n, *w2 = vp + 5 * n;
-        for (int i = 0; i < n; i++) {
-            a[i] = S[4] * v2[i] - S[5] * v1[i] + S[1] * w2[i] - S[2] * w1[i];
-            a[n + i] = S[5] * v0[i] - S[3] * v2[i] + S[2] * w0[i] - S[0] * w2[i];
-            a[2 * n + i] = S[3] * v1[i] - S[4] * v0[i] + S[0] * w1[i] - S[1] * w0[i];
-            a[3 * n + i] = S[4] * w2[i] - S[5] * w1[i];
-            a[4 * n + i] = S[5] * w0[i] - S[3] * w2[i];
-            a[5 * n + i] = S[3] * w1[i] - S[4] * w0[i];
-        }
-        /* column j of the packed upper triangle: −(a_i · H(y_j) + a_j · H(y_i)), i ≤ j */
-        const double *a0 = a, *a1 = a + n, *a2 = a + 2 * n, *a3 = a + 3 * n, *a4 = a + 4 * n, *a5 = a + 5 * n;
-        const double *h0 = hb, *h1 = hb + n, *h2 = hb + 2 * n, *h3 = hb + 3 * n, *h4 = hb + 4 * n, *h5 = hb + 5 * n;
-        for (int j = 0; j < n; j++) {
-            double *oj = o + (size_t)j * (size_t)(j + 1) / 2;
-            const double x0 = -sign * h0[j], x1 = -sign * h1[j], x2 = -sign * h2[j], x3 = -sign * h3[j],
-                         x4 = -sign * h4[j], x5 = -sign * h5[j];
-            const double y0 = -sign * a0[j], y1 = -sign * a1[j], y2 = -sign * a2[j], y3 = -sign * a3[j],
-                         y4 = -sign * a4[j], y5 = -sign * a5[j];
-            for (int i = 0; i <= j; i++)
-                oj[i] = a0[i] * x0 + a1[i] * x1 + a2[i] * x2 + a3[i] * x3 + a4[i] * x4 + a5[i] * x5 +
-                        (h0[i] * y0 + h1[i] * y1 + h2[i] * y2 + h3[i] * y3 + h4[i] * y4 + h5[i] * y5);
-        }
+        const double *vp = V + n6 * p, *hb = H + n6 * b;
+        bilinear_column_terms(n, d->J + 6 * k, vp, a);
+        /* the packed upper triangle: −(a_i · H(y_j) + a_j · H(y_i)), i ≤ j */
+        bilinear_packed(n, a, hb, sign, o);
     }
 }

@@ -159,6 +159,24 @@ static void mul_dqm(const mbs_model *m, const double *dqm, int r, int ncol, doub
     }
 }
 
+/* Z1 = Q₀ ∘ a + h Q₁ ∘ b + h² Q₂ ∘ c and Z2 = 2 (Q₁ ∘ a + h Q₂ ∘ b + h² Q₃ ∘ c), column by column
+ * (ncol columns of n; Q: Q₀..Q₃, n each). Apart, with every pointer restrict: inside the caller
+ * the loop needed more aliasing checks than the vectoriser makes, and ran scalar. */
+__attribute__((noinline)) static void averages_in_modes(int n, int ncol, double h, const double *restrict Q,
+                                                        const double *restrict A, const double *restrict Bm,
+                                                        const double *restrict C, double *restrict Z1, double *restrict Z2)
+{
+    const double *Q0 = Q, *Q1 = Q + n, *Q2 = Q + 2 * n, *Q3 = Q + 3 * n;
+    const double hh = h * h;
+    for (int col = 0; col < ncol; col++) {
+        const size_t o = (size_t)n * col;
+        const double *a = A + o, *b = Bm + o, *c = C + o;
+        double *z1 = Z1 + o, *z2 = Z2 + o;
+        for (int i = 0; i < n; i++) z1[i] = Q0[i] * a[i] + h * Q1[i] * b[i] + hh * Q2[i] * c[i];
+        for (int i = 0; i < n; i++) z2[i] = 2 * (Q1[i] * a[i] + h * Q2[i] * b[i] + hh * Q3[i] * c[i]);
+    }
+}
+
 /* Q_0..Q_3 at σ and their derivatives in σ (central differences, the comment at the top). */
 static void q_and_slope(double sigma, double beta, double h, double scale, double Q[4], double dQ[4])
 {
@@ -299,14 +317,17 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
             mbsi_point_acceleration_derivatives(m, d, sup, ns, w->pm + 3 * a, w->P3, v, w->vf, w->D3, w->D3v, w->work);
             for (int e = 0; e < ns; e++) {
                 const mbs_body *bd = &m->bodies[m->dof_body[sup[e]]];
-                for (int r = 0; r < 3; r++) {
-                    size_t i = (size_t)(3 * a + r);
-                    dPdd[i + (size_t)n * (nv + sup[e])] += w->D3v[3 * e + r];
-                    /* ∂qm's row of this dof is not zero only in its joint's columns (mul_dqm) */
-                    for (int half = 0; half < 2; half++)
-                        for (int col = half * nv + bd->idx_v; col < half * nv + bd->idx_v + bd->nv; col++)
-                            dPdd[i + (size_t)n * col] += w->D3[3 * e + r] * w->dqm[sup[e] + (size_t)nv * col];
-                }
+                const double *D = w->D3 + 3 * e, *Dv = w->D3v + 3 * e, *dq = w->dqm + sup[e];
+                double *o = dPdd + 3 * a + (size_t)n * (nv + sup[e]);
+                for (int r = 0; r < 3; r++) o[r] += Dv[r];
+                /* ∂qm's row of this dof is not zero only in its joint's columns (mul_dqm) */
+                for (int half = 0; half < 2; half++)
+                    for (int col = half * nv + bd->idx_v; col < half * nv + bd->idx_v + bd->nv; col++) {
+                        const double g = dq[(size_t)nv * col];
+                        if (g == 0) continue;
+                        o = dPdd + 3 * a + (size_t)n * col;
+                        for (int r = 0; r < 3; r++) o[r] += D[r] * g;
+                    }
             }
         }
 
@@ -431,15 +452,7 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
             for (int i = 0; i < n; i++) Wt[i + (size_t)n * j] = Wm[j + (size_t)n * i];
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, 3 * n3, n, 1.0, Wt, n, Z1, n, 0.0, dyA, n);
         /* Z1, Z2: the averages' derivatives in ŷ-space before −R V and −R V (Z2 doubled: λ̄₂'s 2) */
-        for (int col = 0; col < n3; col++) {
-            const size_t o = (size_t)n * col;
-            const double *restrict a = dyA + o, *restrict b = dyB + o, *restrict cc = dyC + o;
-            double *restrict z1 = Z1 + o, *restrict z2 = Z2 + o;
-            for (int i = 0; i < n; i++) {
-                z1[i] = Q0[i] * a[i] + h * Q1[i] * b[i] + h * h * Q2[i] * cc[i];
-                z2[i] = 2 * (Q1[i] * a[i] + h * Q2[i] * b[i] + h * h * Q3[i] * cc[i]);
-            }
-        }
+        averages_in_modes(n, n3, h, w->Qv, dyA, dyB, dyC, Z1, Z2);
         /* the matrix functions' own change with S, per direction k of qm: with Ŝ_k = Wᵀ ∂Υ_k W, W = R V,
          *   t_k[i] = Σ_j Ŝ_k[i,j] G[i,j] = Σ_ab ∂Υ_k[a,b] W[a,i] U[b,i],   U = W Gᵀ,
          * G1[i,j] = F₀ ŷ_A + h F₁ ŷ_B + h² F₂ ŷ_C (at i, j; G2 with F₁, F₂, F₃): for every k at once,
