@@ -102,7 +102,7 @@ void mbsi_expo_dws_layout(mbs_carver *c, mbsi_expo_dws *w, int cmax, int nq, int
     w->tk = mbsi_carve_doubles(c, 2 * n);
     double **mz[] = {&w->dDp, &w->dDw, &w->dPd0};
     for (int k = 0; k < 3; k++) *mz[k] = mbsi_carve_doubles(c, n * v3);
-    w->dL = mbsi_carve_doubles(c, 2 * n * v3);
+    w->dL = mbsi_carve_doubles(c, n * v);
     w->dy = mbsi_carve_doubles(c, 3 * n * v3);
     w->dvf = mbsi_carve_doubles(c, v * v3);
     w->dacc1 = mbsi_carve_doubles(c, 2 * v * v3);   /* and dacc2 right after it: one product adds Y ∂λ̄ to both */
@@ -110,7 +110,8 @@ void mbsi_expo_dws_layout(mbs_carver *c, mbsi_expo_dws *w, int cmax, int nq, int
     w->mwork = mbsi_carve_doubles(c, 12 * n * (v + 1) + 13 * (v + 1) + 6 * n);
     double **m3[] = {&w->J3, &w->P3, &w->D3, &w->D3v};
     for (int k = 0; k < 4; k++) *m3[k] = mbsi_carve_doubles(c, 3 * v);
-    w->support = mbsi_carve_ints(c, v);
+    w->support = mbsi_carve_ints(c, (n / 3) * v);
+    w->nsupport = mbsi_carve_ints(c, n / 3);
 }
 
 /* out (n x cols, leading dimension n) = R X, R block-diagonal with a symmetric 3 x 3 block per
@@ -177,6 +178,56 @@ __attribute__((noinline)) static void averages_in_modes(int n, int ncol, double 
     }
 }
 
+/* out (6 rows of n) = below + S yᵀ: a support's velocities for n joint-velocity columns, one dof on. */
+__attribute__((noinline)) static void rows_add_dof(int n, const double S[6], const double *restrict y,
+                                                   const double *restrict below, double *restrict out)
+{
+    for (int r = 0; r < 6; r++) {
+        const double s = S[r];
+        const double *b = below + (size_t)n * r;
+        double *o = out + (size_t)n * r;
+        for (int c = 0; c < n; c++) o[c] = b[c] + s * y[c];
+    }
+}
+
+/* D (3 rows of n) = ω_k × u + W × e: a root dof's point-velocity derivative (below), u and the body's
+ * angular velocity W in rows of n. */
+__attribute__((noinline)) static void rows_root_dq(int n, const double om[3], const double E[3],
+                                                   const double *restrict u, const double *restrict W,
+                                                   double *restrict D)
+{
+    const double o0 = om[0], o1 = om[1], o2 = om[2], e0 = E[0], e1 = E[1], e2 = E[2];
+    const double *u0 = u, *u1 = u + n, *u2 = u + 2 * n, *W0 = W, *W1 = W + n, *W2 = W + 2 * n;
+    for (int c = 0; c < n; c++) D[c] = o1 * u2[c] - o2 * u1[c] + (W1[c] * e2 - W2[c] * e1);
+    for (int c = 0; c < n; c++) D[n + c] = o2 * u0[c] - o0 * u2[c] + (W2[c] * e0 - W0[c] * e2);
+    for (int c = 0; c < n; c++) D[2 * n + c] = o0 * u1[c] - o1 * u0[c] + (W0[c] * e1 - W1[c] * e0);
+}
+
+/* D (3 rows of n) = (S × V) at p + W × P (mbsi_point_velocity_dq for n columns): S × V = (ω_S × v +
+ * v_S × w, ω_S × w) =: (l, g), at p: l + g × p; V (6 rows) the velocity from the dof's joint on, W
+ * (3 rows) the body's angular velocity, P the touching point's motion for the dof. */
+__attribute__((noinline)) static void rows_point_dq(int n, const double S[6], const double p[3], const double P[3],
+                                                    const double *restrict V, const double *restrict W,
+                                                    double *restrict D)
+{
+    const double s0 = S[0], s1 = S[1], s2 = S[2], s3 = S[3], s4 = S[4], s5 = S[5];
+    const double p0 = p[0], p1 = p[1], p2 = p[2], P0 = P[0], P1 = P[1], P2 = P[2];
+    const double *v0 = V, *v1 = V + n, *v2 = V + 2 * n, *w0 = V + 3 * n, *w1 = V + 4 * n, *w2 = V + 5 * n;
+    const double *W0 = W, *W1 = W + n, *W2 = W + 2 * n;
+    for (int c = 0; c < n; c++) {
+        double g1 = s5 * w0[c] - s3 * w2[c], g2 = s3 * w1[c] - s4 * w0[c];
+        D[c] = s4 * v2[c] - s5 * v1[c] + (s1 * w2[c] - s2 * w1[c]) + (g1 * p2 - g2 * p1) + (W1[c] * P2 - W2[c] * P1);
+    }
+    for (int c = 0; c < n; c++) {
+        double g0 = s4 * w2[c] - s5 * w1[c], g2 = s3 * w1[c] - s4 * w0[c];
+        D[n + c] = s5 * v0[c] - s3 * v2[c] + (s2 * w0[c] - s0 * w2[c]) + (g2 * p0 - g0 * p2) + (W2[c] * P0 - W0[c] * P2);
+    }
+    for (int c = 0; c < n; c++) {
+        double g0 = s4 * w2[c] - s5 * w1[c], g1 = s5 * w0[c] - s3 * w2[c];
+        D[2 * n + c] = s3 * v1[c] - s4 * v0[c] + (s0 * w1[c] - s1 * w0[c]) + (g0 * p1 - g1 * p0) + (W0[c] * P1 - W1[c] * P0);
+    }
+}
+
 /* Q_0..Q_3 at σ and their derivatives in σ (central differences, the comment at the top). */
 static void q_and_slope(double sigma, double beta, double h, double scale, double Q[4], double dQ[4])
 {
@@ -201,8 +252,8 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
     const double *q = s->q, *v = s->v;
     int *sup = w->support;
     /* n x n3 blocks placed one after the other for this n: Z1, Z2 and ∂p̈_free (one product takes
-     * the three to ŷ-space), and dL1 = ∂λ̄ followed by ∂λ̄₂ */
-    double *Z1 = w->Zb, *Z2 = Z1 + zn, *dPdd = Z2 + zn, *dL1 = w->dL, *dacc2 = w->dacc1 + (size_t)nv * n3;
+     * the three to ŷ-space), and YW = −Y W (nv x n) */
+    double *Z1 = w->Zb, *Z2 = Z1 + zn, *dPdd = Z2 + zn, *YW = w->dL, *dacc2 = w->dacc1 + (size_t)nv * n3;
 
     /* ---- the contacts at the step's start: Δp, Δṗ, ṗ0 and their derivatives ---- */
     memset(w->dDp, 0, zn * sizeof(double));
@@ -212,7 +263,8 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
     mbsi_joint_jacobians_from_placements(m, d);
     for (int a = 0; a < na; a++) {
         const mbs_contact *c = &s->contacts[act[a]];
-        int ns = mbsi_body_support(m, mbs_frame_body(m, c->frame), sup);
+        sup = w->support + (size_t)nv * a;
+        int ns = w->nsupport[a] = mbsi_body_support(m, mbs_frame_body(m, c->frame), sup);
         double ctr[3];
         for (int r = 0; r < 3; r++) {
             ctr[r] = c->p[r] + c->radius * c->normal[r];
@@ -281,7 +333,8 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
     memset(w->Pm, 0, (size_t)n * nv * sizeof(double));
     for (int a = 0; a < na; a++) {
         const mbs_contact *c = &s->contacts[act[a]];
-        int ns = mbsi_body_support(m, mbs_frame_body(m, c->frame), sup);
+        int ns = w->nsupport[a];
+        sup = w->support + (size_t)nv * a;
         double ctr[3], x[3];
         for (int r = 0; r < 3; r++) ctr[r] = w->pm[3 * a + r] + c->radius * c->normal[r];
         for (int e = 0; e < ns; e++) {
@@ -310,8 +363,8 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
         /* ---- ∂p̈_free = ∂a_p/∂qm ∂qm + ∂a_p/∂v δv + J ∂v̇_f ---- */
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n3, nv, 1.0, w->Jm, n, w->dvf, nv, 0.0, dPdd, n);
         for (int a = 0; a < na; a++) {
-            const mbs_contact *c = &s->contacts[act[a]];
-            int ns = mbsi_body_support(m, mbs_frame_body(m, c->frame), sup);
+            int ns = w->nsupport[a];
+            sup = w->support + (size_t)nv * a;
             for (int e = 0; e < ns; e++)
                 for (int r = 0; r < 3; r++) w->P3[3 * e + r] = w->Pm[3 * a + r + (size_t)n * sup[e]];
             mbsi_point_acceleration_derivatives(m, d, sup, ns, w->pm + 3 * a, w->P3, v, w->vf, w->D3, w->D3v, w->work);
@@ -344,7 +397,8 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
          * for a translation). The other dofs take the general formula. */
         double *ek = w->D3v;
         for (int a = 0; a < na; a++) {
-            int ns = mbsi_body_support(m, mbs_frame_body(m, s->contacts[act[a]].frame), sup);
+            int ns = w->nsupport[a];
+            sup = w->support + (size_t)nv * a;
             int nr = 0;
             while (nr < ns && m->bodies[m->dof_body[sup[nr]]].parent < 0) nr++;
             for (int e = 0; e < ns; e++)
@@ -354,23 +408,35 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
                 motion_point_velocity(d->J + 6 * sup[e], w->pm + 3 * a, rigid);
                 for (int r = 0; r < 3; r++) ek[3 * e + r] = w->P3[3 * e + r] - rigid[r];
             }
-            for (int c = 0; c < n; c++) {
-                mbsi_support_velocities(d, sup, ns, w->Y + (size_t)nv * c, w->work);
-                mbsi_point_velocity_dq(m, d, sup, nr, ns, w->pm + 3 * a, w->P3, w->work, w->D3);
-                const double *u = w->U + 3 * a + (size_t)n * c, *om = w->work + 3;
-                for (int e = 0; e < nr; e++) {
-                    double t1[3], t2[3];
-                    v3_cross(d->J + 6 * sup[e] + 3, u, t1);
-                    v3_cross(om, ek + 3 * e, t2);
-                    for (int r = 0; r < 3; r++) w->D3[3 * e + r] = t1[r] + t2[r];
+            /* every column c of Y at once, in rows of n (component-major): the support's velocities
+             * V_e = Σ_{e' ≥ e} S_e' y_e' (V_0: the body's), then each dof's derivative D (3 rows of
+             * n), added to its packed ∂Υ */
+            const size_t n6 = (size_t)6 * n;
+            double *Vl = w->mwork, *D = Vl + n6 * (size_t)(ns + 1), *yr = D + 3 * (size_t)n;
+            memset(Vl + n6 * ns, 0, n6 * sizeof(double));
+            for (int e = ns - 1; e >= 0; e--) {
+                for (int c = 0; c < n; c++) yr[c] = w->Y[sup[e] + (size_t)nv * c];
+                rows_add_dof(n, d->J + 6 * sup[e], yr, Vl + n6 * (e + 1), Vl + n6 * e);
+            }
+            for (int e = 0; e < ns; e++) {
+                if (e < nr) {
+                    /* ω_k × u + ω × e_k, u = Υ's rows 3a.. (U is symmetric: its columns 3a..) */
+                    for (int r = 0; r < 3; r++)
+                        for (int c = 0; c < n; c++) yr[(size_t)n * r + c] = w->U[3 * a + r + (size_t)n * c];
+                    rows_root_dq(n, d->J + 6 * sup[e] + 3, ek + 3 * e, yr, Vl + 3 * (size_t)n, D);
+                } else {
+                    const int k = sup[e], a0 = e - (k - m->bodies[m->dof_body[k]].idx_v);
+                    rows_point_dq(n, d->J + 6 * k, w->pm + 3 * a, w->P3 + 3 * e, Vl + n6 * a0, Vl + 3 * (size_t)n, D);
                 }
                 /* P_k + P_kᵀ, P_k = (∂J/∂qm_k) Y: entry (3a + r, c) and its mirror, one packed entry */
-                for (int e = 0; e < ns; e++) {
-                    double *o = w->dUp + np * sup[e];
-                    for (int r = 0; r < 3; r++) {
-                        const int i = 3 * a + r, lo = i < c ? i : c, hi = i < c ? c : i;
-                        o[lo + (size_t)hi * (size_t)(hi + 1) / 2] += i == c ? 2 * w->D3[3 * e + r] : w->D3[3 * e + r];
-                    }
+                double *o = w->dUp + np * sup[e];
+                for (int r = 0; r < 3; r++) {
+                    const int i = 3 * a + r;
+                    const double *Dr = D + (size_t)n * r;
+                    double *col = o + (size_t)i * (size_t)(i + 1) / 2;   /* (c, i) for c < i: contiguous */
+                    for (int c = 0; c < i; c++) col[c] += Dr[c];
+                    col[i] += 2 * Dr[i];
+                    for (int c = i + 1; c < n; c++) o[i + (size_t)c * (size_t)(c + 1) / 2] += Dr[c];
                 }
             }
         }
@@ -486,7 +552,8 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
         }
         mul_dqm(m, w->dqm, n, n3, 1.0, Tk, n2r, 1.0, Z1);
         mul_dqm(m, w->dqm, n, n3, 2.0, Tk + n, n2r, 1.0, Z2);
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, 2 * n3, n, -1.0, Wm, n, Z1, n, 0.0, dL1, n);
+        /* ∂λ̄ = −W Z1 and ∂λ̄₂ = −W Z2 enter only as Y ∂λ (below): −Y W once, n x n narrower than Z */
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, n, n, -1.0, w->Y, nv, Wm, n, 0.0, YW, nv);
     }
 
     /* ---- the accelerations acc = v̇_f + Y λ and their derivatives, M⁻¹ (∂(Jᵀλ)/∂qm − ∂rnea/∂qm,
@@ -508,7 +575,8 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
             for (int k = 0; k < nv; k++) acc[k] += x[k];
             mbsi_mass_times_dq(m, d, x, -1.0, rq);
             for (int a = 0; a < na; a++) {
-                int ns = mbsi_body_support(m, mbs_frame_body(m, s->contacts[act[a]].frame), sup);
+                int ns = w->nsupport[a];
+                sup = w->support + (size_t)nv * a;
                 for (int e = 0; e < ns; e++)
                     for (int r = 0; r < 3; r++) {
                         w->J3[3 * e + r] = w->Jm[3 * a + r + (size_t)n * sup[e]];
@@ -521,8 +589,8 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
         mul_dqm(m, w->dqm, nv, n3, 1.0, w->MiX, nv, 1.0, w->dacc1);
         mul_dqm(m, w->dqm, nv, n3, 1.0, w->MiX + nn, nv, 1.0, dacc2);
     }
-    /* + Y ∂λ̄ and Y ∂λ̄₂ at once (dacc1, dacc2 and dL1, dL2 are each one after the other) */
-    if (n > 0) cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, 2 * n3, n, 1.0, w->Y, nv, dL1, n, 1.0, w->dacc1, nv);
+    /* + Y ∂λ̄ and Y ∂λ̄₂ at once, (−Y W) [Z1 Z2] (dacc1, dacc2 and Z1, Z2 are each one after the other) */
+    if (n > 0) cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, 2 * n3, n, 1.0, YW, nv, Z1, n, 1.0, w->dacc1, nv);
 
     /* ---- v⁺ = v + h acc1, q⁺ = integrate(q, h v + h²/2 acc2) ---- */
     for (int col = 0; col < n3; col++)

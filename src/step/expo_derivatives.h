@@ -27,13 +27,14 @@ typedef struct mbsi_expo_dws {
     double *MiX;                   /* 2 nv x nv: −M⁻¹ times the two */
     double *vf, *acc1, *acc2;      /* nv */
     double *dp, *dw, *pd0, *pdd, *pm, *yh, *Qv, *lb, *lb2; /* nmax (yh: 3 nmax, Qv: 4 nmax) */
-    double *dDp, *dDw, *dPd0, *dy, *dL; /* nmax x 3nv (dy: three of them; dL: ∂λ̄, ∂λ̄₂ one after the other) */
+    double *dDp, *dDw, *dPd0, *dy; /* nmax x 3nv (dy: three of them) */
+    double *dL;                    /* nv x nmax: −Y W, which takes ∂λ̄ and ∂λ̄₂ to the accelerations */
     double *dvf, *dacc1;           /* nv x 3nv (dacc1: twice, ∂acc1 then ∂acc2 one after the other) */
     double *tk;                    /* 2 nmax: one direction's share of the two averages */
     double *work;                  /* the contact layer's scratch: 18 (nv + 1) */
     double *mwork;                 /* mbsi_mass_bilinear_dq's (bodies <= nv + 1) */
     double *J3, *P3, *D3, *D3v;    /* 3 x nv: one contact's rows over its support */
-    int *support;                  /* nv */
+    int *support, *nsupport;       /* nv per contact: its body's support (mbsi_body_support), and its length */
 } mbsi_expo_dws;
 
 /* Carves w for up to cmax contacts on a model of nq coordinates and nv velocities. */
