@@ -160,7 +160,7 @@ void mbsi_contact_force_derivatives(mbs_system *s, const double *q, const double
         if (!have_jacobians) { mbs_compute_joint_jacobians(m, s->data, q); have_jacobians = 1; }
         int n = contact_terms(s, i, v, G, fresh, 1, work, iwork);
         const double *J = work, *P = J + 3 * n, *dlq = P + 6 * n, *dlv = dlq + 3 * n;
-        mbsi_point_force_dq(m, s->data, iwork, n, c->p, c->lambda, J, P, dlq, dtau_dq);
+        mbsi_point_force_dq(m, s->data, iwork, n, c->p, c->lambda, J, P, dlq, 0, dtau_dq);
         for (int e = 0; e < n; e++)
             for (int a = 0; a < n; a++) dtau_dv[iwork[a] + (size_t)nv * iwork[e]] += v3_dot(J + 3 * a, dlv + 3 * e);
     }
@@ -331,7 +331,8 @@ int mbsi_body_support(const mbs_model *m, int body, int *support)
 }
 
 void mbsi_point_force_dq(const mbs_model *m, const mbs_data *d, const int *support, int n, const double p[3],
-                         const double lam[3], const double *J, const double *P, const double *dlq, double *dtau_dq)
+                         const double lam[3], const double *J, const double *P, const double *dlq, int skip,
+                         double *dtau_dq)
 {
     const int nv = m->nv;
     /* F = [λ; p × λ]: the force as a world wrench at the origin; then
@@ -344,7 +345,7 @@ void mbsi_point_force_dq(const mbs_model *m, const mbs_data *d, const int *suppo
         double Pxl[3], SkF[6];
         v3_cross(P + 3 * e, lam, Pxl);
         force_cross(d->J + 6 * k, F, SkF);
-        for (int a = 0; a < n; a++) {
+        for (int a = e < skip ? skip : 0; a < n; a++) {
             int j = support[a];
             const double *Sj = d->J + 6 * j;
             double h = v3_dot(Sj + 3, Pxl);

@@ -166,9 +166,12 @@ int mbsi_body_support(const mbs_model *m, int body, int *support);
  * mbsi_body_support), from the world joint Jacobian columns S_j in d (mbs_compute_joint_jacobians
  * at q): J and P are 3 x n, J_j = pt(S_j, p) and P_k = ∂p/∂q_k; dlq (3 x n) is ∂λ/∂q_k, or NULL for
  * a force held fixed. With k's joint at or above j's, ∂S_j/∂q_k = S_k × S_j, whence
- *   ∂(J_jᵀλ)/∂q_k = λ · [k ⪯ j] pt(S_k × S_j, p) + ω_j · (P_k × λ) + J_j · ∂λ/∂q_k. */
+ *   ∂(J_jᵀλ)/∂q_k = λ · [k ⪯ j] pt(S_k × S_j, p) + ω_j · (P_k × λ) + J_j · ∂λ/∂q_k.
+ * The entries whose j and k are both among the first `skip` dofs of the support are left out: a
+ * caller with several points on one tree sums those of its root joint over the points at once
+ * (with dlq NULL they are S_jᵀ (ω-part) · Σ P_k × λ − S_j · (S_k ×* Σ F), F = [λ; p × λ]). */
 void mbsi_point_force_dq(const mbs_model *m, const mbs_data *d, const int *support, int n, const double p[3],
-                         const double lam[3], const double *J, const double *P, const double *dlq, double *dtau_dq);
+                         const double lam[3], const double *J, const double *P, const double *dlq, int skip, double *dtau_dq);
 
 /* V[a] = Σ_{a' >= a} S_{a'} y_{a'} over a body's support (n dofs, root first; mbsi_body_support),
  * V[n] = 0 (6 x (n + 1)): the velocity the dofs from entry a down give the body, for joint

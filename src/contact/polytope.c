@@ -220,7 +220,7 @@ void mbsi_polytope_force_dq(mbs_polytope *p, mbs_system *s, const double *w, int
             }
             dlq = p->dlq;
         }
-        mbsi_point_force_dq(m, d, sup, n, pt, f, p->J, p->P, dlq, dtau_dq);
+        mbsi_point_force_dq(m, d, sup, n, pt, f, p->J, p->P, dlq, 0, dtau_dq);
     }
 }
 

@@ -30,8 +30,10 @@
  *       ∂f(S)[E] = V (F ∘ (Vᵀ E V)) Vᵀ,   F_ij = (f(σ_i) − f(σ_j))/(σ_i − σ_j), F_ii = f'(σ_i),
  *     whose divided differences are taken whole where the eigenvalues are apart (above 1e-3 of
  *     their scale) and as the mean of the two slopes f' where they are not (equal eigenvalues: a
- *     symmetric robot's feet; off by gap² f''' / 8, 1e-7 of f' at most); f' by central differences
- *     of the closed form in σ (Q_k is an entire function of σ; a relative step of 1e-5 leaves ~1e-10).
+ *     symmetric robot's feet; off by gap² f''' / 8, 1e-7 of f' at most); f' by forward differences
+ *     of the closed form in σ (Q_k is an entire function of σ, each evaluation good to a few units of
+ *     rounding: a relative step of 1e-8, about the square root of the rounding, leaves ~1e-8 of f',
+ *     central ones at 1e-5 ~1e-10 for a third evaluation).
  * No allocation; the workspace is carved with expo's. */
 #include <math.h>
 #include <string.h>
@@ -228,14 +230,13 @@ __attribute__((noinline)) static void rows_point_dq(int n, const double S[6], co
     }
 }
 
-/* Q_0..Q_3 at σ and their derivatives in σ (central differences, the comment at the top). */
+/* Q_0..Q_3 at σ and their derivatives in σ (forward differences, the comment at the top). */
 static void q_and_slope(double sigma, double beta, double h, double scale, double Q[4], double dQ[4])
 {
-    double qp[4], qm[4], e = 1e-5 * fmax(fabs(sigma), scale);
+    double qp[4], e = 1e-8 * fmax(fabs(sigma), scale);
     mbsi_modal_divided_differences(sigma, beta, h, Q);
     mbsi_modal_divided_differences(sigma + e, beta, h, qp);
-    mbsi_modal_divided_differences(sigma - e, beta, h, qm);
-    for (int k = 0; k < 4; k++) dQ[k] = (qp[k] - qm[k]) / (2 * e);
+    for (int k = 0; k < 4; k++) dQ[k] = (qp[k] - Q[k]) / e;
 }
 
 int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int *act, int na, int midpoint,
@@ -574,15 +575,40 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
             cblas_dgemv(CblasColMajor, CblasNoTrans, nv, n, 1.0, w->Y, nv, lb, 1, 0.0, x, 1);
             for (int k = 0; k < nv; k++) acc[k] += x[k];
             mbsi_mass_times_dq(m, d, x, -1.0, rq);
+            /* the root joint's dofs (a floating base's six, every contact's first ones) pair with
+             * each other alike for every contact: their block from the sums over the contacts of
+             * F = [λ; p × λ] and of P_k × λ (mbsi_point_force_dq leaves it out) */
+            int nr = 0;
+            while (nr < nv && m->bodies[m->dof_body[nr]].parent < 0) nr++;
+            double Fs[6] = {0, 0, 0, 0, 0, 0}, *Ps = w->D3;   /* 3 per root dof */
+            memset(Ps, 0, 3 * (size_t)nr * sizeof(double));
             for (int a = 0; a < na; a++) {
                 int ns = w->nsupport[a];
                 sup = w->support + (size_t)nv * a;
+                const double *l = lb + 3 * a, *pa = w->pm + 3 * a;
                 for (int e = 0; e < ns; e++)
                     for (int r = 0; r < 3; r++) {
                         w->J3[3 * e + r] = w->Jm[3 * a + r + (size_t)n * sup[e]];
                         w->P3[3 * e + r] = w->Pm[3 * a + r + (size_t)n * sup[e]];
                     }
-                mbsi_point_force_dq(m, d, sup, ns, w->pm + 3 * a, lb + 3 * a, w->J3, w->P3, NULL, rq);
+                int skip = ns >= nr ? nr : 0;
+                mbsi_point_force_dq(m, d, sup, ns, pa, l, w->J3, w->P3, NULL, skip, rq);
+                if (!skip) continue;
+                double pxl[3], t[3];
+                v3_cross(pa, l, pxl);
+                for (int r = 0; r < 3; r++) { Fs[r] += l[r]; Fs[3 + r] += pxl[r]; }
+                for (int e = 0; e < nr; e++) {
+                    v3_cross(w->P3 + 3 * e, l, t);
+                    for (int r = 0; r < 3; r++) Ps[3 * e + r] += t[r];
+                }
+            }
+            for (int e = 0; e < nr && nr <= w->nsupport[0]; e++) {
+                double SkF[6];
+                force_cross(d->J + 6 * e, Fs, SkF);
+                for (int j = 0; j < nr; j++) {
+                    const double *Sj = d->J + 6 * j;
+                    rq[j + (size_t)nv * e] += v3_dot(Sj + 3, Ps + 3 * e) - sdot(Sj, SkF);
+                }
             }
         }
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nv, 2 * nv, nv, 1.0, w->Mi, nv, w->RQ, nv, 0.0, w->MiX, nv);
