@@ -178,6 +178,11 @@ static void anchor_on_surface(mbs_contact *c, const double n[3], double depth)
 void mbs_contact_forces(mbs_system *s, const double *q, const double *v, int update)
 {
     mbs_forward_kinematics(s->model, s->data, q, v, NULL);
+    mbsi_contact_forces_kinematics(s, update);
+}
+
+void mbsi_contact_forces_kinematics(mbs_system *s, int update)
+{
     memset(s->fext, 0, 6 * (size_t)s->nbodies * sizeof(double));
     for (int i = 0; i < s->ncontacts; i++) {
         mbs_contact *c = &s->contacts[i];

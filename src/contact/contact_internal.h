@@ -211,6 +211,8 @@ size_t mbsi_contact_derivatives_work_size(int nv);
  * solve converges on reliably. Fills the contacts' p, dp, lambda and s->fext as
  * mbs_contact_forces does (slipping = 0). */
 void mbsi_contact_forces_smooth(mbs_system *s, const double *q, const double *v);
+/* mbs_contact_forces on the forward kinematics already in s->data (at the (q, v) meant). */
+void mbsi_contact_forces_kinematics(mbs_system *s, int update);
 /* q̈ = M⁻¹ (τ − h + Jᵀλ) with the forces of mbsi_contact_forces_smooth. */
 void mbsi_system_dynamics_smooth(mbs_system *s, const double *q, const double *v, double *ddq);
 

@@ -94,7 +94,7 @@ static void update_end(mbs_stepper *st, const double *q, const double *v)
 void mbsi_step_anchor_derivatives(mbs_stepper *st, const double *q, const double *v)
 {
     update_begin(st, q, v, NULL);
-    mbs_contact_forces(st->sys, q, v, 0);
+    mbsi_contact_forces_kinematics(st->sys, 0);   /* the update's kinematics at (q, v) */
     update_end(st, q, v);
 }
 
