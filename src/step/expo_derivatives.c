@@ -162,6 +162,27 @@ static void mul_dqm(const mbs_model *m, const double *dqm, int r, int ncol, doub
     }
 }
 
+/* o = a x + b y + c z over n entries. */
+__attribute__((noinline)) static void combine3(int n, const double *restrict x, const double *restrict y,
+                                               const double *restrict z, double a, double b, double c,
+                                               double *restrict o)
+{
+    for (int i = 0; i < n; i++) o[i] = x[i] * a + b * y[i] + c * z[i];
+}
+
+/* k (packed upper triangle by columns, n (n + 1)/2) = the entries a ≤ b of w uᵀ + u wᵀ halved on
+ * the diagonal: w_a u_b + w_b u_a for a < b, w_b u_b for a = b (K's column for a symmetric ∂Υ). */
+__attribute__((noinline)) static void packed_sym_outer(int n, const double *restrict wv, const double *restrict uv,
+                                                       double *restrict k)
+{
+    for (int bb = 0; bb < n; bb++) {
+        const double wb = wv[bb], ub = uv[bb];
+        double *kb = k + (size_t)bb * (size_t)(bb + 1) / 2;
+        for (int aa = 0; aa < bb; aa++) kb[aa] = wv[aa] * ub + wb * uv[aa];
+        kb[bb] = wb * ub;
+    }
+}
+
 /* Z1 = Q₀ ∘ a + h Q₁ ∘ b + h² Q₂ ∘ c and Z2 = 2 (Q₁ ∘ a + h Q₂ ∘ b + h² Q₃ ∘ c), column by column
  * (ncol columns of n; Q: Q₀..Q₃, n each). Apart, with every pointer restrict: inside the caller
  * the loop needed more aliasing checks than the vectoriser makes, and ran scalar. */
@@ -531,23 +552,16 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
         double *G = w->Sk, *Um = w->T, *K = w->K, *Tk = w->Tk;
         const int n2r = 2 * n;
         for (int j = 0; j < n; j++)
-            for (int t = 0; t < 2; t++)
-                for (int i = 0; i < n; i++) {
-                    const double *f = w->F + (size_t)t * un + (size_t)n * j + i;
-                    G[t * n + i + (size_t)n2r * j] = f[0] * hA[j] + h * f[un] * hB[j] + h * h * f[2 * un] * hC[j];
-                }
+            for (int t = 0; t < 2; t++) {
+                const double *f = w->F + (size_t)t * un + (size_t)n * j;
+                combine3(n, f, f + un, f + 2 * un, hA[j], h * hB[j], h * h * hC[j], G + t * n + (size_t)n2r * j);
+            }
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n2r, n, 1.0, Wm, n, G, n2r, 0.0, Um, n);
         /* K's columns a block at a time (k_columns), each block's rows of T from its product */
         for (int i0 = 0, kc = k_columns(n); i0 < n2r; i0 += kc) {
             const int nk = n2r - i0 < kc ? n2r - i0 : kc;
-            for (int ii = i0; ii < i0 + nk; ii++) {
-                const double *wi = Wm + (size_t)n * (ii % n), *ui = Um + (size_t)n * ii;
-                double *k = K + np * (size_t)(ii - i0);
-                for (int bb = 0; bb < n; bb++) {
-                    for (int aa = 0; aa < bb; aa++) *k++ = wi[aa] * ui[bb] + wi[bb] * ui[aa];
-                    *k++ = wi[bb] * ui[bb];
-                }
-            }
+            for (int ii = i0; ii < i0 + nk; ii++)
+                packed_sym_outer(n, Wm + (size_t)n * (ii % n), Um + (size_t)n * ii, K + np * (size_t)(ii - i0));
             cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, nk, nv, (int)np, 1.0, K, (int)np, w->dUp, (int)np, 0.0,
                         Tk + i0, n2r);
         }
