@@ -143,8 +143,8 @@ static void rxr(const double *R, int n, const double *X, double *out, double *T)
  * [D0, h/2 D1, 0] (ncol = 2nv + B's columns) is block-diagonal per joint in each of its blocks
  * (integrate's Jacobians; the identity on one-coordinate joints), so each column of out sums over
  * its joint's dofs only. */
-static void mul_dqm(const mbs_model *m, const double *dqm, int r, int ncol, double alpha, const double *X, int ldx,
-                    double beta, double *out)
+__attribute__((noinline)) static void mul_dqm(const mbs_model *m, const double *restrict dqm, int r, int ncol, double alpha,
+                                              const double *restrict X, int ldx, double beta, double *restrict out)
 {
     const int nv = m->nv;
     for (int c = 0; c < ncol; c++) {
@@ -160,6 +160,17 @@ static void mul_dqm(const mbs_model *m, const double *dqm, int r, int ncol, doub
             for (int i = 0; i < r; i++) o[i] += g * x[i];
         }
     }
+}
+
+/* Z1 = ∂Δp + β ∂Δṗ and Z2 = ∂Δṗ + ∂ṗ0 + β ∂p̈_free over len entries (y_A's and y_B's derivatives
+ * before R). */
+__attribute__((noinline)) static void state_derivatives(size_t len, double beta, const double *restrict dp,
+                                                        const double *restrict dw, const double *restrict dp0,
+                                                        const double *restrict dpdd, double *restrict Z1,
+                                                        double *restrict Z2)
+{
+    for (size_t k = 0; k < len; k++) Z1[k] = dp[k] + beta * dw[k];
+    for (size_t k = 0; k < len; k++) Z2[k] = dw[k] + dp0[k] + beta * dpdd[k];
 }
 
 /* o = a x + b y + c z over n entries. */
@@ -440,11 +451,12 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
                 for (int c = 0; c < n; c++) yr[c] = w->Y[sup[e] + (size_t)nv * c];
                 rows_add_dof(n, d->J + 6 * sup[e], yr, Vl + n6 * (e + 1), Vl + n6 * e);
             }
+            /* Υ's rows 3a.. (the point's velocity u for each column), for the root's dofs */
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < n; c++) yr[(size_t)n * r + c] = w->U[3 * a + r + (size_t)n * c];
             for (int e = 0; e < ns; e++) {
                 if (e < nr) {
-                    /* ω_k × u + ω × e_k, u = Υ's rows 3a.. (U is symmetric: its columns 3a..) */
-                    for (int r = 0; r < 3; r++)
-                        for (int c = 0; c < n; c++) yr[(size_t)n * r + c] = w->U[3 * a + r + (size_t)n * c];
+                    /* ω_k × u + ω × e_k */
                     rows_root_dq(n, d->J + 6 * sup[e] + 3, ek + 3 * e, yr, Vl + 3 * (size_t)n, D);
                 } else {
                     const int k = sup[e], a0 = e - (k - m->bodies[m->dof_body[k]].idx_v);
@@ -526,10 +538,7 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
 
         /* ∂y (n x n3 each): R(∂Δp + β∂Δṗ), R(∂Δṗ + ∂ṗ0 + β∂p̈_free), R ∂p̈_free, into ŷ-space */
         double *dyA = w->dy, *dyB = w->dy + zn, *dyC = w->dy + 2 * zn;
-        for (size_t k = 0; k < zn; k++) {
-            Z1[k] = w->dDp[k] + beta * w->dDw[k];
-            Z2[k] = w->dDw[k] + w->dPd0[k] + beta * dPdd[k];
-        }
+        state_derivatives(zn, beta, w->dDp, w->dDw, w->dPd0, dPdd, Z1, Z2);
         /* Vᵀ R = Wᵀ, W = R V */
         double *Wm = w->S;
         r_mul(w->R, n, n, w->V, Wm);
