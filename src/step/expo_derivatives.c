@@ -30,10 +30,10 @@
  *       ∂f(S)[E] = V (F ∘ (Vᵀ E V)) Vᵀ,   F_ij = (f(σ_i) − f(σ_j))/(σ_i − σ_j), F_ii = f'(σ_i),
  *     whose divided differences are taken whole where the eigenvalues are apart (above 1e-3 of
  *     their scale) and as the mean of the two slopes f' where they are not (equal eigenvalues: a
- *     symmetric robot's feet; off by gap² f''' / 8, 1e-7 of f' at most); f' by forward differences
- *     of the closed form in σ (Q_k is an entire function of σ, each evaluation good to a few units of
- *     rounding: a relative step of 1e-8, about the square root of the rounding, leaves ~1e-8 of f',
- *     central ones at 1e-5 ~1e-10 for a third evaluation).
+ *     symmetric robot's feet; off by gap² f''' / 8, 1e-7 of f' at most); f' by central differences
+ *     of the closed form in σ (Q_k is an entire function of σ; a relative step of 1e-5 leaves ~1e-10;
+ *     forward ones at 1e-8, one evaluation fewer, left the MPC trot and the jump's plans worse in a
+ *     build without fused multiply-adds).
  * No allocation; the workspace is carved with expo's. */
 #include <math.h>
 #include <string.h>
@@ -262,13 +262,14 @@ __attribute__((noinline)) static void rows_point_dq(int n, const double S[6], co
     }
 }
 
-/* Q_0..Q_3 at σ and their derivatives in σ (forward differences, the comment at the top). */
+/* Q_0..Q_3 at σ and their derivatives in σ (central differences, the comment at the top). */
 static void q_and_slope(double sigma, double beta, double h, double scale, double Q[4], double dQ[4])
 {
-    double qp[4], e = 1e-8 * fmax(fabs(sigma), scale);
+    double qp[4], qm[4], e = 1e-5 * fmax(fabs(sigma), scale);
     mbsi_modal_divided_differences(sigma, beta, h, Q);
     mbsi_modal_divided_differences(sigma + e, beta, h, qp);
-    for (int k = 0; k < 4; k++) dQ[k] = (qp[k] - Q[k]) / e;
+    mbsi_modal_divided_differences(sigma - e, beta, h, qm);
+    for (int k = 0; k < 4; k++) dQ[k] = (qp[k] - qm[k]) / (2 * e);
 }
 
 int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int *act, int na, int midpoint,
