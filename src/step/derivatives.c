@@ -342,7 +342,9 @@ int mbs_stepper_derivatives(mbs_stepper *st, double dt, mbs_derivatives_method m
     int use_analytical = st->type->derivatives && (method == MBS_DERIVATIVES_AUTO || method == MBS_DERIVATIVES_ANALYTICAL);
     /* the state at the call, put back at the end whatever happened; the sim's sub-step callback
      * must not see the steps taken here */
-    mbsi_stepper_snapshot(st, w->saved, st->undo_n);
+    if (mbsi_stepper_snapshot(st, w->saved, st->undo_n) != MBS_OK)
+        return mbsi_fail(&st->err, MBS_ERR_ARG, "mbs_stepper_derivatives: the stepper's state outgrew the %zu bytes it "
+                         "had when it was made", st->undo_n);
     memcpy(w->q0, s->q, (size_t)s->nq * sizeof(double));
     memcpy(w->v0, s->v, (size_t)nv * sizeof(double));
     memcpy(w->tau0, s->tau, (size_t)nv * sizeof(double));

@@ -615,9 +615,8 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
                         w->J3[3 * e + r] = w->Jm[3 * a + r + (size_t)n * sup[e]];
                         w->P3[3 * e + r] = w->Pm[3 * a + r + (size_t)n * sup[e]];
                     }
-                int skip = ns >= nr ? nr : 0;
-                mbsi_point_force_dq(m, d, sup, ns, pa, l, w->J3, w->P3, NULL, skip, rq);
-                if (!skip) continue;
+                /* every support starts with the root joint's nr dofs (mbsi_body_support: a tree) */
+                mbsi_point_force_dq(m, d, sup, ns, pa, l, w->J3, w->P3, NULL, nr, rq);
                 double pxl[3], t[3];
                 v3_cross(pa, l, pxl);
                 for (int r = 0; r < 3; r++) { Fs[r] += l[r]; Fs[3 + r] += pxl[r]; }
@@ -626,7 +625,7 @@ int mbsi_expo_derivatives(mbsi_expo_dws *w, mbs_stepper *st, double h, const int
                     for (int r = 0; r < 3; r++) Ps[3 * e + r] += t[r];
                 }
             }
-            for (int e = 0; e < nr && nr <= w->nsupport[0]; e++) {
+            for (int e = 0; e < nr; e++) {
                 double SkF[6];
                 force_cross(d->J + 6 * e, Fs, SkF);
                 for (int j = 0; j < nr; j++) {

@@ -272,11 +272,12 @@ int mbs_stepper_restore(mbs_stepper *st, const void *buf, size_t n, mbs_error *e
     return mbsi_fail(err, MBS_ERR_ARG, "mbs_stepper_restore: the state does not fit this stepper (nothing changed): %s", s.msg);
 }
 
-void mbsi_stepper_snapshot(mbs_stepper *st, void *buf, size_t n)
+int mbsi_stepper_snapshot(mbs_stepper *st, void *buf, size_t n)
 {
     mbsi_state s;
     mbsi_state_begin_snapshot(&s, buf, n);
     visit(st, &s);
+    return s.failed ? MBS_ERR_ARG : MBS_OK;
 }
 
 void mbsi_stepper_reload(mbs_stepper *st, const void *buf, size_t n)

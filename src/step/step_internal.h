@@ -81,8 +81,9 @@ struct mbs_stepper {
  * For a scheme that steps another (adaptive). */
 int mbsi_stepper_raw_step(mbs_stepper *st, double dt, mbs_step_stats *stats);
 /* A snapshot of st's state into buf (n >= mbs_stepper_state_size(st)): the fields' bytes alone
- * (mbsi_state_begin_snapshot), for mbsi_stepper_reload on st itself in this process. */
-void mbsi_stepper_snapshot(mbs_stepper *st, void *buf, size_t n);
+ * (mbsi_state_begin_snapshot), for mbsi_stepper_reload on st itself in this process. MBS_OK, or
+ * MBS_ERR_ARG when the state needs more than n bytes. */
+int mbsi_stepper_snapshot(mbs_stepper *st, void *buf, size_t n);
 /* Loads a snapshot mbsi_stepper_snapshot took from st itself (it fits: no undo copy, no checks):
  * the derivatives' restore, before each perturbed step and at the end; a planner's knots. */
 void mbsi_stepper_reload(mbs_stepper *st, const void *buf, size_t n);
